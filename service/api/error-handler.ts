@@ -1,0 +1,58 @@
+/** Renders every failure as the one JSON error shape, mapping framework errors onto catalogue codes. */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import type { ErrorCode } from '../errors.js';
+import { StoreError } from '../storage/store.js';
+import { describeValidationErrors } from './validation.js';
+
+// Fastify's own client-error codes, mapped to ours so callers see one catalogue.
+const frameworkCodes: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_ERR_CTP_INVALID_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_BAD_URL: 'BAD_REQUEST',
+  FST_ERR_ASYNC_CONSTRAINT: 'BAD_REQUEST',
+};
+
+function toAppError(error: FastifyError | Error): AppError {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation !== undefined) {
+    const part = fastifyError.validationContext ?? 'request';
+    const problems = describeValidationErrors(fastifyError.validation, part);
+    const first = problems[0];
+    const message = first === undefined ? 'The request is not valid' : `${first.path} ${first.message}`;
+    return new AppError('VALIDATION_FAILED', message, problems);
+  }
+  const mapped = fastifyError.code === undefined ? undefined : frameworkCodes[fastifyError.code];
+  if (mapped !== undefined) {
+    const detail = mapped === 'INVALID_JSON' ? fastifyError.message : undefined;
+    return new AppError(mapped, undefined, detail === undefined ? null : { reason: detail });
+  }
+  // JSON.parse errors surface as SyntaxError with a 400 status from the body parser.
+  if (error instanceof SyntaxError || fastifyError.statusCode === 400) {
+    return new AppError('INVALID_JSON', undefined, { reason: error.message });
+  }
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new AppError('BAD_REQUEST', error.message);
+  }
+  if (error instanceof StoreError) return new AppError('STORE_UNAVAILABLE', undefined, null, { cause: error });
+  return new AppError('INTERNAL', undefined, null, { cause: error });
+}
+
+/** Installs the error and not-found handlers. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: appError.code, status: appError.status }, appError.message);
+    void reply.code(appError.status).headers(appError.headers).type('application/json; charset=utf-8').send(appError.toBody());
+  });
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const error = new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`);
+    void reply.code(404).type('application/json; charset=utf-8').send(error.toBody());
+  });
+}

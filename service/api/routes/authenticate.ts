@@ -1,0 +1,83 @@
+/** Login and logout: `POST /authenticate/local`, `GET /authenticate/:username`, `GET /logout`, `GET /me`, `GET /authentication/types`. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { AppError } from '../../errors.js';
+import { publicUser } from '../../accounts/users.js';
+import type { UserAccounts } from '../../accounts/users.js';
+import type { Sessions } from '../../accounts/sessions.js';
+import type { ApiAuthenticationType } from '../../contracts/api.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { SESSION_COOKIE } from '../auth/hook.js';
+import { NoQuery } from '../schemas/common.js';
+import { PublicUserSchema } from '../schemas/users.js';
+
+export interface AuthRoutesDeps {
+  accounts: UserAccounts;
+  sessions: Sessions;
+  authenticator: Authenticator;
+  types: readonly ApiAuthenticationType[];
+  /** False only when plain HTTP was explicitly chosen: browsers drop Secure cookies on http. */
+  secureCookies: boolean;
+}
+
+const LoginBody = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 254 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  { additionalProperties: false },
+);
+
+export function authRoutes(deps: AuthRoutesDeps): FastifyPluginAsyncTypebox {
+  const { accounts, sessions, authenticator, types } = deps;
+  const cookieOptions = { path: '/', httpOnly: true, secure: deps.secureCookies, sameSite: 'strict' as const };
+
+  return async (app) => {
+    app.post(
+      '/authenticate/local',
+      { config: { public: true }, schema: { body: LoginBody, querystring: NoQuery, response: { 200: PublicUserSchema } } },
+      async (request, reply) => {
+        if (!types.includes('local')) throw new AppError('AUTH_TYPE_DISABLED', 'Local login is not enabled on this server');
+        const { username, password } = request.body;
+        const user = await authenticator.password(username, password, request.ip, 'local', new AppError('INVALID_CREDENTIALS'));
+        const { token } = await sessions.create(user._id, request.ip, request.headers['user-agent']);
+        void reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions, maxAge: sessions.maxAgeSeconds });
+        return publicUser(user);
+      },
+    );
+
+    app.get(
+      '/authenticate/:username',
+      {
+        config: { public: true },
+        schema: { params: Type.Object({ username: Type.String({ minLength: 1, maxLength: 254 }) }), querystring: NoQuery },
+      },
+      async (request) => {
+        if (!types.includes('token')) throw new AppError('NOT_FOUND', 'Token authentication is not enabled on this server');
+        const user = await accounts.findByEmail(request.params.username);
+        if (user?.legacyToken === undefined) {
+          throw new AppError('NOT_FOUND', `No token credential for ${request.params.username}; set the password again after enabling token authentication`);
+        }
+        return { salt: user.legacyToken.salt, ts: new Date().toISOString() };
+      },
+    );
+
+    app.get('/logout', { config: { optionalAuth: true, duringPasswordChange: true }, schema: { querystring: NoQuery } }, async (request, reply) => {
+      const token = request.cookies[SESSION_COOKIE];
+      if (token !== undefined) await sessions.destroy(token);
+      void reply.clearCookie(SESSION_COOKIE, cookieOptions);
+      return { message: 'Logged out' };
+    });
+
+    app.get(
+      '/me',
+      { config: { optionalAuth: true, duringPasswordChange: true }, schema: { querystring: NoQuery, response: { 200: PublicUserSchema } } },
+      async (request) => {
+        if (request.auth === null) throw new AppError('NOT_FOUND', 'Not logged in');
+        return publicUser(request.auth.user);
+      },
+    );
+
+    app.get('/authentication/types', { config: { public: true }, schema: { querystring: NoQuery } }, () => [...types]);
+  };
+}

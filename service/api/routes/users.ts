@@ -1,0 +1,104 @@
+/** Users: `GET/POST /users`, `GET/PUT/DELETE /users/:email`. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { AppError } from '../../errors.js';
+import { canCreateUser, canDeleteUser, canListUsers, canReadUser, canUpdateUser, isAdmin } from '../../domain/permissions.js';
+import type { Decision } from '../../domain/permissions.js';
+import { publicUser } from '../../accounts/users.js';
+import type { UserAccounts } from '../../accounts/users.js';
+import type { Sessions } from '../../accounts/sessions.js';
+import type { UserRecord } from '../../storage/records.js';
+import { currentUser } from '../auth/hook.js';
+import { NoQuery } from '../schemas/common.js';
+import { PublicUserSchema, UserCreateBody, UserParams, UserUpdateBody } from '../schemas/users.js';
+
+export interface UserRoutesDeps {
+  accounts: UserAccounts;
+  sessions: Sessions;
+}
+
+/** Non-admins get 403 for any address but their own, whether it exists or not, so the route does not reveal accounts. */
+function ownUnlessAdmin(actor: UserRecord, email: string): void {
+  if (!isAdmin(actor) && actor.email !== email.toLowerCase()) {
+    throw new AppError('FORBIDDEN', 'You can only view or change your own user account');
+  }
+}
+
+function enforce(decision: Decision): void {
+  if (!decision.allowed) throw new AppError(decision.code ?? 'FORBIDDEN', decision.reason);
+}
+
+/** While the first-run password is pending, the only change allowed is the user's own new password. */
+function onlyOwnPasswordChange(actor: UserRecord, target: UserRecord, body: UserUpdateBody): void {
+  if (!actor.passwordChangeRequired) return;
+  const keys = Object.keys(body);
+  if (actor._id !== target._id || body.password === undefined || keys.some((k) => k !== 'password')) {
+    throw new AppError('PASSWORD_CHANGE_REQUIRED');
+  }
+}
+
+export function userRoutes(deps: UserRoutesDeps): FastifyPluginAsyncTypebox {
+  const { accounts, sessions } = deps;
+
+  async function load(email: string): Promise<UserRecord> {
+    const user = await accounts.findByEmail(email);
+    if (user === null) throw new AppError('NOT_FOUND', `No user with email ${email}`);
+    return user;
+  }
+
+  return async (app) => {
+    app.get('/users', { schema: { querystring: NoQuery, response: { 200: Type.Array(PublicUserSchema) } } }, async (request) => {
+      enforce(canListUsers(currentUser(request)));
+      return (await accounts.list()).map(publicUser);
+    });
+
+    app.post('/users', { schema: { querystring: NoQuery, body: UserCreateBody, response: { 201: PublicUserSchema } } }, async (request, reply) => {
+      enforce(canCreateUser(currentUser(request)));
+      const created = await accounts.create(request.body);
+      request.log.info({ email: created.email, by: currentUser(request).email }, 'user created');
+      return reply.code(201).send(publicUser(created));
+    });
+
+    app.get('/users/:email', { schema: { params: UserParams, querystring: NoQuery, response: { 200: PublicUserSchema } } }, async (request) => {
+      const actor = currentUser(request);
+      ownUnlessAdmin(actor, request.params.email);
+      const target = await load(request.params.email);
+      enforce(canReadUser(actor, target));
+      return publicUser(target);
+    });
+
+    app.put(
+      '/users/:email',
+      {
+        config: { duringPasswordChange: true },
+        schema: { params: UserParams, querystring: NoQuery, body: UserUpdateBody, response: { 200: PublicUserSchema } },
+      },
+      async (request) => {
+        const actor = currentUser(request);
+        ownUnlessAdmin(actor, request.params.email);
+        const target = await load(request.params.email);
+        onlyOwnPasswordChange(actor, target, request.body);
+        enforce(canUpdateUser(actor, target, request.body));
+        const updated = await accounts.update(target, request.body);
+        if (request.body.password !== undefined) {
+          // Other sessions of this account end; the one that made the change stays logged in.
+          const keep = actor._id === target._id ? request.auth?.session?._id : undefined;
+          await sessions.destroyForUser(target._id, keep);
+        }
+        request.log.info({ email: updated.email, by: actor.email, fields: Object.keys(request.body) }, 'user updated');
+        return publicUser(updated);
+      },
+    );
+
+    app.delete('/users/:email', { schema: { params: UserParams, querystring: NoQuery } }, async (request) => {
+      const actor = currentUser(request);
+      ownUnlessAdmin(actor, request.params.email);
+      const target = await load(request.params.email);
+      enforce(canDeleteUser(actor, target));
+      await accounts.remove(target);
+      await sessions.destroyForUser(target._id);
+      request.log.info({ email: target.email, by: actor.email }, 'user deleted');
+      return { message: `User ${target.email} deleted` };
+    });
+  };
+}

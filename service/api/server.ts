@@ -1,0 +1,63 @@
+/** The management API server: HTTPS (or explicitly chosen HTTP), JSON only, every route schema-validated. */
+import { fastify } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
+import cookie from '@fastify/cookie';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Logger } from 'pino';
+import type { ServerCertificate } from '../tls/server-certificate.js';
+import { installErrorHandling } from './error-handler.js';
+import { createValidatorCompiler } from './validation.js';
+import { installAuthentication } from './auth/hook.js';
+import type { AuthHookOptions } from './auth/hook.js';
+import { authRoutes } from './routes/authenticate.js';
+import type { AuthRoutesDeps } from './routes/authenticate.js';
+import { serviceRoutes } from './routes/service.js';
+import type { ServiceRoutesDeps } from './routes/service.js';
+import { userRoutes } from './routes/users.js';
+import type { UserRoutesDeps } from './routes/users.js';
+
+export interface ApiServerOptions {
+  logger: Logger;
+  protocol: 'https' | 'http';
+  certificate?: ServerCertificate;
+  bodyLimitBytes: number;
+}
+
+export type ApiDeps = AuthHookOptions & AuthRoutesDeps & ServiceRoutesDeps & UserRoutesDeps;
+
+/** Builds the management API (not yet listening). */
+export async function createApiServer(options: ApiServerOptions, deps: ApiDeps): Promise<FastifyInstance> {
+  if (options.protocol === 'https' && options.certificate === undefined) throw new Error('HTTPS needs a server certificate');
+  const tls =
+    options.protocol === 'https' && options.certificate !== undefined
+      ? { https: { cert: options.certificate.cert, key: options.certificate.key, passphrase: options.certificate.passphrase, minVersion: 'TLSv1.2' as const } }
+      : {};
+  const serverOptions = {
+    ...tls,
+    loggerInstance: options.logger.child({ component: 'api' }) as FastifyBaseLogger,
+    bodyLimit: options.bodyLimitBytes,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    requestIdHeader: false,
+    disableRequestLogging: false,
+  };
+  // The HTTPS and HTTP variants differ only in the raw server type, which no route depends on.
+  const app = fastify(serverOptions as FastifyServerOptions).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(createValidatorCompiler());
+  installErrorHandling(app);
+  await app.register(cookie);
+  installAuthentication(app, deps);
+
+  app.addHook('onSend', async (_request, reply, payload) => {
+    void reply.header('x-content-type-options', 'nosniff');
+    void reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
+  await app.register(serviceRoutes(deps));
+  await app.register(authRoutes(deps));
+  await app.register(userRoutes(deps));
+  return app;
+}

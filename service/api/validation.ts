@@ -1,0 +1,76 @@
+/**
+ * Schema validation for every route. Bodies are validated strictly (no type coercion, unknown fields refused);
+ * params and query strings are coerced, since they arrive as text.
+ */
+import { Ajv } from 'ajv';
+import type { ErrorObject, Options } from 'ajv';
+import formatsPlugin from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import type { ValidationProblem } from '../contracts/api.js';
+
+const common: Options = { allErrors: true, removeAdditional: false, strict: false, useDefaults: true };
+
+function makeAjv(options: Options): Ajv {
+  const ajv = new Ajv({ ...common, ...options });
+  // ajv-formats is CommonJS: under NodeNext its default import is module.exports, which carries `.default` too.
+  formatsPlugin.default(ajv, ['email', 'date-time', 'date', 'uri', 'uuid', 'ipv4', 'ipv6', 'hostname']);
+  return ajv;
+}
+
+/** A validator compiler that picks strict or coercing validation by request part. */
+export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
+  const strict = makeAjv({ coerceTypes: false });
+  const coercing = makeAjv({ coerceTypes: 'array' });
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? strict : coercing;
+    return ajv.compile(schema as object);
+  };
+}
+
+function dotted(instancePath: string): string {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
+}
+
+function join(...parts: (string | undefined)[]): string {
+  return parts.filter((p) => p !== undefined && p !== '').join('.');
+}
+
+/** Turns validator errors into problems that name the field and say what is allowed. */
+export function describeValidationErrors(errors: readonly Partial<ErrorObject>[], part: string): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  const seen = new Set<string>();
+  for (const err of errors) {
+    const at = join(part, dotted(err.instancePath ?? ''));
+    const params = (err.params ?? {}) as Record<string, unknown>;
+    let problem: ValidationProblem;
+    switch (err.keyword) {
+      case 'additionalProperties':
+        problem = { path: join(at, String(params.additionalProperty)), message: 'is not a known field' };
+        break;
+      case 'required':
+        problem = { path: join(at, String(params.missingProperty)), message: 'is required' };
+        break;
+      case 'type':
+        problem = { path: at, message: `must be ${String(params.type)}` };
+        break;
+      case 'enum':
+        problem = { path: at, message: `must be one of: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+        break;
+      case 'format':
+        problem = { path: at, message: `must be a valid ${String(params.format)}` };
+        break;
+      default:
+        problem = { path: at, message: err.message ?? 'is not valid' };
+    }
+    const key = `${problem.path}|${problem.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      problems.push(problem);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,32 @@
+/** Writes audit events to the internal audit collection; the ATNA network interfaces plug in here later. */
+import type { Logger } from 'pino';
+import type { Collection } from '../storage/store.js';
+import type { AuditRecord } from '../storage/records.js';
+import { userLoginEvent } from './events.js';
+import type { LoginAttempt } from './events.js';
+
+export class AuditRecorder {
+  readonly #audits: Collection<AuditRecord>;
+  readonly #logger: Logger;
+  readonly #auditSourceID: string;
+
+  constructor(options: { audits: Collection<AuditRecord>; logger: Logger; auditSourceID: string }) {
+    this.#audits = options.audits;
+    this.#logger = options.logger;
+    this.#auditSourceID = options.auditSourceID;
+  }
+
+  /** Stores one event. A failed write is logged, never thrown: auditing must not take the API down with it. */
+  async record(event: Omit<AuditRecord, '_id'>): Promise<void> {
+    try {
+      await this.#audits.insert(event);
+    } catch (err) {
+      this.#logger.error({ err, eventID: event.eventIdentification.eventID.code }, 'could not store an audit event');
+    }
+  }
+
+  /** Records one login attempt, successful or not. */
+  login(attempt: Omit<LoginAttempt, 'auditSourceID'>): Promise<void> {
+    return this.record(userLoginEvent({ ...attempt, auditSourceID: this.#auditSourceID }));
+  }
+}

@@ -1,0 +1,56 @@
+/** Types shared by the service, the console and the shell. Import with `import type`. */
+
+/** Every error answer of the management API. */
+export interface ApiErrorBody {
+  error: {
+    code: string;
+    message: string;
+    details: unknown;
+  };
+}
+
+/** One problem found while validating a request. */
+export interface ValidationProblem {
+  /** Where: `body.email`, `query.limit`, `params.email`. */
+  path: string;
+  message: string;
+}
+
+/** The public view of a user; never carries password material. */
+export interface PublicUser {
+  _id: string;
+  email: string;
+  firstname: string;
+  surname: string;
+  groups: string[];
+  msisdn?: string;
+  dailyReport: boolean;
+  weeklyReport: boolean;
+  settings: Record<string, unknown>;
+  passwordChangeRequired: boolean;
+  builtin: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type ApiAuthenticationType = 'basic' | 'local' | 'token';
+
+export interface HeartbeatAnswer {
+  master: number;
+  mediators: Record<string, number | null>;
+  now: number;
+}
+
+export interface AboutAnswer {
+  currentCoreVersion: string;
+  serverTimezone: string;
+  product: string;
+  version: string;
+  nodeVersion: string;
+}
+
+export interface HealthAnswer {
+  status: 'ok' | 'unavailable';
+  store: { engine: string; state: string; problems: number };
+  uptimeSeconds: number;
+}

@@ -1,0 +1,71 @@
+/** Who may do what with user accounts. Pure decisions; the routes call them and turn a refusal into a 403. */
+
+export const ADMIN_GROUP = 'admin';
+
+export interface Actor {
+  _id: string;
+  groups: readonly string[];
+}
+
+export interface TargetUser {
+  _id: string;
+  groups: readonly string[];
+  builtin?: boolean;
+}
+
+export type Decision = { allowed: true } | { allowed: false; reason: string; code?: 'BUILTIN_USER_PROTECTED' };
+
+const allow: Decision = { allowed: true };
+const deny = (reason: string, code?: 'BUILTIN_USER_PROTECTED'): Decision => ({ allowed: false, reason, code });
+
+/** True for members of the admin group: they may do everything. */
+export function isAdmin(actor: { groups: readonly string[] }): boolean {
+  return actor.groups.includes(ADMIN_GROUP);
+}
+
+function sameGroups(a: readonly string[], b: readonly string[]): boolean {
+  const left = [...new Set(a)].sort();
+  const right = [...new Set(b)].sort();
+  return left.length === right.length && left.every((g, i) => g === right[i]);
+}
+
+/** Listing every account is an admin task. */
+export function canListUsers(actor: Actor): Decision {
+  return isAdmin(actor) ? allow : deny('Only admins can list users');
+}
+
+/** Admins may create accounts; nobody else. */
+export function canCreateUser(actor: Actor): Decision {
+  return isAdmin(actor) ? allow : deny('Only admins can create users');
+}
+
+/** Admins read any account; everyone reads their own. */
+export function canReadUser(actor: Actor, target: TargetUser): Decision {
+  return isAdmin(actor) || actor._id === target._id ? allow : deny('You can only view your own profile');
+}
+
+export interface UserChangeRequest {
+  groups?: readonly string[];
+  email?: string;
+  passwordChangeRequired?: boolean;
+}
+
+/** Admins change any account (the built-in super user keeps admin); others change only their own profile and password. */
+export function canUpdateUser(actor: Actor, target: TargetUser, change: UserChangeRequest): Decision {
+  if (target.builtin === true && change.groups !== undefined && !change.groups.includes(ADMIN_GROUP)) {
+    return deny('The built-in super user must stay in the admin group', 'BUILTIN_USER_PROTECTED');
+  }
+  if (isAdmin(actor)) return allow;
+  if (actor._id !== target._id) return deny('You can only change your own profile');
+  if (change.groups !== undefined && !sameGroups(change.groups, target.groups)) return deny('You cannot change your own groups');
+  if (change.passwordChangeRequired !== undefined) return deny('Only admins can require a password change');
+  if (change.email !== undefined) return deny('Only admins can change an email address');
+  return allow;
+}
+
+/** Admins delete accounts, except the built-in super user. */
+export function canDeleteUser(actor: Actor, target: TargetUser): Decision {
+  if (!isAdmin(actor)) return deny('Only admins can delete users');
+  if (target.builtin === true) return deny('The built-in super user cannot be deleted', 'BUILTIN_USER_PROTECTED');
+  return allow;
+}

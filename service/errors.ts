@@ -1,0 +1,60 @@
+/**
+ * The error catalogue: every error a caller can cause has a stable code, an HTTP status and a default message.
+ * All 4xx/5xx answers of the management API use one shape: {"error": {"code", "message", "details"}}.
+ */
+import type { ApiErrorBody } from './contracts/api.js';
+
+export const errorCatalogue = {
+  BAD_REQUEST: { status: 400, message: 'The request is not valid' },
+  VALIDATION_FAILED: { status: 400, message: 'The request does not match the expected shape' },
+  INVALID_JSON: { status: 400, message: 'The request body is not valid JSON' },
+  PASSWORD_TOO_WEAK: { status: 400, message: 'The password does not meet the password rules' },
+  UNAUTHENTICATED: { status: 401, message: 'Authentication is required' },
+  INVALID_CREDENTIALS: { status: 401, message: 'The username or password is wrong' },
+  INVALID_TOKEN: { status: 401, message: 'The authentication token is wrong or expired' },
+  AUTH_TYPE_DISABLED: { status: 401, message: 'This authentication type is not enabled' },
+  FORBIDDEN: { status: 403, message: 'You are not allowed to do this' },
+  PASSWORD_CHANGE_REQUIRED: {
+    status: 403,
+    message: 'The password must be changed first: PUT /users/<your email> with a new "password"',
+  },
+  BUILTIN_USER_PROTECTED: { status: 403, message: 'The built-in super user cannot be deleted or lose the admin group' },
+  NOT_FOUND: { status: 404, message: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
+  CONFLICT: { status: 409, message: 'The resource conflicts with an existing one' },
+  BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the configured limit' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body must be application/json' },
+  TOO_MANY_ATTEMPTS: { status: 429, message: 'Too many failed login attempts; try again later' },
+  INTERNAL: { status: 500, message: 'An internal error occurred; the details are in the service log' },
+  STORE_UNAVAILABLE: { status: 503, message: 'The data store is not available' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+/** An error that knows its HTTP answer. Throw it from anywhere in the API; the error handler renders it. */
+export class AppError extends Error {
+  override readonly name = 'AppError';
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly details?: unknown,
+    options?: { headers?: Record<string, string>; cause?: unknown },
+  ) {
+    super(message ?? errorCatalogue[code].message, { cause: options?.cause });
+    this.status = errorCatalogue[code].status;
+    this.headers = options?.headers ?? {};
+  }
+
+  /** The JSON body for this error. */
+  toBody(): ApiErrorBody {
+    return errorBody(this.code, this.message, this.details);
+  }
+}
+
+/** Builds the one JSON error shape. */
+export function errorBody(code: ErrorCode, message?: string, details?: unknown): ApiErrorBody {
+  return { error: { code, message: message ?? errorCatalogue[code].message, details: details ?? null } };
+}

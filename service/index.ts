@@ -1,0 +1,80 @@
+/** Entry point: config -> logger -> store -> listeners -> ready. SIGTERM and SIGINT stop cleanly. */
+import { join } from 'node:path';
+import { loadConfig, ConfigError } from './config/index.js';
+import { createLogger } from './logger.js';
+import type { ServiceLogger } from './logger.js';
+import { Junction } from './app.js';
+import { readVersion } from './version.js';
+
+const STOP_TIMEOUT_MS = 15_000;
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`Junction cannot start: ${message}\n`);
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  let loaded;
+  try {
+    loaded = loadConfig({ argv: process.argv.slice(2), env: process.env });
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message, 78);
+    throw err as Error;
+  }
+  const { config, warnings, configFile } = loaded;
+  const log: ServiceLogger = createLogger({
+    level: config.logging.level,
+    fileDir: config.logging.file.enabled ? join(config.dataDir, 'logs') : undefined,
+    maxSizeMB: config.logging.file.maxSizeMB,
+    maxFiles: config.logging.file.maxFiles,
+  });
+  const { logger } = log;
+  for (const warning of warnings) logger.warn(warning);
+  const version = readVersion();
+  logger.info({ version, configFile: configFile ?? null, dataDir: config.dataDir }, 'Junction starting');
+
+  const junction = new Junction({ config, logger, version });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second stop signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    const force = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, STOP_TIMEOUT_MS);
+    force.unref();
+    junction
+      .stop()
+      .then(() => log.close())
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        logger.error({ err }, 'error while stopping');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('unhandledRejection', (err) => {
+    logger.fatal({ err }, 'unhandled promise rejection');
+  });
+
+  try {
+    const started = await junction.start();
+    // When started by the Electron shell over IPC, tell it where the console is.
+    process.send?.({ type: 'ready', apiUrl: started.apiUrl, version });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    logger.fatal({ err }, 'start-up failed');
+    await junction.stop().catch(() => undefined);
+    await log.close();
+    fail(message);
+  }
+}
+
+main().catch((err: unknown) => {
+  fail(err instanceof Error ? (err.stack ?? err.message) : String(err));
+});

@@ -1,0 +1,108 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetch } from 'undici';
+import { generateSelfSigned } from '../../service/tls/self-signed.js';
+import { basic, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
+import type { TestJunction } from '../helpers/junction.js';
+
+describe('service endpoints', () => {
+  let t: TestJunction;
+  let admin: { authorization: string };
+  beforeAll(async () => {
+    t = await startJunction();
+    admin = { authorization: await unlockRoot(t) };
+  });
+  afterAll(async () => t.destroy());
+
+  it('GET /heartbeat answers without authentication in the OpenHIM shape', async () => {
+    const res = await t.request('/heartbeat');
+    expect(res.status).toBe(200);
+    const body = res.body as { master: number; mediators: object; now: number };
+    expect(body.master).toBeGreaterThan(0);
+    expect(body.mediators).toEqual({});
+    expect(Math.abs(body.now - Date.now())).toBeLessThan(5000);
+  });
+
+  it('GET /about reports the core version and time zone to authenticated users only', async () => {
+    expect((await t.request('/about')).status).toBe(401);
+    const res = await t.request('/about', { headers: admin });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ currentCoreVersion: '9.9.9-test', version: '9.9.9-test', serverTimezone: expect.any(String) as string });
+  });
+
+  it('GET /health reports the store state without authentication', async () => {
+    const res = await t.request('/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'ok', store: { engine: 'nedb', state: 'ready' } });
+  });
+
+  it('GET /me answers 404 when not logged in', async () => {
+    expect((await t.request('/me')).status).toBe(404);
+  });
+
+  it('records application start in the audit collection', async () => {
+    const starts = await t.junction.store.audits.find({ 'eventIdentification.eventTypeCode.code': '110120' });
+    expect(starts).toHaveLength(1);
+  });
+
+  it('sends security headers', async () => {
+    const res = await t.request('/heartbeat');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('the management API certificate', () => {
+  it('generates a self-signed certificate at first start and keeps it in the data folder', async () => {
+    const t = await startJunction();
+    const dataDir = t.dataDir;
+    const cert = await readFile(join(dataDir, 'tls', 'server-cert.pem'), 'utf8');
+    expect(cert).toContain('BEGIN CERTIFICATE');
+    // The certificate verifies for localhost and 127.0.0.1 (the helper checks it against this very file).
+    expect((await t.request('/heartbeat')).status).toBe(200);
+    await t.stop();
+    const again = await startJunction({}, { dataDir });
+    try {
+      expect(await readFile(join(dataDir, 'tls', 'server-cert.pem'), 'utf8')).toBe(cert);
+      // An untrusting client refuses the self-signed certificate: this really is TLS.
+      await expect(fetch(`${again.url}/heartbeat`)).rejects.toThrow();
+    } finally {
+      await again.destroy();
+    }
+  });
+
+  it('uses a configured certificate and key instead', async () => {
+    const dir = await tempDir();
+    const pair = generateSelfSigned('configured.example');
+    await writeFile(join(dir, 'cert.pem'), pair.cert);
+    await writeFile(join(dir, 'key.pem'), pair.key);
+    const t = await startJunction({ tls: { certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem') } });
+    try {
+      expect((await t.request('/heartbeat')).status).toBe(200);
+      const started = t.junction.store.health();
+      expect(started.state).toBe('ready');
+      await expect(readFile(join(t.dataDir, 'tls', 'server-cert.pem'))).rejects.toThrow();
+    } finally {
+      await t.destroy();
+    }
+  });
+
+  it('refuses to start when the configured key does not match the certificate', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'cert.pem'), generateSelfSigned('a.example').cert);
+    await writeFile(join(dir, 'key.pem'), generateSelfSigned('b.example').key);
+    await expect(startJunction({ tls: { certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem') } })).rejects.toThrow(/does not belong/);
+  });
+
+  it('serves plain HTTP only when explicitly chosen, with non-Secure cookies', async () => {
+    const t = await startJunction({ api: { protocol: 'http' } });
+    try {
+      expect(t.url.startsWith('http://')).toBe(true);
+      const res = await fetch(`${t.url}/users`, { headers: { authorization: basic('root@junction.local', 'junction-password') } });
+      expect(res.status).toBe(403);
+    } finally {
+      await t.destroy();
+    }
+  });
+});

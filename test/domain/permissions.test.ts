@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { canCreateUser, canDeleteUser, canListUsers, canReadUser, canUpdateUser, isAdmin } from '../../service/domain/permissions.js';
+
+const admin = { _id: 'a', groups: ['admin'] };
+const nurse = { _id: 'n', groups: ['nurses'] };
+const other = { _id: 'o', groups: ['nurses'] };
+const root = { _id: 'r', groups: ['admin'], builtin: true };
+
+describe('user permissions', () => {
+  it('admins may do everything except remove the super user', () => {
+    expect(isAdmin(admin)).toBe(true);
+    expect(canListUsers(admin).allowed).toBe(true);
+    expect(canCreateUser(admin).allowed).toBe(true);
+    expect(canUpdateUser(admin, other, { groups: ['admin'] }).allowed).toBe(true);
+    expect(canDeleteUser(admin, other).allowed).toBe(true);
+    expect(canDeleteUser(admin, root)).toMatchObject({ allowed: false, code: 'BUILTIN_USER_PROTECTED' });
+    expect(canUpdateUser(admin, root, { groups: ['staff'] })).toMatchObject({ allowed: false, code: 'BUILTIN_USER_PROTECTED' });
+    expect(canUpdateUser(admin, root, { groups: ['admin', 'staff'] }).allowed).toBe(true);
+  });
+
+  it('other users only read and change their own profile, never their groups', () => {
+    expect(canListUsers(nurse).allowed).toBe(false);
+    expect(canCreateUser(nurse).allowed).toBe(false);
+    expect(canReadUser(nurse, nurse).allowed).toBe(true);
+    expect(canReadUser(nurse, other).allowed).toBe(false);
+    expect(canUpdateUser(nurse, nurse, {}).allowed).toBe(true);
+    expect(canUpdateUser(nurse, nurse, { groups: ['nurses'] }).allowed).toBe(true);
+    expect(canUpdateUser(nurse, nurse, { groups: ['nurses', 'admin'] }).allowed).toBe(false);
+    expect(canUpdateUser(nurse, nurse, { passwordChangeRequired: false }).allowed).toBe(false);
+    expect(canUpdateUser(nurse, nurse, { email: 'new@x.example' }).allowed).toBe(false);
+    expect(canUpdateUser(nurse, other, {}).allowed).toBe(false);
+    expect(canDeleteUser(nurse, nurse).allowed).toBe(false);
+  });
+});

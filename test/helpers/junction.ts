@@ -1,0 +1,136 @@
+/** Starts a real Junction (real HTTPS socket on 127.0.0.1, real NeDB files in a temp folder) for a test. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { Agent, fetch } from 'undici';
+import type { RequestInit } from 'undici';
+import { pino } from 'pino';
+import type { Logger } from 'pino';
+import { resolveConfig } from '../../service/config/index.js';
+import type { JunctionConfig } from '../../service/config/index.js';
+import { Junction } from '../../service/app.js';
+import { DEFAULT_ROOT_PASSWORD, ROOT_EMAIL } from '../../service/accounts/users.js';
+
+export { DEFAULT_ROOT_PASSWORD, ROOT_EMAIL };
+
+export interface TestJunction {
+  junction: Junction;
+  url: string;
+  dataDir: string;
+  config: JunctionConfig;
+  logs: Record<string, unknown>[];
+  /** fetch against the API, trusting the server's own certificate (real TLS verification). */
+  request(path: string, init?: RequestInit & { json?: unknown }): Promise<TestResponse>;
+  stop(): Promise<void>;
+  /** Stops and removes the data folder. */
+  destroy(): Promise<void>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: unknown;
+}
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends readonly unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
+
+/** A logger that keeps every line in memory, so tests can assert on what was logged. */
+export function memoryLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'debug' }, stream), lines };
+}
+
+export async function tempDir(prefix = 'junction-test-'): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+/** Starts Junction on an ephemeral port with the given file-style configuration. */
+export async function startJunction(
+  file: DeepPartial<JunctionConfig> = {},
+  options: { dataDir?: string; env?: Record<string, string> } = {},
+): Promise<TestJunction> {
+  const dataDir = options.dataDir ?? (await tempDir());
+  const resolved = resolveConfig({ file: { ...file, dataDir }, env: options.env ?? {} }).config;
+  // Port 0 (any free port) is not a valid production setting, so it is applied after validation.
+  const config = structuredClone(resolved) as JunctionConfig;
+  (config.api as { port: number }).port = 0;
+  (config.api as { host: string }).host = '127.0.0.1';
+  const { logger, lines } = memoryLogger();
+  const junction = new Junction({ config, logger, version: '9.9.9-test' });
+  const started = await junction.start().catch(async (err: unknown) => {
+    await junction.stop();
+    throw err;
+  });
+  const dispatcher = new Agent({ connect: { ca: started.certificate?.cert, servername: 'localhost' } });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await junction.stop();
+    await dispatcher.close();
+  };
+  return {
+    junction,
+    url: started.apiUrl,
+    dataDir,
+    config,
+    logs: lines,
+    async request(path, init = {}) {
+      const { json, ...rest } = init;
+      const headers = new Headers(rest.headers as HeadersInit | undefined);
+      let body = rest.body;
+      if (json !== undefined) {
+        headers.set('content-type', 'application/json');
+        body = JSON.stringify(json);
+      }
+      const response = await fetch(`${started.apiUrl}${path}`, { ...rest, headers, body, dispatcher });
+      const text = await response.text();
+      let parsed: unknown = undefined;
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.status, headers: response.headers as unknown as Headers, text, body: parsed };
+    },
+    stop,
+    async destroy() {
+      await stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The value of an `Authorization: Basic` header. */
+export function basic(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+}
+
+/** Reads the session cookie (name=value) from a Set-Cookie header. */
+export function sessionCookie(response: TestResponse): string {
+  const header = response.headers.get('set-cookie') ?? '';
+  const pair = header.split(';')[0] ?? '';
+  if (!pair.startsWith('junction.sid=')) throw new Error(`no session cookie in: ${header}`);
+  return pair;
+}
+
+export const NEW_ROOT_PASSWORD = 'correct-horse-battery-9';
+
+/** Changes the first-run password of the super user and returns Basic credentials for it. */
+export async function unlockRoot(t: TestJunction): Promise<string> {
+  const res = await t.request(`/users/${ROOT_EMAIL}`, {
+    method: 'PUT',
+    headers: { authorization: basic(ROOT_EMAIL, DEFAULT_ROOT_PASSWORD) },
+    json: { password: NEW_ROOT_PASSWORD },
+  });
+  if (res.status !== 200) throw new Error(`could not change the root password: ${res.status} ${res.text}`);
+  return basic(ROOT_EMAIL, NEW_ROOT_PASSWORD);
+}

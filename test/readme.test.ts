@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { configReferenceMarkdown } from '../service/config/index.js';
+import { configSection } from '../scripts/readme-config.js';
+
+const readme = readFileSync('README.md', 'utf8');
+
+describe('README', () => {
+  it('opens with the two fresh-machine commands, and CI runs the second', () => {
+    const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1]?.trim().split('\n') ?? [];
+    expect(firstBlock).toHaveLength(2);
+    expect(firstBlock[0]).toMatch(/npm ci && npm start$/);
+    expect(firstBlock[1]).toMatch(/npm ci && npm test$/);
+    expect(readme.indexOf('```sh')).toBeLessThan(readme.indexOf('\n## '));
+    expect(readFileSync('.ci/run', 'utf8')).toContain(firstBlock[1]);
+  });
+
+  it('documents every configuration key exactly as the schema defines it (npm run docs:config regenerates it)', () => {
+    expect(configSection(readme)).toBe(configReferenceMarkdown().trim());
+  });
+});

@@ -1,0 +1,69 @@
+import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Agent, fetch } from 'undici';
+import { tempDir } from '../helpers/junction.js';
+import { freePort, runService } from '../helpers/process.js';
+
+describe('the service process', () => {
+  it('starts from the built entry point, answers /heartbeat over HTTPS, logs to a file and stops cleanly on SIGTERM', async () => {
+    const dataDir = await tempDir();
+    const port = await freePort();
+    const service = runService([], { JUNCTION_DATA_DIR: dataDir, JUNCTION_API_PORT: String(port), JUNCTION_API_HOST: '127.0.0.1' });
+    const ready = await service.ready;
+    expect(ready).toMatchObject({ apiUrl: `https://127.0.0.1:${port}` });
+
+    const ca = await readFile(join(dataDir, 'tls', 'server-cert.pem'), 'utf8');
+    const dispatcher = new Agent({ connect: { ca, servername: 'localhost' } });
+    const res = await fetch(`https://127.0.0.1:${port}/heartbeat`, { dispatcher });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ mediators: {} });
+    await dispatcher.close();
+
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toEqual({ code: 0, signal: null });
+
+    const logs = await readdir(join(dataDir, 'logs'));
+    expect(logs.some((f) => f.startsWith('junction.') && f.endsWith('.log'))).toBe(true);
+    const logFile = logs.find((f) => f.endsWith('.log')) ?? '';
+    const lines = (await readFile(join(dataDir, 'logs', logFile), 'utf8')).trim().split('\n');
+    const messages = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(messages).toContain('Junction is ready');
+    expect(messages).toContain('Junction stopped');
+    // The stop was audited before the store closed.
+    expect(await readFile(join(dataDir, 'audits.db'), 'utf8')).toContain('110121');
+  });
+
+  it('reads a --config file and lets JUNCTION_* variables override it', async () => {
+    const dataDir = await tempDir();
+    const port = await freePort();
+    const configFile = join(dataDir, 'junction.json');
+    await writeFile(configFile, JSON.stringify({ api: { port: 1, host: '127.0.0.1', protocol: 'http' }, logging: { file: { enabled: false } } }));
+    const service = runService(['--config', configFile], { JUNCTION_DATA_DIR: dataDir, JUNCTION_API_PORT: String(port) });
+    const ready = await service.ready;
+    expect(ready).toMatchObject({ apiUrl: `http://127.0.0.1:${port}` });
+    service.child.kill('SIGINT');
+    expect((await service.exited).code).toBe(0);
+  });
+
+  it('refuses to start on an invalid setting and names the key', async () => {
+    const dataDir = await tempDir();
+    const service = runService([], { JUNCTION_DATA_DIR: dataDir, JUNCTION_API_PORT: 'eighty' });
+    const { code } = await service.exited;
+    expect(code).not.toBe(0);
+    expect(service.stderr()).toContain('JUNCTION_API_PORT');
+    expect(service.stderr()).toContain('api.port');
+  });
+
+  it('refuses to start on a damaged data file, names the file and leaves it untouched', async () => {
+    const dataDir = await tempDir();
+    await mkdir(dataDir, { recursive: true });
+    const damaged = '{"_id":"1","email":"a@b.example"}\n{this is not json\n';
+    await writeFile(join(dataDir, 'users.db'), damaged);
+    const service = runService([], { JUNCTION_DATA_DIR: dataDir, JUNCTION_API_PORT: String(await freePort()) });
+    const { code } = await service.exited;
+    expect(code).not.toBe(0);
+    expect(service.stderr()).toContain(join(dataDir, 'users.db'));
+    expect(await readFile(join(dataDir, 'users.db'), 'utf8')).toBe(damaged);
+  });
+});
