@@ -40,12 +40,13 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     requestIdHeader: false,
-    disableRequestLogging: false,
   };
   // The HTTPS and HTTP variants differ only in the raw server type, which no route depends on.
   const app = fastify(serverOptions as FastifyServerOptions).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(createValidatorCompiler());
+  // The API speaks JSON only: a text body is refused with 415 instead of reaching the validator as a string.
+  app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
   await app.register(cookie);
   installAuthentication(app, deps);

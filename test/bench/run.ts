@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'junction-bench-'));
   const password = 'bench-password-1';
   const resolved = resolveConfig({ file: { dataDir, adminPassword: password, logging: { level: 'silent' } }, env: {} }).config;
-  const config = structuredClone(resolved) as JunctionConfig;
+  const config = structuredClone<JunctionConfig>(resolved);
   (config.api as { port: number }).port = 0;
   (config.api as { host: string }).host = '127.0.0.1';
   const junction = new Junction({ config, logger: pino({ level: 'silent' }), version: 'bench' });

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { Agent, fetch } from 'undici';
+import { Agent, fetch, Headers } from 'undici';
 import type { RequestInit } from 'undici';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
@@ -60,7 +60,7 @@ export async function startJunction(
   const dataDir = options.dataDir ?? (await tempDir());
   const resolved = resolveConfig({ file: { ...file, dataDir }, env: options.env ?? {} }).config;
   // Port 0 (any free port) is not a valid production setting, so it is applied after validation.
-  const config = structuredClone(resolved) as JunctionConfig;
+  const config = structuredClone<JunctionConfig>(resolved);
   (config.api as { port: number }).port = 0;
   (config.api as { host: string }).host = '127.0.0.1';
   const { logger, lines } = memoryLogger();
@@ -85,7 +85,7 @@ export async function startJunction(
     logs: lines,
     async request(path, init = {}) {
       const { json, ...rest } = init;
-      const headers = new Headers(rest.headers as HeadersInit | undefined);
+      const headers = new Headers(rest.headers);
       let body = rest.body;
       if (json !== undefined) {
         headers.set('content-type', 'application/json');
@@ -93,13 +93,13 @@ export async function startJunction(
       }
       const response = await fetch(`${started.apiUrl}${path}`, { ...rest, headers, body, dispatcher });
       const text = await response.text();
-      let parsed: unknown = undefined;
+      let parsed: unknown;
       try {
         parsed = text === '' ? undefined : JSON.parse(text);
       } catch {
         parsed = undefined;
       }
-      return { status: response.status, headers: response.headers as unknown as Headers, text, body: parsed };
+      return { status: response.status, headers: response.headers, text, body: parsed };
     },
     stop,
     async destroy() {

@@ -1,0 +1,197 @@
+/**
+ * The configuration schema: the single source of truth for keys, types, defaults, descriptions and secrets.
+ * Validation, environment parsing and the README reference table are all derived from it.
+ */
+import { Type, type Static } from 'typebox';
+
+/** `secret` keys are never echoed in messages and also accept `<ENV>_FILE`. */
+const secret = { secret: true } as const;
+
+function section<T extends Parameters<typeof Type.Object>[0]>(properties: T, description: string) {
+  // Closed objects make the validator report typos in key names instead of silently ignoring them.
+  return Type.Object(properties, { additionalProperties: false, description });
+}
+
+function int(minimum: number, maximum: number, defaultValue: number, description: string) {
+  return Type.Integer({ minimum, maximum, default: defaultValue, description });
+}
+
+function port(defaultValue: number, description: string) {
+  return int(1, 65535, defaultValue, description);
+}
+
+function bool(defaultValue: boolean, description: string) {
+  return Type.Boolean({ default: defaultValue, description });
+}
+
+function auditServer(defaultPort: number, transport: string) {
+  return section(
+    {
+      enabled: bool(false, `Listen for ATNA audit messages over ${transport}.`),
+      port: port(defaultPort, `Port of the ${transport} audit listener.`),
+    },
+    `ATNA audit repository listener over ${transport}.`,
+  );
+}
+
+export const jwtAlgorithms = [
+  'HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA',
+] as const;
+
+export const configSchema = Type.Object(
+  {
+    dataDir: Type.String({
+      minLength: 1,
+      description: 'Folder holding everything Junction stores; a relative path is taken from the working directory.',
+      // The real default depends on the user and platform (see data-dir.ts), so the docs show this text instead.
+      defaultText:
+        'per user: `$XDG_DATA_HOME/junction` or `~/.local/share/junction` (Linux), ' +
+        '`~/Library/Application Support/Junction` (macOS), `%APPDATA%\\Junction` (Windows)',
+    }),
+    adminPassword: Type.Optional(
+      Type.String({
+        minLength: 8,
+        description:
+          "Password for the built-in super user, applied while it still has its first-run password; skips the forced change.",
+        ...secret,
+      }),
+    ),
+    api: section(
+      {
+        host: Type.String({ minLength: 1, default: '0.0.0.0', description: 'Address the management API listens on.' }),
+        port: port(8080, 'Port of the management API.'),
+        protocol: Type.Enum(['https', 'http'], {
+          default: 'https',
+          description: 'Protocol of the management API; plain `http` must be chosen explicitly.',
+        }),
+        bodyLimitBytes: int(1024, 1073741824, 5242880, 'Largest request body the management API accepts, in bytes.'),
+        authenticationTypes: Type.Array(Type.Enum(['basic', 'local', 'token']), {
+          minItems: 1,
+          uniqueItems: true,
+          default: ['basic', 'local'],
+          description: 'How API clients may log in; `token` is the deprecated OpenHIM token scheme.',
+        }),
+        sessionTimeoutMinutes: int(1, 43200, 120, 'Idle time after which a login session ends, in minutes.'),
+        loginThrottle: section(
+          {
+            maxFailuresPerAccount: int(1, 1000, 10, 'Failed logins allowed per account within the window.'),
+            maxFailuresPerAddress: int(1, 10000, 50, 'Failed logins allowed per client address within the window.'),
+            windowSeconds: int(1, 86400, 900, 'Length of the failed-login window, in seconds.'),
+          },
+          'Limits on failed logins.',
+        ),
+      },
+      'Management API.',
+    ),
+    tls: section(
+      {
+        certFile: Type.String({
+          default: '',
+          description: 'PEM certificate file; empty uses a self-signed certificate generated in the data folder.',
+        }),
+        keyFile: Type.String({ default: '', description: 'PEM private key file for `tls.certFile`.' }),
+        keyPassphrase: Type.Optional(
+          Type.String({ minLength: 1, description: 'Passphrase of `tls.keyFile`, if it is encrypted.', ...secret }),
+        ),
+      },
+      'Server certificate.',
+    ),
+    router: section(
+      {
+        host: Type.String({ minLength: 1, default: '0.0.0.0', description: 'Address the transaction ports listen on.' }),
+        httpsPort: port(5000, 'HTTPS transaction port.'),
+        httpPort: port(5001, 'HTTP transaction port.'),
+      },
+      'Transaction router.',
+    ),
+    authentication: section(
+      {
+        enableMutualTLSAuthentication: bool(true, 'Accept clients identified by their TLS client certificate.'),
+        enableBasicAuthentication: bool(true, 'Accept clients using HTTP basic authentication.'),
+        enableCustomTokenAuthentication: bool(false, 'Accept clients using a custom token.'),
+        enableJWTAuthentication: bool(false, 'Accept clients using a JSON Web Token.'),
+        jwt: section(
+          {
+            secretOrPublicKey: Type.Optional(
+              Type.String({
+                minLength: 1,
+                description:
+                  'Shared secret or PEM public key that verifies JWTs; required when JWT authentication is on.',
+                ...secret,
+              }),
+            ),
+            algorithms: Type.Array(Type.Enum([...jwtAlgorithms]), {
+              minItems: 1,
+              uniqueItems: true,
+              default: ['HS256'],
+              description: 'JWT signature algorithms accepted.',
+            }),
+            audience: Type.Array(Type.String(), {
+              default: [],
+              description: 'Accepted JWT audiences; empty accepts any.',
+            }),
+            issuer: Type.String({ default: '', description: 'Required JWT issuer; empty accepts any.' }),
+          },
+          'JSON Web Token verification.',
+        ),
+      },
+      'How clients of the transaction ports authenticate.',
+    ),
+    auditing: section(
+      {
+        servers: section(
+          { udp: auditServer(5050, 'UDP'), tls: auditServer(5051, 'TLS'), tcp: auditServer(5052, 'TCP') },
+          'ATNA audit repository listeners.',
+        ),
+      },
+      'Audit repository.',
+    ),
+    auditEvents: section(
+      {
+        interface: Type.Enum(['internal', 'udp', 'tls', 'tcp'], {
+          default: 'internal',
+          description: "Where Junction's own audit events go: `internal` stores them in the data folder.",
+        }),
+        host: Type.String({
+          default: '',
+          description: 'Audit repository host; required unless `auditEvents.interface` is `internal`.',
+        }),
+        port: port(5051, 'Audit repository port.'),
+        auditSourceID: Type.String({
+          minLength: 1,
+          default: 'Junction',
+          description: 'Audit source ID written into audit events.',
+        }),
+      },
+      "Junction's own audit events.",
+    ),
+    logging: section(
+      {
+        level: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+          default: 'info',
+          description: 'Least severe log level written.',
+        }),
+        file: section(
+          {
+            enabled: bool(true, 'Write a rotating JSON log in `<dataDir>/logs`.'),
+            maxSizeMB: int(1, 1024, 10, 'Size at which the log file is rotated, in MB.'),
+            maxFiles: int(1, 365, 7, 'Number of rotated log files kept.'),
+          },
+          'Log file.',
+        ),
+      },
+      'Logging.',
+    ),
+    storage: section(
+      {
+        engine: Type.Enum(['nedb'], { default: 'nedb', description: 'Storage engine.' }),
+        compactionIntervalMinutes: int(1, 10080, 60, 'How often the data files are compacted, in minutes.'),
+      },
+      'Data storage.',
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The fully resolved configuration; every key is present (optional secrets may be undefined). */
+export type JunctionConfig = Static<typeof configSchema>;

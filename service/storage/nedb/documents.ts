@@ -1,0 +1,79 @@
+/**
+ * Copying documents in and out of NeDB. NeDB keeps the caller's Date objects (its deep copy shares them), turns
+ * unsupported values into something else without saying so, and keeps `undefined` fields in memory that vanish
+ * on disk; copying here makes what a caller reads back the same before and after a restart.
+ */
+import { StoreError } from '../store.js';
+
+/** True for `{}`-style objects; class instances, arrays, Dates and RegExps are not plain. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** Why a field name cannot be stored, or null when it can. */
+export function fieldNameProblem(name: string): string | null {
+  if (name === '') return 'is empty';
+  if (name.startsWith('$')) return 'starts with $';
+  if (name.includes('.')) return 'contains a dot';
+  // Assigning it would replace the prototype of the copy instead of storing a field.
+  if (name === '__proto__') return 'is reserved';
+  return null;
+}
+
+/** Deep-copies a caller's value for storage: drops undefined fields, rejects values that would not survive a restart. */
+export function toStorable(collection: string, value: unknown, path: string): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (Number.isFinite(value)) return value;
+    throw unsupported(collection, path, String(value));
+  }
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw unsupported(collection, path, 'an invalid Date');
+    return new Date(value.getTime());
+  }
+  if (Array.isArray(value)) {
+    return value.map((item: unknown, i) => {
+      if (item === undefined) throw unsupported(collection, `${path}[${i}]`, 'undefined');
+      return toStorable(collection, item, `${path}[${i}]`);
+    });
+  }
+  if (isPlainObject(value)) {
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (item === undefined) continue;
+      const where = path === '' ? key : `${path}.${key}`;
+      const problem = fieldNameProblem(key);
+      if (problem !== null) throw new StoreError(`${collection}: field name "${where}" ${problem}`);
+      copy[key] = toStorable(collection, item, where);
+    }
+    return copy;
+  }
+  throw unsupported(collection, path, describeType(value));
+}
+
+/** Deep-copies a document read from NeDB so the caller never holds an object (or Date) that NeDB keeps. */
+export function copyOut<T>(doc: unknown): T {
+  return copyValue(doc) as T;
+}
+
+function copyValue(value: unknown): unknown {
+  if (value instanceof Date) return new Date(value.getTime());
+  if (Array.isArray(value)) return value.map(copyValue);
+  if (typeof value === 'object' && value !== null) {
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) copy[key] = copyValue(item);
+    return copy;
+  }
+  return value;
+}
+
+function unsupported(collection: string, path: string, what: string): StoreError {
+  return new StoreError(`${collection}: ${path === '' ? 'the document' : `field "${path}"`} holds ${what}, which cannot be stored`);
+}
+
+function describeType(value: unknown): string {
+  if (typeof value === 'object' && value !== null) return `a ${value.constructor?.name ?? 'non-plain'} object`;
+  return `a ${typeof value}`;
+}

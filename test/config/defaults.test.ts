@@ -1,0 +1,110 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { resolveConfig } from '../../service/config/index.js';
+import type { JunctionConfig } from '../../service/config/index.js';
+
+const home = '/home/ada';
+
+describe('defaults', () => {
+  const { config, warnings } = resolveConfig({ env: {}, platform: 'linux', homeDir: home });
+
+  it('match the documented table', () => {
+    expect(warnings).toEqual([]);
+    expect(config).toEqual({
+      dataDir: '/home/ada/.local/share/junction',
+      adminPassword: undefined,
+      api: {
+        host: '0.0.0.0',
+        port: 8080,
+        protocol: 'https',
+        bodyLimitBytes: 5242880,
+        authenticationTypes: ['basic', 'local'],
+        sessionTimeoutMinutes: 120,
+        loginThrottle: { maxFailuresPerAccount: 10, maxFailuresPerAddress: 50, windowSeconds: 900 },
+      },
+      tls: { certFile: '', keyFile: '', keyPassphrase: undefined },
+      router: { host: '0.0.0.0', httpsPort: 5000, httpPort: 5001 },
+      authentication: {
+        enableMutualTLSAuthentication: true,
+        enableBasicAuthentication: true,
+        enableCustomTokenAuthentication: false,
+        enableJWTAuthentication: false,
+        jwt: { secretOrPublicKey: undefined, algorithms: ['HS256'], audience: [], issuer: '' },
+      },
+      auditing: {
+        servers: {
+          udp: { enabled: false, port: 5050 },
+          tls: { enabled: false, port: 5051 },
+          tcp: { enabled: false, port: 5052 },
+        },
+      },
+      auditEvents: { interface: 'internal', host: '', port: 5051, auditSourceID: 'Junction' },
+      logging: { level: 'info', file: { enabled: true, maxSizeMB: 10, maxFiles: 7 } },
+      storage: { engine: 'nedb', compactionIntervalMinutes: 60 },
+    });
+  });
+
+  it('have every key present, optional secrets included', () => {
+    expect(Object.keys(config)).toContain('adminPassword');
+    expect(Object.keys(config.tls)).toContain('keyPassphrase');
+    expect(Object.keys(config.authentication.jwt)).toContain('secretOrPublicKey');
+  });
+
+  it('are deep-frozen', () => {
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.api.loginThrottle)).toBe(true);
+    expect(Object.isFrozen(config.api.authenticationTypes)).toBe(true);
+    expect(() => {
+      (config.api as { port: number }).port = 1;
+    }).toThrow(TypeError);
+  });
+
+  it('are a fresh object on every call, unaffected by earlier callers', () => {
+    const again = resolveConfig({ env: {}, platform: 'linux', homeDir: home }).config;
+    expect(again).not.toBe(config);
+    expect(again).toEqual(config);
+  });
+
+  it('type the enumerations and secrets precisely', () => {
+    expectTypeOf<JunctionConfig['api']['protocol']>().toEqualTypeOf<'https' | 'http'>();
+    expectTypeOf<JunctionConfig['logging']['level']>().toEqualTypeOf<
+      'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+    >();
+    expectTypeOf<JunctionConfig['adminPassword']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<JunctionConfig['api']['port']>().toEqualTypeOf<number>();
+  });
+});
+
+describe('per-user data folder', () => {
+  const dataDir = (platform: NodeJS.Platform, env: Record<string, string>, homeDir = home) =>
+    resolveConfig({ env, platform, homeDir }).config.dataDir;
+
+  it('uses $XDG_DATA_HOME/junction on Linux when it is set', () => {
+    expect(dataDir('linux', { XDG_DATA_HOME: '/data/xdg' })).toBe('/data/xdg/junction');
+  });
+
+  it('falls back to ~/.local/share/junction on Linux', () => {
+    expect(dataDir('linux', {})).toBe('/home/ada/.local/share/junction');
+    expect(dataDir('linux', { XDG_DATA_HOME: '' })).toBe('/home/ada/.local/share/junction');
+    // The XDG spec says a relative XDG_DATA_HOME is invalid and must be ignored.
+    expect(dataDir('linux', { XDG_DATA_HOME: 'relative/xdg' })).toBe('/home/ada/.local/share/junction');
+  });
+
+  it('uses ~/Library/Application Support/Junction on macOS, ignoring XDG', () => {
+    expect(dataDir('darwin', { XDG_DATA_HOME: '/data/xdg' }, '/Users/ada')).toBe(
+      '/Users/ada/Library/Application Support/Junction',
+    );
+  });
+
+  it('uses %APPDATA%\\Junction on Windows, else ~/AppData/Roaming/Junction', () => {
+    expect(dataDir('win32', { APPDATA: 'C:\\Users\\ada\\AppData\\Roaming' }, 'C:\\Users\\ada')).toBe(
+      'C:\\Users\\ada\\AppData\\Roaming\\Junction',
+    );
+    expect(dataDir('win32', {}, 'C:\\Users\\ada')).toBe('C:\\Users\\ada\\AppData\\Roaming\\Junction');
+  });
+
+  it('is replaced by a configured dataDir', () => {
+    expect(resolveConfig({ file: { dataDir: '/srv/junction' }, env: {}, platform: 'linux', homeDir: home }).config.dataDir).toBe(
+      '/srv/junction',
+    );
+  });
+});

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, resolveConfig } from '../../service/config/index.js';
+import { configError } from './helpers.js';
+
+const base = { platform: 'linux' as const, homeDir: '/home/ada', fileName: '/etc/junction.json' };
+const withFile = (file: unknown, env: Record<string, string> = {}) => resolveConfig({ ...base, file, env });
+
+describe('ConfigError', () => {
+  it('starts with "Invalid configuration:" and lists one problem per line', () => {
+    const err = new ConfigError(['first', 'second\nline']);
+    expect(err.message).toBe('Invalid configuration:\n- first\n- second line');
+    expect(err.problems).toEqual(['first', 'second line']);
+    expect(err).toBeInstanceOf(Error);
+    expect(err.name).toBe('ConfigError');
+  });
+});
+
+describe('file validation', () => {
+  it('names an unknown key by its full dotted path and suggests the likely one', () => {
+    const err = configError(() => withFile({ api: { prot: 8081 }, logging: { file: { maxSize: 5 } } }));
+    expect(err.problems).toEqual([
+      'api.prot (in /etc/junction.json): is not a known setting; did you mean api.port?',
+      'logging.file.maxSize (in /etc/junction.json): is not a known setting; did you mean logging.file.maxSizeMB?',
+    ]);
+  });
+
+  it('names an unknown top-level key', () => {
+    const err = configError(() => withFile({ routers: {} }));
+    expect(err.problems).toEqual(['routers (in /etc/junction.json): is not a known setting; did you mean router?']);
+  });
+
+  it('names the key, the allowed range and the wrong value', () => {
+    const err = configError(() => withFile({ api: { port: '8080' } }));
+    expect(err.problems).toEqual(['api.port (in /etc/junction.json): must be an integer between 1 and 65535, not "8080"']);
+    expect(configError(() => withFile({ api: { port: 0 } })).problems).toEqual([
+      'api.port (in /etc/junction.json): must be an integer between 1 and 65535, not 0',
+    ]);
+    expect(configError(() => withFile({ logging: { file: { maxFiles: 2.5 } } })).problems).toEqual([
+      'logging.file.maxFiles (in /etc/junction.json): must be an integer between 1 and 365, not 2.5',
+    ]);
+  });
+
+  it('names the allowed values of an enumeration', () => {
+    const err = configError(() => withFile({ logging: { level: 'verbose' } }));
+    expect(err.problems).toEqual([
+      'logging.level (in /etc/junction.json): must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent", not "verbose"',
+    ]);
+  });
+
+  it('checks booleans strictly in the file (no coercion of "true")', () => {
+    const err = configError(() => withFile({ authentication: { enableBasicAuthentication: 'true' } }));
+    expect(err.problems).toEqual([
+      'authentication.enableBasicAuthentication (in /etc/junction.json): must be true or false, not "true"',
+    ]);
+  });
+
+  it('reports list problems once per key: unknown items, duplicates, empty lists', () => {
+    const allowed = 'must be a non-empty list of distinct values from "basic", "local", "token"';
+    expect(configError(() => withFile({ api: { authenticationTypes: ['basic', 'ldap', 'oauth'] } })).problems).toEqual([
+      `api.authenticationTypes (in /etc/junction.json): ${allowed}, not ["basic","ldap","oauth"]`,
+    ]);
+    expect(configError(() => withFile({ api: { authenticationTypes: ['basic', 'basic'] } })).problems).toEqual([
+      `api.authenticationTypes (in /etc/junction.json): ${allowed}, not ["basic","basic"]`,
+    ]);
+    expect(configError(() => withFile({ api: { authenticationTypes: [] } })).problems).toEqual([
+      `api.authenticationTypes (in /etc/junction.json): ${allowed}, not []`,
+    ]);
+  });
+
+  it('says when a section is not an object', () => {
+    expect(configError(() => withFile({ api: 8080 })).problems).toEqual([
+      'api (in /etc/junction.json): must be an object of settings, not 8080',
+    ]);
+  });
+
+  it('needs the file to be a JSON object', () => {
+    expect(configError(() => withFile([1, 2])).problems).toEqual([
+      '/etc/junction.json: must hold a JSON object of settings, such as {"api": {"port": 8080}}',
+    ]);
+  });
+
+  it('never echoes a secret from the file', () => {
+    const err = configError(() => withFile({ adminPassword: 'hunter2' }));
+    expect(err.problems).toEqual(['adminPassword (in /etc/junction.json): must be a string of at least 8 characters']);
+    expect(err.message).not.toContain('hunter2');
+  });
+
+  it('collects every problem from file, environment and cross-field rules into one error', () => {
+    const err = configError(() =>
+      withFile(
+        { api: { port: 99999, prot: 1 }, logging: { level: 'loud' }, tls: { certFile: '/etc/cert.pem' } },
+        { JUNCTION_ROUTER_HTTP_PORT: 'x' },
+      ),
+    );
+    expect(err.problems).toHaveLength(5);
+    expect(err.message.split('\n')).toHaveLength(6);
+    expect(err.message).toMatch(/^Invalid configuration:\n/);
+    for (const needle of ['JUNCTION_ROUTER_HTTP_PORT', 'api.port', 'api.prot', 'logging.level', 'tls.keyFile']) {
+      expect(err.message).toContain(needle);
+    }
+  });
+
+  it('reports a key without a file name when none was given', () => {
+    const err = configError(() => resolveConfig({ file: { api: { port: -1 } }, env: {} }));
+    expect(err.problems).toEqual(['api.port (in the configuration file): must be an integer between 1 and 65535, not -1']);
+  });
+});
+
+describe('cross-field rules', () => {
+  it('needs tls.certFile and tls.keyFile together', () => {
+    expect(configError(() => withFile({ tls: { certFile: '/etc/cert.pem' } })).problems).toEqual([
+      'tls.keyFile: must be set when tls.certFile is set (the private key of that certificate)',
+    ]);
+    expect(configError(() => withFile({ tls: { keyFile: '/etc/key.pem' } })).problems).toEqual([
+      'tls.certFile: must be set when tls.keyFile is set, or clear tls.keyFile to use the generated certificate',
+    ]);
+    const both = withFile({ tls: { certFile: '/etc/cert.pem', keyFile: '/etc/key.pem' } }).config.tls;
+    expect(both).toMatchObject({ certFile: '/etc/cert.pem', keyFile: '/etc/key.pem' });
+  });
+
+  it('needs a JWT secret or public key when JWT authentication is on', () => {
+    const err = configError(() => withFile({ authentication: { enableJWTAuthentication: true } }));
+    expect(err.problems).toEqual([
+      'authentication.jwt.secretOrPublicKey: must be set (or JUNCTION_AUTHENTICATION_JWT_SECRET_OR_PUBLIC_KEY / ' +
+        'JUNCTION_AUTHENTICATION_JWT_SECRET_OR_PUBLIC_KEY_FILE) when authentication.enableJWTAuthentication is true',
+    ]);
+    const ok = withFile({ authentication: { enableJWTAuthentication: true, jwt: { secretOrPublicKey: 's3cret' } } });
+    expect(ok.config.authentication.jwt.secretOrPublicKey).toBe('s3cret');
+  });
+
+  it('needs an audit host unless audit events stay internal', () => {
+    expect(configError(() => withFile({ auditEvents: { interface: 'tcp' } })).problems).toEqual([
+      'auditEvents.host: must be set when auditEvents.interface is "tcp", or set auditEvents.interface to "internal"',
+    ]);
+    expect(withFile({ auditEvents: { interface: 'udp', host: 'audit.local' } }).config.auditEvents.host).toBe('audit.local');
+  });
+
+  it('needs every enabled listening port to be different', () => {
+    expect(configError(() => withFile({ router: { httpPort: 8080 } })).problems).toEqual([
+      'api.port and router.httpPort are both 8080: every listening port must be different; change one of them',
+    ]);
+    const three = configError(() =>
+      withFile({ api: { port: 5000 }, auditing: { servers: { udp: { enabled: true, port: 5000 } } } }),
+    );
+    expect(three.problems).toEqual([
+      'api.port and router.httpsPort and auditing.servers.udp.port are all 5000: every listening port must be different; change all but one',
+    ]);
+  });
+
+  it('ignores ports of audit servers that are off, and reports clashes once they are on', () => {
+    expect(withFile({ auditing: { servers: { tcp: { port: 8080 } } } }).config.auditing.servers.tcp.port).toBe(8080);
+    expect(
+      configError(() => withFile({ auditing: { servers: { tcp: { port: 8080 } } } }, { JUNCTION_AUDITING_SERVERS_TCP_ENABLED: 'yes' }))
+        .problems,
+    ).toEqual(['api.port and auditing.servers.tcp.port are both 8080: every listening port must be different; change one of them']);
+  });
+
+  it('does not treat the outgoing audit port as a listening port', () => {
+    expect(withFile({ auditEvents: { port: 8080 } }).config.auditEvents.port).toBe(8080);
+  });
+});
