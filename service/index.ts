@@ -67,11 +67,14 @@ async function main(): Promise<void> {
     // When started by the Electron shell over IPC, tell it where the console is.
     process.send?.({ type: 'ready', apiUrl: started.apiUrl, version });
   } catch (err) {
+    // Set first: if the event loop drains while the logs flush, the process must still exit with failure.
+    process.exitCode = 1;
     const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`Junction cannot start: ${message}\n`);
     logger.fatal({ err }, 'start-up failed');
     await junction.stop().catch(() => undefined);
     await log.close();
-    fail(message);
+    process.exit(1);
   }
 }
 

@@ -16,6 +16,8 @@ export interface LoggerOptions {
   stdout?: boolean;
 }
 
+const CLOSE_TIMEOUT_MS = 3000;
+
 export interface ServiceLogger {
   logger: Logger;
   /** Flushes and closes the log writers; call last during shutdown. */
@@ -67,7 +69,8 @@ export function createLogger(options: LoggerOptions): ServiceLogger {
         logger.flush();
         const closed = once(transport, 'close');
         transport.end();
-        await closed;
+        // A stuck log worker must not hold shutdown hostage.
+        await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS).unref())]);
       })();
       return closing;
     },

@@ -43,6 +43,7 @@ export class Authenticator {
   readonly #deps: AuthenticatorDeps;
   readonly #now: () => number;
   readonly #basicCache = new Map<string, number>();
+  readonly #basicInflight = new Map<string, Promise<UserRecord | null>>();
   readonly #tokenSaltsSeen = new Map<string, number>();
   readonly #tokenAudited = new Map<string, number>();
   readonly #anonymousAudited = new Map<string, number>();
@@ -77,14 +78,31 @@ export class Authenticator {
   async password(username: string, password: string, address: string, method: 'local' | 'basic', failure: AppError): Promise<UserRecord> {
     this.#refuseIfThrottled(username, address);
     if (method === 'basic') {
-      const cached = await this.#deps.accounts.findByEmail(username);
-      const expires = cached === null ? undefined : this.#basicCache.get(cacheKey(cached, password));
-      if (cached !== null && expires !== undefined && expires > this.#now()) return cached;
+      const known = await this.#deps.accounts.findByEmail(username);
+      if (known !== null) {
+        const key = cacheKey(known, password);
+        const expires = this.#basicCache.get(key);
+        if (expires !== undefined && expires > this.#now()) return known;
+        // Concurrent first requests with the same credential share one scrypt run instead of queueing many.
+        let pending = this.#basicInflight.get(key);
+        if (pending === undefined) {
+          pending = this.#verifyBasic(username, password, address, key).finally(() => this.#basicInflight.delete(key));
+          this.#basicInflight.set(key, pending);
+        }
+        const user = await pending;
+        return user ?? this.#fail(username, address, method, 'wrong username or password', failure);
+      }
     }
     const user = await this.#deps.accounts.verify(username, password);
     if (user === null) return this.#fail(username, address, method, 'wrong username or password', failure);
-    if (method === 'basic') this.#remember(cacheKey(user, password));
     return this.#succeed(user, address, method);
+  }
+
+  async #verifyBasic(username: string, password: string, address: string, key: string): Promise<UserRecord | null> {
+    const user = await this.#deps.accounts.verify(username, password);
+    if (user === null) return null;
+    this.#remember(key);
+    return this.#succeed(user, address, 'basic');
   }
 
   #remember(key: string): void {

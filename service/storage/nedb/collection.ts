@@ -55,10 +55,11 @@ export class NedbCollection<T extends StoredDoc> implements Collection<T> {
     const datastore = this.context.datastore(this.name);
     // NeDB reads a limit of 0 as "no limit".
     if (limit === 0) return [];
-    const cursor = datastore.find(query);
-    if (sort !== undefined) cursor.sort(sort);
-    if (skip !== undefined) cursor.skip(skip);
-    if (limit !== undefined) cursor.limit(limit);
+    // The cursor is a thenable that runs when awaited, so it is reassigned rather than left as a bare statement.
+    let cursor = datastore.find(query);
+    if (sort !== undefined) cursor = cursor.sort(sort);
+    if (skip !== undefined) cursor = cursor.skip(skip);
+    if (limit !== undefined) cursor = cursor.limit(limit);
     try {
       return (await cursor).map((doc) => copyOut<T>(doc));
     } catch (err) {

@@ -17,7 +17,7 @@ const operators: ReadonlySet<string> = new Set<Operator>(['$in', '$nin', '$ne', 
 
 /** Validates a filter and returns the equivalent NeDB query; throws StoreError for anything outside the query language. */
 export function toNedbQuery(collection: string, filter: Filter): NedbQuery {
-  return translate(collection, filter as unknown, 'filter');
+  return translate(collection, filter, 'filter');
 }
 
 /** Throws StoreError unless `path` is a usable (possibly dotted) field path. */
