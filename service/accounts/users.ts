@@ -26,7 +26,7 @@ export interface NewUserInput {
   passwordChangeRequired?: boolean;
 }
 
-export type UserChanges = Partial<Omit<NewUserInput, 'password'>> & { password?: string };
+export type UserChanges = Partial<Omit<NewUserInput, 'password' | 'msisdn'>> & { password?: string; msisdn?: string | null };
 
 /** Lower-cases and trims an email so lookups and uniqueness ignore case. */
 export function normaliseEmail(email: string): string {
@@ -137,7 +137,8 @@ export class UserAccounts {
     if (changes.firstname !== undefined) set.firstname = changes.firstname;
     if (changes.surname !== undefined) set.surname = changes.surname;
     if (changes.groups !== undefined) set.groups = [...new Set(changes.groups)];
-    if (changes.msisdn !== undefined) set.msisdn = changes.msisdn;
+    if (changes.msisdn !== undefined && changes.msisdn !== null) set.msisdn = changes.msisdn;
+    const unset: 'msisdn'[] = changes.msisdn === null ? ['msisdn'] : [];
     if (changes.dailyReport !== undefined) set.dailyReport = changes.dailyReport;
     if (changes.weeklyReport !== undefined) set.weeklyReport = changes.weeklyReport;
     if (changes.settings !== undefined) set.settings = changes.settings;
@@ -151,7 +152,7 @@ export class UserAccounts {
       Object.assign(set, await this.#credentials(changes.password), { passwordChangeRequired: false });
     }
     if (changes.passwordChangeRequired !== undefined) set.passwordChangeRequired = changes.passwordChangeRequired;
-    const updated = await this.#users.updateById(target._id, { set }).catch(conflict);
+    const updated = await this.#users.updateById(target._id, { set, unset }).catch(conflict);
     if (updated === null) throw new AppError('NOT_FOUND', `No user with email ${target.email}`);
     return updated;
   }

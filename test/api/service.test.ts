@@ -101,6 +101,15 @@ describe('the management API certificate', () => {
       expect(t.url.startsWith('http://')).toBe(true);
       const res = await fetch(`${t.url}/users`, { headers: { authorization: basic('root@junction.local', 'junction-password') } });
       expect(res.status).toBe(403);
+      const login = await fetch(`${t.url}/authenticate/local`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'root@junction.local', password: 'junction-password' }),
+      });
+      expect(login.status).toBe(200);
+      const cookie = login.headers.get('set-cookie') ?? '';
+      expect(cookie).toMatch(/^junction\.sid=.*HttpOnly/i);
+      expect(cookie).not.toMatch(/Secure/i);
     } finally {
       await t.destroy();
     }

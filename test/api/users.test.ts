@@ -104,6 +104,9 @@ describe('users API', () => {
     });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ surname: 'Sister', groups: ['nurses', 'reception'], settings: { filter: { status: 'Failed' } } });
+    const cleared = await t.request('/users/alice@clinic.example', { method: 'PUT', headers: admin, json: { msisdn: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).not.toHaveProperty('msisdn');
 
     const duplicate = await t.request('/users', { method: 'POST', headers: admin, json: { ...alice, email: 'alice@clinic.example' } });
     expect(duplicate.status).toBe(409);

@@ -36,7 +36,8 @@ export const UserUpdateBody = Type.Object(
     surname: Type.Optional(Name),
     groups: Type.Optional(Groups),
     password: Type.Optional(Password),
-    msisdn: Type.Optional(Msisdn),
+    // null removes the number.
+    msisdn: Type.Optional(Type.Union([Msisdn, Type.Null()])),
     dailyReport: Type.Optional(Type.Boolean()),
     weeklyReport: Type.Optional(Type.Boolean()),
     settings: Type.Optional(Settings),
