@@ -7,6 +7,7 @@ import type { ErrorObject, Options } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ValidationProblem } from '../contracts/api.js';
+import { pointerToDotted as dotted } from '../domain/json-pointer.js';
 
 const common: Options = { allErrors: true, removeAdditional: false, strict: false, useDefaults: true };
 
@@ -25,14 +26,6 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
     const ajv = httpPart === 'body' ? strict : coercing;
     return ajv.compile(schema as object);
   };
-}
-
-function dotted(instancePath: string): string {
-  return instancePath
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .join('.');
 }
 
 function join(...parts: (string | undefined)[]): string {

@@ -5,6 +5,7 @@ import { allowedText } from './describe.js';
 import { configLeaves, getPath, schemaAt } from './leaves.js';
 import { configSchema } from './schema.js';
 import { didYouMean } from './suggest.js';
+import { pointerToDotted as dotted } from '../domain/json-pointer.js';
 
 /**
  * Says where a key's value came from: `api.port (in junction.json)` or `JUNCTION_API_PORT="0" (api.port)`;
@@ -22,14 +23,6 @@ function compiled(): ValidateFunction {
     validator = ajv.compile(configSchema);
   }
   return validator;
-}
-
-function dotted(instancePath: string): string {
-  return instancePath
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .join('.');
 }
 
 /** The leaf owning an error path: errors inside arrays (`api.authenticationTypes.1`) belong to the array key. */

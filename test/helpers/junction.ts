@@ -2,11 +2,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { Agent, fetch, Headers } from 'undici';
 import type { RequestInit } from 'undici';
-import { pino } from 'pino';
-import type { Logger } from 'pino';
+import { memoryLogger } from './logger.js';
 import { resolveConfig } from '../../service/config/index.js';
 import type { JunctionConfig } from '../../service/config/index.js';
 import { Junction } from '../../service/app.js';
@@ -35,18 +33,6 @@ export interface TestResponse {
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends readonly unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
-
-/** A logger that keeps every line in memory, so tests can assert on what was logged. */
-export function memoryLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'debug' }, stream), lines };
-}
 
 export async function tempDir(prefix = 'junction-test-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));

@@ -2,7 +2,6 @@
 import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -10,6 +9,7 @@ import { createNedbStore } from '../../service/storage/nedb/index.js';
 import { StoreError, StoreOpenError, UniqueConstraintError } from '../../service/storage/store.js';
 import type { Store } from '../../service/storage/store.js';
 import { describeStoreContract, newUser } from './contract.js';
+import { memoryLogger } from '../helpers/logger.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -25,17 +25,6 @@ describeStoreContract('NeDB', async (location) => {
     },
   };
 });
-
-function memoryLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'debug' }, stream), lines };
-}
 
 const ERROR = 50;
 
