@@ -76,9 +76,124 @@ export interface CodedValue {
   codeSystemName?: string;
 }
 
+/** A downstream route of a channel (OpenHIM field names). */
+export interface RouteRecord {
+  name: string;
+  type: 'http' | 'tcp' | 'mllp';
+  host: string;
+  port: number;
+  /** Replaces the request path when set. */
+  path?: string;
+  /** sed-like `s/from/to[/g]`, applied to the request path when `path` is not set. */
+  pathTransform?: string;
+  primary: boolean;
+  /** HTTPS (or TLS for tcp routes) to the downstream. */
+  secured: boolean;
+  /** Basic credentials for the downstream; the password is kept because it must be sent. Masked in API output. */
+  username?: string;
+  password?: string;
+  forwardAuthHeader: boolean;
+  status: 'enabled' | 'disabled';
+}
+
+export interface AlertRecipientRecord {
+  user: string;
+  method: 'email' | 'sms';
+  maxAlerts: 'no max' | '1 per hour' | '1 per day';
+}
+
+export interface AlertRecord {
+  condition: 'status' | 'auto-retry-max-attempted';
+  /** A code such as `401`, or a range such as `4xx`. */
+  status?: string;
+  /** Percent; the alert fires only while the failure rate is above it. */
+  failureRate?: number;
+  groups: string[];
+  users: AlertRecipientRecord[];
+}
+
+export interface RewriteRuleRecord {
+  fromHost: string;
+  toHost: string;
+  fromPort: number;
+  toPort: number;
+  pathTransform?: string;
+}
+
+export interface ChannelRecord extends StoredDoc {
+  name: string;
+  description?: string;
+  type: 'http' | 'tcp' | 'tls' | 'polling';
+  /** Regular expression matched against the request path (http channels). */
+  urlPattern: string;
+  /** Empty means every method. */
+  methods: string[];
+  priority?: number;
+  status: 'enabled' | 'disabled' | 'deleted';
+  authType: 'private' | 'public';
+  allow: string[];
+  whitelistedIPs: string[];
+  matchContentTypes: string[];
+  matchContentRegex?: string;
+  matchContentXpath?: string;
+  matchContentJson?: string;
+  matchContentValue?: string;
+  tcpHost?: string;
+  tcpPort?: number;
+  pollingSchedule?: string;
+  requestBody: boolean;
+  responseBody: boolean;
+  autoRetryEnabled: boolean;
+  autoRetryPeriodMinutes: number;
+  autoRetryMaxAttempts?: number;
+  rewriteUrls: boolean;
+  addAutoRewriteRules: boolean;
+  rewriteUrlsConfig: RewriteRuleRecord[];
+  txViewAcl: string[];
+  txViewFullAcl: string[];
+  txRerunAcl: string[];
+  alerts: AlertRecord[];
+  properties: Record<string, string>[];
+  /** Milliseconds to wait for the routes. */
+  timeout?: number;
+  maxBodyAgeDays?: number;
+  routes: RouteRecord[];
+  updatedBy?: { id: string; name: string };
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A system that may send transactions. Secrets are stored hashed (password) or kept for lookup (custom token digest). */
+export interface ClientRecord extends StoredDoc {
+  clientID: string;
+  /** Must equal the CN of the client certificate when one is used. */
+  clientDomain?: string;
+  name: string;
+  roles: string[];
+  /** scrypt hash (service/accounts/passwords.ts), or an OpenHIM-style salted sha512/sha256 hash imported as given. */
+  passwordHash?: string;
+  passwordAlgorithm?: 'scrypt' | 'sha512' | 'sha256';
+  passwordSalt?: string;
+  /** PEM of the client certificate and its SHA-256 fingerprint (colon-separated hex, as node:crypto prints it). */
+  certPem?: string;
+  certFingerprint?: string;
+  /** sha256 of the custom token: unique, so a token identifies exactly one client. */
+  customTokenHash?: string;
+  organization?: string;
+  location?: string;
+  softwareName?: string;
+  description?: string;
+  contactPerson?: string;
+  contactPersonEmail?: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
 /** Layout of every configuration collection; each storage implementation creates these. */
 export const collectionSpecs = {
   users: { name: 'users', unique: ['email'], indexed: [] },
   sessions: { name: 'sessions', unique: ['tokenHash'], indexed: ['userId', 'expiresAt'] },
   audits: { name: 'audits', unique: [], indexed: ['eventIdentification.eventDateTime'] },
+  channels: { name: 'channels', unique: ['name'], indexed: ['status'] },
+  clients: { name: 'clients', unique: ['clientID', 'customTokenHash', 'certFingerprint'], indexed: ['clientDomain', 'roles'] },
 } as const satisfies Record<string, CollectionSpec>;

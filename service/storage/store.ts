@@ -10,7 +10,7 @@
  *
  * The query language is deliberately small so that every engine (NeDB, PostgreSQL) can honour it exactly.
  */
-import type { AuditRecord, SessionRecord, UserRecord } from './records.js';
+import type { AuditRecord, ChannelRecord, ClientRecord, SessionRecord, UserRecord } from './records.js';
 
 /** Every stored document has a string id assigned by the store. */
 export interface StoredDoc {
@@ -99,6 +99,8 @@ export interface Store {
   readonly users: Collection<UserRecord>;
   readonly sessions: Collection<SessionRecord>;
   readonly audits: Collection<AuditRecord>;
+  readonly channels: Collection<ChannelRecord>;
+  readonly clients: Collection<ClientRecord>;
   /** Loads every collection. Rejects with `StoreOpenError` naming the damaged or unreadable file. */
   open(): Promise<void>;
   /** Finishes pending writes, compacts and releases files. Safe to call twice. */

@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { collectionSpecs } from '../records.js';
-import type { AuditRecord, SessionRecord, UserRecord } from '../records.js';
+import type { AuditRecord, ChannelRecord, ClientRecord, SessionRecord, UserRecord } from '../records.js';
 import { StoreError, StoreOpenError } from '../store.js';
 import type { Collection, CollectionSpec, Store, StoreHealth, StoreState } from '../store.js';
 import { NedbCollection } from './collection.js';
@@ -32,6 +32,8 @@ class NedbStore implements Store, CollectionContext {
   readonly users: Collection<UserRecord>;
   readonly sessions: Collection<SessionRecord>;
   readonly audits: Collection<AuditRecord>;
+  readonly channels: Collection<ChannelRecord>;
+  readonly clients: Collection<ClientRecord>;
 
   private readonly specs: readonly CollectionSpec[] = Object.values(collectionSpecs);
   private readonly dataDir: string;
@@ -53,6 +55,8 @@ class NedbStore implements Store, CollectionContext {
     this.users = new NedbCollection<UserRecord>(collectionSpecs.users, this);
     this.sessions = new NedbCollection<SessionRecord>(collectionSpecs.sessions, this);
     this.audits = new NedbCollection<AuditRecord>(collectionSpecs.audits, this);
+    this.channels = new NedbCollection<ChannelRecord>(collectionSpecs.channels, this);
+    this.clients = new NedbCollection<ClientRecord>(collectionSpecs.clients, this);
   }
 
   async open(): Promise<void> {
