@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createNedbStore } from '../../service/storage/nedb/index.js';
+import { collectionSpecs } from '../../service/storage/records.js';
 import { StoreError, StoreOpenError, UniqueConstraintError } from '../../service/storage/store.js';
 import type { Store } from '../../service/storage/store.js';
 import { describeStoreContract, newUser } from './contract.js';
@@ -86,7 +87,7 @@ describe('NeDB store', () => {
       await store.users.insert(newUser());
       await store.close();
       expect(((await stat(dataDir)).mode & 0o777).toString(8)).toBe('700');
-      expect((await readdir(dataDir)).sort()).toEqual(['audits.db', 'sessions.db', 'users.db']);
+      expect((await readdir(dataDir)).sort()).toEqual(Object.values(collectionSpecs).map((spec) => `${spec.name}.db`).sort());
       expect(((await stat(join(dataDir, 'users.db'))).mode & 0o777).toString(8)).toBe('600');
     });
 
