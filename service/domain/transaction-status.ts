@@ -1,0 +1,50 @@
+/** Transaction statuses (SPEC.md "States and transitions") and status-code patterns, as pure functions. */
+
+export const TRANSACTION_STATUSES = ['Processing', 'Failed', 'Completed', 'Completed with error(s)', 'Successful'] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+
+/** What one route produced: an HTTP status, or a network failure / timeout (no status). */
+export interface RouteOutcome {
+  status?: number;
+}
+
+function is2xx(outcome: RouteOutcome): boolean {
+  return outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+}
+
+// A route that never answered (reset, refused, timed out) counts like a 5xx: the service behind it failed.
+function is5xxOrFailed(outcome: RouteOutcome): boolean {
+  return outcome.status === undefined || outcome.status >= 500;
+}
+
+/**
+ * The final status once every route has answered: primary 5xx → Failed; else any other route 5xx → Completed with
+ * error(s); all 2xx → Successful; otherwise Completed. A mediator's own status, when it sent one, wins.
+ */
+export function computeStatus(primary: RouteOutcome, secondaries: readonly RouteOutcome[], mediatorStatus?: TransactionStatus): TransactionStatus {
+  if (mediatorStatus !== undefined) return mediatorStatus;
+  if (is5xxOrFailed(primary)) return 'Failed';
+  if (secondaries.some(is5xxOrFailed)) return 'Completed with error(s)';
+  if (is2xx(primary) && secondaries.every(is2xx)) return 'Successful';
+  return 'Completed';
+}
+
+/** True for the five transaction status names. */
+export function isTransactionStatus(value: unknown): value is TransactionStatus {
+  return typeof value === 'string' && (TRANSACTION_STATUSES as readonly string[]).includes(value);
+}
+
+/** Parses a status-code filter: `500` or a class such as `5xx`; null when malformed. */
+export function parseStatusPattern(pattern: string | number): { min: number; max: number } | null {
+  const text = String(pattern).trim().toLowerCase();
+  if (/^[1-5]\d\d$/.test(text)) return { min: Number(text), max: Number(text) };
+  const range = /^([1-5])xx$/.exec(text);
+  if (range?.[1] !== undefined) return { min: Number(range[1]) * 100, max: Number(range[1]) * 100 + 99 };
+  return null;
+}
+
+/** True when a status code falls in a pattern such as `401` or `4xx`. */
+export function statusMatches(pattern: string | number, code: number): boolean {
+  const range = parseStatusPattern(pattern);
+  return range !== null && code >= range.min && code <= range.max;
+}
