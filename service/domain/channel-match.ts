@@ -106,7 +106,7 @@ function xpathValue(body: string, expression: string): string | undefined {
       const first = result[0];
       return first === undefined ? undefined : (first.textContent ?? undefined);
     }
-    return String(result);
+    return typeof result === 'string' || typeof result === 'number' || typeof result === 'boolean' ? String(result) : undefined;
   } catch {
     return undefined;
   }
@@ -124,7 +124,8 @@ export function matchesBody(channel: MatchableChannel, body: string): boolean {
       return false;
     }
     const value = jsonValueAt(parsed, channel.matchContentJson);
-    if (value === undefined || String(value) !== channel.matchContentValue) return false;
+    const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+    if (scalar === undefined || scalar !== channel.matchContentValue) return false;
   }
   return true;
 }
