@@ -1,0 +1,192 @@
+/**
+ * Body files: request and response bodies live on disk beside the transaction log, never inside its documents.
+ * Layout `<root>/<yyyy-mm-dd>/<channelId>/<bodyId>`, so global retention removes a whole day folder and a
+ * channel's `maxBodyAgeDays` removes that channel's folders in older days.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import type { WriteStream } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
+
+/** Where a body is and what was kept of it. Stored in the transaction document. */
+export interface BodyRef {
+  /** Relative to the body root: `<day>/<channelId>/<bodyId>`. */
+  path: string;
+  /** Bytes kept on disk. */
+  size: number;
+  /** Bytes the sender sent (larger than `size` when truncated). */
+  receivedBytes: number;
+  /** True when the body was longer than the cap: only the first `size` bytes were kept, so it cannot be re-run. */
+  truncated: boolean;
+}
+
+export interface SinkOptions {
+  /** UTC day of the transaction, `yyyy-mm-dd`. */
+  day: string;
+  channelId: string;
+  bodyId: string;
+  /** Most bytes to keep; the rest is counted but dropped. */
+  capBytes: number;
+}
+
+/** A writable end for one body plus the promise of its reference once the stream has finished. */
+export interface BodySink {
+  stream: Writable;
+  done: Promise<BodyRef>;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
+
+function checkSegments(day: string, channelId: string, bodyId?: string): void {
+  // Ids come from our own records, but a path built from anything else must not escape the body root.
+  if (!DAY.test(day)) throw new RangeError(`not a day: ${day}`);
+  if (!SEGMENT.test(channelId)) throw new RangeError(`not a safe channel id: ${channelId}`);
+  if (bodyId !== undefined && !SEGMENT.test(bodyId)) throw new RangeError(`not a safe body id: ${bodyId}`);
+}
+
+/** The UTC day (`yyyy-mm-dd`) of a moment. */
+export function dayOf(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+export class BodyFiles {
+  readonly #root: string;
+
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  /** Opens a sink that streams a body to disk, keeping at most `capBytes` and applying the disk's backpressure. */
+  sink(options: SinkOptions): BodySink {
+    checkSegments(options.day, options.channelId, options.bodyId);
+    const dir = join(this.#root, options.day, options.channelId);
+    const path = `${options.day}/${options.channelId}/${options.bodyId}`;
+    const file = join(dir, options.bodyId);
+    let out: WriteStream | undefined;
+    let kept = 0;
+    let received = 0;
+    let resolveRef: (ref: BodyRef) => void = () => undefined;
+    let rejectRef: (err: Error) => void = () => undefined;
+    const done = new Promise<BodyRef>((resolve, reject) => {
+      resolveRef = resolve;
+      rejectRef = reject;
+    });
+    done.catch(() => undefined);
+
+    const open = async (): Promise<WriteStream> => {
+      if (out === undefined) {
+        await mkdir(dir, { recursive: true });
+        out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+        out.on('error', (err) => rejectRef(err));
+      }
+      return out;
+    };
+    const writeToFile = async (chunk: Buffer): Promise<void> => {
+      const target = await open();
+      if (target.write(chunk)) return;
+      // Wait for the disk to catch up, but give up on a write error instead of waiting for a drain that never comes.
+      await new Promise<void>((resolve, reject) => {
+        const drained = () => {
+          target.off('error', failed);
+          resolve();
+        };
+        const failed = (err: Error) => {
+          target.off('drain', drained);
+          reject(err);
+        };
+        target.once('drain', drained);
+        target.once('error', failed);
+      });
+    };
+
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        received += chunk.length;
+        const room = options.capBytes - kept;
+        const part = room >= chunk.length ? chunk : chunk.subarray(0, Math.max(0, room));
+        kept += part.length;
+        if (part.length === 0) {
+          callback();
+          return;
+        }
+        writeToFile(part).then(() => callback(), callback);
+      },
+      final(callback) {
+        const finish = () => {
+          resolveRef({ path, size: kept, receivedBytes: received, truncated: received > kept });
+          callback();
+        };
+        // An empty body still gets a file, so every ref can be read back.
+        open()
+          .then((target) => {
+            target.once('error', callback);
+            target.end(finish);
+          })
+          .catch(callback);
+      },
+      destroy(err, callback) {
+        out?.destroy();
+        if (err !== null) rejectRef(err);
+        callback(err);
+      },
+    });
+    return { stream, done };
+  }
+
+  /** Streams a stored body back. */
+  read(ref: Pick<BodyRef, 'path'>): Readable {
+    const [day = '', channelId = '', bodyId = ''] = ref.path.split('/');
+    checkSegments(day, channelId, bodyId);
+    return createReadStream(join(this.#root, day, channelId, bodyId));
+  }
+
+  /** Reads a stored body as text, at most `limit` bytes. */
+  async readText(ref: Pick<BodyRef, 'path'>, limit = Number.POSITIVE_INFINITY): Promise<string> {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of this.read(ref)) {
+      const buffer = chunk as Buffer;
+      const part = buffer.subarray(0, Math.max(0, Math.min(buffer.length, limit - total)));
+      chunks.push(part);
+      total += part.length;
+      if (total >= limit) break;
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  /** Days that have body folders, oldest first. */
+  async days(): Promise<string[]> {
+    try {
+      return (await readdir(this.#root)).filter((d) => DAY.test(d)).sort();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+  }
+
+  /** Removes every body of the days before `day` (global retention); returns the days removed. */
+  async removeDaysBefore(day: string): Promise<string[]> {
+    const old = (await this.days()).filter((d) => d < day);
+    for (const d of old) await rm(join(this.#root, d), { recursive: true, force: true });
+    return old;
+  }
+
+  /** Removes one channel's bodies of the days before `day` (its maxBodyAgeDays); returns the days touched. */
+  async removeChannelBodiesBefore(channelId: string, day: string): Promise<string[]> {
+    checkSegments(day, channelId);
+    const touched: string[] = [];
+    for (const d of (await this.days()).filter((x) => x < day)) {
+      const dir = join(this.#root, d, channelId);
+      try {
+        await rm(dir, { recursive: true });
+        touched.push(d);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+    return touched;
+  }
+}
