@@ -15,6 +15,9 @@ import { serviceRoutes } from './routes/service.js';
 import type { ServiceRoutesDeps } from './routes/service.js';
 import { userRoutes } from './routes/users.js';
 import type { UserRoutesDeps } from './routes/users.js';
+import { channelRoutes } from './routes/channels.js';
+import { clientRoutes } from './routes/clients.js';
+import { roleRoutes } from './routes/roles.js';
 
 export interface ApiServerOptions {
   logger: Logger;
@@ -60,5 +63,8 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(serviceRoutes(deps));
   await app.register(authRoutes(deps));
   await app.register(userRoutes(deps));
+  await app.register(channelRoutes(deps));
+  await app.register(clientRoutes(deps));
+  await app.register(roleRoutes(deps));
   return app;
 }

@@ -1,0 +1,197 @@
+/** Channels: `GET/POST /channels`, `GET/PUT/DELETE /channels/:channelId`. Admins change channels; groups in a channel's ACLs may read it. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Static } from 'typebox';
+import { AppError } from '../../errors.js';
+import { isAdmin } from '../../domain/permissions.js';
+import { channelProblems } from '../../domain/channel-rules.js';
+import type { ChannelDraft } from '../../domain/channel-rules.js';
+import type { ValidationProblem } from '../../contracts/api.js';
+import type { AlertRecord, ChannelRecord, RouteRecord, UserRecord } from '../../storage/records.js';
+import type { Changes, Store } from '../../storage/store.js';
+import { UniqueConstraintError } from '../../storage/store.js';
+import { currentUser } from '../auth/hook.js';
+import { NoQuery } from '../schemas/common.js';
+import { ChannelCreateBody, ChannelParams, ChannelUpdateBody, PublicChannelSchema } from '../schemas/channels.js';
+import type { AlertBody, RouteBody } from '../schemas/channels.js';
+
+/** What answers show instead of a route password; sent back in a PUT, it keeps the stored password. */
+export const PASSWORD_MASK = '********';
+
+export interface ChannelRoutesDeps {
+  store: Store;
+  /** When present and true, DELETE marks the channel `deleted` so its transactions keep their channel. */
+  hasTransactions?: (channelId: string) => Promise<boolean>;
+}
+
+type PublicChannel = Static<typeof PublicChannelSchema>;
+
+const SERVICE_FIELDS = ['_id', 'createdAt', 'updatedAt', 'updatedBy'] as const;
+
+function routeRecord(route: RouteBody): RouteRecord {
+  const { path, pathTransform, username, password, ...rest } = route;
+  // Empty strings, as forms send them, mean "not set".
+  const optional = Object.fromEntries(Object.entries({ path, pathTransform, username, password }).filter(([, v]) => v !== undefined && v !== ''));
+  return { type: 'http', primary: false, secured: false, forwardAuthHeader: false, status: 'enabled', ...rest, ...optional };
+}
+
+function alertRecord(alert: AlertBody): AlertRecord {
+  return { condition: 'status', groups: [], users: [], ...alert };
+}
+
+/** Fills the defaults of a complete channel body (a POST body, or a stored channel with a PUT merged onto it). */
+function channelDraft(body: ChannelCreateBody): ChannelDraft {
+  const type = body.type ?? 'http';
+  const socket = type === 'tcp' || type === 'tls';
+  return {
+    urlPattern: '',
+    status: 'enabled',
+    authType: 'private',
+    allow: [],
+    whitelistedIPs: [],
+    matchContentTypes: [],
+    requestBody: true,
+    responseBody: true,
+    autoRetryEnabled: false,
+    autoRetryPeriodMinutes: 60,
+    rewriteUrls: false,
+    addAutoRewriteRules: true,
+    rewriteUrlsConfig: [],
+    txViewAcl: [],
+    txViewFullAcl: [],
+    txRerunAcl: [],
+    properties: [],
+    ...body,
+    ...(socket && body.tcpHost === undefined ? { tcpHost: '0.0.0.0' } : {}),
+    type,
+    methods: (body.methods ?? []).map((m) => m.toUpperCase()),
+    alerts: (body.alerts ?? []).map(alertRecord),
+    routes: body.routes.map(routeRecord),
+  };
+}
+
+/** Swaps masks sent back for the stored password of the route with the same name; a mask with nothing behind it is a problem. */
+function unmaskPasswords(routes: RouteRecord[], stored: readonly RouteRecord[]): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  routes.forEach((route, i) => {
+    if (route.password !== PASSWORD_MASK) return;
+    const previous = stored.find((r) => r.name === route.name)?.password;
+    if (previous === undefined) problems.push({ path: `body.routes.${i}.password`, message: 'is the mask shown in answers; send the real password' });
+    else route.password = previous;
+  });
+  return problems;
+}
+
+function refuseIfInvalid(problems: ValidationProblem[]): void {
+  const first = problems[0];
+  if (first !== undefined) throw new AppError('VALIDATION_FAILED', `${first.path} ${first.message}`, problems);
+}
+
+function conflict(err: unknown): never {
+  if (err instanceof UniqueConstraintError) {
+    const problem = { path: `body.${err.field}`, message: 'is already used by another channel' };
+    throw new AppError('CONFLICT', `${problem.path} ${problem.message}`, [problem]);
+  }
+  throw err;
+}
+
+/** The answer view: dates as text, route passwords masked. */
+function publicChannel(channel: ChannelRecord): PublicChannel {
+  return {
+    ...channel,
+    routes: channel.routes.map((r) => (r.password === undefined ? r : { ...r, password: PASSWORD_MASK })),
+    createdAt: channel.createdAt.toISOString(),
+    updatedAt: channel.updatedAt.toISOString(),
+  };
+}
+
+/** Admins see every channel; other users see channels whose transaction ACLs name one of their groups. */
+function canView(user: UserRecord, channel: ChannelRecord): boolean {
+  if (isAdmin(user)) return true;
+  return [...channel.txViewAcl, ...channel.txViewFullAcl, ...channel.txRerunAcl].some((g) => user.groups.includes(g));
+}
+
+function requireAdmin(user: UserRecord, action: string): void {
+  if (!isAdmin(user)) throw new AppError('FORBIDDEN', `Only admins can ${action} channels`);
+}
+
+export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebox {
+  const channels = deps.store.channels;
+
+  async function load(id: string): Promise<ChannelRecord> {
+    const channel = await channels.findById(id);
+    if (channel === null || channel.status === 'deleted') throw new AppError('NOT_FOUND', `No channel with id ${id}`);
+    return channel;
+  }
+
+  return async (app) => {
+    const params = ChannelParams;
+    const querystring = NoQuery;
+
+    app.get('/channels', { schema: { querystring, response: { 200: Type.Array(PublicChannelSchema) } } }, async (request) => {
+      const user = currentUser(request);
+      const all = await channels.find({ status: { $ne: 'deleted' } }, { sort: { name: 1 } });
+      return all.filter((c) => canView(user, c)).map(publicChannel);
+    });
+
+    app.post('/channels', { schema: { querystring, body: ChannelCreateBody, response: { 201: PublicChannelSchema } } }, async (request, reply) => {
+      const user = currentUser(request);
+      requireAdmin(user, 'create');
+      const draft = channelDraft(request.body);
+      refuseIfInvalid([...unmaskPasswords(draft.routes, []), ...channelProblems(draft)]);
+      const now = new Date();
+      const created = await channels
+        .insert({ ...draft, createdAt: now, updatedAt: now, updatedBy: { id: user._id, name: user.email } })
+        .catch(conflict);
+      request.log.info({ channel: created.name, by: user.email }, 'channel created');
+      return reply.code(201).send(publicChannel(created));
+    });
+
+    app.get('/channels/:channelId', { schema: { params, querystring, response: { 200: PublicChannelSchema } } }, async (request) => {
+      const user = currentUser(request);
+      const channel = await channels.findById(request.params.channelId);
+      // Non-admins get 403 for unknown ids too, so ids of channels they cannot see are not confirmed.
+      if (!isAdmin(user) && (channel === null || !canView(user, channel))) throw new AppError('FORBIDDEN', 'You are not allowed to view this channel');
+      return publicChannel(await load(request.params.channelId));
+    });
+
+    app.put('/channels/:channelId', { schema: { params, querystring, body: ChannelUpdateBody, response: { 200: PublicChannelSchema } } }, async (request) => {
+      const user = currentUser(request);
+      requireAdmin(user, 'change');
+      const stored = await load(request.params.channelId);
+      const { _id, ...changes } = request.body;
+      if (_id !== undefined && _id !== stored._id) {
+        refuseIfInvalid([{ path: 'body._id', message: `must be ${stored._id}, the id in the URL, or left out` }]);
+      }
+      const merged: Record<string, unknown> = { ...stored };
+      for (const [key, value] of Object.entries(changes)) {
+        if (value === null) delete merged[key];
+        else merged[key] = value;
+      }
+      for (const key of SERVICE_FIELDS) delete merged[key];
+      // The merge is re-checked whole, so a partial update cannot leave a channel that breaks the rules.
+      const draft = channelDraft(merged as ChannelCreateBody);
+      refuseIfInvalid([...(changes.routes === undefined ? [] : unmaskPasswords(draft.routes, stored.routes)), ...channelProblems(draft)]);
+      const unset = Object.keys(stored).filter((k) => !(k in draft) && !(SERVICE_FIELDS as readonly string[]).includes(k));
+      const update: Changes<ChannelRecord> = {
+        set: { ...draft, updatedAt: new Date(), updatedBy: { id: user._id, name: user.email } },
+        unset: unset as Changes<ChannelRecord>['unset'],
+      };
+      const updated = await channels.updateById(stored._id, update).catch(conflict);
+      if (updated === null) throw new AppError('NOT_FOUND', `No channel with id ${stored._id}`);
+      request.log.info({ channel: updated.name, by: user.email, fields: Object.keys(changes) }, 'channel updated');
+      return publicChannel(updated);
+    });
+
+    app.delete('/channels/:channelId', { schema: { params, querystring } }, async (request) => {
+      const user = currentUser(request);
+      requireAdmin(user, 'delete');
+      const channel = await load(request.params.channelId);
+      const keep = deps.hasTransactions !== undefined && (await deps.hasTransactions(channel._id));
+      if (keep) await channels.updateById(channel._id, { set: { status: 'deleted', updatedAt: new Date(), updatedBy: { id: user._id, name: user.email } } });
+      else await channels.removeById(channel._id);
+      request.log.info({ channel: channel.name, by: user.email, kept: keep }, 'channel deleted');
+      return { message: `Channel ${channel.name} deleted` };
+    });
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * Request and response schemas of the channels routes (OpenHIM field names). The schemas check shapes; the rules
+ * that span fields (one primary route, compiling regexes, path transforms) live in domain/channel-rules.ts.
+ * Defaults are applied by the routes, not here, so a partial PUT never gains defaults that overwrite stored values.
+ */
+import { Type } from 'typebox';
+import type { Static, TSchema } from 'typebox';
+
+const Text = Type.String({ maxLength: 2000 });
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Group = Type.String({ minLength: 1, maxLength: 100 });
+const Groups = Type.Array(Group, { maxItems: 200, uniqueItems: true });
+const Port = Type.Integer({ minimum: 1, maximum: 65535 });
+const Pattern = Type.String({ minLength: 1, maxLength: 2000 });
+// Letters only; whether it is a known method, and repeats in any case, are told by the channel rules.
+const Method = Type.String({ pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name such as GET' });
+const Address = Type.String({ minLength: 2, maxLength: 45, description: 'an IPv4 or IPv6 address' });
+const Status = Type.Enum(['enabled', 'disabled'], { description: '"deleted" is set by the service only' });
+// NeDB cannot store field names with a dot or a leading $, so property keys exclude them.
+const Property = Type.Record(Type.String({ pattern: '^[^.$][^.]{0,99}$' }), Type.String({ maxLength: 2000 }), {
+  additionalProperties: false,
+  minProperties: 1,
+  maxProperties: 1,
+  description: 'one key and its string value, as OpenHIM',
+});
+
+export const RouteBody = Type.Object(
+  {
+    name: Name,
+    type: Type.Optional(Type.Enum(['http', 'tcp', 'mllp'])),
+    host: Type.String({ minLength: 1, maxLength: 253 }),
+    port: Port,
+    path: Type.Optional(Text),
+    pathTransform: Type.Optional(Text),
+    primary: Type.Optional(Type.Boolean()),
+    secured: Type.Optional(Type.Boolean()),
+    username: Type.Optional(Type.String({ maxLength: 200 })),
+    password: Type.Optional(Type.String({ maxLength: 1000 })),
+    forwardAuthHeader: Type.Optional(Type.Boolean()),
+    status: Type.Optional(Status),
+  },
+  { additionalProperties: false },
+);
+export type RouteBody = Static<typeof RouteBody>;
+
+const AlertUser = Type.Object(
+  {
+    user: Type.String({ minLength: 1, maxLength: 254 }),
+    method: Type.Enum(['email', 'sms']),
+    maxAlerts: Type.Enum(['no max', '1 per hour', '1 per day']),
+  },
+  { additionalProperties: false },
+);
+
+export const AlertBody = Type.Object(
+  {
+    condition: Type.Optional(Type.Enum(['status', 'auto-retry-max-attempted'])),
+    status: Type.Optional(Type.String({ pattern: '^[1-5]([0-9]{2}|[0-9]x|xx)$', description: 'a code such as 401 or a range such as 4xx' })),
+    failureRate: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+    groups: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })),
+    users: Type.Optional(Type.Array(AlertUser, { maxItems: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type AlertBody = Static<typeof AlertBody>;
+
+const RewriteRule = Type.Object(
+  {
+    fromHost: Type.String({ minLength: 1, maxLength: 253 }),
+    toHost: Type.String({ minLength: 1, maxLength: 253 }),
+    fromPort: Port,
+    toPort: Port,
+    pathTransform: Type.Optional(Text),
+  },
+  { additionalProperties: false },
+);
+
+// Fields that may be removed by a PUT; ranges are repeated in the channel rules for callers that skip HTTP.
+const clearable = {
+  description: Text,
+  priority: Type.Integer({ minimum: 1 }),
+  matchContentRegex: Pattern,
+  matchContentXpath: Pattern,
+  matchContentJson: Pattern,
+  matchContentValue: Text,
+  tcpHost: Type.String({ minLength: 1, maxLength: 253 }),
+  tcpPort: Port,
+  pollingSchedule: Type.String({ minLength: 1, maxLength: 200 }),
+  autoRetryMaxAttempts: Type.Integer({ minimum: 1 }),
+  timeout: Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'milliseconds' }),
+  maxBodyAgeDays: Type.Integer({ minimum: 1, maximum: 36_500 }),
+};
+
+const settings = {
+  type: Type.Enum(['http', 'tcp', 'tls', 'polling']),
+  // Empty is allowed because tcp and tls channels have none; the rules require one for http and polling.
+  urlPattern: Text,
+  methods: Type.Array(Method, { maxItems: 20, uniqueItems: true }),
+  status: Status,
+  authType: Type.Enum(['private', 'public']),
+  allow: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000, uniqueItems: true }),
+  whitelistedIPs: Type.Array(Address, { maxItems: 1000, uniqueItems: true }),
+  matchContentTypes: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50, uniqueItems: true }),
+  requestBody: Type.Boolean(),
+  responseBody: Type.Boolean(),
+  autoRetryEnabled: Type.Boolean(),
+  autoRetryPeriodMinutes: Type.Integer({ minimum: 1 }),
+  rewriteUrls: Type.Boolean(),
+  addAutoRewriteRules: Type.Boolean(),
+  rewriteUrlsConfig: Type.Array(RewriteRule, { maxItems: 100 }),
+  txViewAcl: Groups,
+  txViewFullAcl: Groups,
+  txRerunAcl: Groups,
+  alerts: Type.Array(AlertBody, { maxItems: 100 }),
+  properties: Type.Array(Property, { maxItems: 100 }),
+};
+
+const Routes = Type.Array(RouteBody, { maxItems: 50 });
+
+export const ChannelCreateBody = Type.Object(
+  { name: Name, routes: Routes, ...Type.Partial(Type.Object({ ...clearable, ...settings })).properties },
+  { additionalProperties: false },
+);
+export type ChannelCreateBody = Static<typeof ChannelCreateBody>;
+
+function nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
+const nullableClearable = {
+  description: nullable(clearable.description),
+  priority: nullable(clearable.priority),
+  matchContentRegex: nullable(clearable.matchContentRegex),
+  matchContentXpath: nullable(clearable.matchContentXpath),
+  matchContentJson: nullable(clearable.matchContentJson),
+  matchContentValue: nullable(clearable.matchContentValue),
+  tcpHost: nullable(clearable.tcpHost),
+  tcpPort: nullable(clearable.tcpPort),
+  pollingSchedule: nullable(clearable.pollingSchedule),
+  autoRetryMaxAttempts: nullable(clearable.autoRetryMaxAttempts),
+  timeout: nullable(clearable.timeout),
+  maxBodyAgeDays: nullable(clearable.maxBodyAgeDays),
+};
+
+/** Read-only fields of an answer: accepted (and ignored) so a channel fetched with GET can be sent back with PUT. */
+const readOnly = {
+  _id: Type.String(),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  updatedBy: Type.Object({ id: Type.String(), name: Type.String() }),
+};
+
+/** A PUT body: any subset of the fields; null removes a clearable field; a given `routes` replaces them all. */
+export const ChannelUpdateBody = Type.Object(
+  Type.Partial(Type.Object({ name: Name, routes: Routes, ...settings, ...nullableClearable, ...readOnly })).properties,
+  { additionalProperties: false, minProperties: 1 },
+);
+export type ChannelUpdateBody = Static<typeof ChannelUpdateBody>;
+
+export const ChannelParams = Type.Object({ channelId: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+
+const PublicRoute = Type.Object({
+  ...RouteBody.properties,
+  type: Type.String(),
+  primary: Type.Boolean(),
+  secured: Type.Boolean(),
+  forwardAuthHeader: Type.Boolean(),
+  status: Type.String(),
+  password: Type.Optional(Type.String({ description: 'always the mask when a password is set' })),
+});
+
+/** A channel as answered; the serializer drops anything not listed. */
+export const PublicChannelSchema = Type.Object({
+  _id: Type.String(),
+  name: Type.String(),
+  ...Type.Partial(Type.Object(clearable)).properties,
+  ...settings,
+  status: Type.String(),
+  routes: Type.Array(PublicRoute),
+  alerts: Type.Array(Type.Object({ ...AlertBody.properties, condition: Type.String(), groups: Type.Array(Type.String()) })),
+  updatedBy: Type.Optional(readOnly.updatedBy),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});

@@ -1,0 +1,174 @@
+/**
+ * The rules a complete channel (defaults applied, updates merged) must meet before it is stored (SPEC.md "Channel",
+ * COMPAT.md). Pure: every caller that writes channels (the API, mediator default channels, metadata import) asks
+ * these, so an update can never leave an invalid channel behind.
+ */
+import { isIP } from 'node:net';
+import type { ValidationProblem } from '../contracts/api.js';
+import type { ChannelRecord } from '../storage/records.js';
+
+/** A channel as it would be stored, without the fields the service assigns. */
+export type ChannelDraft = Omit<ChannelRecord, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy'>;
+
+export interface PathTransform {
+  /** RegExp source. */
+  from: string;
+  to: string;
+  global: boolean;
+}
+
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'] as const;
+export const TIMEOUT_MAX_MS = 3_600_000;
+export const MAX_BODY_AGE_DAYS_MAX = 36_500;
+
+/** Splits on unescaped slashes; `\/` becomes `/`, other escapes are kept for the RegExp. */
+function splitOnSlashes(text: string): string[] {
+  const parts: string[] = [];
+  let current = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charAt(i);
+    if (c === '\\' && i + 1 < text.length) {
+      const next = text.charAt(i + 1);
+      current += next === '/' ? '/' : c + next;
+      i++;
+    } else if (c === '/') {
+      parts.push(current);
+      current = '';
+    } else {
+      current += c;
+    }
+  }
+  parts.push(current);
+  return parts;
+}
+
+function compiles(source: string, flags = ''): boolean {
+  try {
+    new RegExp(source, flags);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Parses a sed-like `s/from/to`, `s/from/to/` or `s/from/to/g`; null when malformed or `from` is not a valid RegExp. */
+export function parsePathTransform(expr: string): PathTransform | null {
+  if (!expr.startsWith('s/')) return null;
+  const parts = splitOnSlashes(expr.slice(2));
+  if (parts.length < 2 || parts.length > 3) return null;
+  const [from = '', to = '', flags = ''] = parts;
+  if (from === '' || (flags !== '' && flags !== 'g') || !compiles(from)) return null;
+  return { from, to, global: flags === 'g' };
+}
+
+const UNITS = '(second|minute|hour|day)s?';
+const CRON_FIELD = /^[0-9A-Za-z*?/,#-]+$/;
+
+/** True for a cron expression of 5 or 6 fields, or `<n> <unit>` (seconds, minutes, hours, days). */
+export function isPollingSchedule(schedule: string): boolean {
+  const text = schedule.trim();
+  if (new RegExp(`^[1-9][0-9]* ${UNITS}$`, 'i').test(text)) return true;
+  const fields = text.split(/\s+/);
+  return (fields.length === 5 || fields.length === 6) && fields.every((f) => CRON_FIELD.test(f));
+}
+
+function integerIn(value: number | undefined, min: number, max: number): boolean {
+  return value === undefined || (Number.isInteger(value) && value >= min && value <= max);
+}
+
+const set = (value: string | undefined): value is string => value !== undefined && value !== '';
+
+function routeProblems(channel: ChannelDraft, at: string): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  if (channel.routes.length === 0) return [{ path: `${at}.routes`, message: 'must contain at least one route' }];
+  const primaries = channel.routes.filter((r) => r.status === 'enabled' && r.primary).map((r) => r.name);
+  if (primaries.length !== 1) {
+    const found = primaries.length === 0 ? 'none is' : `${primaries.join(', ')} are`;
+    problems.push({ path: `${at}.routes`, message: `must have exactly one primary route among the enabled routes; ${found}` });
+  }
+  const names = new Map<string, number>();
+  channel.routes.forEach((route, i) => {
+    const here = `${at}.routes.${i}`;
+    const first = names.get(route.name);
+    // Names identify routes across updates (the masked password is kept by name), so they must be unique.
+    if (first !== undefined) problems.push({ path: `${here}.name`, message: `repeats the name of route ${first}` });
+    else names.set(route.name, i);
+    if (!integerIn(route.port, 1, 65535)) problems.push({ path: `${here}.port`, message: 'must be an integer from 1 to 65535' });
+    if (set(route.path) && set(route.pathTransform)) {
+      problems.push({ path: `${here}.pathTransform`, message: 'cannot be set together with path; use one of them' });
+    } else if (set(route.pathTransform) && parsePathTransform(route.pathTransform) === null) {
+      problems.push({ path: `${here}.pathTransform`, message: 'must be s/from/to or s/from/to/g with a valid regular expression' });
+    }
+  });
+  return problems;
+}
+
+function matchingProblems(channel: ChannelDraft, at: string): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  const needsPattern = channel.type === 'http' || channel.type === 'polling';
+  if (needsPattern && channel.urlPattern === '') problems.push({ path: `${at}.urlPattern`, message: `is required for ${channel.type} channels` });
+  else if (!compiles(channel.urlPattern)) problems.push({ path: `${at}.urlPattern`, message: 'is not a valid regular expression' });
+  if (set(channel.matchContentRegex) && !compiles(channel.matchContentRegex)) {
+    problems.push({ path: `${at}.matchContentRegex`, message: 'is not a valid regular expression' });
+  }
+  const xpath = set(channel.matchContentXpath);
+  const json = set(channel.matchContentJson);
+  if (xpath && json) problems.push({ path: `${at}.matchContentJson`, message: 'cannot be combined with matchContentXpath; they share matchContentValue' });
+  if ((xpath || json) && !set(channel.matchContentValue)) {
+    problems.push({ path: `${at}.matchContentValue`, message: `is required with ${xpath ? 'matchContentXpath' : 'matchContentJson'}` });
+  }
+  if (!xpath && !json && set(channel.matchContentValue)) {
+    problems.push({ path: `${at}.matchContentValue`, message: 'needs matchContentXpath or matchContentJson' });
+  }
+  const seen = new Map<string, number>();
+  channel.methods.forEach((method, i) => {
+    const upper = method.toUpperCase();
+    const first = seen.get(upper);
+    if (!(HTTP_METHODS as readonly string[]).includes(upper)) {
+      problems.push({ path: `${at}.methods.${i}`, message: `must be one of: ${HTTP_METHODS.join(', ')}` });
+    } else if (first !== undefined) problems.push({ path: `${at}.methods.${i}`, message: `repeats ${upper} (item ${first})` });
+    else seen.set(upper, i);
+  });
+  channel.whitelistedIPs.forEach((ip, i) => {
+    if (isIP(ip) === 0) problems.push({ path: `${at}.whitelistedIPs.${i}`, message: 'must be an IPv4 or IPv6 address' });
+  });
+  return problems;
+}
+
+function settingProblems(channel: ChannelDraft, at: string): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  const range = (field: keyof ChannelDraft, value: number | undefined, min: number, max: number) => {
+    if (!integerIn(value, min, max)) {
+      problems.push({ path: `${at}.${field}`, message: max === Infinity ? `must be an integer of at least ${min}` : `must be an integer from ${min} to ${max}` });
+    }
+  };
+  range('priority', channel.priority, 1, Infinity);
+  range('timeout', channel.timeout, 1, TIMEOUT_MAX_MS);
+  range('maxBodyAgeDays', channel.maxBodyAgeDays, 1, MAX_BODY_AGE_DAYS_MAX);
+  range('autoRetryPeriodMinutes', channel.autoRetryPeriodMinutes, 1, Infinity);
+  range('autoRetryMaxAttempts', channel.autoRetryMaxAttempts, 1, Infinity);
+  if ((channel.type === 'tcp' || channel.type === 'tls') && channel.tcpPort === undefined) {
+    problems.push({ path: `${at}.tcpPort`, message: `is required for ${channel.type} channels` });
+  }
+  range('tcpPort', channel.tcpPort, 1, 65535);
+  if (channel.type === 'polling') {
+    if (!set(channel.pollingSchedule)) problems.push({ path: `${at}.pollingSchedule`, message: 'is required for polling channels' });
+    else if (!isPollingSchedule(channel.pollingSchedule)) {
+      problems.push({ path: `${at}.pollingSchedule`, message: 'must be a cron expression of 5 or 6 fields, or "<number> <seconds|minutes|hours|days>"' });
+    }
+  }
+  channel.rewriteUrlsConfig.forEach((rule, i) => {
+    if (set(rule.pathTransform) && parsePathTransform(rule.pathTransform) === null) {
+      problems.push({ path: `${at}.rewriteUrlsConfig.${i}.pathTransform`, message: 'must be s/from/to or s/from/to/g with a valid regular expression' });
+    }
+  });
+  channel.alerts.forEach((alert, i) => {
+    if (alert.condition === 'status' && !set(alert.status)) problems.push({ path: `${at}.alerts.${i}.status`, message: 'is required for a status alert' });
+  });
+  return problems;
+}
+
+/** Every rule the channel breaks, each naming its field under `at` (e.g. `body.routes.1.primary`); empty when valid. */
+export function channelProblems(channel: ChannelDraft, at = 'body'): ValidationProblem[] {
+  return [...settingProblems(channel, at), ...matchingProblems(channel, at), ...routeProblems(channel, at)];
+}

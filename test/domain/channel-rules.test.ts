@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { channelProblems, isPollingSchedule, parsePathTransform } from '../../service/domain/channel-rules.js';
+import type { ChannelDraft } from '../../service/domain/channel-rules.js';
+import type { RouteRecord } from '../../service/storage/records.js';
+
+function route(overrides: Partial<RouteRecord> = {}): RouteRecord {
+  return { name: 'main', type: 'http', host: 'localhost', port: 8080, primary: true, secured: false, forwardAuthHeader: false, status: 'enabled', ...overrides };
+}
+
+function channel(overrides: Partial<ChannelDraft> = {}): ChannelDraft {
+  return {
+    name: 'c',
+    type: 'http',
+    urlPattern: '^/fhir/.*$',
+    methods: [],
+    status: 'enabled',
+    authType: 'private',
+    allow: [],
+    whitelistedIPs: [],
+    matchContentTypes: [],
+    requestBody: true,
+    responseBody: true,
+    autoRetryEnabled: false,
+    autoRetryPeriodMinutes: 60,
+    rewriteUrls: false,
+    addAutoRewriteRules: true,
+    rewriteUrlsConfig: [],
+    txViewAcl: [],
+    txViewFullAcl: [],
+    txRerunAcl: [],
+    alerts: [],
+    properties: [],
+    routes: [route()],
+    ...overrides,
+  };
+}
+
+const paths = (c: ChannelDraft) => channelProblems(c).map((p) => p.path);
+
+describe('channel rules', () => {
+  it('accepts a complete, valid channel', () => {
+    const valid = channel({
+      methods: ['GET', 'post'],
+      priority: 1,
+      timeout: 3_600_000,
+      maxBodyAgeDays: 30,
+      whitelistedIPs: ['127.0.0.1', '::1'],
+      matchContentRegex: '<Patient',
+      routes: [route(), route({ name: 'copy', primary: false, pathTransform: 's/\\/fhir/\\/api/g' }), route({ name: 'old', primary: true, status: 'disabled' })],
+    });
+    expect(channelProblems(valid)).toEqual([]);
+  });
+
+  it('needs at least one route', () => {
+    expect(channelProblems(channel({ routes: [] }))).toEqual([{ path: 'body.routes', message: 'must contain at least one route' }]);
+  });
+
+  it('needs exactly one primary among the enabled routes', () => {
+    expect(paths(channel({ routes: [route({ primary: false })] }))).toEqual(['body.routes']);
+    const two = channelProblems(channel({ routes: [route({ name: 'a' }), route({ name: 'b' })] }));
+    expect(two).toEqual([{ path: 'body.routes', message: expect.stringContaining('a, b are') as string }]);
+    // The only primary being disabled leaves none.
+    expect(paths(channel({ routes: [route({ status: 'disabled' }), route({ name: 'b', primary: false })] }))).toEqual(['body.routes']);
+  });
+
+  it('refuses repeated route names, since names carry masked passwords across updates', () => {
+    expect(paths(channel({ routes: [route(), route({ primary: false })] }))).toEqual(['body.routes.1.name']);
+  });
+
+  it('refuses regexes that do not compile, naming the field', () => {
+    expect(paths(channel({ urlPattern: '^/fhir/(' }))).toEqual(['body.urlPattern']);
+    expect(paths(channel({ matchContentRegex: '[' }))).toEqual(['body.matchContentRegex']);
+  });
+
+  it('needs a urlPattern on http and polling channels only', () => {
+    expect(paths(channel({ urlPattern: '' }))).toEqual(['body.urlPattern']);
+    expect(paths(channel({ type: 'tcp', urlPattern: '', tcpPort: 7000 }))).toEqual([]);
+  });
+
+  it('refuses a route with both path and pathTransform, and a malformed pathTransform', () => {
+    const both = route({ path: '/x', pathTransform: 's/a/b/' });
+    expect(paths(channel({ routes: [both] }))).toEqual(['body.routes.0.pathTransform']);
+    for (const bad of ['a/b/', 's/a', 's/a/b/x', 's/a/b/g/h', 's//b/', 's/(/b/']) {
+      expect(paths(channel({ routes: [route({ pathTransform: bad })] })), bad).toEqual(['body.routes.0.pathTransform']);
+    }
+    expect(paths(channel({ rewriteUrlsConfig: [{ fromHost: 'a', toHost: 'b', fromPort: 1, toPort: 2, pathTransform: 'x' }] }))).toEqual([
+      'body.rewriteUrlsConfig.0.pathTransform',
+    ]);
+  });
+
+  it('checks priority, timeout, retry, body age and port ranges', () => {
+    expect(paths(channel({ priority: 0 }))).toEqual(['body.priority']);
+    expect(paths(channel({ priority: 1.5 }))).toEqual(['body.priority']);
+    expect(paths(channel({ timeout: 0 }))).toEqual(['body.timeout']);
+    expect(paths(channel({ timeout: 3_600_001 }))).toEqual(['body.timeout']);
+    expect(paths(channel({ maxBodyAgeDays: 36_501 }))).toEqual(['body.maxBodyAgeDays']);
+    expect(paths(channel({ autoRetryPeriodMinutes: 0, autoRetryMaxAttempts: 0 }))).toEqual(['body.autoRetryPeriodMinutes', 'body.autoRetryMaxAttempts']);
+    expect(paths(channel({ routes: [route({ port: 70000 })] }))).toEqual(['body.routes.0.port']);
+  });
+
+  it('refuses a repeated method in any case and an unknown method', () => {
+    expect(channelProblems(channel({ methods: ['GET', 'get'] }))).toEqual([{ path: 'body.methods.1', message: 'repeats GET (item 0)' }]);
+    expect(paths(channel({ methods: ['FETCH'] }))).toEqual(['body.methods.0']);
+  });
+
+  it('pairs XPath and JSON matching with a value', () => {
+    expect(paths(channel({ matchContentXpath: '//id' }))).toEqual(['body.matchContentValue']);
+    expect(paths(channel({ matchContentJson: 'id' }))).toEqual(['body.matchContentValue']);
+    expect(paths(channel({ matchContentValue: '1' }))).toEqual(['body.matchContentValue']);
+    expect(paths(channel({ matchContentXpath: '//id', matchContentValue: '1' }))).toEqual([]);
+    expect(paths(channel({ matchContentJson: 'id', matchContentValue: '1' }))).toEqual([]);
+    expect(paths(channel({ matchContentXpath: '//id', matchContentJson: 'id', matchContentValue: '1' }))).toEqual(['body.matchContentJson']);
+  });
+
+  it('needs a port on tcp and tls channels and a schedule on polling channels', () => {
+    expect(paths(channel({ type: 'tcp' }))).toEqual(['body.tcpPort']);
+    expect(paths(channel({ type: 'tls', tcpPort: 7001 }))).toEqual([]);
+    expect(paths(channel({ type: 'polling' }))).toEqual(['body.pollingSchedule']);
+    expect(paths(channel({ type: 'polling', pollingSchedule: 'often' }))).toEqual(['body.pollingSchedule']);
+    expect(paths(channel({ type: 'polling', pollingSchedule: '5 minutes' }))).toEqual([]);
+  });
+
+  it('allows mllp and tcp routes on an http channel, as OpenHIM does', () => {
+    expect(paths(channel({ routes: [route({ type: 'mllp' }), route({ name: 't', type: 'tcp', primary: false })] }))).toEqual([]);
+  });
+
+  it('checks whitelisted addresses and status alerts', () => {
+    expect(paths(channel({ whitelistedIPs: ['10.0.0.1', '10.0.0.300', 'fe80::1'] }))).toEqual(['body.whitelistedIPs.1']);
+    expect(paths(channel({ alerts: [{ condition: 'status', groups: [], users: [] }] }))).toEqual(['body.alerts.0.status']);
+    expect(paths(channel({ alerts: [{ condition: 'auto-retry-max-attempted', groups: [], users: [] }] }))).toEqual([]);
+  });
+
+  it('names fields under a given prefix', () => {
+    expect(channelProblems(channel({ priority: 0 }), 'body.defaultChannelConfig.2')[0]?.path).toBe('body.defaultChannelConfig.2.priority');
+  });
+});
+
+describe('parsePathTransform', () => {
+  it('parses the three accepted forms', () => {
+    expect(parsePathTransform('s/a/b')).toEqual({ from: 'a', to: 'b', global: false });
+    expect(parsePathTransform('s/a/b/')).toEqual({ from: 'a', to: 'b', global: false });
+    expect(parsePathTransform('s/a/b/g')).toEqual({ from: 'a', to: 'b', global: true });
+    expect(parsePathTransform('s/a/b/i')).toBeNull();
+  });
+
+  it('unescapes slashes in from and to but keeps other escapes for the RegExp', () => {
+    expect(parsePathTransform('s/^\\/fhir\\/(\\d+)/\\/api\\/$1/')).toEqual({ from: '^/fhir/(\\d+)', to: '/api/$1', global: false });
+    expect(parsePathTransform('s/a\\\\/b/')).toEqual({ from: 'a\\\\', to: 'b', global: false });
+  });
+
+  it('refuses an empty or invalid from', () => {
+    expect(parsePathTransform('s//b/')).toBeNull();
+    expect(parsePathTransform('s/[/b/')).toBeNull();
+  });
+});
+
+describe('isPollingSchedule', () => {
+  it('accepts cron with 5 or 6 fields and "<n> <unit>"', () => {
+    for (const ok of ['*/5 * * * *', '0 0 7 * * MON', '10 seconds', '1 hour', '2 days', '30 Minutes']) expect(isPollingSchedule(ok), ok).toBe(true);
+    for (const bad of ['* * * *', '* * * * * * *', '0 seconds', '5 weeks', 'every day', '']) expect(isPollingSchedule(bad), bad).toBe(false);
+  });
+});
