@@ -69,3 +69,15 @@ export function canDeleteUser(actor: Actor, target: TargetUser): Decision {
   if (target.builtin === true) return deny('The built-in super user cannot be deleted', 'BUILTIN_USER_PROTECTED');
   return allow;
 }
+
+export interface ChannelAcls {
+  txViewAcl: readonly string[];
+  txViewFullAcl: readonly string[];
+  txRerunAcl: readonly string[];
+}
+
+/** Admins see every channel; other users see channels whose transaction ACLs name one of their groups. */
+export function canViewChannel(actor: { groups: readonly string[] }, channel: ChannelAcls): boolean {
+  if (isAdmin(actor)) return true;
+  return [...channel.txViewAcl, ...channel.txViewFullAcl, ...channel.txRerunAcl].some((g) => actor.groups.includes(g));
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canCreateUser, canDeleteUser, canListUsers, canReadUser, canUpdateUser, isAdmin } from '../../service/domain/permissions.js';
+import { canCreateUser, canDeleteUser, canListUsers, canReadUser, canUpdateUser, canViewChannel, isAdmin } from '../../service/domain/permissions.js';
 
 const admin = { _id: 'a', groups: ['admin'] };
 const nurse = { _id: 'n', groups: ['nurses'] };
@@ -30,5 +30,14 @@ describe('user permissions', () => {
     expect(canUpdateUser(nurse, nurse, { email: 'new@x.example' }).allowed).toBe(false);
     expect(canUpdateUser(nurse, other, {}).allowed).toBe(false);
     expect(canDeleteUser(nurse, nurse).allowed).toBe(false);
+  });
+});
+
+describe('channel visibility', () => {
+  const acls = { txViewAcl: ['lab'], txViewFullAcl: ['doctors'], txRerunAcl: ['support'] };
+  it('shows a channel to admins and to members of any of its transaction ACL groups only', () => {
+    expect(canViewChannel({ groups: ['admin'] }, { txViewAcl: [], txViewFullAcl: [], txRerunAcl: [] })).toBe(true);
+    for (const group of ['lab', 'doctors', 'support']) expect(canViewChannel({ groups: [group] }, acls)).toBe(true);
+    expect(canViewChannel({ groups: ['reception'] }, acls)).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { AppError } from '../../errors.js';
-import { isAdmin } from '../../domain/permissions.js';
+import { canViewChannel, isAdmin } from '../../domain/permissions.js';
 import { channelProblems } from '../../domain/channel-rules.js';
 import type { ChannelDraft } from '../../domain/channel-rules.js';
 import type { ValidationProblem } from '../../contracts/api.js';
@@ -105,12 +105,6 @@ function publicChannel(channel: ChannelRecord): PublicChannel {
   };
 }
 
-/** Admins see every channel; other users see channels whose transaction ACLs name one of their groups. */
-function canView(user: UserRecord, channel: ChannelRecord): boolean {
-  if (isAdmin(user)) return true;
-  return [...channel.txViewAcl, ...channel.txViewFullAcl, ...channel.txRerunAcl].some((g) => user.groups.includes(g));
-}
-
 function requireAdmin(user: UserRecord, action: string): void {
   if (!isAdmin(user)) throw new AppError('FORBIDDEN', `Only admins can ${action} channels`);
 }
@@ -131,7 +125,7 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
     app.get('/channels', { schema: { querystring, response: { 200: Type.Array(PublicChannelSchema) } } }, async (request) => {
       const user = currentUser(request);
       const all = await channels.find({ status: { $ne: 'deleted' } }, { sort: { name: 1 } });
-      return all.filter((c) => canView(user, c)).map(publicChannel);
+      return all.filter((c) => canViewChannel(user, c)).map(publicChannel);
     });
 
     app.post('/channels', { schema: { querystring, body: ChannelCreateBody, response: { 201: PublicChannelSchema } } }, async (request, reply) => {
@@ -151,7 +145,7 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
       const user = currentUser(request);
       const channel = await channels.findById(request.params.channelId);
       // Non-admins get 403 for unknown ids too, so ids of channels they cannot see are not confirmed.
-      if (!isAdmin(user) && (channel === null || !canView(user, channel))) throw new AppError('FORBIDDEN', 'You are not allowed to view this channel');
+      if (!isAdmin(user) && (channel === null || !canViewChannel(user, channel))) throw new AppError('FORBIDDEN', 'You are not allowed to view this channel');
       return publicChannel(await load(request.params.channelId));
     });
 
