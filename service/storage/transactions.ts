@@ -1,0 +1,110 @@
+/**
+ * The transaction log: a time series kept in day partitions (one per UTC day of the request). Documents stay lean;
+ * bodies are in body files (storage/bodies/), referenced by `BodyRef`. Queries walk partitions newest-first and load
+ * only the days they need; retention drops whole days.
+ */
+import type { TransactionStatus } from '../domain/transaction-status.js';
+import type { BodyRef } from './bodies/body-files.js';
+import type { Changes, StoredDoc } from './store.js';
+
+export interface TransactionRequest {
+  host?: string;
+  port?: number;
+  path: string;
+  querystring: string;
+  method: string;
+  headers: Record<string, string>;
+  timestamp: Date;
+  body?: BodyRef;
+}
+
+export interface TransactionResponse {
+  status: number;
+  headers: Record<string, string>;
+  timestamp: Date;
+  body?: BodyRef;
+}
+
+/** One route's or one orchestration's exchange. */
+export interface ExchangeRecord {
+  name: string;
+  request: TransactionRequest;
+  response?: TransactionResponse;
+  error?: { message: string; stack?: string };
+}
+
+export interface TransactionRecord extends StoredDoc {
+  /** 24 hex characters laid out like a MongoDB ObjectId: the first 8 are the request's epoch seconds. */
+  _id: string;
+  channelID: string;
+  /** The client's `_id`, absent for public channels and whitelisted callers. */
+  clientID?: string;
+  clientIP: string;
+  status: TransactionStatus;
+  request: TransactionRequest;
+  response?: TransactionResponse;
+  routes: ExchangeRecord[];
+  orchestrations: ExchangeRecord[];
+  properties?: Record<string, string>;
+  error?: { message: string; stack?: string };
+  /** False when a body needed to re-run it was not stored or was truncated. */
+  canRerun: boolean;
+  wasRerun?: boolean;
+  parentID?: string;
+  childIDs?: string[];
+  /** Queued for the auto-retry scheduler (connection errors and mediator errors on channels with retry on). */
+  autoRetry: boolean;
+  autoRetryAttempt: number;
+}
+
+/** The filters of the transactions list and export (COMPAT.md), all optional and combined with AND. */
+export interface TransactionFilter {
+  status?: readonly TransactionStatus[];
+  /** Response status code or class, e.g. `404` or `5xx`. */
+  statusCode?: string;
+  channelID?: readonly string[];
+  clientID?: string;
+  method?: string;
+  /** Regular expression on the request path. */
+  path?: string;
+  /** Request timestamp range, inclusive. */
+  from?: Date;
+  to?: Date;
+  /** Every listed property must have this value. */
+  properties?: Readonly<Record<string, string>>;
+  wasRerun?: boolean;
+}
+
+export interface PageOptions {
+  limit: number;
+  skip?: number;
+}
+
+/** The transaction log. All methods reject with a `StoreError` subclass on failure. */
+export interface TransactionLog {
+  /** Stage 1: stores a new transaction (normally Processing) in the partition of its request day. */
+  insert(doc: TransactionRecord): Promise<TransactionRecord>;
+  /** Stage 2 and later edits: applies changes in place; null when the id is unknown. */
+  update(id: string, changes: Changes<TransactionRecord>): Promise<TransactionRecord | null>;
+  get(id: string): Promise<TransactionRecord | null>;
+  remove(id: string): Promise<boolean>;
+  /** Newest first (by request timestamp), loading only the partitions the filter's date range needs. */
+  page(filter: TransactionFilter, options: PageOptions): Promise<TransactionRecord[]>;
+  count(filter: TransactionFilter): Promise<number>;
+  /** Every match, newest first, one partition at a time, so an export never holds the whole log in memory. */
+  stream(filter: TransactionFilter): AsyncIterable<TransactionRecord>;
+  /** At start-up: transactions left in Processing by a crash become Failed. Returns how many. */
+  failInterrupted(): Promise<number>;
+  /** True when any partition holds a transaction of this channel. */
+  hasChannel(channelID: string): Promise<boolean>;
+  /** Days that have a partition (`yyyy-mm-dd`), oldest first. */
+  days(): Promise<string[]>;
+  /** Global retention: drops the partitions of days before `day`; returns the days dropped. */
+  dropDaysBefore(day: string): Promise<string[]>;
+}
+
+/** A new 24-hex transaction id whose first 8 characters encode `at` in epoch seconds (MongoDB ObjectId layout). */
+export type TransactionIdFactory = (at: Date) => string;
+
+/** Changes to a transaction, as accepted by `TransactionLog.update`. */
+export type TransactionChanges = Changes<TransactionRecord>;
