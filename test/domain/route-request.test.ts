@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { applyPathTransform, outgoingHeaders, responseHeaders, routePath, TRANSACTION_ID_HEADER } from '../../service/domain/route-request.js';
+
+describe('route request shaping', () => {
+  it('uses the route path, else the path transform, else the request path', () => {
+    expect(routePath({ path: '/fixed' }, '/fhir/Patient')).toBe('/fixed');
+    expect(routePath({ pathTransform: 's/fhir/baseR4/' }, '/fhir/Patient')).toBe('/baseR4/Patient');
+    expect(routePath({}, '/fhir/Patient')).toBe('/fhir/Patient');
+    expect(applyPathTransform('/a/a/a', 's/a/b/g')).toBe('/b/b/b');
+    expect(applyPathTransform('/a/a/a', 's/a/b/')).toBe('/b/a/a');
+    expect(applyPathTransform('/x', 'not-a-transform')).toBe('/x');
+  });
+
+  it('drops hop-by-hop headers and the client Authorization unless forwarded, and adds route Basic auth', () => {
+    const incoming = { host: 'junction:5001', connection: 'keep-alive', 'transfer-encoding': 'chunked', authorization: 'Basic Y2xpZW50OnB3', 'content-type': 'application/json', 'x-custom': ['a', 'b'] };
+    const plain = outgoingHeaders(incoming, { route: { forwardAuthHeader: false }, clientIp: '10.0.0.7', transactionId: 'abc' });
+    expect(plain).toEqual({
+      'content-type': 'application/json',
+      'x-custom': 'a, b',
+      'x-forwarded-for': '10.0.0.7',
+      'x-forwarded-host': 'junction:5001',
+      [TRANSACTION_ID_HEADER]: 'abc',
+    });
+    const forwarded = outgoingHeaders(incoming, { route: { forwardAuthHeader: true }, clientIp: '10.0.0.7', transactionId: 'abc' });
+    expect(forwarded.authorization).toBe('Basic Y2xpZW50OnB3');
+    const routeAuth = outgoingHeaders(incoming, { route: { forwardAuthHeader: true, username: 'svc', password: 'pw' }, clientIp: '10.0.0.7', transactionId: 'abc' });
+    expect(routeAuth.authorization).toBe(`Basic ${Buffer.from('svc:pw').toString('base64')}`);
+  });
+
+  it('appends to existing X-Forwarded-For and X-Forwarded-Host', () => {
+    const headers = outgoingHeaders({ host: 'j:5001', 'x-forwarded-for': '1.1.1.1', 'x-forwarded-host': 'edge' }, { route: { forwardAuthHeader: false }, clientIp: '10.0.0.7', transactionId: 't' });
+    expect(headers['x-forwarded-for']).toBe('1.1.1.1, 10.0.0.7');
+    expect(headers['x-forwarded-host']).toBe('edge, j:5001');
+  });
+
+  it('strips hop-by-hop headers from responses', () => {
+    expect(responseHeaders({ Connection: 'close', 'Content-Type': 'text/plain', 'set-cookie': ['a=1', 'b=2'] })).toEqual({ 'content-type': 'text/plain', 'set-cookie': ['a=1', 'b=2'] });
+  });
+});
