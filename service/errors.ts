@@ -25,6 +25,11 @@ export const errorCatalogue = {
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the configured limit' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body must be application/json' },
   TOO_MANY_ATTEMPTS: { status: 429, message: 'Too many failed login attempts; try again later' },
+  CHANNEL_NOT_FOUND: { status: 404, message: 'No channel matches this request' },
+  CLIENT_NOT_AUTHORISED: { status: 401, message: 'The client is not allowed to use this channel' },
+  CLIENT_UNAUTHENTICATED: { status: 401, message: 'The client could not be authenticated' },
+  ROUTE_FAILED: { status: 500, message: 'The downstream service could not be reached' },
+  ROUTE_TIMEOUT: { status: 504, message: 'The downstream service did not answer in time' },
   INTERNAL: { status: 500, message: 'An internal error occurred; the details are in the service log' },
   STORE_UNAVAILABLE: { status: 503, message: 'The data store is not available' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -8,7 +8,7 @@ const DCM = 'DCM';
 export const OUTCOME_SUCCESS = '0';
 export const OUTCOME_MINOR_FAILURE = '4';
 
-export type LoginMethod = 'local' | 'basic' | 'token' | 'session' | 'none';
+export type LoginMethod = 'local' | 'basic' | 'token' | 'session' | 'none' | 'mutual-tls' | 'custom-token' | 'jwt' | 'unsupported';
 
 export interface LoginAttempt {
   /** The username the caller gave; empty when no credentials were presented. */
