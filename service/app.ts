@@ -3,11 +3,22 @@
  * service knows which storage implementation is in use, and nothing starts at import time.
  */
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { JunctionConfig } from './config/index.js';
 import { createNedbStore } from './storage/nedb/index.js';
+import { createNedbTransactionLog, newTransactionId } from './storage/nedb/transaction-log.js';
+import type { NedbTransactionLog } from './storage/nedb/transaction-log.js';
 import type { Store } from './storage/store.js';
+import { observeCollection } from './storage/observe.js';
+import { BodyFiles } from './storage/bodies/body-files.js';
+import { ChannelCache } from './pipeline/channel-cache.js';
+import { ClientAuthenticator } from './pipeline/authenticate.js';
+import { TransactionEvents } from './pipeline/events.js';
+import { Pipeline } from './pipeline/index.js';
+import { HttpRouter } from './routing/http.js';
+import { TransactionPorts } from './transports/http.js';
 import { UserAccounts } from './accounts/users.js';
 import { Sessions } from './accounts/sessions.js';
 import { LoginThrottle } from './accounts/login-throttle.js';
@@ -28,7 +39,10 @@ export interface StartedJunction {
   /** Base URL of the management API, e.g. https://127.0.0.1:8080 */
   apiUrl: string;
   apiPort: number;
-  certificate?: ServerCertificate;
+  /** Base URLs of the transaction ports. */
+  httpUrl: string;
+  httpsUrl: string;
+  certificate: ServerCertificate;
 }
 
 const SESSION_PURGE_MS = 60 * 60_000;
@@ -36,8 +50,13 @@ const SESSION_PURGE_MS = 60 * 60_000;
 /** One Junction service instance: `start()` opens the store and the listeners, `stop()` closes them in reverse. */
 export class Junction {
   readonly store: Store;
+  readonly transactions: NedbTransactionLog;
+  readonly bodies: BodyFiles;
+  readonly events = new TransactionEvents();
   readonly #options: JunctionOptions;
   #api: FastifyInstance | undefined;
+  #ports: TransactionPorts | undefined;
+  #router: HttpRouter | undefined;
   #timers: NodeJS.Timeout[] = [];
   #audit: AuditRecorder | undefined;
   #stopping: Promise<void> | undefined;
@@ -50,12 +69,17 @@ export class Junction {
       logger: logger.child({ component: 'store' }),
       compactionIntervalMs: config.storage.compactionIntervalMinutes * 60_000,
     });
+    this.transactions = createNedbTransactionLog({ dir: join(config.dataDir, 'transactions'), logger: logger.child({ component: 'transactions' }) });
+    this.bodies = new BodyFiles(join(config.dataDir, 'bodies'));
   }
 
   /** Opens the store, seeds the first-run account and starts listening. Rejects with a message that says what to fix. */
   async start(): Promise<StartedJunction> {
     const { config, logger, version } = this.#options;
     await this.store.open();
+    await this.transactions.open();
+    const interrupted = await this.transactions.failInterrupted();
+    if (interrupted > 0) logger.warn({ transactions: interrupted }, 'marked transactions interrupted by the last stop as Failed');
 
     const types = config.api.authenticationTypes;
     const accounts = new UserAccounts({ users: this.store.users, logger, legacyTokens: types.includes('token') });
@@ -74,31 +98,75 @@ export class Junction {
     const authenticator = new Authenticator({ accounts, sessions, throttle, audit });
 
     const https = config.api.protocol === 'https';
-    const certificate = https
-      ? await loadServerCertificate({ dataDir: config.dataDir, ...config.tls, logger })
-      : undefined;
+    // The HTTPS transaction port always needs the certificate, even when the API is on plain HTTP.
+    const certificate = await loadServerCertificate({ dataDir: config.dataDir, ...config.tls, logger });
     if (!https) logger.warn('the management API is on plain HTTP (api.protocol=http): credentials cross the network unencrypted');
 
+    const channels = new ChannelCache(this.store.channels);
+    const store = this.store;
+    // The API writes channels through an observed collection, so the pipeline's channel cache is never stale.
+    const apiStore: Store = {
+      engine: store.engine,
+      users: store.users,
+      sessions: store.sessions,
+      audits: store.audits,
+      clients: store.clients,
+      channels: observeCollection(store.channels, () => channels.invalidate()),
+      open: () => store.open(),
+      close: () => store.close(),
+      health: () => store.health(),
+    };
+
     this.#api = await createApiServer(
-      { logger, protocol: config.api.protocol, certificate, bodyLimitBytes: config.api.bodyLimitBytes },
+      { logger, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes },
       {
         authenticator,
         types,
         accounts,
         sessions,
         secureCookies: https,
-        store: this.store,
+        store: apiStore,
         version,
         mediatorUptimes: () => Promise.resolve({}),
+        hasTransactions: (channelId: string) => this.transactions.hasChannel(channelId),
       },
     );
+
+    this.#router = new HttpRouter();
+    const pipeline = new Pipeline({
+      channels,
+      clientAuth: new ClientAuthenticator({ clients: store.clients, settings: config.authentication }),
+      log: this.transactions,
+      bodies: this.bodies,
+      router: this.#router,
+      audit,
+      events: this.events,
+      logger: logger.child({ component: 'pipeline' }),
+      newId: newTransactionId,
+      limits: { bodyCapBytes: config.router.maxBodyBytes, matchBodyLimitBytes: config.router.matchBodyLimitBytes, defaultTimeoutMs: config.router.timeoutMs },
+    });
+    this.#ports = new TransactionPorts(pipeline, {
+      host: config.router.host,
+      httpPort: config.router.httpPort,
+      httpsPort: config.router.httpsPort,
+      certificate,
+      requestClientCertificates: config.authentication.enableMutualTLSAuthentication,
+      trustedCAs: [],
+      logger,
+    });
+    const ports = await this.#ports.start();
     await this.#api.listen({ host: config.api.host, port: config.api.port });
     const address = this.#api.server.address() as AddressInfo;
     const host = config.api.host === '0.0.0.0' || config.api.host === '::' ? '127.0.0.1' : config.api.host;
-    const apiUrl = `${config.api.protocol}://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+    const hostPart = host.includes(':') ? `[${host}]` : host;
+    const apiUrl = `${config.api.protocol}://${hostPart}:${address.port}`;
+    const routerHost = config.router.host === '0.0.0.0' || config.router.host === '::' ? '127.0.0.1' : config.router.host;
+    const routerPart = routerHost.includes(':') ? `[${routerHost}]` : routerHost;
+    const httpUrl = `http://${routerPart}:${ports.httpPort}`;
+    const httpsUrl = `https://${routerPart}:${ports.httpsPort}`;
     await audit.record(applicationActivityEvent('start', config.auditEvents.auditSourceID));
-    logger.info({ apiUrl, version, dataDir: config.dataDir }, 'Junction is ready');
-    return { apiUrl, apiPort: address.port, certificate };
+    logger.info({ apiUrl, httpUrl, httpsUrl, version, dataDir: config.dataDir }, 'Junction is ready');
+    return { apiUrl, apiPort: address.port, httpUrl, httpsUrl, certificate };
   }
 
   #every(ms: number, job: () => Promise<void>): void {
@@ -114,10 +182,13 @@ export class Junction {
     this.#stopping ??= (async () => {
       for (const timer of this.#timers) clearInterval(timer);
       this.#timers = [];
+      await this.#ports?.stop();
       await this.#api?.close();
+      await this.#router?.close();
       if (this.#audit !== undefined) {
         await this.#audit.record(applicationActivityEvent('stop', this.#options.config.auditEvents.auditSourceID));
       }
+      await this.transactions.close();
       await this.store.close();
       this.#options.logger.info('Junction stopped');
     })();

@@ -16,8 +16,11 @@ import type { ServiceRoutesDeps } from './routes/service.js';
 import { userRoutes } from './routes/users.js';
 import type { UserRoutesDeps } from './routes/users.js';
 import { channelRoutes } from './routes/channels.js';
+import type { ChannelRoutesDeps } from './routes/channels.js';
 import { clientRoutes } from './routes/clients.js';
+import type { ClientRoutesDeps } from './routes/clients.js';
 import { roleRoutes } from './routes/roles.js';
+import type { RoleRoutesDeps } from './routes/roles.js';
 
 export interface ApiServerOptions {
   logger: Logger;
@@ -26,7 +29,7 @@ export interface ApiServerOptions {
   bodyLimitBytes: number;
 }
 
-export type ApiDeps = AuthHookOptions & AuthRoutesDeps & ServiceRoutesDeps & UserRoutesDeps;
+export type ApiDeps = AuthHookOptions & AuthRoutesDeps & ServiceRoutesDeps & UserRoutesDeps & ChannelRoutesDeps & ClientRoutesDeps & RoleRoutesDeps;
 
 /** Builds the management API (not yet listening). */
 export async function createApiServer(options: ApiServerOptions, deps: ApiDeps): Promise<FastifyInstance> {

@@ -69,9 +69,11 @@ async function main(): Promise<void> {
   const config = structuredClone<JunctionConfig>(resolved);
   (config.api as { port: number }).port = 0;
   (config.api as { host: string }).host = '127.0.0.1';
+  (config.router as { httpPort: number; httpsPort: number }).httpPort = 0;
+  (config.router as { httpPort: number; httpsPort: number }).httpsPort = 0;
   const junction = new Junction({ config, logger: pino({ level: 'silent' }), version: 'bench' });
   const started = await junction.start();
-  const pool = new Pool(started.apiUrl, { connections: CONNECTIONS, connect: { ca: started.certificate?.cert, servername: 'localhost' } });
+  const pool = new Pool(started.apiUrl, { connections: CONNECTIONS, connect: { ca: started.certificate.cert, servername: 'localhost' } });
   try {
     const basicHeader = { authorization: `Basic ${Buffer.from(`root@junction.local:${password}`).toString('base64')}` };
     const login = await pool.request({

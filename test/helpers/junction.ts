@@ -15,6 +15,11 @@ export { DEFAULT_ROOT_PASSWORD, ROOT_EMAIL };
 export interface TestJunction {
   junction: Junction;
   url: string;
+  /** Base URLs of the transaction ports. */
+  httpUrl: string;
+  httpsUrl: string;
+  /** The server certificate (also served on the HTTPS transaction port). */
+  certificate: string;
   dataDir: string;
   config: JunctionConfig;
   logs: Record<string, unknown>[];
@@ -49,13 +54,16 @@ export async function startJunction(
   const config = structuredClone<JunctionConfig>(resolved);
   (config.api as { port: number }).port = 0;
   (config.api as { host: string }).host = '127.0.0.1';
+  (config.router as { httpPort: number; httpsPort: number; host: string }).httpPort = 0;
+  (config.router as { httpPort: number; httpsPort: number; host: string }).httpsPort = 0;
+  (config.router as { httpPort: number; httpsPort: number; host: string }).host = '127.0.0.1';
   const { logger, lines } = memoryLogger();
   const junction = new Junction({ config, logger, version: '9.9.9-test' });
   const started = await junction.start().catch(async (err: unknown) => {
     await junction.stop();
     throw err;
   });
-  const dispatcher = new Agent({ connect: { ca: started.certificate?.cert, servername: 'localhost' } });
+  const dispatcher = new Agent({ connect: { ca: started.certificate.cert, servername: 'localhost' } });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -66,6 +74,9 @@ export async function startJunction(
   return {
     junction,
     url: started.apiUrl,
+    httpUrl: started.httpUrl,
+    httpsUrl: started.httpsUrl,
+    certificate: started.certificate.cert,
     dataDir,
     config,
     logs: lines,

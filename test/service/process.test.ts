@@ -5,11 +5,15 @@ import { Agent, fetch } from 'undici';
 import { tempDir } from '../helpers/junction.js';
 import { freePort, runService } from '../helpers/process.js';
 
+async function routerPorts(): Promise<Record<string, string>> {
+  return { JUNCTION_ROUTER_HTTP_PORT: String(await freePort()), JUNCTION_ROUTER_HTTPS_PORT: String(await freePort()), JUNCTION_ROUTER_HOST: '127.0.0.1' };
+}
+
 describe('the service process', () => {
   it('starts from the built entry point, answers /heartbeat over HTTPS, logs to a file and stops cleanly on SIGTERM', async () => {
     const dataDir = await tempDir();
     const port = await freePort();
-    const service = runService([], { JUNCTION_DATA_DIR: dataDir, JUNCTION_API_PORT: String(port), JUNCTION_API_HOST: '127.0.0.1' });
+    const service = runService([], { JUNCTION_DATA_DIR: dataDir, JUNCTION_API_PORT: String(port), JUNCTION_API_HOST: '127.0.0.1', ...(await routerPorts()) });
     const ready = await service.ready;
     expect(ready).toMatchObject({ apiUrl: `https://127.0.0.1:${port}` });
 
@@ -39,7 +43,7 @@ describe('the service process', () => {
     const port = await freePort();
     const configFile = join(dataDir, 'junction.json');
     await writeFile(configFile, JSON.stringify({ api: { port: 1, host: '127.0.0.1', protocol: 'http' }, logging: { file: { enabled: false } } }));
-    const service = runService(['--config', configFile], { JUNCTION_DATA_DIR: dataDir, JUNCTION_API_PORT: String(port) });
+    const service = runService(['--config', configFile], { JUNCTION_DATA_DIR: dataDir, JUNCTION_API_PORT: String(port), ...(await routerPorts()) });
     const ready = await service.ready;
     expect(ready).toMatchObject({ apiUrl: `http://127.0.0.1:${port}` });
     service.child.kill('SIGINT');
@@ -60,7 +64,7 @@ describe('the service process', () => {
     await mkdir(dataDir, { recursive: true });
     const damaged = '{"_id":"1","email":"a@b.example"}\n{this is not json\n';
     await writeFile(join(dataDir, 'users.db'), damaged);
-    const service = runService([], { JUNCTION_DATA_DIR: dataDir, JUNCTION_API_PORT: String(await freePort()) });
+    const service = runService([], { JUNCTION_DATA_DIR: dataDir, JUNCTION_API_PORT: String(await freePort()), ...(await routerPorts()) });
     const { code } = await service.exited;
     expect(code).not.toBe(0);
     expect(service.stderr()).toContain(join(dataDir, 'users.db'));
