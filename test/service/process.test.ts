@@ -2,7 +2,8 @@ import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Agent, fetch } from 'undici';
-import { tempDir } from '../helpers/junction.js';
+import { startJunction, tempDir } from '../helpers/junction.js';
+import { httpUpstream } from '../helpers/upstream.js';
 import { freePort, runService } from '../helpers/process.js';
 
 async function routerPorts(): Promise<Record<string, string>> {
@@ -69,5 +70,59 @@ describe('the service process', () => {
     expect(code).not.toBe(0);
     expect(service.stderr()).toContain(join(dataDir, 'users.db'));
     expect(await readFile(join(dataDir, 'users.db'), 'utf8')).toBe(damaged);
+  });
+});
+
+describe('crash recovery', () => {
+  it('marks a transaction that was in flight when the process was killed as Failed at the next start', async () => {
+    const dataDir = await tempDir();
+    const silent = await httpUpstream(() => undefined);
+    const apiPort = await freePort();
+    const routing = await routerPorts();
+    const service = runService([], {
+      JUNCTION_DATA_DIR: dataDir,
+      JUNCTION_API_PORT: String(apiPort),
+      JUNCTION_API_HOST: '127.0.0.1',
+      JUNCTION_ADMIN_PASSWORD: 'crash-test-admin-1',
+      ...routing,
+    });
+    try {
+      await service.ready;
+      const ca = await readFile(join(dataDir, 'tls', 'server-cert.pem'), 'utf8');
+      const dispatcher = new Agent({ connect: { ca, servername: 'localhost' } });
+      const created = await fetch(`https://127.0.0.1:${apiPort}/channels`, {
+        method: 'POST',
+        dispatcher,
+        headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('root@junction.local:crash-test-admin-1').toString('base64')}` },
+        body: JSON.stringify({ name: 'slow', urlPattern: '^/slow$', authType: 'public', routes: [{ name: 'p', host: '127.0.0.1', port: silent.port, primary: true }] }),
+      });
+      expect(created.status).toBe(201);
+      await dispatcher.close();
+
+      const inFlight = fetch(`http://127.0.0.1:${routing.JUNCTION_ROUTER_HTTP_PORT}/slow`, { method: 'POST', body: 'pending' }).catch(() => 'connection lost');
+      // The journal of in-flight transactions gets its entry right after the first write.
+      const journal = join(dataDir, 'transactions', 'inflight.db');
+      for (let i = 0; i < 200; i++) {
+        const text = await readFile(journal, 'utf8').catch(() => '');
+        if (/"_id"/.test(text)) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      service.child.kill('SIGKILL');
+      expect((await service.exited).signal).toBe('SIGKILL');
+      expect(await inFlight).toBe('connection lost');
+    } finally {
+      service.child.kill('SIGKILL');
+      await silent.close();
+    }
+
+    const restarted = await startJunction({}, { dataDir });
+    try {
+      const all = await restarted.junction.transactions.page({}, { limit: 10 });
+      expect(all).toHaveLength(1);
+      expect(all[0]).toMatchObject({ status: 'Failed', request: { path: '/slow', method: 'POST' } });
+      expect(all[0]?.error?.message).toMatch(/Interrupted/);
+    } finally {
+      await restarted.destroy();
+    }
   });
 });

@@ -1,0 +1,69 @@
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetch } from 'undici';
+import { startJunction, unlockRoot } from '../helpers/junction.js';
+import type { TestJunction } from '../helpers/junction.js';
+import { httpUpstream } from '../helpers/upstream.js';
+import type { Upstream } from '../helpers/upstream.js';
+
+const MB = 1024 * 1024;
+
+describe('a 50 MB body through the pipeline', () => {
+  let t: TestJunction;
+  let upstream: Upstream;
+  let received = 0;
+
+  beforeAll(async () => {
+    t = await startJunction({ router: { maxBodyBytes: 100 * MB } });
+    const admin = { authorization: await unlockRoot(t) };
+    upstream = await httpUpstream((req, res) => {
+      req.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+      });
+      req.on('end', () => res.end('stored'));
+    });
+    const created = await t.request('/channels', {
+      method: 'POST',
+      headers: admin,
+      json: { name: 'bulk', urlPattern: '^/bulk$', authType: 'public', routes: [{ name: 'p', host: '127.0.0.1', port: upstream.port, primary: true }] },
+    });
+    expect(created.status).toBe(201);
+  });
+  afterAll(async () => {
+    await t.destroy();
+    await upstream.close();
+  });
+
+  it('streams it to the route and to its body file without memory growing with the body', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 0x62);
+    const total = 50 * MB;
+    const before = process.memoryUsage();
+    let peak = 0;
+    const sample = () => {
+      const now = process.memoryUsage();
+      peak = Math.max(peak, now.heapUsed + now.arrayBuffers - before.heapUsed - before.arrayBuffers);
+    };
+    const timer = setInterval(sample, 5);
+    async function* source() {
+      for (let sent = 0; sent < total; sent += chunk.length) yield chunk;
+    }
+    const res = await fetch(`${t.httpUrl}/bulk`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream', 'content-length': String(total) },
+      body: Readable.toWeb(Readable.from(source())) as ReadableStream,
+      duplex: 'half',
+    });
+    expect(await res.text()).toBe('stored');
+    clearInterval(timer);
+    sample();
+    expect(received).toBe(total);
+    const id = res.headers.get('x-openhim-transactionid') ?? '';
+    let tx = await t.junction.transactions.get(id);
+    for (let i = 0; i < 200 && tx?.status === 'Processing'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      tx = await t.junction.transactions.get(id);
+    }
+    expect(tx).toMatchObject({ status: 'Successful', request: { body: { size: total, truncated: false } } });
+    expect(peak).toBeLessThan(40 * MB);
+  });
+});
