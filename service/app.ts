@@ -19,6 +19,8 @@ import { TransactionEvents } from './pipeline/events.js';
 import { Pipeline } from './pipeline/index.js';
 import { HttpRouter } from './routing/http.js';
 import { TransactionPorts } from './transports/http.js';
+import { Schedulers } from './schedulers/registry.js';
+import { retentionJob } from './schedulers/retention.js';
 import { UserAccounts } from './accounts/users.js';
 import { Sessions } from './accounts/sessions.js';
 import { LoginThrottle } from './accounts/login-throttle.js';
@@ -57,6 +59,7 @@ export class Junction {
   #api: FastifyInstance | undefined;
   #ports: TransactionPorts | undefined;
   #router: HttpRouter | undefined;
+  #schedulers: Schedulers | undefined;
   #timers: NodeJS.Timeout[] = [];
   #audit: AuditRecorder | undefined;
   #stopping: Promise<void> | undefined;
@@ -164,6 +167,11 @@ export class Junction {
     const routerPart = routerHost.includes(':') ? `[${routerHost}]` : routerHost;
     const httpUrl = `http://${routerPart}:${ports.httpPort}`;
     const httpsUrl = `https://${routerPart}:${ports.httpsPort}`;
+    this.#schedulers = new Schedulers(
+      [retentionJob({ transactions: this.transactions, bodies: this.bodies, channels: store.channels, maxAgeDays: config.retention.maxAgeDays, logger })],
+      logger.child({ component: 'schedulers' }),
+    );
+    this.#schedulers.start();
     await audit.record(applicationActivityEvent('start', config.auditEvents.auditSourceID));
     logger.info({ apiUrl, httpUrl, httpsUrl, version, dataDir: config.dataDir }, 'Junction is ready');
     return { apiUrl, apiPort: address.port, httpUrl, httpsUrl, certificate };
@@ -182,6 +190,7 @@ export class Junction {
     this.#stopping ??= (async () => {
       for (const timer of this.#timers) clearInterval(timer);
       this.#timers = [];
+      await this.#schedulers?.stop();
       await this.#ports?.stop();
       await this.#api?.close();
       await this.#router?.close();

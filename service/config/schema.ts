@@ -185,6 +185,12 @@ export const configSchema = Type.Object(
       },
       'Logging.',
     ),
+    retention: section(
+      {
+        maxAgeDays: int(0, 36_500, 0, 'Days of transactions kept (whole days, checked daily); 0 keeps them forever. Channels can also limit how long their bodies are kept (maxBodyAgeDays).'),
+      },
+      'Retention of the transaction log.',
+    ),
     storage: section(
       {
         engine: Type.Enum(['nedb'], { default: 'nedb', description: 'Storage engine.' }),

@@ -1,0 +1,235 @@
+/**
+ * Who may see which transactions, and the translation of the transactions API query (OpenHIM `filters` JSON plus
+ * `filterLimit`/`filterPage`) into a `TransactionFilter` and page options. Pure: no I/O.
+ *
+ * Access per channel: admins see everything; other users see a channel's transactions (metadata, headers, routes)
+ * when its `txViewAcl` or `txViewFullAcl` names one of their groups, and its bodies only through `txViewFullAcl`.
+ * `txRerunAcl` is for re-runs, which do not grant viewing here.
+ */
+import type { ValidationProblem } from '../contracts/api.js';
+import type { TransactionFilter } from '../storage/transactions.js';
+import { isAdmin } from './permissions.js';
+import { isTransactionStatus, parseStatusPattern, TRANSACTION_STATUSES } from './transaction-status.js';
+import type { TransactionStatus } from './transaction-status.js';
+
+export interface TransactionAccess {
+  /** May see the channel's transactions (without bodies). */
+  view: boolean;
+  /** May also see request and response bodies. */
+  bodies: boolean;
+}
+
+export interface ChannelTxAcls {
+  txViewAcl: readonly string[];
+  txViewFullAcl: readonly string[];
+}
+
+const NONE: TransactionAccess = { view: false, bodies: false };
+const ALL: TransactionAccess = { view: true, bodies: true };
+
+/** What a user may see of one channel's transactions. */
+export function transactionAccess(actor: { groups: readonly string[] }, channel: ChannelTxAcls): TransactionAccess {
+  if (isAdmin(actor)) return ALL;
+  const member = (acl: readonly string[]) => acl.some((g) => actor.groups.includes(g));
+  if (member(channel.txViewFullAcl)) return ALL;
+  if (member(channel.txViewAcl)) return { view: true, bodies: false };
+  return NONE;
+}
+
+/**
+ * The channels whose transactions a user may see: `'all'` for admins, otherwise a map of channel id to access
+ * holding only the channels the user may view.
+ */
+export function viewableChannels(actor: { groups: readonly string[] }, channels: readonly (ChannelTxAcls & { _id: string })[]): 'all' | Map<string, TransactionAccess> {
+  if (isAdmin(actor)) return 'all';
+  const visible = new Map<string, TransactionAccess>();
+  for (const channel of channels) {
+    const access = transactionAccess(actor, channel);
+    if (access.view) visible.set(channel._id, access);
+  }
+  return visible;
+}
+
+/** Narrows a filter to the channels a user may view (the intersection with any channel filter already in it). */
+export function restrictToChannels(filter: TransactionFilter, allowed: Iterable<string>): TransactionFilter {
+  const allowedSet = new Set(allowed);
+  const channelID = filter.channelID === undefined ? [...allowedSet] : filter.channelID.filter((id) => allowedSet.has(id));
+  return { ...filter, channelID };
+}
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 1000;
+
+export interface TransactionQueryInput {
+  filters?: string;
+  filterLimit?: number | string;
+  filterPage?: number | string;
+}
+
+export interface ParsedTransactionQuery {
+  filter: TransactionFilter;
+  limit: number;
+  skip: number;
+}
+
+export type TransactionQueryResult = { ok: true; value: ParsedTransactionQuery } | { ok: false; problems: ValidationProblem[] };
+
+/** The keys of OpenHIM's transaction `filters` object that Junction supports. */
+export const FILTER_KEYS = [
+  'status',
+  'response.status',
+  'channelID',
+  'clientID',
+  'request.method',
+  'request.path',
+  'request.timestamp',
+  'properties',
+  'wasRerun',
+] as const;
+
+const MAX_PATH_PATTERN = 500;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const PROPERTY_NAME = /^[^.$][^.]{0,99}$/;
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function integerIn(value: number | string | undefined, fallback: number, min: number, max: number): number | null {
+  if (value === undefined) return fallback;
+  const n = typeof value === 'number' ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  return Number.isInteger(n) && n >= min && n <= max ? n : null;
+}
+
+function parseDate(value: unknown): Date | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return new Date(value);
+  if (typeof value !== 'string' || !ISO_DATE.test(value.trim())) return null;
+  const date = new Date(value.trim());
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/** One filter key's translation: the fields it sets, or the problem with its value. */
+type KeyResult = { set: Partial<TransactionFilter> } | { problem: string; sub?: string };
+
+function stringOrList(value: unknown): string[] | null {
+  const list = Array.isArray(value) ? (value as unknown[]) : [value];
+  if (list.length === 0 || list.some((v) => typeof v !== 'string' || v === '')) return null;
+  return list as string[];
+}
+
+function translateKey(key: (typeof FILTER_KEYS)[number], value: unknown): KeyResult {
+  switch (key) {
+    case 'status': {
+      const list = stringOrList(value);
+      if (list === null || !list.every(isTransactionStatus)) return { problem: `must be one of: ${TRANSACTION_STATUSES.map((s) => JSON.stringify(s)).join(', ')} (or a list of them)` };
+      return { set: { status: list as TransactionStatus[] } };
+    }
+    case 'response.status': {
+      const ok = (typeof value === 'string' || typeof value === 'number') && parseStatusPattern(value) !== null;
+      if (!ok) return { problem: 'must be a status code such as 404 or a class such as "5xx"' };
+      return { set: { statusCode: String(value).trim().toLowerCase() } };
+    }
+    case 'channelID': {
+      const list = stringOrList(value);
+      if (list === null || !list.every((id) => ID.test(id))) return { problem: 'must be a channel id or a list of channel ids' };
+      return { set: { channelID: list } };
+    }
+    case 'clientID':
+      if (typeof value !== 'string' || !ID.test(value)) return { problem: 'must be a client id' };
+      return { set: { clientID: value } };
+    case 'request.method':
+      if (typeof value !== 'string' || !/^[A-Za-z]{1,16}$/.test(value)) return { problem: 'must be an HTTP method name such as GET' };
+      return { set: { method: value.toUpperCase() } };
+    case 'request.path': {
+      if (typeof value !== 'string' || value === '' || value.length > MAX_PATH_PATTERN) return { problem: `must be a regular expression of 1 to ${MAX_PATH_PATTERN} characters` };
+      try {
+        new RegExp(value);
+      } catch {
+        return { problem: 'is not a valid regular expression' };
+      }
+      return { set: { path: value } };
+    }
+    case 'request.timestamp':
+      return translateRange(value);
+    case 'properties': {
+      if (!isPlainObject(value) || Object.keys(value).length === 0) return { problem: 'must be an object of property name: value' };
+      const properties: Record<string, string> = {};
+      for (const [name, v] of Object.entries(value)) {
+        if (!PROPERTY_NAME.test(name)) return { problem: `has a property name "${name}" that is empty, too long, has a dot or starts with $` };
+        if (typeof v !== 'string') return { problem: 'must be a string', sub: name };
+        properties[name] = v;
+      }
+      return { set: { properties } };
+    }
+    case 'wasRerun':
+      if (typeof value !== 'boolean') return { problem: 'must be true or false' };
+      return { set: { wasRerun: value } };
+  }
+}
+
+/** `{"$gte": date, "$lte": date}`, as an object or (as OpenHIM's console sends it) a JSON string. */
+function translateRange(value: unknown): KeyResult {
+  let range = value;
+  if (typeof value === 'string') {
+    try {
+      range = JSON.parse(value);
+    } catch {
+      return { problem: 'must be {"$gte": date, "$lte": date} (an object or its JSON text)' };
+    }
+  }
+  if (!isPlainObject(range) || Object.keys(range).length === 0) return { problem: 'must be {"$gte": date, "$lte": date} with at least one bound' };
+  const unknown = Object.keys(range).find((k) => k !== '$gte' && k !== '$lte');
+  if (unknown !== undefined) return { problem: `has an unknown bound "${unknown}"; use $gte and $lte` };
+  const set: Partial<TransactionFilter> = {};
+  if (range.$gte !== undefined) {
+    const from = parseDate(range.$gte);
+    if (from === null) return { problem: 'must be an ISO 8601 date such as 2024-05-01T00:00:00Z', sub: '$gte' };
+    set.from = from;
+  }
+  if (range.$lte !== undefined) {
+    const to = parseDate(range.$lte);
+    if (to === null) return { problem: 'must be an ISO 8601 date such as 2024-05-31T23:59:59Z', sub: '$lte' };
+    set.to = to;
+  }
+  if (set.from !== undefined && set.to !== undefined && set.from > set.to) return { problem: 'has $gte after $lte' };
+  return { set };
+}
+
+/** Parses the `filters` JSON text alone. */
+export function parseFilters(text: string | undefined): { ok: true; filter: TransactionFilter } | { ok: false; problems: ValidationProblem[] } {
+  if (text === undefined || text.trim() === '') return { ok: true, filter: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { ok: false, problems: [{ path: 'querystring.filters', message: 'must be a JSON object' }] };
+  }
+  if (!isPlainObject(parsed)) return { ok: false, problems: [{ path: 'querystring.filters', message: 'must be a JSON object' }] };
+  const problems: ValidationProblem[] = [];
+  let filter: TransactionFilter = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    const path = `querystring.filters.${key}`;
+    if (!(FILTER_KEYS as readonly string[]).includes(key)) {
+      problems.push({ path, message: `is not a known filter; use one of: ${FILTER_KEYS.join(', ')}` });
+      continue;
+    }
+    const result = translateKey(key as (typeof FILTER_KEYS)[number], value);
+    if ('problem' in result) problems.push({ path: result.sub === undefined ? path : `${path}.${result.sub}`, message: result.problem });
+    else filter = { ...filter, ...result.set };
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, filter };
+}
+
+/** Translates the list query: filters plus page options (filterLimit 1–1000, default 20; filterPage from 0). */
+export function parseTransactionQuery(input: TransactionQueryInput): TransactionQueryResult {
+  const problems: ValidationProblem[] = [];
+  const limit = integerIn(input.filterLimit, DEFAULT_LIMIT, 1, MAX_LIMIT);
+  if (limit === null) problems.push({ path: 'querystring.filterLimit', message: `must be an integer from 1 to ${MAX_LIMIT}` });
+  const page = integerIn(input.filterPage, 0, 0, Number.MAX_SAFE_INTEGER);
+  if (page === null) problems.push({ path: 'querystring.filterPage', message: 'must be an integer of 0 or more' });
+  const filters = parseFilters(input.filters);
+  if (!filters.ok) problems.push(...filters.problems);
+  if (problems.length > 0 || limit === null || page === null || !filters.ok) return { ok: false, problems };
+  return { ok: true, value: { filter: filters.filter, limit, skip: limit * page } };
+}
