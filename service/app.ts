@@ -132,6 +132,8 @@ export class Junction {
         version,
         mediatorUptimes: () => Promise.resolve({}),
         hasTransactions: (channelId: string) => this.transactions.hasChannel(channelId),
+        transactions: this.transactions,
+        bodies: this.bodies,
       },
     );
 

@@ -21,6 +21,8 @@ import { clientRoutes } from './routes/clients.js';
 import type { ClientRoutesDeps } from './routes/clients.js';
 import { roleRoutes } from './routes/roles.js';
 import type { RoleRoutesDeps } from './routes/roles.js';
+import { transactionRoutes } from './routes/transactions.js';
+import type { TransactionRoutesDeps } from './routes/transactions.js';
 
 export interface ApiServerOptions {
   logger: Logger;
@@ -29,7 +31,7 @@ export interface ApiServerOptions {
   bodyLimitBytes: number;
 }
 
-export type ApiDeps = AuthHookOptions & AuthRoutesDeps & ServiceRoutesDeps & UserRoutesDeps & ChannelRoutesDeps & ClientRoutesDeps & RoleRoutesDeps;
+export type ApiDeps = AuthHookOptions & AuthRoutesDeps & ServiceRoutesDeps & UserRoutesDeps & ChannelRoutesDeps & ClientRoutesDeps & RoleRoutesDeps & TransactionRoutesDeps;
 
 /** Builds the management API (not yet listening). */
 export async function createApiServer(options: ApiServerOptions, deps: ApiDeps): Promise<FastifyInstance> {
@@ -69,5 +71,6 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(channelRoutes(deps));
   await app.register(clientRoutes(deps));
   await app.register(roleRoutes(deps));
+  await app.register(transactionRoutes(deps));
   return app;
 }

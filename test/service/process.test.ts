@@ -100,13 +100,16 @@ describe('crash recovery', () => {
       await dispatcher.close();
 
       const inFlight = fetch(`http://127.0.0.1:${routing.JUNCTION_ROUTER_HTTP_PORT}/slow`, { method: 'POST', body: 'pending' }).catch(() => 'connection lost');
-      // The journal of in-flight transactions gets its entry right after the first write.
-      const journal = join(dataDir, 'transactions', 'inflight.db');
-      for (let i = 0; i < 200; i++) {
-        const text = await readFile(journal, 'utf8').catch(() => '');
-        if (/"_id"/.test(text)) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      // Wait until the first write (Processing) is on disk in the day partition, then kill.
+      const partitionDir = join(dataDir, 'transactions');
+      let written = false;
+      for (let i = 0; i < 750 && !written; i++) {
+        for (const file of await readdir(partitionDir).catch(() => [] as string[])) {
+          if (/^\d{4}-\d{2}-\d{2}\.db$/.test(file) && (await readFile(join(partitionDir, file), 'utf8')).includes('"/slow"')) written = true;
+        }
+        if (!written) await new Promise((resolve) => setTimeout(resolve, 20));
       }
+      expect(written).toBe(true);
       service.child.kill('SIGKILL');
       expect((await service.exited).signal).toBe('SIGKILL');
       expect(await inFlight).toBe('connection lost');
