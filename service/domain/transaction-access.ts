@@ -10,7 +10,6 @@ import type { ValidationProblem } from '../contracts/api.js';
 import type { TransactionFilter } from '../storage/transactions.js';
 import { isAdmin } from './permissions.js';
 import { isTransactionStatus, parseStatusPattern, TRANSACTION_STATUSES } from './transaction-status.js';
-import type { TransactionStatus } from './transaction-status.js';
 
 export interface TransactionAccess {
   /** May see the channel's transactions (without bodies). */
@@ -123,7 +122,7 @@ function translateKey(key: (typeof FILTER_KEYS)[number], value: unknown): KeyRes
     case 'status': {
       const list = stringOrList(value);
       if (list === null || !list.every(isTransactionStatus)) return { problem: `must be one of: ${TRANSACTION_STATUSES.map((s) => JSON.stringify(s)).join(', ')} (or a list of them)` };
-      return { set: { status: list as TransactionStatus[] } };
+      return { set: { status: list } };
     }
     case 'response.status': {
       const ok = (typeof value === 'string' || typeof value === 'number') && parseStatusPattern(value) !== null;

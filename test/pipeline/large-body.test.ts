@@ -47,7 +47,7 @@ describe('a 50 MB body through the pipeline', () => {
       const now = process.memoryUsage();
       peak = Math.max(peak, now.heapUsed + now.arrayBuffers - before.heapUsed - before.arrayBuffers);
     };
-    const timer = setInterval(sample, 25);
+    const timer = setInterval(sample, 100);
     async function* source() {
       for (let sent = 0; sent < total; sent += chunk.length) yield chunk;
     }
@@ -74,5 +74,5 @@ describe('a 50 MB body through the pipeline', () => {
     expect(tx).toMatchObject({ status: 'Successful', request: { body: { size: total, truncated: false } } });
     if (process.env.SHOW_PEAK === '1') console.log('peak MB', peak / MB);
     expect(peak).toBeLessThan(16 * MB);
-  });
+  }, 120_000);
 });
