@@ -194,4 +194,32 @@ describe('the HTTP transaction pipeline, against real upstream servers', () => {
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe(`${t.httpUrl}/moved`);
   });
+
+  it('emits started and completed events for the live feed', async () => {
+    const seenEvents: string[] = [];
+    const onStart = (e: { transactionId: string }) => seenEvents.push(`started:${e.transactionId}`);
+    const onDone = (e: { transactionId: string; status: string }) => seenEvents.push(`completed:${e.transactionId}:${e.status}`);
+    t.junction.events.on('transaction.started', onStart);
+    t.junction.events.on('transaction.completed', onDone);
+    try {
+      const res = await fetch(`${t.httpUrl}/echo/events`);
+      await res.arrayBuffer();
+      const id = res.headers.get('x-openhim-transactionid') ?? '';
+      await transaction(id);
+      expect(seenEvents.filter((e) => e.includes(id))).toEqual([`started:${id}`, `completed:${id}:Successful`]);
+    } finally {
+      t.junction.events.off('transaction.started', onStart);
+      t.junction.events.off('transaction.completed', onDone);
+    }
+  });
+
+  it('keeps a deleted channel that has transactions, marked deleted, and never matches it again', async () => {
+    const channels = await t.junction.store.channels.find({ name: 'public-echo' });
+    const id = channels[0]?._id ?? '';
+    const removed = await t.request(`/channels/${id}`, { method: 'DELETE', headers: admin });
+    expect(removed.status).toBe(200);
+    expect(await t.junction.store.channels.findById(id)).toMatchObject({ status: 'deleted' });
+    expect((await t.request(`/channels/${id}`, { headers: admin })).status).toBe(404);
+    expect((await fetch(`${t.httpUrl}/echo/after-delete`)).status).toBe(404);
+  });
 });
