@@ -28,7 +28,7 @@ import { AuditRecorder } from './audit/recorder.js';
 import { applicationActivityEvent } from './audit/events.js';
 import { Authenticator } from './api/auth/authenticator.js';
 import { createApiServer } from './api/server.js';
-import { loadServerCertificate } from './tls/server-certificate.js';
+import { loadServerCertificate, loadTrustedCAs } from './tls/server-certificate.js';
 import type { ServerCertificate } from './tls/server-certificate.js';
 
 export interface JunctionOptions {
@@ -102,7 +102,9 @@ export class Junction {
 
     const https = config.api.protocol === 'https';
     // The HTTPS transaction port always needs the certificate, even when the API is on plain HTTP.
-    const certificate = await loadServerCertificate({ dataDir: config.dataDir, ...config.tls, logger });
+    const { trustedCAFiles, ...serverTls } = config.tls;
+    const certificate = await loadServerCertificate({ dataDir: config.dataDir, ...serverTls, logger });
+    const trustedCAs = await loadTrustedCAs(trustedCAFiles);
     if (!https) logger.warn('the management API is on plain HTTP (api.protocol=http): credentials cross the network unencrypted');
 
     const channels = new ChannelCache(this.store.channels);
@@ -137,7 +139,7 @@ export class Junction {
       },
     );
 
-    this.#router = new HttpRouter();
+    this.#router = new HttpRouter({ trustedCAs });
     const pipeline = new Pipeline({
       channels,
       clientAuth: new ClientAuthenticator({ clients: store.clients, settings: config.authentication }),
@@ -156,7 +158,7 @@ export class Junction {
       httpsPort: config.router.httpsPort,
       certificate,
       requestClientCertificates: config.authentication.enableMutualTLSAuthentication,
-      trustedCAs: [],
+      trustedCAs,
       logger,
     });
     const ports = await this.#ports.start();

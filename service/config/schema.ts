@@ -93,6 +93,11 @@ export const configSchema = Type.Object(
         keyPassphrase: Type.Optional(
           Type.String({ minLength: 1, description: 'Passphrase of `tls.keyFile`, if it is encrypted.', ...secret }),
         ),
+        trustedCAFiles: Type.Array(Type.String({ minLength: 1 }), {
+          default: [],
+          uniqueItems: true,
+          description: 'PEM files of CA certificates trusted for client certificates (mutual TLS) and for HTTPS routes, besides the system CAs.',
+        }),
       },
       'Server certificate.',
     ),

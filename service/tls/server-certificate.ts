@@ -104,3 +104,22 @@ export async function loadServerCertificate(options: CertificateOptions): Promis
   logger.info({ file: files.cert, fingerprint256: x509.fingerprint256 }, 'generated a self-signed server certificate');
   return describe(x509, 'generated', pair.cert, pair.key);
 }
+
+/** Reads the trusted CA files; each must hold at least one PEM certificate, else start-up stops naming the file. */
+export async function loadTrustedCAs(files: readonly string[]): Promise<string[]> {
+  const cas: string[] = [];
+  for (const file of files) {
+    const text = await readPem(file, 'trusted CA');
+    const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+    if (blocks.length === 0) throw new CertificateError(`${file} (tls.trustedCAFiles) holds no PEM certificate`);
+    for (const block of blocks) {
+      try {
+        new X509Certificate(block);
+      } catch (err) {
+        throw new CertificateError(`${file} (tls.trustedCAFiles) holds a certificate that does not parse: ${(err as Error).message}`, { cause: err });
+      }
+      cas.push(block);
+    }
+  }
+  return cas;
+}

@@ -21,7 +21,7 @@ describe('defaults', () => {
         sessionTimeoutMinutes: 120,
         loginThrottle: { maxFailuresPerAccount: 10, maxFailuresPerAddress: 50, windowSeconds: 900 },
       },
-      tls: { certFile: '', keyFile: '', keyPassphrase: undefined },
+      tls: { certFile: '', keyFile: '', keyPassphrase: undefined, trustedCAFiles: [] },
       router: { host: '0.0.0.0', httpsPort: 5000, httpPort: 5001, timeoutMs: 60_000, maxBodyBytes: 16_777_216, matchBodyLimitBytes: 10_485_760 },
       authentication: {
         enableMutualTLSAuthentication: true,
