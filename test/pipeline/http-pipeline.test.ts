@@ -81,6 +81,7 @@ describe('the HTTP transaction pipeline, against real upstream servers', () => {
     await channel({ name: 'patients', urlPattern: '^/fhir$', priority: 1, authType: 'public', matchContentJson: 'resourceType', matchContentValue: 'Patient', routes: [route('p', upstreams.patients, { primary: true })] });
     await channel({ name: 'xml-lab', urlPattern: '^/fhir$', priority: 2, authType: 'public', matchContentXpath: 'string(/order/@kind)', matchContentValue: 'lab', routes: [route('p', upstreams.patients, { primary: true })] });
     await channel({ name: 'regex-adt', urlPattern: '^/fhir$', priority: 3, authType: 'public', matchContentRegex: '^MSH\\|.*ADT', routes: [route('p', upstreams.patients, { primary: true })] });
+    await channel({ name: 'no-bodies', urlPattern: '^/no-bodies$', authType: 'public', requestBody: false, responseBody: false, routes: [route('p', upstreams.echo, { primary: true, username: 'svc', password: 'svc-pass' })] });
     await channel({ name: 'fhir-fallback', urlPattern: '^/fhir$', priority: 9, authType: 'public', routes: [route('p', upstreams.anything, { primary: true })] });
 
     const client = await t.request('/clients', {
@@ -206,6 +207,8 @@ describe('the HTTP transaction pipeline, against real upstream servers', () => {
       await res.arrayBuffer();
       const id = res.headers.get('x-openhim-transactionid') ?? '';
       await transaction(id);
+      // The completion event follows the second write.
+      for (let i = 0; i < 100 && !seenEvents.some((e) => e.startsWith(`completed:${id}`)); i++) await new Promise((r) => setTimeout(r, 10));
       expect(seenEvents.filter((e) => e.includes(id))).toEqual([`started:${id}`, `completed:${id}:Successful`]);
     } finally {
       t.junction.events.off('transaction.started', onStart);
@@ -221,5 +224,19 @@ describe('the HTTP transaction pipeline, against real upstream servers', () => {
     expect(await t.junction.store.channels.findById(id)).toMatchObject({ status: 'deleted' });
     expect((await t.request(`/channels/${id}`, { headers: admin })).status).toBe(404);
     expect((await fetch(`${t.httpUrl}/echo/after-delete`)).status).toBe(404);
+  });
+
+  it('honours requestBody/responseBody = false, and sends the route\'s own Basic credentials downstream', async () => {
+    const res = await fetch(`${t.httpUrl}/no-bodies`, { method: 'POST', headers: { 'content-type': 'text/plain', authorization: 'Custom lab-custom-token-0123456789' }, body: 'secret clinical note' });
+    expect(res.status).toBe(200);
+    expect(seen.echo?.at(-1)?.body).toBe('secret clinical note');
+    expect(seen.echo?.at(-1)?.headers.authorization).toBe(`Basic ${Buffer.from('svc:svc-pass').toString('base64')}`);
+    const tx = await transaction(res.headers.get('x-openhim-transactionid'));
+    expect(tx.request.body).toBeUndefined();
+    expect(tx.response?.body).toBeUndefined();
+    // A POST whose body was not stored cannot be re-run.
+    expect(tx.canRerun).toBe(false);
+    expect(JSON.stringify(tx)).not.toContain('secret clinical note');
+    expect(tx.request.headers.authorization).toBe('********');
   });
 });
