@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
-import { basic, startJunction, unlockRoot } from '../helpers/junction.js';
+import { basic, completedTransaction, startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction, TestResponse } from '../helpers/junction.js';
 import { httpUpstream, readBody } from '../helpers/upstream.js';
 import type { Upstream } from '../helpers/upstream.js';
@@ -42,15 +42,7 @@ describe('transactions API', () => {
   const filtered = (filters: unknown, extra = '', headers = admin) => list(`?filterLimit=100&filters=${encodeURIComponent(JSON.stringify(filters))}${extra}`, headers);
   const errorPaths = (res: TestResponse) => (res.body as { error: { details: { path: string }[] } }).error.details.map((d) => d.path);
 
-  async function completed(id: string | null): Promise<TransactionRecord> {
-    expect(id).toMatch(/^[0-9a-f]{24}$/);
-    for (let i = 0; i < 300; i++) {
-      const tx = await t.junction.transactions.get(id ?? '');
-      if (tx !== null && tx.status !== 'Processing') return tx;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error(`transaction ${id} did not complete`);
-  }
+  const completed = (id: string | null): Promise<TransactionRecord> => completedTransaction(t, id);
 
   /** Sends a real request through the HTTP port and waits until its transaction is stored complete. */
   async function send(name: string, path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<void> {

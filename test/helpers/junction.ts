@@ -8,6 +8,7 @@ import { memoryLogger } from './logger.js';
 import { resolveConfig } from '../../service/config/index.js';
 import type { JunctionConfig } from '../../service/config/index.js';
 import { Junction } from '../../service/app.js';
+import type { TransactionRecord } from '../../service/storage/transactions.js';
 import { DEFAULT_ROOT_PASSWORD, ROOT_EMAIL } from '../../service/accounts/users.js';
 
 export { DEFAULT_ROOT_PASSWORD, ROOT_EMAIL };
@@ -130,4 +131,15 @@ export async function unlockRoot(t: TestJunction): Promise<string> {
   });
   if (res.status !== 200) throw new Error(`could not change the root password: ${res.status} ${res.text}`);
   return basic(ROOT_EMAIL, NEW_ROOT_PASSWORD);
+}
+
+/** The stored transaction once its second write is done (a client may get its answer before secondaries finish). */
+export async function completedTransaction(t: TestJunction, id: string | null): Promise<TransactionRecord> {
+  if (id === null || !/^[0-9a-f]{24}$/.test(id)) throw new Error(`not a transaction id: ${String(id)}`);
+  for (let i = 0; i < 500; i++) {
+    const tx = await t.junction.transactions.get(id);
+    if (tx !== null && tx.status !== 'Processing') return tx;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`transaction ${id} did not complete`);
 }

@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
-import { basic, startJunction, unlockRoot } from '../helpers/junction.js';
+import { basic, completedTransaction, startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { httpUpstream, readBody } from '../helpers/upstream.js';
 import type { Upstream } from '../helpers/upstream.js';
@@ -41,16 +41,7 @@ describe('the HTTP transaction pipeline, against real upstream servers', () => {
 
   const route = (name: string, upstream: Upstream, extra: Record<string, unknown> = {}) => ({ name, host: '127.0.0.1', port: upstream.port, ...extra });
 
-  /** The stored transaction once its second write is done (the client may get its answer before secondaries finish). */
-  async function transaction(id: string | null): Promise<TransactionRecord> {
-    expect(id).toMatch(/^[0-9a-f]{24}$/);
-    for (let i = 0; i < 200; i++) {
-      const tx = await t.junction.transactions.get(id ?? '');
-      if (tx !== null && tx.status !== 'Processing') return tx;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error(`transaction ${id} did not complete`);
-  }
+  const transaction = (id: string | null): Promise<TransactionRecord> => completedTransaction(t, id);
 
   beforeAll(async () => {
     t = await startJunction({

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
 import { generateSelfSigned } from '../../service/tls/self-signed.js';
-import { startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
+import { completedTransaction, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { httpsUpstream, httpUpstream } from '../helpers/upstream.js';
 import type { Upstream } from '../helpers/upstream.js';
@@ -47,11 +47,7 @@ describe('HTTPS routes and failing upstreams through the pipeline', () => {
     expect(res.status).toBe(500);
     expect(await res.json()).toMatchObject({ error: { code: 'ROUTE_FAILED' } });
     const id = res.headers.get('x-openhim-transactionid') ?? '';
-    let tx = await t.junction.transactions.get(id);
-    for (let i = 0; i < 200 && tx?.status === 'Processing'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      tx = await t.junction.transactions.get(id);
-    }
+    const tx = await completedTransaction(t, id);
     expect(tx).toMatchObject({ status: 'Failed', autoRetry: false });
   });
 

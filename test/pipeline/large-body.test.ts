@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { startJunction, unlockRoot } from '../helpers/junction.js';
+import { completedTransaction, startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { httpUpstream } from '../helpers/upstream.js';
 import type { Upstream } from '../helpers/upstream.js';
@@ -66,11 +66,7 @@ describe('a 50 MB body through the pipeline', () => {
     sample();
     expect(received).toBe(total);
     const id = answer.id;
-    let tx = await t.junction.transactions.get(id);
-    for (let i = 0; i < 200 && tx?.status === 'Processing'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      tx = await t.junction.transactions.get(id);
-    }
+    const tx = await completedTransaction(t, id);
     expect(tx).toMatchObject({ status: 'Successful', request: { body: { size: total, truncated: false } } });
     if (process.env.SHOW_PEAK === '1') console.log('peak MB', peak / MB);
     expect(peak).toBeLessThan(16 * MB);
