@@ -69,6 +69,8 @@ describe('a 50 MB body through the pipeline', () => {
     const tx = await completedTransaction(t, id);
     expect(tx).toMatchObject({ status: 'Successful', request: { body: { size: total, truncated: false } } });
     if (process.env.SHOW_PEAK === '1') console.log('peak MB', peak / MB);
-    expect(peak).toBeLessThan(16 * MB);
+    // Holding the body anywhere would show at least 50 MB. Streaming shows under 1 MB on a quiet machine; on a
+    // loaded one V8 frees dead Buffers' memory on a background thread, so up to ~20 MB of garbage can still count.
+    expect(peak).toBeLessThan(32 * MB);
   }, 120_000);
 });
