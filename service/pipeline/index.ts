@@ -19,7 +19,7 @@ import type { TransactionContext } from './context.js';
 import { matchChannel } from './match-channel.js';
 import { authoriseRequest } from './authorise.js';
 import { requestSection, storedHeaders, storeRequest } from './store-request.js';
-import { startRoutes } from './route.js';
+import { hasBody, startRoutes } from './route.js';
 import { drainResponse, routeFailure, sendError, sendPrimary } from './respond.js';
 import { storeResponse } from './store-response.js';
 import type { Outcome } from './store-response.js';
@@ -126,7 +126,8 @@ export class Pipeline {
     const stored = await storeRequest(ctx, channel, log);
     events.emit('transaction.started', { transactionId: ctx.id, channelID: channel._id, status: stored.status, method: ctx.method, path: ctx.path });
 
-    const requestSink = this.#sink(ctx, channel, 'req', channel.requestBody);
+    // Requests without a body (most GETs) get no body file at all.
+    const requestSink = this.#sink(ctx, channel, 'req', channel.requestBody && hasBody(ctx));
     const routes = channel.routes.filter((r) => r.status === 'enabled');
     const started = startRoutes(ctx, routes, router, channel.timeout ?? limits.defaultTimeoutMs, requestSink?.stream);
 

@@ -26,7 +26,7 @@ export interface RouteStart {
 }
 
 /** True when the request carries a body (a stream body on a GET would make undici send chunked framing). */
-function hasBody(ctx: TransactionContext): boolean {
+export function hasBody(ctx: TransactionContext): boolean {
   const length = ctx.req.headers['content-length'];
   return ctx.req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

@@ -197,7 +197,9 @@ describe('the HTTP transaction pipeline, against real upstream servers', () => {
       const res = await fetch(`${t.httpUrl}/echo/events`);
       await res.arrayBuffer();
       const id = res.headers.get('x-openhim-transactionid') ?? '';
-      await transaction(id);
+      const tx = await transaction(id);
+      // A GET has no body, so no body file was made for it.
+      expect(tx.request.body).toBeUndefined();
       // The completion event follows the second write.
       for (let i = 0; i < 100 && !seenEvents.some((e) => e.startsWith(`completed:${id}`)); i++) await new Promise((r) => setTimeout(r, 10));
       expect(seenEvents.filter((e) => e.includes(id))).toEqual([`started:${id}`, `completed:${id}:Successful`]);
