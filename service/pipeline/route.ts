@@ -43,6 +43,15 @@ export function startRoutes(ctx: TransactionContext, routes: readonly RouteRecor
   for (const { pipe } of branches) if (pipe !== undefined) ctx.body.pipe(pipe);
   if (requestSink !== undefined) ctx.body.pipe(requestSink);
   else if (!withBody) ctx.body.resume();
+  // A client that hangs up mid-upload would otherwise leave the routes and the body file waiting forever.
+  // (Its 'error' is expected then; the close handler below turns it into a failed transaction.)
+  ctx.req.on('error', () => undefined);
+  ctx.req.once('close', () => {
+    if (ctx.req.complete) return;
+    const err = new Error('the client closed the connection before sending the whole request');
+    for (const { pipe } of branches) pipe?.destroy(err);
+    requestSink?.destroy(err);
+  });
 
   const run = async (route: RouteRecord, pipe: PassThrough | undefined): Promise<RouteRun> => {
     const path = routePath(route, ctx.path);

@@ -38,9 +38,13 @@ export function httpsUpstream(tls: { cert: string; key: string }, handler: Handl
   return listen(createHttpsServer(tls, handler));
 }
 
-/** Reads a request body fully (tests only). */
+/** Reads a request body (tests only); an upload aborted by the sender yields what arrived, never a rejection. */
 export async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+  } catch {
+    // aborted mid-body: the partial body is the answer
+  }
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
@@ -231,5 +232,21 @@ describe('the HTTP transaction pipeline, against real upstream servers', () => {
     expect(tx.canRerun).toBe(false);
     expect(JSON.stringify(tx)).not.toContain('secret clinical note');
     expect(tx.request.headers.authorization).toBe('********');
+  });
+
+  it('marks the transaction Failed when the client hangs up mid-upload, instead of leaving it Processing', async () => {
+    const url = new URL(t.httpUrl);
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write('POST /second-fails HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\nonly a little');
+    let processing: TransactionRecord[] = [];
+    for (let i = 0; i < 200 && processing.length === 0; i++) {
+      processing = (await t.junction.transactions.page({ path: '^/second-fails$' }, { limit: 1 })).filter((tx) => tx.status === 'Processing');
+      if (processing.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(processing).toHaveLength(1);
+    socket.destroy();
+    const tx = await transaction(processing[0]?._id ?? null);
+    expect(tx.status).toBe('Failed');
   });
 });

@@ -133,6 +133,8 @@ export class BodyFiles {
         callback(err);
       },
     });
+    // Failures reach the caller through `done`; the stream's own error event must not go unhandled.
+    stream.on('error', () => undefined);
     return { stream, done };
   }
 
