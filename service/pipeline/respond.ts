@@ -1,5 +1,6 @@
 /** Answers to the client: the primary route's response (rewritten when the channel asks), or a JSON error. */
 import type { ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import { AppError } from '../errors.js';
@@ -61,19 +62,30 @@ export async function sendPrimary(ctx: TransactionContext, channel: ChannelRecor
   const rules = rewriteRules(ctx, channel);
   if (rules.length > 0 && typeof headers.location === 'string') headers.location = rewriteUrl(headers.location, rules);
   if (rules.length > 0 && isRewritable(headers['content-type'])) {
-    // Rewriting needs the whole body; it is bounded by the body cap, past which the body passes unchanged.
+    // Rewriting needs the whole body, so it is read only up to the body cap; a longer body passes unchanged.
+    const iterator = (answer.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of answer.body) {
-      chunks.push(chunk as Buffer);
-      size += (chunk as Buffer).length;
+    for (let next = await iterator.next(); next.done !== true; next = size > capBytes ? { done: true, value: undefined } : await iterator.next()) {
+      chunks.push(next.value);
+      size += next.value.length;
     }
-    const original = Buffer.concat(chunks);
-    const text = size <= capBytes ? Buffer.from(rewriteBody(original.toString('utf8'), headers['content-type'] as string, rules)) : original;
-    headers['content-length'] = String(text.length);
+    if (size <= capBytes) {
+      const text = Buffer.from(rewriteBody(Buffer.concat(chunks).toString('utf8'), headers['content-type'] as string, rules));
+      headers['content-length'] = String(text.length);
+      res.writeHead(answer.status, headers);
+      res.end(text);
+      sink?.end(text);
+      return;
+    }
     res.writeHead(answer.status, headers);
-    res.end(text);
-    sink?.end(text);
+    const rest = Readable.from((async function* () {
+      yield* chunks;
+      for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) yield next.value;
+    })());
+    const toClient = pipeline(rest, res).catch(() => undefined);
+    if (sink !== undefined) rest.pipe(sink);
+    await toClient;
     return;
   }
   res.writeHead(answer.status, headers);

@@ -59,6 +59,8 @@ describe('the HTTP transaction pipeline, against real upstream servers', () => {
       res.writeHead(302, { location: `http://127.0.0.1:${upstreams.redirect?.port ?? 0}/moved` });
       res.end();
     });
+    upstreams.smallJson = await recording('smallJson', 200, () => JSON.stringify({ href: `http://127.0.0.1:${upstreams.smallJson?.port ?? 0}/fhir/Patient/1` }));
+    upstreams.bigJson = await recording('bigJson', 200, () => JSON.stringify({ href: `http://127.0.0.1:${upstreams.bigJson?.port ?? 0}/x`, pad: 'p'.repeat(10_000) }));
     upstreams.patients = await recording('patients', 200, () => '{"which":"patients"}');
     upstreams.anything = await recording('anything', 200, () => '{"which":"anything"}');
 
@@ -69,6 +71,8 @@ describe('the HTTP transaction pipeline, against real upstream servers', () => {
     await channel({ name: 'unreachable', urlPattern: '^/unreachable$', authType: 'public', autoRetryEnabled: true, routes: [{ name: 'p', host: '127.0.0.1', port: 1, primary: true }] });
     await channel({ name: 'silent', urlPattern: '^/silent$', authType: 'public', timeout: 300, routes: [route('p', upstreams.silent, { primary: true })] });
     await channel({ name: 'redirect', urlPattern: '^/redirect$', authType: 'public', rewriteUrls: true, routes: [route('p', upstreams.redirect, { primary: true })] });
+    await channel({ name: 'rewrite', urlPattern: '^/rewrite$', authType: 'public', rewriteUrls: true, routes: [route('p', upstreams.smallJson, { primary: true })] });
+    await channel({ name: 'rewrite-big', urlPattern: '^/rewrite-big$', authType: 'public', rewriteUrls: true, routes: [route('p', upstreams.bigJson, { primary: true })] });
     await channel({ name: 'private', urlPattern: '^/private$', allow: ['lab-role'], routes: [route('p', upstreams.echo, { primary: true })] });
     await channel({ name: 'patients', urlPattern: '^/fhir$', priority: 1, authType: 'public', matchContentJson: 'resourceType', matchContentValue: 'Patient', routes: [route('p', upstreams.patients, { primary: true })] });
     await channel({ name: 'xml-lab', urlPattern: '^/fhir$', priority: 2, authType: 'public', matchContentXpath: 'string(/order/@kind)', matchContentValue: 'lab', routes: [route('p', upstreams.patients, { primary: true })] });
@@ -248,5 +252,17 @@ describe('the HTTP transaction pipeline, against real upstream servers', () => {
     socket.destroy();
     const tx = await transaction(processing[0]?._id ?? null);
     expect(tx.status).toBe('Failed');
+  });
+
+  it('rewrites URLs in a JSON body within the cap, and passes a longer body through unchanged', async () => {
+    const small = (await (await fetch(`${t.httpUrl}/rewrite`)).json()) as { href: string };
+    expect(small.href).toBe(`${t.httpUrl}/fhir/Patient/1`);
+    const res = await fetch(`${t.httpUrl}/rewrite-big`);
+    const big = (await res.json()) as { href: string; pad: string };
+    expect(big.href).toBe(`http://127.0.0.1:${upstreams.bigJson?.port ?? 0}/x`);
+    expect(big.pad).toHaveLength(10_000);
+    const tx = await transaction(res.headers.get('x-openhim-transactionid'));
+    // The stored copy is capped like any other body, while the client got all of it.
+    expect(tx.response?.body).toMatchObject({ size: 4096, truncated: true });
   });
 });
