@@ -15,7 +15,7 @@ import { observeCollection } from './storage/observe.js';
 import { BodyFiles } from './storage/bodies/body-files.js';
 import { ChannelCache } from './pipeline/channel-cache.js';
 import { ClientAuthenticator } from './pipeline/authenticate.js';
-import { TransactionEvents } from './pipeline/events.js';
+import { LiveEvents } from './events/live.js';
 import { Pipeline } from './pipeline/index.js';
 import { HttpRouter } from './routing/http.js';
 import { TransactionPorts } from './transports/http.js';
@@ -54,7 +54,7 @@ export class Junction {
   readonly store: Store;
   readonly transactions: NedbTransactionLog;
   readonly bodies: BodyFiles;
-  readonly events = new TransactionEvents();
+  readonly events = new LiveEvents();
   readonly #options: JunctionOptions;
   #api: FastifyInstance | undefined;
   #ports: TransactionPorts | undefined;

@@ -23,7 +23,7 @@ import { hasBody, startRoutes } from './route.js';
 import { drainResponse, routeFailure, sendError, sendPrimary } from './respond.js';
 import { storeResponse } from './store-response.js';
 import type { Outcome } from './store-response.js';
-import type { TransactionEvents } from './events.js';
+import type { LiveEvents } from '../events/live.js';
 
 export interface PipelineLimits {
   /** Largest body stored per request or response; longer ones are stored truncated. */
@@ -41,7 +41,7 @@ export interface PipelineDeps {
   bodies: BodyFiles;
   router: HttpRouter;
   audit: AuditRecorder;
-  events: TransactionEvents;
+  events: LiveEvents;
   logger: Logger;
   newId: TransactionIdFactory;
   limits: PipelineLimits;

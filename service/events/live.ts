@@ -1,0 +1,41 @@
+/**
+ * The live event bus: what the console's live feed (the `/ws` websocket) pushes. Producers emit typed events here;
+ * nothing in the producers knows who listens.
+ */
+import { EventEmitter } from 'node:events';
+import type { TransactionStatus } from '../domain/transaction-status.js';
+
+export interface TransactionEvent {
+  transactionId: string;
+  channelID: string;
+  status: TransactionStatus;
+  method: string;
+  path: string;
+  /** Response status code, once known. */
+  responseStatus?: number;
+}
+
+export interface MediatorHeartbeatEvent {
+  urn: string;
+  name: string;
+  uptime: number;
+  at: Date;
+}
+
+export interface TaskProgressEvent {
+  taskId: string;
+  status: string;
+  totalTransactions: number;
+  processed: number;
+  remaining: number;
+}
+
+export interface LiveEventMap {
+  'transaction.started': [TransactionEvent];
+  'transaction.completed': [TransactionEvent];
+  'mediator.heartbeat': [MediatorHeartbeatEvent];
+  'task.progress': [TaskProgressEvent];
+}
+
+/** Typed emitter of everything the live feed shows. */
+export class LiveEvents extends EventEmitter<LiveEventMap> {}
