@@ -9,7 +9,8 @@ import type { Logger } from 'pino';
 import type { JunctionConfig } from './config/index.js';
 import { createNedbStore } from './storage/nedb/index.js';
 import { createNedbTransactionLog, newTransactionId } from './storage/nedb/transaction-log.js';
-import type { NedbTransactionLog } from './storage/nedb/transaction-log.js';
+import { createSqliteTransactionLog } from './storage/sqlite/transaction-log.js';
+import type { TransactionLog } from './storage/transactions.js';
 import type { Store } from './storage/store.js';
 import { observeCollection } from './storage/observe.js';
 import { BodyFiles } from './storage/bodies/body-files.js';
@@ -52,7 +53,7 @@ const SESSION_PURGE_MS = 60 * 60_000;
 /** One Junction service instance: `start()` opens the store and the listeners, `stop()` closes them in reverse. */
 export class Junction {
   readonly store: Store;
-  readonly transactions: NedbTransactionLog;
+  readonly transactions: TransactionLog & { open(): Promise<void>; close(): Promise<void> };
   readonly bodies: BodyFiles;
   readonly events = new LiveEvents();
   readonly #options: JunctionOptions;
@@ -72,7 +73,11 @@ export class Junction {
       logger: logger.child({ component: 'store' }),
       compactionIntervalMs: config.storage.compactionIntervalMinutes * 60_000,
     });
-    this.transactions = createNedbTransactionLog({ dir: join(config.dataDir, 'transactions'), logger: logger.child({ component: 'transactions' }) });
+    const txLogger = logger.child({ component: 'transactions' });
+    this.transactions =
+      config.storage.transactionLog === 'sqlite'
+        ? createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger })
+        : createNedbTransactionLog({ dir: join(config.dataDir, 'transactions'), logger: txLogger });
     this.bodies = new BodyFiles(join(config.dataDir, 'bodies'));
   }
 

@@ -3,7 +3,7 @@
  * params and query strings are coerced, since they arrive as text.
  */
 import { Ajv } from 'ajv';
-import type { ErrorObject, Options } from 'ajv';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ValidationProblem } from '../contracts/api.js';
@@ -24,7 +24,19 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const coercing = makeAjv({ coerceTypes: 'array' });
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict : coercing;
-    return ajv.compile(schema as object);
+    // Compiled on a route's first request, not at start-up: compiling every route's schemas up front was a third of
+    // the time to ready (measured in docs/BENCHMARKS.md), and most routes of a clinic's install are rarely called.
+    let compiled: ValidateFunction | undefined;
+    const validate = Object.assign(
+      (data: unknown): boolean => {
+        compiled ??= ajv.compile(schema as object);
+        const valid = compiled(data);
+        validate.errors = compiled.errors ?? null;
+        return valid;
+      },
+      { errors: null as ErrorObject[] | null },
+    );
+    return validate;
   };
 }
 

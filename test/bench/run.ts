@@ -1,114 +1,105 @@
 /**
- * Benchmarks (npm run bench [-- --quick]). Prints a table and writes JSON to test/bench/results/.
- *
- * management-api: requests/s and latency of the management API over HTTPS for an unauthenticated route, a
- * Basic-authenticated route and a session-authenticated route, in one run, so the ratios hold on a noisy machine.
- * The Basic figure shows what the verified-credential cache saves: without it, every request would pay for scrypt.
+ * Benchmarks: `npm run bench [-- --quick] [-- --only=proxy,log-scale,...]`. Each scenario compares its variants
+ * within one run, so the ratios hold on a shared, noisy machine. Prints tables and writes every figure as JSON to
+ * test/bench/results/ (not committed). docs/BENCHMARKS.md explains each figure and holds the last full run.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { pino } from 'pino';
-import { Pool } from 'undici';
-import { resolveConfig } from '../../service/config/index.js';
-import type { JunctionConfig } from '../../service/config/index.js';
-import { Junction } from '../../service/app.js';
-import { hashPassword } from '../../service/accounts/passwords.js';
+import { managementApiScenario } from './scenarios/management-api.js';
+import { largeBodyScenario } from './scenarios/large-body.js';
+import { logScaleScenario } from './scenarios/log-scale.js';
+import { proxyScenario } from './scenarios/proxy.js';
+import { stressScenario } from './scenarios/stress.js';
 
 const quick = process.argv.includes('--quick');
-const DURATION_MS = quick ? 3000 : 10_000;
-const CONNECTIONS = 20;
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 
-interface Result {
-  scenario: string;
-  requests: number;
-  rps: number;
-  p50ms: number;
-  p99ms: number;
-  errors: number;
+interface Scenario {
+  name: string;
+  run(): Promise<unknown>;
+  print(figures: never): void;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
-
-async function load(pool: Pool, scenario: string, path: string, headers: Record<string, string>): Promise<Result> {
-  // One request first: the Basic scenario measures the steady state, after the credential has been verified once.
-  await (await pool.request({ method: 'GET', path, headers })).body.dump();
-  const latencies: number[] = [];
-  let errors = 0;
-  const end = performance.now() + DURATION_MS;
-  const worker = async () => {
-    while (performance.now() < end) {
-      const started = performance.now();
-      const res = await pool.request({ method: 'GET', path, headers });
-      await res.body.dump();
-      if (res.statusCode !== 200) errors++;
-      latencies.push(performance.now() - started);
-    }
-  };
-  const began = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  const seconds = (performance.now() - began) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    scenario,
-    requests: latencies.length,
-    rps: Math.round(latencies.length / seconds),
-    p50ms: Number(percentile(latencies, 50).toFixed(2)),
-    p99ms: Number(percentile(latencies, 99).toFixed(2)),
-    errors,
-  };
-}
+const scenarios: Scenario[] = [
+  {
+    name: 'proxy',
+    run: () => proxyScenario(quick ? 3 : 15),
+    print: (f: Awaited<ReturnType<typeof proxyScenario>>) => {
+      console.log('\nProxy: 50 connections, 1 KB POST bodies and answers, full speed');
+      console.table(Object.fromEntries(Object.entries(f.full).map(([k, r]) => [k, { 'req/s': r.rps, 'p50 ms': r.p50ms, 'p99 ms': r.p99ms, errors: r.errors + r.timeouts, non2xx: r.requests - (r.statuses[200] ?? 0) }])));
+      console.log('Same, at a fixed 1,000 requests/s');
+      console.table(Object.fromEntries(Object.entries(f.fixedRate).map(([k, r]) => [k, { 'req/s': r.rps, 'p50 ms': r.p50ms, 'p99 ms': r.p99ms, errors: r.errors + r.timeouts }])));
+      const ratio = (n: number | undefined) => (n === undefined ? 'n/a' : n.toFixed(2));
+      console.log(
+        `junction / bare undici: ${ratio(f.ratios.junctionToBare)} (target >= 0.50); junction / direct: ${ratio(f.ratios.junctionToDirect)}; bare / direct: ${ratio(f.ratios.bareToDirect)}; nginx / direct: ${ratio(f.ratios.nginxToDirect)}`,
+      );
+      console.log(`added p99 at 1,000 req/s over direct: ${f.addedP99AtFixedRateMs.toFixed(2)} ms (target <= 5 ms)`);
+    },
+  },
+  {
+    name: 'log-scale',
+    // Quick mode seeds a fifth of the month, so the whole quick run stays under two minutes.
+    run: () => logScaleScenario(30, quick ? 1500 : 10_000),
+    print: (f: Awaited<ReturnType<typeof logScaleScenario>>) => {
+      console.log(`\nLog scale: ${f.transactions.toLocaleString('en')} transactions (${f.days} days x ${f.perDay.toLocaleString('en')}, both bodies each), seeded in ${f.seedSeconds} s`);
+      console.table({
+        'start to ready': { value: `${f.startToReadyMs} ms`, target: '<= 2000 ms' },
+        'RSS after ready': { value: `${f.rssAfterReadyMb} MB`, target: '<= 300 MB' },
+        'RSS after the queries and export': { value: `${f.rssAfterQueriesMb} MB`, target: '<= 300 MB' },
+        'newest page of 20 (first / median)': { value: `${f.newestPage.firstMs} / ${f.newestPage.medianMs} ms`, target: '<= 50 ms' },
+        'channel + status page, 7 days (first / median)': { value: `${f.filteredWeekPage.firstMs} / ${f.filteredWeekPage.medianMs} ms (${f.filteredWeekPage.rows} rows)`, target: '<= 300 ms' },
+        'NDJSON export of the whole log': { value: `${f.export.perSecond.toLocaleString('en')} transactions/s, ${f.export.mbPerSecond} MB/s (${f.export.transactions.toLocaleString('en')} in ${f.export.seconds} s)`, target: '' },
+      });
+    },
+  },
+  {
+    name: 'large-body',
+    run: () => largeBodyScenario(100),
+    print: (f: Awaited<ReturnType<typeof largeBodyScenario>>) => {
+      console.log(`\nLarge body: ${f.megabytes} MB POST through Junction (stored in full), answered ${f.status}, upstream received ${f.upstreamReceivedBytes.toLocaleString('en')} bytes in ${f.seconds} s`);
+      console.log(`RSS before ${f.rssBeforeMb} MB, peak ${f.rssPeakMb} MB: growth ${f.rssGrowthMb} MB (target <= 64 MB)`);
+    },
+  },
+  {
+    name: 'stress',
+    run: () => stressScenario(20_000),
+    print: (f: Awaited<ReturnType<typeof stressScenario>>) => {
+      console.log(`\nStress: ${f.sent.toLocaleString('en')} requests at full speed (${f.rps} req/s), answered ${JSON.stringify(f.answered)}, ${f.errors} errors`);
+      console.log(`stored ${f.stored.toLocaleString('en')}: ${JSON.stringify(f.byStatus)}; wrong status ${f.wrongStatus} -> ${f.passed ? 'PASS' : 'FAIL'}`);
+    },
+  },
+  {
+    name: 'management-api',
+    run: () => managementApiScenario(quick ? 2 : 10),
+    print: (f: Awaited<ReturnType<typeof managementApiScenario>>) => {
+      console.log(`\nManagement API over HTTPS, 20 connections; scrypt hash ${f.scryptMs} ms`);
+      const base = f.results[0]?.rps ?? 1;
+      console.table(f.results.map((r) => ({ ...r, 'ratio to no-auth': Number((r.rps / base).toFixed(2)) })));
+    },
+  },
+];
 
 async function main(): Promise<void> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'junction-bench-'));
-  const password = 'bench-password-1';
-  const resolved = resolveConfig({ file: { dataDir, adminPassword: password, logging: { level: 'silent' } }, env: {} }).config;
-  const config = structuredClone<JunctionConfig>(resolved);
-  (config.api as { port: number }).port = 0;
-  (config.api as { host: string }).host = '127.0.0.1';
-  (config.router as { httpPort: number; httpsPort: number }).httpPort = 0;
-  (config.router as { httpPort: number; httpsPort: number }).httpsPort = 0;
-  const junction = new Junction({ config, logger: pino({ level: 'silent' }), version: 'bench' });
-  const started = await junction.start();
-  const pool = new Pool(started.apiUrl, { connections: CONNECTIONS, connect: { ca: started.certificate.cert, servername: 'localhost' } });
-  try {
-    const basicHeader = { authorization: `Basic ${Buffer.from(`root@junction.local:${password}`).toString('base64')}` };
-    const login = await pool.request({
-      method: 'POST',
-      path: '/authenticate/local',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'root@junction.local', password }),
-    });
-    await login.body.dump();
-    const setCookie = login.headers['set-cookie'];
-    const cookie = (Array.isArray(setCookie) ? setCookie[0] : setCookie)?.split(';')[0] ?? '';
-
-    const hashRuns = quick ? 5 : 20;
-    const hashStart = performance.now();
-    for (let i = 0; i < hashRuns; i++) await hashPassword('x-password-123');
-    const scryptMs = Number(((performance.now() - hashStart) / hashRuns).toFixed(1));
-
-    const results = [
-      await load(pool, 'GET /heartbeat (no auth)', '/heartbeat', {}),
-      await load(pool, 'GET /about (Basic, cached)', '/about', basicHeader),
-      await load(pool, 'GET /about (session cookie)', '/about', { cookie }),
-    ];
-    const base = results[0]?.rps ?? 1;
-    console.log(`management API over HTTPS, ${CONNECTIONS} connections, ${DURATION_MS / 1000} s each; scrypt hash ${scryptMs} ms`);
-    console.table(results.map((r) => ({ ...r, 'ratio to no-auth': Number((r.rps / base).toFixed(2)) })));
-    const dir = join('test', 'bench', 'results');
-    await mkdir(dir, { recursive: true });
-    const file = join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    await writeFile(file, JSON.stringify({ quick, connections: CONNECTIONS, durationMs: DURATION_MS, scryptMs, results }, null, 2));
-    console.log(`written: ${file}`);
-  } finally {
-    await pool.close();
-    await junction.stop();
-    await rm(dataDir, { recursive: true, force: true });
+  const started = performance.now();
+  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
+  console.log(`Junction benchmarks (${quick ? 'quick' : 'full'}) on ${machine.cpus} x ${machine.cpu}, ${machine.memoryGb} GB, Node ${machine.node}`);
+  const results: Record<string, unknown> = {};
+  for (const scenario of scenarios) {
+    if (only !== undefined && !only.includes(scenario.name)) continue;
+    const t = performance.now();
+    const figures = await scenario.run();
+    scenario.print(figures as never);
+    console.log(`(${scenario.name}: ${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    results[scenario.name] = figures;
   }
+  const dir = join('test', 'bench', 'results');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  await writeFile(file, JSON.stringify({ quick, machine, at: new Date().toISOString(), results }, null, 2));
+  const stress = results.stress as { passed?: boolean } | undefined;
+  if (stress?.passed === false) process.exitCode = 1;
+  console.log(`\nwritten: ${file} (${((performance.now() - started) / 1000).toFixed(1)} s in all)`);
 }
 
 main().catch((err: unknown) => {

@@ -40,7 +40,7 @@ describe('defaults', () => {
       auditEvents: { interface: 'internal', host: '', port: 5051, auditSourceID: 'Junction' },
       logging: { level: 'info', file: { enabled: true, maxSizeMB: 10, maxFiles: 7 } },
       retention: { maxAgeDays: 0 },
-      storage: { engine: 'nedb', compactionIntervalMinutes: 60 },
+      storage: { engine: 'nedb', compactionIntervalMinutes: 60, transactionLog: 'sqlite' },
     });
   });
 

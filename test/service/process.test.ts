@@ -76,7 +76,9 @@ describe('the service process', () => {
 describe('crash recovery', () => {
   it('marks a transaction that was in flight when the process was killed as Failed at the next start', async () => {
     const dataDir = await tempDir();
-    const silent = await httpUpstream(() => undefined);
+    let signalArrival: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (signalArrival = resolve));
+    const silent = await httpUpstream(() => signalArrival());
     const apiPort = await freePort();
     const routing = await routerPorts();
     const service = runService([], {
@@ -100,16 +102,8 @@ describe('crash recovery', () => {
       await dispatcher.close();
 
       const inFlight = fetch(`http://127.0.0.1:${routing.JUNCTION_ROUTER_HTTP_PORT}/slow`, { method: 'POST', body: 'pending' }).catch(() => 'connection lost');
-      // Wait until the first write (Processing) is on disk in the day partition, then kill.
-      const partitionDir = join(dataDir, 'transactions');
-      let written = false;
-      for (let i = 0; i < 750 && !written; i++) {
-        for (const file of await readdir(partitionDir).catch(() => [] as string[])) {
-          if (/^\d{4}-\d{2}-\d{2}\.db$/.test(file) && (await readFile(join(partitionDir, file), 'utf8')).includes('"/slow"')) written = true;
-        }
-        if (!written) await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(written).toBe(true);
+      // The request reaches the upstream only after its Processing record is committed, so killing now is mid-transaction.
+      await arrived;
       service.child.kill('SIGKILL');
       expect((await service.exited).signal).toBe('SIGKILL');
       expect(await inFlight).toBe('connection lost');

@@ -1,0 +1,448 @@
+/**
+ * The transaction log on SQLite (better-sqlite3): one database file in WAL mode, with the fields that lists and
+ * filters use as indexed columns and the whole document as JSON beside them. NeDB had to load a whole day to answer
+ * one page; here a newest-first page or a filtered page reads only the index entries and rows it returns, so start-up
+ * time and memory no longer grow with the log (measured in docs/BENCHMARKS.md).
+ *
+ * better-sqlite3 is synchronous. Every statement here is a short indexed read or a single-row write; the only long
+ * operations (export streams and retention) run in batches that yield to the event loop between them.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { StoreError, StoreOpenError, UniqueConstraintError } from '../store.js';
+import type { Changes } from '../store.js';
+import { normaliseTransactionFilter } from '../transaction-filter.js';
+import type { PageOptions, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
+import { toNedbUpdate } from '../nedb/changes.js';
+import { checkSetFields, toStoredTransaction } from '../nedb/transactions/documents.js';
+import { dayOfId, isDay } from '../nedb/transactions/ids.js';
+import { decodeDocument, encodeDocument } from './documents.js';
+import { toSqlCondition } from './where.js';
+import type { SqlValue } from './where.js';
+
+const COLLECTION = 'transactions';
+const INTERRUPTED = 'Interrupted: Junction stopped before the transaction completed';
+/** Rows per export batch and per retention delete: small enough to keep each pause of the event loop short. */
+const BATCH = 500;
+const NEWEST_FIRST = 'ORDER BY ts DESC, id DESC';
+/** Most in-flight transactions cached for their completing update; beyond it, updates read the row instead. */
+const MAX_IN_FLIGHT = 10_000;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS transactions (
+  id TEXT NOT NULL UNIQUE,
+  ts INTEGER NOT NULL,
+  channel TEXT NOT NULL,
+  client TEXT,
+  status TEXT NOT NULL,
+  code INTEGER,
+  method TEXT NOT NULL,
+  path TEXT NOT NULL,
+  rerun INTEGER NOT NULL DEFAULT 0,
+  doc TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tx_time ON transactions (ts, id);
+CREATE INDEX IF NOT EXISTS tx_channel_time ON transactions (channel, ts);
+CREATE INDEX IF NOT EXISTS tx_status_time ON transactions (status, ts);
+CREATE INDEX IF NOT EXISTS tx_client_time ON transactions (client, ts) WHERE client IS NOT NULL;
+CREATE TABLE IF NOT EXISTS days (day TEXT PRIMARY KEY) WITHOUT ROWID;
+`;
+
+export interface SqliteTransactionLogOptions {
+  /** The database file; its folder is created (mode 0700) when missing. */
+  file: string;
+  logger: Logger;
+}
+
+export interface SqliteTransactionLog extends TransactionLog {
+  open(): Promise<void>;
+  /** Checkpoints the write-ahead log and closes the file. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+interface Row {
+  id: string;
+  ts: number;
+  doc: string;
+}
+
+interface PendingWrite {
+  action: string;
+  work: (statements: Statements, db: SqliteDatabase) => unknown;
+  resolve: (value: never) => void;
+  reject: (err: StoreError) => void;
+}
+
+interface Statements {
+  insert: Statement;
+  replace: Statement;
+  get: Statement<[string], Row>;
+  remove: Statement<[string]>;
+  addDay: Statement<[string]>;
+  anyOfChannel: Statement<[string], { one: number }>;
+  days: Statement<[], { day: string }>;
+}
+
+/** Creates the SQLite transaction log; nothing touches the disk until `open()`. */
+export function createSqliteTransactionLog(options: SqliteTransactionLogOptions): SqliteTransactionLog {
+  return new SqliteLog(options.file, options.logger);
+}
+
+class SqliteLog implements SqliteTransactionLog {
+  #db: SqliteDatabase | null = null;
+  #statements: Statements | null = null;
+  /** Days already in the `days` table, so an insert writes that table only on a day's first transaction. */
+  #knownDays = new Set<string>();
+  /**
+   * Our own copies of transactions still Processing, so completing one (the second write of every request) needs no
+   * read and parse of the row. Only this class holds them; callers always get objects it no longer keeps.
+   */
+  #inFlight = new Map<string, TransactionRecord>();
+  #opening: Promise<void> | null = null;
+  /** Writes waiting for the next group commit. */
+  #queue: PendingWrite[] = [];
+  #flushScheduled = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly logger: Logger,
+  ) {}
+
+  open(): Promise<void> {
+    this.#opening ??= this.#load().catch((err: unknown) => {
+      this.#opening = null;
+      throw err;
+    });
+    return this.#opening;
+  }
+
+  close(): Promise<void> {
+    this.#flush();
+    this.#inFlight.clear();
+    const db = this.#db;
+    this.#db = null;
+    this.#statements = null;
+    this.#opening = null;
+    if (db?.open === true) {
+      try {
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      } catch (err) {
+        // Every commit is already in the write-ahead log; the next open replays it.
+        this.logger.warn({ err }, 'transaction log: final checkpoint failed');
+      }
+      db.close();
+    }
+    return Promise.resolve();
+  }
+
+  insert(doc: TransactionRecord): Promise<TransactionRecord> {
+    let prepared: ReturnType<typeof toStoredTransaction>;
+    try {
+      prepared = toStoredTransaction(doc);
+    } catch (err) {
+      return Promise.reject(toStoreError('insert', err));
+    }
+    return this.#write('insert', (s) => {
+      const { stored, day } = prepared;
+      const record = stored as unknown as TransactionRecord;
+      if (!this.#knownDays.has(day)) {
+        s.addDay.run(day);
+        this.#knownDays.add(day);
+      }
+      const row = columns(record);
+      s.insert.run(row);
+      if (record.status !== 'Processing' || this.#inFlight.size >= MAX_IN_FLIGHT) return record;
+      // The caller gets a copy, as the cache keeps `record` for the update that completes it.
+      this.#inFlight.set(record._id, decodeDocument<TransactionRecord>(row.doc as string));
+      return record;
+    });
+  }
+
+  update(id: string, changes: Changes<TransactionRecord>): Promise<TransactionRecord | null> {
+    let update: ReturnType<typeof toNedbUpdate>;
+    try {
+      update = toNedbUpdate(COLLECTION, changes);
+      const day = dayOfId(id);
+      if (day === null) return Promise.resolve(null);
+      checkSetFields(update.$set, day);
+    } catch (err) {
+      return Promise.reject(toStoreError('update', err));
+    }
+    return this.#write('update', (s) => {
+      let record = this.#inFlight.get(id) as Record<string, unknown> | undefined;
+      // Taken out first: if anything below throws, the cache must not keep a half-changed copy.
+      this.#inFlight.delete(id);
+      if (record === undefined) {
+        const row = s.get.get(id);
+        if (row === undefined) return null;
+        record = decodeDocument<Record<string, unknown>>(row.doc);
+      }
+      Object.assign(record, update.$set);
+      for (const field of Object.keys(update.$unset ?? {})) delete record[field];
+      const updated = record as unknown as TransactionRecord;
+      if (typeof updated.request.method === 'string') updated.request.method = updated.request.method.toUpperCase();
+      const row = columns(updated);
+      s.replace.run(row);
+      if (updated.status === 'Processing' && this.#inFlight.size < MAX_IN_FLIGHT) this.#inFlight.set(id, decodeDocument<TransactionRecord>(row.doc as string));
+      return updated;
+    });
+  }
+
+  get(id: string): Promise<TransactionRecord | null> {
+    return this.#run('get', (s) => {
+      if (dayOfId(id) === null) return null;
+      const row = s.get.get(id);
+      return row === undefined ? null : decodeDocument<TransactionRecord>(row.doc);
+    });
+  }
+
+  remove(id: string): Promise<boolean> {
+    if (dayOfId(id) === null) return Promise.resolve(false);
+    return this.#write('remove', (s) => {
+      this.#inFlight.delete(id);
+      return s.remove.run(id).changes > 0;
+    });
+  }
+
+  page(filter: TransactionFilter, options: PageOptions): Promise<TransactionRecord[]> {
+    return this.#run('page', (_s, db) => {
+      const where = toSqlCondition(normaliseTransactionFilter(filter));
+      const { limit, skip } = pageBounds(options);
+      const rows = db.prepare<SqlValue[], Row>(`SELECT doc FROM transactions WHERE ${where.sql} ${NEWEST_FIRST} LIMIT ? OFFSET ?`).all(...where.params, limit, skip);
+      return rows.map((row) => decodeDocument<TransactionRecord>(row.doc));
+    });
+  }
+
+  count(filter: TransactionFilter): Promise<number> {
+    return this.#run('count', (_s, db) => {
+      const where = toSqlCondition(normaliseTransactionFilter(filter));
+      const row = db.prepare<SqlValue[], { n: number }>(`SELECT COUNT(*) AS n FROM transactions WHERE ${where.sql}`).get(...where.params);
+      return row?.n ?? 0;
+    });
+  }
+
+  async *stream(filter: TransactionFilter): AsyncGenerator<TransactionRecord> {
+    const where = toSqlCondition(normaliseTransactionFilter(filter));
+    let last: { ts: number; id: string } | null = null;
+    for (;;) {
+      const after: { ts: number; id: string } | null = last;
+      const rows: Row[] = await this.#run('stream', (_s, db): Row[] => {
+        const keyset: string = after === null ? '' : 'AND (ts < ? OR (ts = ? AND id < ?))';
+        const params: SqlValue[] = after === null ? where.params : [...where.params, after.ts, after.ts, after.id];
+        return db.prepare<SqlValue[], Row>(`SELECT id, ts, doc FROM transactions WHERE ${where.sql} ${keyset} ${NEWEST_FIRST} LIMIT ${BATCH}`).all(...params);
+      });
+      for (const row of rows) yield decodeDocument<TransactionRecord>(row.doc);
+      const tail: Row | undefined = rows.at(-1);
+      if (tail === undefined || rows.length < BATCH) return;
+      last = { ts: tail.ts, id: tail.id };
+      // Lets requests in between batches: an export of the whole log must not stall the proxy.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  failInterrupted(): Promise<number> {
+    return this.#run('failInterrupted', (s, db) => {
+      this.#inFlight.clear();
+      const failed = db.transaction(() => {
+        const rows = db.prepare<[], Row>("SELECT id, ts, doc FROM transactions WHERE status = 'Processing'").all();
+        for (const row of rows) {
+          const record = decodeDocument<TransactionRecord>(row.doc);
+          record.status = 'Failed';
+          record.error = { message: INTERRUPTED };
+          s.replace.run(columns(record));
+        }
+        return rows.length;
+      })();
+      if (failed > 0) this.logger.warn({ failed }, 'transactions interrupted by the previous stop were marked Failed');
+      return failed;
+    });
+  }
+
+  hasChannel(channelID: string): Promise<boolean> {
+    return this.#run('hasChannel', (s) => s.anyOfChannel.get(channelID) !== undefined);
+  }
+
+  days(): Promise<string[]> {
+    return this.#run('days', (s) => s.days.all().map((row) => row.day));
+  }
+
+  async dropDaysBefore(day: string): Promise<string[]> {
+    if (!isDay(day)) throw new StoreError(`${COLLECTION}: "${String(day)}" is not a day (yyyy-mm-dd)`);
+    const before = Date.parse(`${day}T00:00:00Z`);
+    for (const [id, record] of this.#inFlight) if (record.request.timestamp.getTime() < before) this.#inFlight.delete(id);
+    for (;;) {
+      const removed = await this.#run('dropDaysBefore', (_s, db) =>
+        db.prepare<[number], unknown>(`DELETE FROM transactions WHERE rowid IN (SELECT rowid FROM transactions WHERE ts < ? LIMIT ${BATCH})`).run(before).changes,
+      );
+      if (removed < BATCH) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return this.#run('dropDaysBefore', (_s, db) => {
+      const dropped = db.prepare<[string], { day: string }>('SELECT day FROM days WHERE day < ? ORDER BY day').all(day).map((row) => row.day);
+      db.prepare('DELETE FROM days WHERE day < ?').run(day);
+      for (const old of dropped) this.#knownDays.delete(old);
+      // Returns the freed pages to the file system; without it the file keeps its largest size forever.
+      db.pragma('incremental_vacuum');
+      if (dropped.length > 0) this.logger.info({ days: dropped }, 'transaction days dropped by retention');
+      return dropped;
+    });
+  }
+
+  async #load(): Promise<void> {
+    try {
+      await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw new StoreOpenError(COLLECTION, this.file, `Cannot create the folder of ${this.file}: ${(err as Error).message}.`, { cause: err });
+    }
+    let db: SqliteDatabase | undefined;
+    try {
+      db = new Database(this.file);
+      // Must precede the first table: SQLite fixes the vacuum mode when the file is created.
+      db.pragma('auto_vacuum = INCREMENTAL');
+      db.pragma('journal_mode = WAL');
+      // In WAL mode NORMAL loses nothing when the process dies; only a power cut can lose the last commits.
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = OFF');
+      const integrity = db.pragma('quick_check', { simple: true });
+      if (integrity !== 'ok') throw new Error(`integrity check failed: ${String(integrity)}`);
+      db.exec(SCHEMA);
+      db.function('regexp', { deterministic: true }, regexpFunction());
+      this.#statements = prepare(db);
+      this.#knownDays = new Set(this.#statements.days.all().map((row) => row.day));
+      this.#db = db;
+    } catch (err) {
+      db?.close();
+      throw new StoreOpenError(COLLECTION, this.file, `Cannot open the transaction log ${this.file}: ${(err as Error).message}. Restore it from a backup or move it aside to start with an empty log.`, { cause: err });
+    }
+  }
+
+  /**
+   * Queues a write for the next group commit. Writes arriving in the same turn of the event loop share one SQLite
+   * transaction: one commit (and one write of each touched index page) instead of one per write, which is what
+   * keeps two writes per proxied request cheap. Each promise settles only after its commit, so nothing is
+   * acknowledged before it is in the write-ahead log.
+   */
+  #write<T>(action: string, work: (statements: Statements, db: SqliteDatabase) => T): Promise<T> {
+    if (this.#db === null) return Promise.reject(new StoreError(`${COLLECTION}: the transaction log is not open`));
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ action, work, resolve: resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const batch = this.#queue.splice(0);
+    if (batch.length === 0) return;
+    const db = this.#db;
+    const statements = this.#statements;
+    if (db === null || statements === null) {
+      for (const op of batch) op.reject(new StoreError(`${COLLECTION}: the transaction log is not open`));
+      return;
+    }
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
+    try {
+      db.transaction(() => {
+        for (const op of batch) {
+          // A failed statement (a duplicate id, say) is undone alone; the batch's other writes still commit.
+          try {
+            outcomes.push({ ok: true, value: op.work(statements, db) });
+          } catch (err) {
+            outcomes.push({ ok: false, err });
+          }
+        }
+      })();
+    } catch (err) {
+      // The commit itself failed (disk full, I/O error): none of the batch is stored, so no cached copy can be trusted.
+      this.#inFlight.clear();
+      this.#knownDays = new Set(statements.days.all().map((row) => row.day));
+      for (const op of batch) op.reject(toStoreError(op.action, err));
+      return;
+    }
+    batch.forEach((op, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.ok === true) op.resolve(outcome.value as never);
+      else op.reject(toStoreError(op.action, outcome?.err));
+    });
+  }
+
+  /** Runs one synchronous unit of work and maps SQLite's errors to StoreErrors. */
+  #run<T>(action: string, work: (statements: Statements, db: SqliteDatabase) => T): Promise<T> {
+    const db = this.#db;
+    const statements = this.#statements;
+    if (db === null || statements === null) return Promise.reject(new StoreError(`${COLLECTION}: the transaction log is not open`));
+    try {
+      return Promise.resolve(work(statements, db));
+    } catch (err) {
+      return Promise.reject(toStoreError(action, err));
+    }
+  }
+}
+
+function prepare(db: SqliteDatabase): Statements {
+  const fields = '(id, ts, channel, client, status, code, method, path, rerun, doc) VALUES (@id, @ts, @channel, @client, @status, @code, @method, @path, @rerun, @doc)';
+  return {
+    insert: db.prepare(`INSERT INTO transactions ${fields}`),
+    replace: db.prepare(
+      'UPDATE transactions SET ts = @ts, channel = @channel, client = @client, status = @status, code = @code, method = @method, path = @path, rerun = @rerun, doc = @doc WHERE id = @id',
+    ),
+    get: db.prepare<[string], Row>('SELECT id, ts, doc FROM transactions WHERE id = ?'),
+    remove: db.prepare<[string]>('DELETE FROM transactions WHERE id = ?'),
+    addDay: db.prepare<[string]>('INSERT OR IGNORE INTO days (day) VALUES (?)'),
+    anyOfChannel: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM transactions WHERE channel = ? LIMIT 1'),
+    days: db.prepare<[], { day: string }>('SELECT day FROM days ORDER BY day'),
+  };
+}
+
+/** The indexed columns of a record, plus the document itself. */
+function columns(record: TransactionRecord): Record<string, SqlValue | null> {
+  return {
+    id: record._id,
+    ts: record.request.timestamp.getTime(),
+    channel: record.channelID,
+    client: record.clientID ?? null,
+    status: record.status,
+    code: record.response?.status ?? null,
+    method: record.request.method,
+    path: record.request.path,
+    rerun: record.wasRerun === true ? 1 : 0,
+    doc: encodeDocument(record),
+  };
+}
+
+function pageBounds(options: PageOptions): { limit: number; skip: number } {
+  const limit = options.limit;
+  const skip = options.skip ?? 0;
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new StoreError(`${COLLECTION}: limit must be a whole number of 0 or more`);
+  if (!Number.isSafeInteger(skip) || skip < 0) throw new StoreError(`${COLLECTION}: skip must be a whole number of 0 or more`);
+  return { limit, skip };
+}
+
+/** The SQL `regexp(pattern, value)` function, compiling each distinct pattern once per query. */
+function regexpFunction(): (pattern: unknown, value: unknown) => number {
+  let source = '';
+  let compiled: RegExp | null = null;
+  return (pattern, value) => {
+    if (typeof pattern !== 'string' || typeof value !== 'string') return 0;
+    if (compiled === null || pattern !== source) {
+      compiled = new RegExp(pattern);
+      source = pattern;
+    }
+    return compiled.test(value) ? 1 : 0;
+  };
+}
+
+function toStoreError(action: string, err: unknown): StoreError {
+  if (err instanceof StoreError) return err;
+  const code = (err as { code?: unknown }).code;
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new UniqueConstraintError(COLLECTION, '_id', { cause: err });
+  const message = err instanceof Error ? err.message : String(err);
+  return new StoreError(`${COLLECTION}: ${action} failed: ${message}`, { cause: err });
+}
+

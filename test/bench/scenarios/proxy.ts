@@ -1,0 +1,85 @@
+/**
+ * Proxy cost: the same load (autocannon, 50 connections, 1 KB POST bodies, 1 KB answers) against the upstream
+ * directly, a bare undici pass-through proxy, nginx (when installed) and Junction with full storage, all in one run.
+ * Then the same targets at a fixed 1,000 requests/s, where the added p99 is what a clinic's client would notice.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openApi, passThroughChannel } from '../lib/api.js';
+import { runLoad } from '../lib/load.js';
+import type { LoadResult } from '../lib/load.js';
+import { nginxAvailable, startBareProxy, startJunction, startNginx, startUpstream } from '../lib/processes.js';
+import type { Running } from '../lib/processes.js';
+
+export interface ProxyFigures {
+  full: Record<string, LoadResult>;
+  fixedRate: Record<string, LoadResult>;
+  ratios: { junctionToBare: number; junctionToDirect: number; nginxToDirect?: number; bareToDirect: number };
+  addedP99AtFixedRateMs: number;
+}
+
+const BODY = Buffer.from(JSON.stringify({ resourceType: 'Observation', note: 'y'.repeat(1024 - 44) }).slice(0, 1024));
+
+/** Runs the proxy comparison; `seconds` is the length of each measured load. */
+export async function proxyScenario(seconds: number): Promise<ProxyFigures> {
+  const dir = await mkdtemp(join(tmpdir(), 'junction-bench-proxy-'));
+  const running: Running[] = [];
+  try {
+    const upstream = await startUpstream();
+    running.push(upstream);
+    const bare = await startBareProxy(upstream.port);
+    running.push(bare);
+    const junction = await startJunction(join(dir, 'data'));
+    running.push(junction);
+    const api = await openApi(junction.apiUrl, junction.dataDir);
+    // Two channels on one Junction: full storage under /fhir/, metadata only under /meta/.
+    await api.json('POST', '/channels', passThroughChannel(upstream.port, 'bench-full', { urlPattern: '^/fhir/.*$' }));
+    await api.json('POST', '/channels', passThroughChannel(upstream.port, 'bench-metadata', { urlPattern: '^/meta/.*$', bodies: false }));
+    const targets: [string, number, string][] = [
+      ['direct', upstream.port, '/fhir/Observation'],
+      ['bare undici proxy', bare.port, '/fhir/Observation'],
+      ['junction (metadata only)', junction.port, '/meta/Observation'],
+      ['junction (full storage)', junction.port, '/fhir/Observation'],
+    ];
+    if (nginxAvailable()) {
+      const nginx = await startNginx(upstream.port, dir);
+      running.push(nginx);
+      targets.splice(2, 0, ['nginx', nginx.port, '/fhir/Observation']);
+    }
+    const load = (port: number, path: string, extra: { rate?: number; durationMs: number }) =>
+      runLoad({
+        url: `http://127.0.0.1:${port}${path}`,
+        connections: 50,
+        method: 'POST',
+        body: BODY,
+        headers: { 'content-type': 'application/json' },
+        ...extra,
+      });
+    const full: Record<string, LoadResult> = {};
+    for (const [name, port, path] of targets) {
+      await load(port, path, { durationMs: 1000 }); // warm-up: connections, JIT, and the channel cache
+      full[name] = await load(port, path, { durationMs: seconds * 1000 });
+    }
+    const fixedRate: Record<string, LoadResult> = {};
+    for (const [name, port, path] of targets) fixedRate[name] = await load(port, path, { durationMs: seconds * 1000, rate: 1000 });
+
+    const rps = (name: string): number => full[name]?.rps ?? Number.NaN;
+    const figures: ProxyFigures = {
+      full,
+      fixedRate,
+      ratios: {
+        junctionToBare: rps('junction (full storage)') / rps('bare undici proxy'),
+        junctionToDirect: rps('junction (full storage)') / rps('direct'),
+        bareToDirect: rps('bare undici proxy') / rps('direct'),
+        ...(full.nginx === undefined ? {} : { nginxToDirect: rps('nginx') / rps('direct') }),
+      },
+      addedP99AtFixedRateMs: (fixedRate['junction (full storage)']?.p99ms ?? Number.NaN) - (fixedRate.direct?.p99ms ?? Number.NaN),
+    };
+    await api.close();
+    return figures;
+  } finally {
+    for (const process of running.reverse()) await process.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

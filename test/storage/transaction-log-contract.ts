@@ -1,0 +1,259 @@
+/**
+ * The behaviour every transaction log engine must have (NeDB day partitions, SQLite, later PostgreSQL): what a caller
+ * of `TransactionLog` can observe. Engine-specific layout (partitions, files, memory bounds) is tested beside each.
+ */
+import { rm } from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { newTransactionId } from '../../service/storage/nedb/transaction-log.js';
+import { StoreError, UniqueConstraintError } from '../../service/storage/store.js';
+import type { TransactionFilter, TransactionLog, TransactionRecord } from '../../service/storage/transactions.js';
+import { tempDir } from '../helpers/junction.js';
+
+export type LogUnderTest = TransactionLog & { close(): Promise<void> };
+/** Opens (or reopens) the engine's log kept in `dir`. */
+export type OpenLog = (dir: string) => Promise<LogUnderTest>;
+
+const DAY1 = '2024-03-01';
+const DAY2 = '2024-03-02';
+const DAY3 = '2024-03-03';
+
+/** A lean transaction at `at` (ISO time) whose id encodes that time. */
+export function tx(at: string, overrides: Partial<TransactionRecord> = {}): TransactionRecord {
+  const timestamp = new Date(at);
+  return {
+    _id: newTransactionId(timestamp),
+    channelID: 'ch-a',
+    clientIP: '127.0.0.1',
+    status: 'Successful',
+    request: { path: '/fhir/Patient', querystring: '', method: 'GET', headers: { accept: 'application/json' }, timestamp },
+    response: { status: 200, headers: {}, timestamp: new Date(timestamp.getTime() + 5) },
+    routes: [],
+    orchestrations: [],
+    canRerun: true,
+    autoRetry: false,
+    autoRetryAttempt: 0,
+    ...overrides,
+  };
+}
+
+/** Runs the transaction log contract against one engine. */
+export function describeTransactionLogContract(label: string, openAt: OpenLog): void {
+  describe(`transaction log contract: ${label}`, () => {
+    const dirs: string[] = [];
+    const logs: LogUnderTest[] = [];
+
+    async function dir(): Promise<string> {
+      const d = await tempDir('junction-txcontract-');
+      dirs.push(d);
+      return d;
+    }
+
+    async function open(d: string): Promise<LogUnderTest> {
+      const log = await openAt(d);
+      logs.push(log);
+      return log;
+    }
+
+    async function seeded(docs: TransactionRecord[]): Promise<string> {
+      const d = await dir();
+      const log = await open(d);
+      for (const doc of docs) await log.insert(doc);
+      await log.close();
+      return d;
+    }
+
+    afterEach(async () => {
+      for (const log of logs.splice(0)) await log.close();
+      for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+    });
+
+    it('inserts, gets, updates and removes, and keeps everything across a reopen', async () => {
+      const d = await dir();
+      const log = await open(d);
+      const first = tx(`${DAY1}T23:59:59.500Z`, { routes: [{ name: 'r', request: tx(`${DAY1}T23:59:59.600Z`).request }], properties: { ward: 'east' } });
+      const second = tx(`${DAY2}T00:00:00.000Z`, { status: 'Processing', request: { ...tx(`${DAY2}T00:00:00.000Z`).request, method: 'post' } });
+      const stored = await log.insert(first);
+      await log.insert(second);
+      expect(stored).toEqual(first);
+
+      const got = await log.get(second._id);
+      expect(got?.request.method).toBe('POST');
+      expect(got?.request.timestamp).toBeInstanceOf(Date);
+      got!.channelID = 'changed by the caller';
+      expect((await log.get(second._id))?.channelID).toBe('ch-a');
+
+      const response = { status: 201, headers: {}, timestamp: new Date(`${DAY2}T00:00:01Z`) };
+      const updated = await log.update(second._id, { set: { status: 'Successful', response }, unset: ['routes'] });
+      expect(updated?.status).toBe('Successful');
+      expect(updated?.response?.timestamp).toEqual(response.timestamp);
+      expect(updated).not.toHaveProperty('routes');
+      await log.close();
+
+      const again = await open(d);
+      const reread = await again.get(first._id);
+      expect(reread).toEqual(first);
+      expect(reread?.routes[0]?.request.timestamp).toBeInstanceOf(Date);
+      expect((await again.get(second._id))?.response?.status).toBe(201);
+      expect(await again.count({ status: ['Successful'] })).toBe(2);
+      expect(await again.remove(first._id)).toBe(true);
+      expect(await again.remove(first._id)).toBe(false);
+      expect(await again.get(first._id)).toBeNull();
+      expect(await again.update(first._id, { set: { status: 'Failed' } })).toBeNull();
+    });
+
+    it('refuses a duplicate id, an id not on the request day, and an update moving the request to another day', async () => {
+      const log = await open(await dir());
+      const doc = await log.insert(tx(`${DAY1}T10:00:00Z`));
+      await expect(log.insert({ ...tx(`${DAY1}T10:00:00Z`), _id: doc._id })).rejects.toBeInstanceOf(UniqueConstraintError);
+      await expect(log.insert({ ...tx(`${DAY1}T10:00:00Z`), _id: newTransactionId(new Date(`${DAY2}T10:00:00Z`)) })).rejects.toBeInstanceOf(StoreError);
+      await expect(log.insert({ ...tx(`${DAY1}T10:00:00Z`), _id: 'not-an-id' })).rejects.toBeInstanceOf(StoreError);
+      await expect(log.insert({ ...tx(`${DAY1}T10:00:00Z`), status: 'Done' as never })).rejects.toBeInstanceOf(StoreError);
+      const moved = { ...doc.request, timestamp: new Date(`${DAY2}T10:00:00Z`) };
+      await expect(log.update(doc._id, { set: { request: moved } })).rejects.toThrow(/another day/);
+      await expect(log.update(doc._id, { set: { status: 'Nope' as never } })).rejects.toBeInstanceOf(StoreError);
+      expect(await log.count({})).toBe(1);
+      expect((await log.get(doc._id))?.status).toBe('Successful');
+    });
+
+    it('answers malformed and unknown ids with null or false', async () => {
+      const log = await open(await seeded([tx(`${DAY1}T10:00:00Z`)]));
+      for (const id of ['', 'xyz', 'ABCDEF0123456789abcdef01', '0'.repeat(25), newTransactionId(new Date(`${DAY3}T01:00:00Z`))]) {
+        expect(await log.get(id)).toBeNull();
+        expect(await log.update(id, { set: { status: 'Failed' } })).toBeNull();
+        expect(await log.remove(id)).toBe(false);
+      }
+    });
+
+    describe('page, count, stream and filters', () => {
+      const docs = [
+        tx(`${DAY1}T08:00:00Z`, { channelID: 'ch-a', status: 'Failed', response: { status: 503, headers: {}, timestamp: new Date(`${DAY1}T08:00:01Z`) } }),
+        tx(`${DAY1}T09:00:00Z`, { channelID: 'ch-a', clientID: 'client-1', properties: { ward: 'east', bed: '4' } }),
+        tx(`${DAY2}T08:00:00Z`, { channelID: 'ch-b', wasRerun: true, request: { ...tx(`${DAY2}T08:00:00Z`).request, method: 'post', path: '/hl7/ORU' } }),
+        tx(`${DAY2}T09:00:00Z`, { channelID: 'ch-b', status: 'Completed', response: { status: 404, headers: {}, timestamp: new Date(`${DAY2}T09:00:01Z`) } }),
+        tx(`${DAY3}T08:00:00Z`, { channelID: 'ch-a', status: 'Processing', response: undefined }),
+        tx(`${DAY3}T09:00:00Z`, { channelID: 'ch-a', status: 'Completed with error(s)', properties: { ward: 'west' } }),
+      ];
+      const at = (i: number): string => docs[i]!._id;
+      const ids = (records: TransactionRecord[]): string[] => records.map((r) => r._id);
+
+      it('pages newest first across days with skip and limit', async () => {
+        const log = await open(await seeded(docs));
+        expect(ids(await log.page({}, { limit: 10 }))).toEqual([5, 4, 3, 2, 1, 0].map(at));
+        expect(ids(await log.page({}, { limit: 3, skip: 1 }))).toEqual([4, 3, 2].map(at));
+        expect(ids(await log.page({}, { limit: 2, skip: 4 }))).toEqual([1, 0].map(at));
+        expect(await log.page({}, { limit: 5, skip: 6 })).toEqual([]);
+        expect(await log.page({}, { limit: 0 })).toEqual([]);
+        expect(await log.count({})).toBe(6);
+      });
+
+      const cases: [string, TransactionFilter, number[]][] = [
+        ['status list', { status: ['Failed', 'Completed'] }, [3, 0]],
+        ['empty status list', { status: [] }, []],
+        ['5xx', { statusCode: '5xx' }, [0]],
+        ['404', { statusCode: '404' }, [3]],
+        ['channel', { channelID: ['ch-a'] }, [5, 4, 1, 0]],
+        ['unknown channel', { channelID: ['nobody'] }, []],
+        ['client', { clientID: 'client-1' }, [1]],
+        ['method, any case', { method: 'Post' }, [2]],
+        ['path regex', { path: '^/hl7/' }, [2]],
+        ['date range', { from: new Date(`${DAY1}T08:30:00Z`), to: new Date(`${DAY2}T08:00:00Z`) }, [2, 1]],
+        ['properties', { properties: { ward: 'east', bed: '4' } }, [1]],
+        ['property mismatch', { properties: { ward: 'east', bed: '5' } }, []],
+        ['wasRerun', { wasRerun: true }, [2]],
+        ['not rerun', { wasRerun: false }, [5, 4, 3, 1, 0]],
+        ['combined', { channelID: ['ch-a'], status: ['Successful', 'Completed with error(s)'], from: new Date(`${DAY1}T00:00:00Z`) }, [5, 1]],
+      ];
+      it.each(cases)('filters by %s in page, count and stream alike', async (_name, filter, expected) => {
+        const log = await open(await seeded(docs));
+        expect(ids(await log.page(filter, { limit: 10 }))).toEqual(expected.map(at));
+        expect(await log.count(filter)).toBe(expected.length);
+        const streamed: string[] = [];
+        for await (const doc of log.stream(filter)) streamed.push(doc._id);
+        expect(streamed).toEqual(expected.map(at));
+      });
+
+      it.each<[string, TransactionFilter]>([
+        ['an invalid regex', { path: '([a-z' }],
+        ['an over-long regex', { path: 'a'.repeat(501) }],
+        ['a malformed status code', { statusCode: '6xx' }],
+        ['an unknown status', { status: ['Done' as never] }],
+        ['a property name with a dot', { properties: { 'a.b': 'x' } }],
+        ['an unknown filter', { colour: 'red' } as TransactionFilter],
+      ])('rejects %s with StoreError', async (_name, filter) => {
+        const log = await open(await seeded(docs));
+        await expect(log.page(filter, { limit: 5 })).rejects.toBeInstanceOf(StoreError);
+        await expect(log.count(filter)).rejects.toBeInstanceOf(StoreError);
+        await expect(log.stream(filter)[Symbol.asyncIterator]().next()).rejects.toBeInstanceOf(StoreError);
+      });
+    });
+
+    it('streams 3,000 documents newest first, each once, with ties broken by id', async () => {
+      const d = await dir();
+      const writer = await open(d);
+      const base = Date.parse(`${DAY1}T00:00:00Z`);
+      // 1,000 a day, two per second, so the stream's tie-break on the id is exercised.
+      for (let i = 0; i < 3000; i += 1) await writer.insert(tx(new Date(base + Math.floor(i / 1000) * 86_400_000 + Math.floor((i % 1000) / 2) * 1000).toISOString()));
+      await writer.close();
+      const log = await open(d);
+      let previous: TransactionRecord | null = null;
+      const unique = new Set<string>();
+      for await (const doc of log.stream({})) {
+        if (previous !== null) {
+          const order = previous.request.timestamp.getTime() - doc.request.timestamp.getTime() || previous._id.localeCompare(doc._id);
+          expect(order).toBeGreaterThan(0);
+        }
+        previous = doc;
+        unique.add(doc._id);
+      }
+      expect(unique.size).toBe(3000);
+      expect(await log.count({})).toBe(3000);
+    });
+
+    it('a stream is not disturbed by inserts made while it runs', async () => {
+      const d = await seeded(Array.from({ length: 1200 }, (_, i) => tx(new Date(Date.parse(`${DAY1}T00:00:00Z`) + i * 1000).toISOString())));
+      const log = await open(d);
+      let seen = 0;
+      for await (const doc of log.stream({ to: new Date(`${DAY1}T23:59:59Z`) })) {
+        seen += 1;
+        if (seen % 400 === 0) await log.insert(tx(`${DAY1}T23:00:00Z`, { channelID: doc.channelID }));
+      }
+      expect(seen).toBe(1200);
+    });
+
+    it('fails the transactions a crash left Processing, once', async () => {
+      const d = await dir();
+      const crashed = await openAt(d);
+      const a = await crashed.insert(tx(`${DAY1}T10:00:00Z`, { status: 'Processing' }));
+      const b = await crashed.insert(tx(`${DAY2}T10:00:00Z`, { status: 'Processing' }));
+      const done = await crashed.insert(tx(`${DAY2}T11:00:00Z`, { status: 'Processing' }));
+      await crashed.update(done._id, { set: { status: 'Successful' } });
+      await crashed.insert(tx(`${DAY2}T12:00:00Z`));
+      // Not closed: abandoned as a killed process would leave it (the next open must cope).
+
+      const log = await open(d);
+      expect(await log.failInterrupted()).toBe(2);
+      for (const id of [a._id, b._id]) {
+        const failed = await log.get(id);
+        expect(failed?.status).toBe('Failed');
+        expect(failed?.error?.message).toMatch(/^Interrupted: Junction stopped/);
+      }
+      expect((await log.get(done._id))?.status).toBe('Successful');
+      expect(await log.failInterrupted()).toBe(0);
+      expect(await log.count({ status: ['Processing'] })).toBe(0);
+      await crashed.close();
+    });
+
+    it('lists days, knows its channels, and drops whole days before a day', async () => {
+      const log = await open(await seeded([tx(`${DAY3}T10:00:00Z`), tx(`${DAY2}T10:00:00Z`, { channelID: 'ch-b' }), tx(`${DAY1}T10:00:00Z`)]));
+      expect(await log.days()).toEqual([DAY1, DAY2, DAY3]);
+      expect(await log.hasChannel('ch-b')).toBe(true);
+      expect(await log.hasChannel('ch-z')).toBe(false);
+      expect(await log.dropDaysBefore(DAY3)).toEqual([DAY1, DAY2]);
+      expect(await log.days()).toEqual([DAY3]);
+      expect(await log.hasChannel('ch-b')).toBe(false);
+      expect(await log.count({})).toBe(1);
+      await expect(log.dropDaysBefore('2024-02-30')).rejects.toBeInstanceOf(StoreError);
+      expect(await log.dropDaysBefore(DAY1)).toEqual([]);
+    });
+  });
+}
