@@ -79,6 +79,8 @@ interface PendingWrite {
 interface Statements {
   insert: Statement;
   replace: Statement;
+  /** The usual completion: only the status columns and the document change, so only the status index is rewritten. */
+  complete: Statement;
   get: Statement<[string], Row>;
   remove: Statement<[string]>;
   addDay: Statement<[string]>;
@@ -185,7 +187,9 @@ class SqliteLog implements SqliteTransactionLog {
       const updated = record as unknown as TransactionRecord;
       if (typeof updated.request.method === 'string') updated.request.method = updated.request.method.toUpperCase();
       const row = columns(updated);
-      s.replace.run(row);
+      // SQLite rewrites every index on a column named in SET, changed or not; most updates touch only the status.
+      const placed = update.$set.request !== undefined || update.$set.channelID !== undefined || update.$set.clientID !== undefined || update.$unset?.clientID !== undefined;
+      (placed ? s.replace : s.complete).run(placed ? row : { id: row.id, status: row.status, code: row.code, rerun: row.rerun, doc: row.doc });
       if (updated.status === 'Processing' && this.#inFlight.size < MAX_IN_FLIGHT) this.#inFlight.set(id, decodeDocument<TransactionRecord>(row.doc as string));
       return updated;
     });
@@ -389,6 +393,7 @@ function prepare(db: SqliteDatabase): Statements {
   const fields = '(id, ts, channel, client, status, code, method, path, rerun, doc) VALUES (@id, @ts, @channel, @client, @status, @code, @method, @path, @rerun, @doc)';
   return {
     insert: db.prepare(`INSERT INTO transactions ${fields}`),
+    complete: db.prepare('UPDATE transactions SET status = @status, code = @code, rerun = @rerun, doc = @doc WHERE id = @id'),
     replace: db.prepare(
       'UPDATE transactions SET ts = @ts, channel = @channel, client = @client, status = @status, code = @code, method = @method, path = @path, rerun = @rerun, doc = @doc WHERE id = @id',
     ),
