@@ -22,6 +22,12 @@ import { HttpRouter } from './routing/http.js';
 import { TransactionPorts } from './transports/http.js';
 import { Schedulers } from './schedulers/registry.js';
 import { retentionJob } from './schedulers/retention.js';
+import { autoRetryJob } from './schedulers/auto-retry.js';
+import { PollingChannels } from './schedulers/polling.js';
+import { TaskRunner } from './schedulers/task-runner.js';
+import { Replays } from './pipeline/replay.js';
+import { queueAutoRetries } from './storage/auto-retry-queue.js';
+import { TaskQueue } from './tasks/queue.js';
 import { UserAccounts } from './accounts/users.js';
 import { Sessions } from './accounts/sessions.js';
 import { LoginThrottle } from './accounts/login-throttle.js';
@@ -29,6 +35,8 @@ import { AuditRecorder } from './audit/recorder.js';
 import { applicationActivityEvent } from './audit/events.js';
 import { Authenticator } from './api/auth/authenticator.js';
 import { createApiServer } from './api/server.js';
+import type { LiveFeedOptions } from './api/live-feed.js';
+import { MediatorRegistry } from './mediators/registry.js';
 import { loadServerCertificate, loadTrustedCAs } from './tls/server-certificate.js';
 import type { ServerCertificate } from './tls/server-certificate.js';
 
@@ -36,6 +44,8 @@ export interface JunctionOptions {
   config: JunctionConfig;
   logger: Logger;
   version: string;
+  /** Tuning of the live feed websocket (tests shorten its ping interval). */
+  liveFeed?: LiveFeedOptions;
 }
 
 export interface StartedJunction {
@@ -61,6 +71,8 @@ export class Junction {
   #ports: TransactionPorts | undefined;
   #router: HttpRouter | undefined;
   #schedulers: Schedulers | undefined;
+  #taskRunner: TaskRunner | undefined;
+  #polling: PollingChannels | undefined;
   #timers: NodeJS.Timeout[] = [];
   #audit: AuditRecorder | undefined;
   #stopping: Promise<void> | undefined;
@@ -121,14 +133,34 @@ export class Junction {
       sessions: store.sessions,
       audits: store.audits,
       clients: store.clients,
-      channels: observeCollection(store.channels, () => channels.invalidate()),
+      mediators: store.mediators,
+      tasks: store.tasks,
+      taskTransactions: store.taskTransactions,
+      autoRetries: store.autoRetries,
+      channels: observeCollection(store.channels, () => {
+        channels.invalidate();
+        // Polling channels are rescheduled as soon as they are enabled, disabled, edited or deleted.
+        this.#polling?.changed();
+      }),
       open: () => store.open(),
       close: () => store.close(),
       health: () => store.health(),
     };
 
+    const mediators = new MediatorRegistry({
+      mediators: store.mediators,
+      channels: apiStore.channels,
+      events: this.events,
+      logger: logger.child({ component: 'mediators' }),
+      offlineAfterMs: config.mediators.offlineAfterSeconds * 1000,
+    });
+
+    // Whatever flags a transaction for auto retry writes through this log, which queues it (auto-retry-queue.ts).
+    const log = queueAutoRetries(this.transactions, store.autoRetries, logger.child({ component: 'auto-retry' }));
+    const tasks = new TaskQueue({ tasks: store.tasks, items: store.taskTransactions, channels: store.channels, log, events: this.events, wake: () => this.#taskRunner?.wake() });
+
     this.#api = await createApiServer(
-      { logger, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes },
+      { logger, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes, liveFeed: this.#options.liveFeed },
       {
         authenticator,
         types,
@@ -137,9 +169,13 @@ export class Junction {
         secureCookies: https,
         store: apiStore,
         version,
-        mediatorUptimes: () => Promise.resolve({}),
+        mediatorUptimes: () => mediators.uptimes(),
+        mediators,
+        events: this.events,
         hasTransactions: (channelId: string) => this.transactions.hasChannel(channelId),
-        transactions: this.transactions,
+        transactions: log,
+        tasks,
+        triggerPolling: (channelId: string) => this.#polling?.trigger(channelId),
         bodies: this.bodies,
       },
     );
@@ -148,7 +184,7 @@ export class Junction {
     const pipeline = new Pipeline({
       channels,
       clientAuth: new ClientAuthenticator({ clients: store.clients, settings: config.authentication }),
-      log: this.transactions,
+      log,
       bodies: this.bodies,
       router: this.#router,
       audit,
@@ -179,6 +215,14 @@ export class Junction {
     this.#schedulers = new Schedulers(
       [retentionJob({ transactions: this.transactions, bodies: this.bodies, channels: store.channels, maxAgeDays: config.retention.maxAgeDays, logger })],
       logger.child({ component: 'schedulers' }),
+    );
+    const replays = new Replays({ pipeline, log, bodies: this.bodies, channels: store.channels, clients: store.clients, newId: newTransactionId });
+    this.#taskRunner = new TaskRunner({ tasks: store.tasks, items: store.taskTransactions, log, replays, events: this.events, concurrency: config.tasks.concurrency, logger: logger.child({ component: 'tasks' }) });
+    this.#polling = new PollingChannels({ registry: this.#schedulers, channels: store.channels, replays, logger: logger.child({ component: 'polling' }) });
+    this.#schedulers.add(this.#taskRunner.job());
+    this.#schedulers.add(this.#polling.job());
+    this.#schedulers.add(
+      autoRetryJob({ queue: store.autoRetries, log, channels: store.channels, replays, events: this.events, minuteMs: config.autoRetry.minuteMs, logger: logger.child({ component: 'auto-retry' }) }, config.autoRetry.scanIntervalMs),
     );
     this.#schedulers.start();
     await audit.record(applicationActivityEvent('start', config.auditEvents.auditSourceID));

@@ -30,6 +30,10 @@ export const errorCatalogue = {
   CLIENT_UNAUTHENTICATED: { status: 401, message: 'The client could not be authenticated' },
   ROUTE_FAILED: { status: 500, message: 'The downstream service could not be reached' },
   ROUTE_TIMEOUT: { status: 504, message: 'The downstream service did not answer in time' },
+  BAD_FRAME: { status: 400, message: 'The live feed accepts only JSON text frames of the form {"type": "ping"}' },
+  TOO_MANY_CONNECTIONS: { status: 503, message: 'The live feed has too many connections; try again later' },
+  SERVICE_STOPPING: { status: 503, message: 'Junction is stopping; connect again once it has restarted' },
+  TRANSACTION_NOT_RERUNNABLE: { status: 400, message: 'The transaction cannot be re-run' },
   INTERNAL: { status: 500, message: 'An internal error occurred; the details are in the service log' },
   STORE_UNAVAILABLE: { status: 503, message: 'The data store is not available' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -60,6 +60,13 @@ export class Sessions {
     return session;
   }
 
+  /** The live session for a cookie value without extending it (for checks that are not user activity); null when unknown or expired. */
+  async peek(token: string): Promise<SessionRecord | null> {
+    if (token.length === 0 || token.length > 128) return null;
+    const session = await this.#sessions.findOne({ tokenHash: digest(token) });
+    return session === null || session.expiresAt.getTime() <= this.#now() ? null : session;
+  }
+
   /** Ends the session behind a cookie value. */
   async destroy(token: string): Promise<void> {
     await this.#sessions.removeMany({ tokenHash: digest(token) });

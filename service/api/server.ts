@@ -23,15 +23,22 @@ import { roleRoutes } from './routes/roles.js';
 import type { RoleRoutesDeps } from './routes/roles.js';
 import { transactionRoutes } from './routes/transactions.js';
 import type { TransactionRoutesDeps } from './routes/transactions.js';
+import { taskRoutes } from './routes/tasks.js';
+import type { TaskRoutesDeps } from './routes/tasks.js';
+import { mediatorRoutes } from './routes/mediators.js';
+import type { MediatorRoutesDeps } from './routes/mediators.js';
+import { LiveFeed } from './live-feed.js';
+import type { LiveFeedDeps, LiveFeedOptions } from './live-feed.js';
 
 export interface ApiServerOptions {
   logger: Logger;
   protocol: 'https' | 'http';
   certificate?: ServerCertificate;
   bodyLimitBytes: number;
+  liveFeed?: LiveFeedOptions;
 }
 
-export type ApiDeps = AuthHookOptions & AuthRoutesDeps & ServiceRoutesDeps & UserRoutesDeps & ChannelRoutesDeps & ClientRoutesDeps & RoleRoutesDeps & TransactionRoutesDeps;
+export type ApiDeps = AuthHookOptions & AuthRoutesDeps & ServiceRoutesDeps & UserRoutesDeps & ChannelRoutesDeps & ClientRoutesDeps & RoleRoutesDeps & TransactionRoutesDeps & MediatorRoutesDeps & LiveFeedDeps & TaskRoutesDeps;
 
 /** Builds the management API (not yet listening). */
 export async function createApiServer(options: ApiServerOptions, deps: ApiDeps): Promise<FastifyInstance> {
@@ -72,5 +79,8 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(clientRoutes(deps));
   await app.register(roleRoutes(deps));
   await app.register(transactionRoutes(deps));
+  await app.register(taskRoutes(deps));
+  await app.register(mediatorRoutes(deps));
+  new LiveFeed(deps, app.log, options.liveFeed).attach(app);
   return app;
 }

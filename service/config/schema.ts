@@ -208,6 +208,25 @@ export const configSchema = Type.Object(
       },
       'Data storage.',
     ),
+    mediators: section(
+      {
+        offlineAfterSeconds: int(1, 86_400, 60, 'Seconds without a heartbeat after which a mediator is shown offline (OpenHIM uses 60).'),
+      },
+      'Mediators.',
+    ),
+    tasks: section(
+      {
+        concurrency: int(1, 16, 1, 'How many re-run tasks run at the same time; each re-runs up to its own batchSize transactions at once.'),
+      },
+      'Re-run tasks (bulk re-runs).',
+    ),
+    autoRetry: section(
+      {
+        scanIntervalMs: int(100, 3_600_000, 60_000, 'How often transactions queued for auto retry are checked, in milliseconds.'),
+        minuteMs: int(1, 60_000, 60_000, "Milliseconds in one minute of a channel's autoRetryPeriodMinutes; only tests set less than 60000."),
+      },
+      'Automatic retry of transactions that could not reach their route.',
+    ),
   },
   { additionalProperties: false },
 );

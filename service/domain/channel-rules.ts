@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import type { ValidationProblem } from '../contracts/api.js';
 import type { ChannelRecord } from '../storage/records.js';
+import { parsePollingSchedule } from './polling-schedule.js';
 
 /** A channel as it would be stored, without the fields the service assigns. */
 export type ChannelDraft = Omit<ChannelRecord, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy'>;
@@ -61,15 +62,9 @@ export function parsePathTransform(expr: string): PathTransform | null {
   return { from, to, global: flags === 'g' };
 }
 
-const UNITS = '(second|minute|hour|day)s?';
-const CRON_FIELD = /^[0-9A-Za-z*?/,#-]+$/;
-
-/** True for a cron expression of 5 or 6 fields, or `<n> <unit>` (seconds, minutes, hours, days). */
+/** True for a cron expression of 5 or 6 fields that node-schedule accepts, or `<n> <unit>` (seconds, minutes, hours, days). */
 export function isPollingSchedule(schedule: string): boolean {
-  const text = schedule.trim();
-  if (new RegExp(`^[1-9][0-9]* ${UNITS}$`, 'i').test(text)) return true;
-  const fields = text.split(/\s+/);
-  return (fields.length === 5 || fields.length === 6) && fields.every((f) => CRON_FIELD.test(f));
+  return parsePollingSchedule(schedule) !== null;
 }
 
 function integerIn(value: number | undefined, min: number, max: number): boolean {

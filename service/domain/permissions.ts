@@ -81,3 +81,11 @@ export function canViewChannel(actor: { groups: readonly string[] }, channel: Ch
   if (isAdmin(actor)) return true;
   return [...channel.txViewAcl, ...channel.txViewFullAcl, ...channel.txRerunAcl].some((g) => actor.groups.includes(g));
 }
+
+/**
+ * Mediators (registering, heartbeats, configuration, default channels) are admin work, as in OpenHIM: a mediator
+ * authenticates as an admin API user, and its configuration may hold credentials.
+ */
+export function canManageMediators(actor: { groups: readonly string[] }): Decision {
+  return isAdmin(actor) ? allow : deny('Only admins can view or manage mediators; a mediator must log in as an API user in the admin group');
+}

@@ -204,11 +204,16 @@ export function parseFilters(text: string | undefined): { ok: true; filter: Tran
   } catch {
     return { ok: false, problems: [{ path: 'querystring.filters', message: 'must be a JSON object' }] };
   }
-  if (!isPlainObject(parsed)) return { ok: false, problems: [{ path: 'querystring.filters', message: 'must be a JSON object' }] };
+  return translateFilters(parsed, 'querystring.filters');
+}
+
+/** Translates a `filters` object already parsed from JSON (the body of `POST /bulkrerun`); problems are named under `at`. */
+export function translateFilters(parsed: unknown, at: string): { ok: true; filter: TransactionFilter } | { ok: false; problems: ValidationProblem[] } {
+  if (!isPlainObject(parsed)) return { ok: false, problems: [{ path: at, message: 'must be a JSON object' }] };
   const problems: ValidationProblem[] = [];
   let filter: TransactionFilter = {};
   for (const [key, value] of Object.entries(parsed)) {
-    const path = `querystring.filters.${key}`;
+    const path = `${at}.${key}`;
     if (!(FILTER_KEYS as readonly string[]).includes(key)) {
       problems.push({ path, message: `is not a known filter; use one of: ${FILTER_KEYS.join(', ')}` });
       continue;

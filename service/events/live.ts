@@ -30,11 +30,26 @@ export interface TaskProgressEvent {
   remaining: number;
 }
 
+/**
+ * A transaction failed its last allowed auto retry (the channel's autoRetryMaxAttempts), so it is not retried again.
+ * The alert condition `auto-retry-max-attempted` fires on this.
+ */
+export interface AutoRetryMaxAttemptedEvent {
+  /** The transaction of the last attempt. */
+  transactionId: string;
+  channelID: string;
+  /** Retries made (the transaction's autoRetryAttempt). */
+  attempts: number;
+  maxAttempts: number;
+  at: Date;
+}
+
 export interface LiveEventMap {
   'transaction.started': [TransactionEvent];
   'transaction.completed': [TransactionEvent];
   'mediator.heartbeat': [MediatorHeartbeatEvent];
   'task.progress': [TaskProgressEvent];
+  'transaction.autoRetryMaxAttempted': [AutoRetryMaxAttemptedEvent];
 }
 
 /** Typed emitter of everything the live feed shows. */

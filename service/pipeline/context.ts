@@ -20,6 +20,17 @@ export interface TransactionContext {
   channel?: ChannelRecord;
   /** Where the request body is read from: the live request, or a buffered copy when matching needed the body. */
   body: Readable;
+  /** Set when this transaction re-runs an earlier one (a user's re-run or an auto retry); see replay.ts. */
+  rerun?: RerunOrigin;
+}
+
+/** What a re-run keeps of the transaction it repeats. */
+export interface RerunOrigin {
+  parentID: string;
+  /** The original client's `_id`: kept even though a re-run skips client authentication. */
+  clientID?: string;
+  /** 0 for a user's re-run; the attempt number for an auto retry. */
+  autoRetryAttempt: number;
 }
 
 /** Splits a request target into path and query string. */

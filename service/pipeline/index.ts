@@ -23,6 +23,9 @@ import { hasBody, startRoutes } from './route.js';
 import { drainResponse, routeFailure, sendError, sendPrimary } from './respond.js';
 import { storeResponse } from './store-response.js';
 import type { Outcome } from './store-response.js';
+import { answerStructured } from './structured-response.js';
+import type { MediatorOutcome } from './structured-response.js';
+import { isStructuredResponse } from '../domain/mediator-response.js';
 import type { LiveEvents } from '../events/live.js';
 
 export interface PipelineLimits {
@@ -81,11 +84,19 @@ export class Pipeline {
       sendError(res, error);
       return;
     }
+    await this.run(ctx, channel);
+  }
+
+  /**
+   * Steps 4–6 for a request already admitted: the transaction ports after step 3, and replay.ts for re-runs, auto
+   * retries and polling ticks, which have no caller to authenticate. Never rejects.
+   */
+  async run(ctx: TransactionContext, channel: ChannelRecord): Promise<void> {
     try {
       await this.#process(ctx, channel);
     } catch (err) {
       this.#deps.logger.error({ err, transactionId: ctx.id }, 'transaction failed inside Junction');
-      sendError(res, new AppError('INTERNAL'), ctx.id);
+      sendError(ctx.res, new AppError('INTERNAL'), ctx.id);
       await this.#deps.log
         .update(ctx.id, { set: { status: 'Failed', error: { message: (err as Error).message } } })
         .catch((e: unknown) => this.#deps.logger.error({ err: e, transactionId: ctx.id }, 'could not mark the transaction Failed'));
@@ -133,7 +144,12 @@ export class Pipeline {
 
     const primary = await started.primary;
     let response: TransactionResponse;
-    if (primary.answer !== undefined) {
+    let mediator: MediatorOutcome | undefined;
+    if (primary.answer !== undefined && isStructuredResponse(primary.answer.headers['content-type'])) {
+      const sink = (suffix: string, store: boolean) => this.#sink(ctx, channel, suffix, store);
+      const answeredAt = primary.answeredAt ?? new Date();
+      ({ response, mediator } = await answerStructured({ ctx, channel, answer: primary.answer, answeredAt, sink, capBytes: limits.bodyCapBytes, logger: this.#deps.logger }));
+    } else if (primary.answer !== undefined) {
       const sink = this.#sink(ctx, channel, 'res', channel.responseBody);
       await sendPrimary(ctx, channel, primary.answer, sink?.stream, limits.bodyCapBytes);
       const body = await sink?.done;
@@ -155,7 +171,7 @@ export class Pipeline {
       }),
     );
     const requestBody = await requestSink?.done;
-    const outcome: Outcome = { request: requestSection(ctx), primary, response, others, ...(requestBody === undefined ? {} : { requestBody }) };
+    const outcome: Outcome = { request: requestSection(ctx), primary, response, others, ...(requestBody === undefined ? {} : { requestBody }), ...(mediator === undefined ? {} : { mediator }) };
     const completed = await storeResponse(log, ctx.id, channel, outcome);
     events.emit('transaction.completed', {
       transactionId: ctx.id,

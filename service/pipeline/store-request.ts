@@ -5,7 +5,7 @@ import type { TransactionLog, TransactionRecord, TransactionRequest } from '../s
 import type { TransactionContext } from './context.js';
 
 // Credentials the client sent are never written to the log.
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'auth-token']);
+export const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'auth-token']);
 
 /** The request headers as stored: one string per header, credentials masked. */
 export function storedHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string> {
@@ -36,6 +36,7 @@ export function storeRequest(ctx: TransactionContext, channel: ChannelRecord, lo
     _id: ctx.id,
     channelID: channel._id,
     ...(ctx.client === null ? {} : { clientID: ctx.client._id }),
+    ...(ctx.rerun?.clientID === undefined ? {} : { clientID: ctx.rerun.clientID }),
     clientIP: ctx.clientIp,
     status: 'Processing',
     request: requestSection(ctx),
@@ -43,6 +44,7 @@ export function storeRequest(ctx: TransactionContext, channel: ChannelRecord, lo
     orchestrations: [],
     canRerun: true,
     autoRetry: false,
-    autoRetryAttempt: 0,
+    autoRetryAttempt: ctx.rerun?.autoRetryAttempt ?? 0,
+    ...(ctx.rerun === undefined ? {} : { parentID: ctx.rerun.parentID }),
   });
 }

@@ -1,12 +1,13 @@
 /** Step 6: the second write: response, other routes, final status (SPEC.md table), re-run and retry flags. */
 import { computeStatus } from '../domain/transaction-status.js';
-import type { TransactionStatus } from '../domain/transaction-status.js';
+import type { RouteOutcome, TransactionStatus } from '../domain/transaction-status.js';
 import type { BodyRef } from '../storage/bodies/body-files.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { ExchangeRecord, TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import { RouteError } from '../routing/http.js';
 import type { RouteRun } from './route.js';
 import { storedHeaders } from './store-request.js';
+import type { MediatorOutcome } from './structured-response.js';
 
 export interface Outcome {
   request: TransactionRequest;
@@ -15,6 +16,8 @@ export interface Outcome {
   /** What the client was sent (the primary's answer, or Junction's error answer). */
   response: TransactionResponse;
   others: { run: RouteRun; body?: BodyRef }[];
+  /** Present when the primary answered with a structured mediator response (used or malformed). */
+  mediator?: MediatorOutcome;
 }
 
 function exchange(run: RouteRun, body?: BodyRef): ExchangeRecord {
@@ -28,22 +31,47 @@ function exchange(run: RouteRun, body?: BodyRef): ExchangeRecord {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
+/** What the primary route produced; a mediator's answer is judged by the response it gave the client, not by the 200 that carried it. */
+function primaryOutcome(outcome: Outcome): RouteOutcome {
+  if (outcome.mediator !== undefined && outcome.mediator.malformed === undefined) return { status: outcome.response.status };
+  return outcome.primary.answer === undefined ? {} : { status: outcome.primary.answer.status };
+}
+
 /** The final status, and whether the transaction can be re-run and should be retried automatically. */
 export function finalState(channel: ChannelRecord, outcome: Outcome): { status: TransactionStatus; canRerun: boolean; autoRetry: boolean } {
-  const status = computeStatus(
-    outcome.primary.answer === undefined ? {} : { status: outcome.primary.answer.status },
+  const { mediator } = outcome;
+  const computed = computeStatus(
+    primaryOutcome(outcome),
     outcome.others.map(({ run }) => (run.answer === undefined ? {} : { status: run.answer.status })),
+    mediator?.status,
   );
+  // A structured response that breaks the contract says nothing reliable about the outcome, so it is not a success.
+  const status = mediator?.malformed === undefined ? computed : 'Failed';
   const bodyMissing = BODY_METHODS.has(outcome.request.method.toUpperCase()) && (outcome.requestBody === undefined || outcome.requestBody.truncated);
   // Only a failure to reach the primary is retried; an upstream 5xx is an answer, not a connection problem.
-  const autoRetry = channel.autoRetryEnabled && outcome.primary.error instanceof RouteError;
+  // A mediator's reported error is an internal service error, which SPEC.md retries.
+  const autoRetry = channel.autoRetryEnabled && (outcome.primary.error instanceof RouteError || mediator?.reportedError === true);
   return { status, canRerun: !bodyMissing && outcome.requestBody?.truncated !== true, autoRetry };
+}
+
+/** The transaction's error: the primary's failure, the mediator's reported error, or why its answer was unusable. */
+function transactionError(outcome: Outcome): TransactionRecord['error'] {
+  if (outcome.primary.error !== undefined) return { message: outcome.primary.error.message };
+  if (outcome.mediator?.malformed !== undefined) return { message: `The mediator's answer could not be used: ${outcome.mediator.malformed}` };
+  return outcome.mediator?.error;
+}
+
+/** The mediator's orchestrations and properties, when it sent any. */
+function mediatorSections(mediator: MediatorOutcome | undefined): Partial<TransactionRecord> {
+  if (mediator === undefined) return {};
+  return { orchestrations: mediator.orchestrations, ...(Object.keys(mediator.properties).length === 0 ? {} : { properties: mediator.properties }) };
 }
 
 /** Completes the transaction in the log. */
 export function storeResponse(log: TransactionLog, id: string, channel: ChannelRecord, outcome: Outcome): Promise<TransactionRecord | null> {
   const { status, canRerun, autoRetry } = finalState(channel, outcome);
   const request = outcome.requestBody === undefined ? outcome.request : { ...outcome.request, body: outcome.requestBody };
+  const error = transactionError(outcome);
   return log.update(id, {
     set: {
       status,
@@ -52,7 +80,8 @@ export function storeResponse(log: TransactionLog, id: string, channel: ChannelR
       routes: outcome.others.map(({ run, body }) => exchange(run, body)),
       canRerun,
       autoRetry,
-      ...(outcome.primary.error === undefined ? {} : { error: { message: outcome.primary.error.message } }),
+      ...mediatorSections(outcome.mediator),
+      ...(error === undefined ? {} : { error }),
     },
   });
 }

@@ -1,34 +1,59 @@
 /**
  * Background jobs as a declarative list with start() and stop(). A job never overlaps itself, and a failure is
  * logged and retried at the next tick instead of stopping the schedule (OpenHIM's body culling ran once and stopped).
+ * Jobs run on a cron expression or at a fixed interval; both are node-schedule jobs, and jobs can be added and
+ * removed while the registry runs (polling channels come and go with their channels).
  */
 import schedule from 'node-schedule';
 import type { Job } from 'node-schedule';
 import type { Logger } from 'pino';
 
-export interface ScheduledJob {
+interface JobBase {
   name: string;
-  /** cron expression (5 fields, or 6 with seconds first), in the server's time zone. */
-  cron: string;
   run(): Promise<void>;
   /** Also run once right after start (for work that may be overdue after downtime). */
   runAtStart?: boolean;
+  /** Called by `stop()` once the schedule is cancelled: for work the job started and did not wait for. */
+  stop?(): Promise<void>;
+}
+
+export type ScheduledJob = JobBase &
+  (
+    | {
+        /** cron expression (5 fields, or 6 with seconds first), in the server's time zone. */
+        cron: string;
+        everyMs?: undefined;
+      }
+    | {
+        /** Milliseconds between two runs, counted from the previous planned run (a late run does not shift the rest). */
+        everyMs: number;
+        cron?: undefined;
+      }
+  );
+
+/** A running schedule: cron jobs are one node-schedule job; interval jobs plan their next node-schedule job each time. */
+interface Planned {
+  job: ScheduledJob;
+  current: Job | null;
+  cancelled: boolean;
 }
 
 export class Schedulers {
-  readonly #jobs: readonly ScheduledJob[];
+  readonly #jobs = new Map<string, ScheduledJob>();
   readonly #logger: Logger;
   readonly #running = new Map<string, Promise<void>>();
-  #scheduled: Job[] = [];
+  readonly #planned = new Map<string, Planned>();
+  #started = false;
+  #stopping: Promise<void> | undefined;
 
   constructor(jobs: readonly ScheduledJob[], logger: Logger) {
-    this.#jobs = jobs;
+    for (const job of jobs) this.#jobs.set(job.name, job);
     this.#logger = logger;
   }
 
   /** Runs a job now unless it is already running; never rejects. */
   runNow(name: string): Promise<void> {
-    const job = this.#jobs.find((j) => j.name === name);
+    const job = this.#jobs.get(name);
     if (job === undefined) return Promise.reject(new Error(`no job named ${name}`));
     const current = this.#running.get(name);
     if (current !== undefined) return current;
@@ -42,19 +67,85 @@ export class Schedulers {
     return run;
   }
 
+  /** Runs a job now if it exists and is not already running, without waiting; for "work arrived" signals. */
+  wake(name: string): void {
+    if (this.#jobs.has(name) && this.#stopping === undefined) void this.runNow(name);
+  }
+
+  /** True when a job of this name is registered. */
+  has(name: string): boolean {
+    return this.#jobs.has(name);
+  }
+
+  /** Adds a job, or replaces the job of the same name (its run in progress finishes; a new one never overlaps it). */
+  add(job: ScheduledJob): void {
+    if (this.#stopping !== undefined) return;
+    this.#unplan(job.name);
+    this.#jobs.set(job.name, job);
+    if (this.#started) this.#plan(job, false);
+  }
+
+  /** Removes a job; a run in progress finishes. */
+  remove(name: string): void {
+    this.#unplan(name);
+    this.#jobs.delete(name);
+  }
+
   start(): void {
-    for (const job of this.#jobs) {
-      const scheduled = schedule.scheduleJob(job.name, job.cron, () => void this.runNow(job.name));
+    this.#started = true;
+    for (const job of this.#jobs.values()) this.#plan(job, true);
+  }
+
+  /** Cancels the schedules, lets each job finish its background work, and waits for running jobs to finish. */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      for (const name of [...this.#planned.keys()]) this.#unplan(name);
+      const stopping = [...this.#jobs.values()].map(async (job) => {
+        try {
+          await job.stop?.();
+        } catch (err) {
+          this.#logger.error({ err, job: job.name }, 'a job did not stop cleanly');
+        }
+      });
+      await Promise.all(stopping);
+      await Promise.all(this.#running.values());
+    })();
+    return this.#stopping;
+  }
+
+  #plan(job: ScheduledJob, atStart: boolean): void {
+    const planned: Planned = { job, current: null, cancelled: false };
+    if (job.cron !== undefined) {
+      const scheduled = schedule.scheduleJob(job.cron, () => void this.runNow(job.name));
       if (scheduled === null) throw new Error(`job ${job.name}: invalid schedule ${job.cron}`);
-      this.#scheduled.push(scheduled);
-      if (job.runAtStart === true) void this.runNow(job.name);
+      planned.current = scheduled;
+    } else {
+      if (!Number.isSafeInteger(job.everyMs) || job.everyMs < 1) throw new Error(`job ${job.name}: invalid interval ${job.everyMs}`);
+      this.#next(planned, Date.now() + job.everyMs, job.everyMs);
+    }
+    this.#planned.set(job.name, planned);
+    if (atStart && job.runAtStart === true) void this.runNow(job.name);
+  }
+
+  #next(planned: Planned, at: number, everyMs: number): void {
+    // A machine that slept past several runs catches up with one run, not a burst. node-schedule refuses a time
+    // already past, which the clock can reach between the two lines, hence the small margin and the second try.
+    for (;;) {
+      const when = Math.max(at, Date.now() + 5);
+      planned.current = schedule.scheduleJob(new Date(when), () => {
+        if (planned.cancelled) return;
+        this.#next(planned, when + everyMs, everyMs);
+        void this.runNow(planned.job.name);
+      });
+      if (planned.current !== null) return;
     }
   }
 
-  /** Cancels the schedules and waits for running jobs to finish. */
-  async stop(): Promise<void> {
-    for (const job of this.#scheduled) job.cancel();
-    this.#scheduled = [];
-    await Promise.all(this.#running.values());
+  #unplan(name: string): void {
+    const planned = this.#planned.get(name);
+    if (planned === undefined) return;
+    planned.cancelled = true;
+    planned.current?.cancel();
+    this.#planned.delete(name);
   }
 }

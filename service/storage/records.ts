@@ -1,5 +1,7 @@
 /** Shapes of stored documents. These are internal: API answers are built from them by the public views in api/. */
 import type { CollectionSpec, StoredDoc } from './store.js';
+import type { TaskItemStatus, TaskStatus } from '../domain/tasks.js';
+import type { TransactionStatus } from '../domain/transaction-status.js';
 
 /** Legacy credential for the deprecated token scheme: sha512(salt + password), kept only while that scheme is on. */
 export interface LegacyTokenCredential {
@@ -189,6 +191,99 @@ export interface ClientRecord extends StoredDoc {
   updatedAt: Date;
 }
 
+/** The value types of a mediator configuration parameter (SPEC.md "Mediator registration"). */
+export type MediatorConfigType = 'string' | 'bigstring' | 'bool' | 'number' | 'option' | 'map' | 'struct' | 'password';
+
+/** One configuration definition of a mediator; a struct's template holds definitions without further structs. */
+export interface MediatorConfigDef {
+  param: string;
+  displayName?: string;
+  description?: string;
+  type: MediatorConfigType;
+  /** The allowed values of an `option`. */
+  values?: string[];
+  /** The fields of a `struct`. */
+  template?: MediatorConfigDef[];
+  /** The value is an array of the type. */
+  array?: boolean;
+}
+
+/** An endpoint or default-channel route of a mediator, as registered (defaults are applied when a channel is installed). */
+export type MediatorRoute = Pick<RouteRecord, 'name' | 'host' | 'port'> & Partial<Omit<RouteRecord, 'name' | 'host' | 'port'>>;
+
+/** A channel of a mediator's defaultChannelConfig, as registered; it passes the channel rules when installed. */
+export type MediatorChannelDefault = Partial<Omit<ChannelRecord, '_id' | 'name' | 'routes' | 'alerts' | 'createdAt' | 'updatedAt' | 'updatedBy'>> & {
+  name: string;
+  routes: MediatorRoute[];
+  alerts?: Partial<AlertRecord>[];
+};
+
+/** A registered mediator (OpenHIM field names; the `_` fields are kept by Junction, never sent by the mediator). */
+export interface MediatorRecord extends StoredDoc {
+  /** Unique and stable across versions. */
+  urn: string;
+  /** Semver; only a higher version replaces the registration. */
+  version: string;
+  name: string;
+  description?: string;
+  endpoints: MediatorRoute[];
+  defaultChannelConfig: MediatorChannelDefault[];
+  configDefs: MediatorConfigDef[];
+  /** The current configuration: parameter name to value, valid against configDefs. Passwords in clear (masked in answers). */
+  config: Record<string, unknown>;
+  /** Channels installed from defaultChannelConfig (by default name), updated when a higher version registers. */
+  installedChannels: { name: string; channelId: string }[];
+  /** When config was last changed through the API: the next heartbeat returns it. */
+  _configModifiedTS?: Date;
+  _lastHeartbeat?: Date;
+  /** Seconds, as reported by the last heartbeat. */
+  _uptime?: number;
+  updatedBy?: { id: string; name: string };
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A re-run task (COMPAT.md "tasks"). Its transactions are `TaskTransactionRecord`s, one document each. */
+export interface TaskRecord extends StoredDoc {
+  status: TaskStatus;
+  /** How many of its transactions are re-run at the same time. */
+  batchSize: number;
+  totalTransactions: number;
+  /** Transactions not re-run yet (Queued or Processing). */
+  remainingTransactions: number;
+  /** Email of the user who created it. */
+  user: string;
+  created: Date;
+  completedDate?: Date;
+}
+
+/**
+ * One transaction of a task. It is written Processing, with the id the re-run will get, before anything is sent;
+ * after a crash that id tells whether the re-run happened (see service/schedulers/task-runner.ts).
+ */
+export interface TaskTransactionRecord extends StoredDoc {
+  taskID: string;
+  /** Position in the task, from 0: the order of re-running. */
+  index: number;
+  /** The transaction to re-run. */
+  tid: string;
+  tstatus: TaskItemStatus;
+  /** The new transaction's id: assigned when the re-run starts. */
+  rerunID?: string;
+  rerunStatus?: TransactionStatus;
+  /** Why the transaction was not re-run. */
+  error?: string;
+}
+
+/**
+ * A transaction waiting for auto retry (`_id` is the transaction's id). `childID` is written before a retry is
+ * sent, so a crash mid-retry is recognised at the next scan instead of sending it twice.
+ */
+export interface AutoRetryRecord extends StoredDoc {
+  queuedAt: Date;
+  childID?: string;
+}
+
 /** Layout of every configuration collection; each storage implementation creates these. */
 export const collectionSpecs = {
   users: { name: 'users', unique: ['email'], indexed: [] },
@@ -196,4 +291,8 @@ export const collectionSpecs = {
   audits: { name: 'audits', unique: [], indexed: ['eventIdentification.eventDateTime'] },
   channels: { name: 'channels', unique: ['name'], indexed: ['status'] },
   clients: { name: 'clients', unique: ['clientID', 'customTokenHash', 'certFingerprint'], indexed: ['clientDomain', 'roles'] },
+  mediators: { name: 'mediators', unique: ['urn'], indexed: [] },
+  tasks: { name: 'tasks', unique: [], indexed: ['status', 'created'] },
+  taskTransactions: { name: 'taskTransactions', unique: [], indexed: ['taskID', 'tstatus'] },
+  autoRetries: { name: 'autoRetries', unique: [], indexed: [] },
 } as const satisfies Record<string, CollectionSpec>;

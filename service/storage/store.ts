@@ -10,7 +10,8 @@
  *
  * The query language is deliberately small so that every engine (NeDB, PostgreSQL) can honour it exactly.
  */
-import type { AuditRecord, ChannelRecord, ClientRecord, SessionRecord, UserRecord } from './records.js';
+import type { AuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, UserRecord } from './records.js';
+import type { AutoRetryRecord, TaskRecord, TaskTransactionRecord } from './records.js';
 
 /** Every stored document has a string id assigned by the store. */
 export interface StoredDoc {
@@ -101,6 +102,11 @@ export interface Store {
   readonly audits: Collection<AuditRecord>;
   readonly channels: Collection<ChannelRecord>;
   readonly clients: Collection<ClientRecord>;
+  readonly mediators: Collection<MediatorRecord>;
+  readonly tasks: Collection<TaskRecord>;
+  readonly taskTransactions: Collection<TaskTransactionRecord>;
+  /** Transactions queued for auto retry. */
+  readonly autoRetries: Collection<AutoRetryRecord>;
   /** Loads every collection. Rejects with `StoreOpenError` naming the damaged or unreadable file. */
   open(): Promise<void>;
   /** Finishes pending writes, compacts and releases files. Safe to call twice. */

@@ -41,6 +41,9 @@ describe('defaults', () => {
       logging: { level: 'info', file: { enabled: true, maxSizeMB: 10, maxFiles: 7 } },
       retention: { maxAgeDays: 0 },
       storage: { engine: 'nedb', compactionIntervalMinutes: 60, transactionLog: 'sqlite' },
+      mediators: { offlineAfterSeconds: 60 },
+      tasks: { concurrency: 1 },
+      autoRetry: { scanIntervalMs: 60_000, minuteMs: 60_000 },
     });
   });
 

@@ -8,6 +8,7 @@ import { memoryLogger } from './logger.js';
 import { resolveConfig } from '../../service/config/index.js';
 import type { JunctionConfig } from '../../service/config/index.js';
 import { Junction } from '../../service/app.js';
+import type { LiveFeedOptions } from '../../service/api/live-feed.js';
 import type { TransactionRecord } from '../../service/storage/transactions.js';
 import { DEFAULT_ROOT_PASSWORD, ROOT_EMAIL } from '../../service/accounts/users.js';
 
@@ -47,7 +48,7 @@ export async function tempDir(prefix = 'junction-test-'): Promise<string> {
 /** Starts Junction on an ephemeral port with the given file-style configuration. */
 export async function startJunction(
   file: DeepPartial<JunctionConfig> = {},
-  options: { dataDir?: string; env?: Record<string, string> } = {},
+  options: { dataDir?: string; env?: Record<string, string>; liveFeed?: LiveFeedOptions } = {},
 ): Promise<TestJunction> {
   const dataDir = options.dataDir ?? (await tempDir());
   const resolved = resolveConfig({ file: { ...file, dataDir }, env: options.env ?? {} }).config;
@@ -59,7 +60,7 @@ export async function startJunction(
   (config.router as { httpPort: number; httpsPort: number; host: string }).httpsPort = 0;
   (config.router as { httpPort: number; httpsPort: number; host: string }).host = '127.0.0.1';
   const { logger, lines } = memoryLogger();
-  const junction = new Junction({ config, logger, version: '9.9.9-test' });
+  const junction = new Junction({ config, logger, version: '9.9.9-test', ...(options.liveFeed === undefined ? {} : { liveFeed: options.liveFeed }) });
   const started = await junction.start().catch(async (err: unknown) => {
     await junction.stop();
     throw err;

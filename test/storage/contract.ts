@@ -623,6 +623,20 @@ export function describeStoreContract(label: string, open: OpenStoreFixture): vo
         const sessions: Collection<SessionRecord> = store.sessions;
         expect(await sessions.find({ expiresAt: { $gt: day('2024-05-01') } })).toHaveLength(1);
       });
+
+      it('has the task and auto-retry collections, which survive a reopen', async () => {
+        expect([store.tasks.name, store.taskTransactions.name, store.autoRetries.name]).toEqual(['tasks', 'taskTransactions', 'autoRetries']);
+        const created = day('2024-06-01');
+        await store.tasks.insert({ _id: 'task-1', status: 'Processing', batchSize: 2, totalTransactions: 1, remainingTransactions: 1, user: 'a@example.org', created });
+        await store.taskTransactions.insert({ _id: 'task-1-0', taskID: 'task-1', index: 0, tid: 'tx-1', tstatus: 'Processing', rerunID: 'tx-2' });
+        await store.autoRetries.insert({ _id: 'tx-3', queuedAt: created, childID: 'tx-4' });
+        await expect(store.autoRetries.insert({ _id: 'tx-3', queuedAt: created })).rejects.toBeInstanceOf(UniqueConstraintError);
+        const again = await reopen();
+        expect(await again.tasks.findById('task-1')).toMatchObject({ status: 'Processing', created });
+        expect(await again.taskTransactions.find({ taskID: 'task-1', tstatus: 'Processing' })).toMatchObject([{ rerunID: 'tx-2' }]);
+        expect(await again.autoRetries.findById('tx-3')).toEqual({ _id: 'tx-3', queuedAt: created, childID: 'tx-4' });
+        expect(await again.users.count({})).toBe(0);
+      });
     });
   });
 }

@@ -1,74 +1,37 @@
-/** Channels: `GET/POST /channels`, `GET/PUT/DELETE /channels/:channelId`. Admins change channels; groups in a channel's ACLs may read it. */
+/**
+ * Channels: `GET/POST /channels`, `GET/PUT/DELETE /channels/:channelId`, `POST /channels/:channelId/trigger` (fires a
+ * polling channel now). Admins change and trigger channels; groups in a channel's ACLs may read it.
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { AppError } from '../../errors.js';
 import { canViewChannel, isAdmin } from '../../domain/permissions.js';
 import { channelProblems } from '../../domain/channel-rules.js';
-import type { ChannelDraft } from '../../domain/channel-rules.js';
+import { channelDraft } from '../../domain/channel-draft.js';
+import { PASSWORD_MASK } from '../../domain/password-mask.js';
 import type { ValidationProblem } from '../../contracts/api.js';
-import type { AlertRecord, ChannelRecord, RouteRecord, UserRecord } from '../../storage/records.js';
+import type { ChannelRecord, RouteRecord, UserRecord } from '../../storage/records.js';
 import type { Changes, Store } from '../../storage/store.js';
 import { UniqueConstraintError } from '../../storage/store.js';
 import { currentUser } from '../auth/hook.js';
 import { NoQuery } from '../schemas/common.js';
 import { ChannelCreateBody, ChannelParams, ChannelUpdateBody, PublicChannelSchema } from '../schemas/channels.js';
-import type { AlertBody, RouteBody } from '../schemas/channels.js';
 
 /** What answers show instead of a route password; sent back in a PUT, it keeps the stored password. */
-export const PASSWORD_MASK = '********';
+export { PASSWORD_MASK };
 
 export interface ChannelRoutesDeps {
   store: Store;
   /** When present and true, DELETE marks the channel `deleted` so its transactions keep their channel. */
   hasTransactions?: (channelId: string) => Promise<boolean>;
+  /** Fires one tick of a polling channel now (or joins the one in flight); undefined until the schedulers run. */
+  triggerPolling: (channelId: string) => { transactionId: string; alreadyRunning: boolean } | undefined;
 }
 
 type PublicChannel = Static<typeof PublicChannelSchema>;
 
 const SERVICE_FIELDS = ['_id', 'createdAt', 'updatedAt', 'updatedBy'] as const;
-
-function routeRecord(route: RouteBody): RouteRecord {
-  const { path, pathTransform, username, password, ...rest } = route;
-  // Empty strings, as forms send them, mean "not set".
-  const optional = Object.fromEntries(Object.entries({ path, pathTransform, username, password }).filter(([, v]) => v !== undefined && v !== ''));
-  return { type: 'http', primary: false, secured: false, forwardAuthHeader: false, status: 'enabled', ...rest, ...optional };
-}
-
-function alertRecord(alert: AlertBody): AlertRecord {
-  return { condition: 'status', groups: [], users: [], ...alert };
-}
-
-/** Fills the defaults of a complete channel body (a POST body, or a stored channel with a PUT merged onto it). */
-function channelDraft(body: ChannelCreateBody): ChannelDraft {
-  const type = body.type ?? 'http';
-  const socket = type === 'tcp' || type === 'tls';
-  return {
-    urlPattern: '',
-    status: 'enabled',
-    authType: 'private',
-    allow: [],
-    whitelistedIPs: [],
-    matchContentTypes: [],
-    requestBody: true,
-    responseBody: true,
-    autoRetryEnabled: false,
-    autoRetryPeriodMinutes: 60,
-    rewriteUrls: false,
-    addAutoRewriteRules: true,
-    rewriteUrlsConfig: [],
-    txViewAcl: [],
-    txViewFullAcl: [],
-    txRerunAcl: [],
-    properties: [],
-    ...body,
-    ...(socket && body.tcpHost === undefined ? { tcpHost: '0.0.0.0' } : {}),
-    type,
-    methods: (body.methods ?? []).map((m) => m.toUpperCase()),
-    alerts: (body.alerts ?? []).map(alertRecord),
-    routes: body.routes.map(routeRecord),
-  };
-}
 
 /** Swaps masks sent back for the stored password of the route with the same name; a mask with nothing behind it is a problem. */
 function unmaskPasswords(routes: RouteRecord[], stored: readonly RouteRecord[]): ValidationProblem[] {
@@ -96,7 +59,7 @@ function conflict(err: unknown): never {
 }
 
 /** The answer view: dates as text, route passwords masked. */
-function publicChannel(channel: ChannelRecord): PublicChannel {
+export function publicChannel(channel: ChannelRecord): PublicChannel {
   return {
     ...channel,
     routes: channel.routes.map((r) => (r.password === undefined ? r : { ...r, password: PASSWORD_MASK })),
@@ -186,6 +149,20 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
       else await channels.removeById(channel._id);
       request.log.info({ channel: channel.name, by: user.email, kept: keep }, 'channel deleted');
       return { message: `Channel ${channel.name} deleted` };
+    });
+
+    app.post('/channels/:channelId/trigger', { schema: { params, querystring } }, async (request) => {
+      const user = currentUser(request);
+      requireAdmin(user, 'trigger');
+      const channel = await load(request.params.channelId);
+      if (channel.type !== 'polling') throw new AppError('BAD_REQUEST', `Channel ${channel.name} is a ${channel.type} channel; only polling channels can be triggered`);
+      if (channel.status !== 'enabled') throw new AppError('CONFLICT', `Channel ${channel.name} is disabled; enable it to trigger it`);
+      const triggered = deps.triggerPolling(channel._id);
+      if (triggered === undefined) throw new AppError('STORE_UNAVAILABLE', 'Polling channels are not running yet; try again in a moment');
+      const { transactionId, alreadyRunning } = triggered;
+      request.log.info({ channel: channel.name, by: user.email, transactionId, alreadyRunning }, 'polling channel triggered');
+      const message = alreadyRunning ? `Channel ${channel.name} is still polling from its previous trigger; no second poll was started` : `Channel ${channel.name} triggered`;
+      return { message, transactionId, alreadyRunning };
     });
   };
 }

@@ -222,6 +222,12 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
             view.request = await exchangePart(bodies, tx.request, options);
             if (tx.response !== undefined) view.response = await exchangePart(bodies, tx.response, options);
           }
+          // What a mediator did is part of the record being exported, with bodies under the same rule as the rest.
+          if (tx.orchestrations.length > 0) {
+            const orchestrated: View[] = [];
+            for (const o of tx.orchestrations) orchestrated.push(await exchange(bodies, o, options));
+            view.orchestrations = orchestrated;
+          }
           yield `${JSON.stringify(view)}\n`;
         }
       }

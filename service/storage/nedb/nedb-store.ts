@@ -3,7 +3,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { collectionSpecs } from '../records.js';
-import type { AuditRecord, ChannelRecord, ClientRecord, SessionRecord, UserRecord } from '../records.js';
+import type { AuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, UserRecord } from '../records.js';
+import type { AutoRetryRecord, TaskRecord, TaskTransactionRecord } from '../records.js';
 import { StoreError, StoreOpenError } from '../store.js';
 import type { Collection, CollectionSpec, Store, StoreHealth, StoreState } from '../store.js';
 import { NedbCollection } from './collection.js';
@@ -34,6 +35,10 @@ class NedbStore implements Store, CollectionContext {
   readonly audits: Collection<AuditRecord>;
   readonly channels: Collection<ChannelRecord>;
   readonly clients: Collection<ClientRecord>;
+  readonly mediators: Collection<MediatorRecord>;
+  readonly tasks: Collection<TaskRecord>;
+  readonly taskTransactions: Collection<TaskTransactionRecord>;
+  readonly autoRetries: Collection<AutoRetryRecord>;
 
   private readonly specs: readonly CollectionSpec[] = Object.values(collectionSpecs);
   private readonly dataDir: string;
@@ -57,6 +62,10 @@ class NedbStore implements Store, CollectionContext {
     this.audits = new NedbCollection<AuditRecord>(collectionSpecs.audits, this);
     this.channels = new NedbCollection<ChannelRecord>(collectionSpecs.channels, this);
     this.clients = new NedbCollection<ClientRecord>(collectionSpecs.clients, this);
+    this.mediators = new NedbCollection<MediatorRecord>(collectionSpecs.mediators, this);
+    this.tasks = new NedbCollection<TaskRecord>(collectionSpecs.tasks, this);
+    this.taskTransactions = new NedbCollection<TaskTransactionRecord>(collectionSpecs.taskTransactions, this);
+    this.autoRetries = new NedbCollection<AutoRetryRecord>(collectionSpecs.autoRetries, this);
   }
 
   async open(): Promise<void> {

@@ -1,0 +1,87 @@
+/**
+ * Request and response schemas of the mediators routes (OpenHIM field names). Shapes only: the semver version, the
+ * configDefs rules, config values against configDefs and the default channels' rules are checked in
+ * domain/mediator-*.ts, so every problem still names its field.
+ */
+import { Type } from 'typebox';
+import type { Static } from 'typebox';
+import { CONFIG_TYPES } from '../../domain/mediator-config.js';
+import { ChannelCreateBody, RouteBody } from './channels.js';
+
+const Text = Type.String({ maxLength: 2000 });
+
+// A urn is a path segment of every mediator route, so it cannot hold a slash, a query or whitespace.
+const Urn = Type.String({ minLength: 1, maxLength: 300, pattern: '^[^\\s/?#]+$', description: 'the mediator urn, e.g. urn:mediator:lab-adapter' });
+
+const defFields = {
+  param: Type.String({ minLength: 1, maxLength: 100 }),
+  displayName: Type.Optional(Type.String({ maxLength: 200 })),
+  description: Type.Optional(Text),
+  type: Type.Enum([...CONFIG_TYPES]),
+  values: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 500 })),
+  array: Type.Optional(Type.Boolean()),
+};
+
+// A template holds definitions of the same schema, minus `template`: structs do not nest (SPEC.md).
+const TemplateDef = Type.Object(defFields, { additionalProperties: false });
+
+export const ConfigDef = Type.Object({ ...defFields, template: Type.Optional(Type.Array(TemplateDef, { maxItems: 200 })) }, { additionalProperties: false });
+
+const ConfigValues = Type.Record(Type.String(), Type.Unknown(), { description: 'parameter name to value, checked against configDefs' });
+
+export const MediatorRegistrationBody = Type.Object(
+  {
+    urn: Urn,
+    version: Type.String({ minLength: 1, maxLength: 100, description: 'a semantic version such as 1.2.3' }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Text),
+    endpoints: Type.Optional(Type.Array(RouteBody, { maxItems: 50 })),
+    defaultChannelConfig: Type.Optional(Type.Array(ChannelCreateBody, { maxItems: 100 })),
+    configDefs: Type.Optional(Type.Array(ConfigDef, { maxItems: 500 })),
+    config: Type.Optional(ConfigValues),
+  },
+  { additionalProperties: false },
+);
+export type MediatorRegistrationBody = Static<typeof MediatorRegistrationBody>;
+
+export const MediatorParams = Type.Object({ urn: Urn }, { additionalProperties: false });
+
+export const HeartbeatBody = Type.Object(
+  {
+    uptime: Type.Number({ minimum: 0, description: 'seconds the mediator has been running' }),
+    config: Type.Optional(Type.Boolean({ description: 'true asks for the configuration in the answer' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigBody = ConfigValues;
+
+export const InstallChannelsBody = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+  maxItems: 100,
+  uniqueItems: true,
+  description: 'names of default channels to install; empty installs them all',
+});
+
+const PublicRoute = Type.Object({ ...RouteBody.properties, password: Type.Optional(Type.String({ description: 'always the mask when a password is set' })) });
+
+/** A mediator as answered: passwords (route and config) masked, online status derived from heartbeats. */
+export const PublicMediatorSchema = Type.Object({
+  _id: Type.String(),
+  urn: Type.String(),
+  version: Type.String(),
+  name: Type.String(),
+  description: Type.Optional(Type.String()),
+  endpoints: Type.Array(PublicRoute),
+  defaultChannelConfig: Type.Array(Type.Object({ ...ChannelCreateBody.properties, routes: Type.Array(PublicRoute) })),
+  configDefs: Type.Array(Type.Object({ ...defFields, template: Type.Optional(Type.Array(Type.Object(defFields))) })),
+  config: ConfigValues,
+  installedChannels: Type.Array(Type.Object({ name: Type.String(), channelId: Type.String() })),
+  online: Type.Boolean({ description: 'a heartbeat arrived within mediators.offlineAfterSeconds' }),
+  _uptime: Type.Optional(Type.Number()),
+  _lastHeartbeat: Type.Optional(Type.String()),
+  _configModifiedTS: Type.Optional(Type.String()),
+  updatedBy: Type.Optional(Type.Object({ id: Type.String(), name: Type.String() })),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+export type PublicMediator = Static<typeof PublicMediatorSchema>;

@@ -1,0 +1,50 @@
+/** Request schemas of the task routes (COMPAT.md "tasks" and `POST /bulkrerun`, OpenHIM field names). */
+import { Type } from 'typebox';
+import type { Static } from 'typebox';
+import { TASK_STATUSES } from '../../domain/tasks.js';
+import { MAX_BATCH_SIZE, MAX_TASK_TRANSACTIONS } from '../../tasks/queue.js';
+
+const HexId = Type.String({ pattern: '^[0-9a-f]{24}$', description: '24 hexadecimal characters' });
+const BatchSize = Type.Integer({ minimum: 1, maximum: MAX_BATCH_SIZE, description: 'how many of the transactions are re-run at the same time' });
+
+export const TaskParams = Type.Object({ id: HexId }, { additionalProperties: false });
+
+export const TaskCreateBody = Type.Object(
+  {
+    tids: Type.Array(HexId, { minItems: 1, maxItems: MAX_TASK_TRANSACTIONS, description: 'the transactions to re-run, in order' }),
+    batchSize: Type.Optional(BatchSize),
+    paused: Type.Optional(Type.Boolean({ description: 'create the task Paused; it waits until resumed' })),
+  },
+  { additionalProperties: false },
+);
+export type TaskCreateBody = Static<typeof TaskCreateBody>;
+
+export const BulkRerunBody = Type.Object(
+  {
+    filters: Type.Union([Type.Object({}, { additionalProperties: true }), Type.String({ maxLength: 10_000 })], {
+      description: 'the transaction list filters, as an object or as its JSON text',
+    }),
+    batchSize: Type.Optional(BatchSize),
+    pauseQueue: Type.Optional(Type.Boolean({ description: 'create the task Paused' })),
+  },
+  { additionalProperties: false },
+);
+export type BulkRerunBody = Static<typeof BulkRerunBody>;
+
+const Page = {
+  filterLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  filterPage: Type.Optional(Type.Integer({ minimum: 0 })),
+  filters: Type.Optional(Type.String({ maxLength: 10_000, description: 'a JSON object of filters' })),
+};
+
+export const TaskListQuery = Type.Object(Page, { additionalProperties: false });
+export type TaskListQuery = Static<typeof TaskListQuery>;
+
+export const TaskUpdateBody = Type.Object(
+  {
+    status: Type.Optional(Type.Enum([...TASK_STATUSES], { description: 'Paused, Queued (to resume) or Cancelled' })),
+    batchSize: Type.Optional(BatchSize),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type TaskUpdateBody = Static<typeof TaskUpdateBody>;

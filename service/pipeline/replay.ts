@@ -1,0 +1,215 @@
+/**
+ * The replay entry into the pipeline: re-runs, auto retries and polling ticks. None has a client connection, so each
+ * gets a detached request and response (real node:http objects over a socket that discards what is written, the
+ * technique HTTP injection libraries use) and goes through the same steps 4–6 as a request from a transaction port
+ * (`Pipeline.run`): stored, routed to the channel's current routes, stored again. Client authentication and channel
+ * matching are skipped: a re-run keeps its original channel and client, a polling tick has neither caller nor match.
+ */
+import { once } from 'node:events';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { Duplex, Readable } from 'node:stream';
+import { AppError } from '../errors.js';
+import { rerunRefusal } from '../domain/rerun.js';
+import type { BodyFiles, BodyRef } from '../storage/bodies/body-files.js';
+import type { ChannelRecord, ClientRecord } from '../storage/records.js';
+import type { Collection } from '../storage/store.js';
+import type { TransactionChanges, TransactionIdFactory, TransactionLog, TransactionRecord } from '../storage/transactions.js';
+import type { RerunOrigin, TransactionContext } from './context.js';
+import type { Pipeline } from './index.js';
+import { SECRET_HEADERS } from './store-request.js';
+
+/** SPEC.md "Polling channel behaviour": the path polled on routes that have no path of their own. */
+export const POLL_PATH = '/trigger';
+// Polling ticks come from Junction itself; OpenHIM sent them to its own port, so targets saw the loopback address.
+const LOOPBACK = '127.0.0.1';
+
+export interface ReplayDeps {
+  pipeline: Pick<Pipeline, 'run'>;
+  log: TransactionLog;
+  bodies: BodyFiles;
+  channels: Collection<ChannelRecord>;
+  clients: Collection<ClientRecord>;
+  newId: TransactionIdFactory;
+}
+
+/** The id and time of a transaction about to be created, fixed beforehand so callers can record them first. */
+export interface NewTransaction {
+  id: string;
+  receivedAt: Date;
+}
+
+export interface RerunOptions {
+  /** The attempt number when this is an auto retry; 0 (the default) for a user's re-run. */
+  autoRetryAttempt?: number;
+  /** More changes to the parent, written together with the link to the child. */
+  parentChanges?: TransactionChanges['set'];
+}
+
+interface DetachedRequest extends NewTransaction {
+  method: string;
+  path: string;
+  querystring: string;
+  headers: Record<string, string>;
+  body: Readable | null;
+  client: ClientRecord | null;
+  clientIp: string;
+  localPort?: number;
+  rerun?: RerunOrigin;
+}
+
+function discardingSocket(localPort: number | undefined): Socket {
+  const socket = new Duplex({
+    read() {
+      // nothing ever arrives on a detached request
+    },
+    write(_chunk, _encoding, done) {
+      done();
+    },
+  });
+  // node:http and the pipeline read these from the socket (URL rewriting uses the local port).
+  Object.assign(socket, { localPort, remoteAddress: undefined, encrypted: false });
+  return socket as unknown as Socket;
+}
+
+function detachedContext(request: DetachedRequest): TransactionContext {
+  const socket = discardingSocket(request.localPort);
+  const req = new IncomingMessage(socket);
+  req.method = request.method;
+  req.url = request.querystring === '' ? request.path : `${request.path}?${request.querystring}`;
+  req.headers = request.headers;
+  // The whole body is at hand (a stored file), so the pipeline must not treat the request as cut short.
+  req.complete = true;
+  const res = new ServerResponse(req);
+  res.assignSocket(socket);
+  return {
+    id: request.id,
+    receivedAt: request.receivedAt,
+    req,
+    res,
+    secure: false,
+    clientIp: request.clientIp,
+    method: request.method,
+    path: request.path,
+    querystring: request.querystring,
+    client: request.client,
+    body: request.body ?? Readable.from([]),
+    ...(request.rerun === undefined ? {} : { rerun: request.rerun }),
+  };
+}
+
+// Framing is set again for the stored body, which is whole at hand, so there is nothing to continue from either.
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'expect']);
+
+/** The stored request headers as sent again: masked credentials dropped, framing set for the stored body. */
+function replayHeaders(stored: Readonly<Record<string, string>>, body: BodyRef | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(stored)) {
+    if (SECRET_HEADERS.has(name) || FRAMING_HEADERS.has(name)) continue;
+    headers[name] = value;
+  }
+  if (body !== undefined) headers['content-length'] = String(body.size);
+  return headers;
+}
+
+function notRerunnable(id: string, reason: string): AppError {
+  return new AppError('TRANSACTION_NOT_RERUNNABLE', `Transaction ${id} cannot be re-run: ${reason}`);
+}
+
+export class Replays {
+  readonly #deps: ReplayDeps;
+  /** Per parent: the link being written, so concurrent re-runs of one transaction each add their child. */
+  readonly #links = new Map<string, Promise<void>>();
+
+  constructor(deps: ReplayDeps) {
+    this.#deps = deps;
+  }
+
+  /** A fresh id and time for a transaction that is about to be created. */
+  newTransaction(): NewTransaction {
+    const receivedAt = new Date();
+    return { id: this.#deps.newId(receivedAt), receivedAt };
+  }
+
+  /**
+   * Re-runs `original` through its channel's current routes as transaction `child` and links the two. Resolves with
+   * the stored child. Rejects with TRANSACTION_NOT_RERUNNABLE, before anything is stored or sent, when it cannot be
+   * re-run; any other rejection means the child could not be stored (and so nothing was sent either).
+   */
+  async rerun(original: TransactionRecord, child: NewTransaction, options: RerunOptions = {}): Promise<TransactionRecord> {
+    const { pipeline, log, channels, clients } = this.#deps;
+    const channel = await channels.findById(original.channelID);
+    const refusal = rerunRefusal(original, channel);
+    if (refusal !== null || channel === null) throw notRerunnable(original._id, refusal ?? 'its channel was deleted');
+    const bodyRef = original.request.body;
+    const body = bodyRef === undefined ? null : await this.#openBody(original._id, bodyRef);
+    const client = original.clientID === undefined ? null : await clients.findById(original.clientID);
+    const ctx = detachedContext({
+      ...child,
+      method: original.request.method,
+      path: original.request.path,
+      querystring: original.request.querystring,
+      headers: replayHeaders(original.request.headers, bodyRef),
+      body,
+      client,
+      clientIp: original.clientIP,
+      localPort: original.request.port,
+      rerun: { parentID: original._id, autoRetryAttempt: options.autoRetryAttempt ?? 0, ...(original.clientID === undefined ? {} : { clientID: original.clientID }) },
+    });
+    try {
+      await pipeline.run(ctx, channel);
+    } finally {
+      body?.destroy();
+      ctx.req.socket.destroy();
+    }
+    const stored = await log.get(child.id);
+    if (stored === null) throw new Error(`the re-run of transaction ${original._id} could not be stored; the service log has the cause`);
+    await this.link(original._id, child.id, options.parentChanges);
+    return stored;
+  }
+
+  /** Adds `childID` to the parent's childIDs (once) and marks the parent re-run, with `changes`; false when the parent is gone. */
+  async link(parentID: string, childID: string, changes: TransactionChanges['set'] = {}): Promise<boolean> {
+    const { log } = this.#deps;
+    let linked = false;
+    const previous = this.#links.get(parentID) ?? Promise.resolve();
+    const next = previous.then(async () => {
+      const parent = await log.get(parentID);
+      if (parent === null) return;
+      const childIDs = parent.childIDs ?? [];
+      await log.update(parentID, { set: { ...changes, wasRerun: true, childIDs: childIDs.includes(childID) ? childIDs : [...childIDs, childID] } });
+      linked = true;
+    });
+    const settled = next.catch(() => undefined);
+    this.#links.set(parentID, settled);
+    try {
+      await next;
+    } finally {
+      if (this.#links.get(parentID) === settled) this.#links.delete(parentID);
+    }
+    return linked;
+  }
+
+  /** One polling tick as transaction `tx`: a GET of /trigger (or each route's own path) on the channel's enabled routes. */
+  async poll(channel: ChannelRecord, tx: NewTransaction): Promise<TransactionRecord | null> {
+    const ctx = detachedContext({ ...tx, method: 'GET', path: POLL_PATH, querystring: '', headers: {}, body: null, client: null, clientIp: LOOPBACK });
+    try {
+      await this.#deps.pipeline.run(ctx, channel);
+    } finally {
+      ctx.req.socket.destroy();
+    }
+    return this.#deps.log.get(tx.id);
+  }
+
+  async #openBody(id: string, ref: BodyRef): Promise<Readable> {
+    const stream = this.#deps.bodies.read(ref);
+    try {
+      await once(stream, 'open');
+    } catch (err) {
+      stream.destroy();
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notRerunnable(id, "its stored request body was removed by retention (the channel's maxBodyAgeDays)");
+      throw err;
+    }
+    return stream;
+  }
+}
