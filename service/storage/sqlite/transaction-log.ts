@@ -19,6 +19,7 @@ import type { PageOptions, TransactionFilter, TransactionLog, TransactionRecord 
 import { toNedbUpdate } from '../nedb/changes.js';
 import { checkSetFields, toStoredTransaction } from '../nedb/transactions/documents.js';
 import { dayOfId, isDay } from '../nedb/transactions/ids.js';
+import { Checkpointer } from './checkpointer.js';
 import { decodeDocument, encodeDocument } from './documents.js';
 import { toSqlCondition } from './where.js';
 import type { SqlValue } from './where.js';
@@ -55,6 +56,8 @@ export interface SqliteTransactionLogOptions {
   /** The database file; its folder is created (mode 0700) when missing. */
   file: string;
   logger: Logger;
+  /** How often the background worker checkpoints the write-ahead log; default 1000 ms. */
+  checkpointIntervalMs?: number;
 }
 
 export interface SqliteTransactionLog extends TransactionLog {
@@ -90,7 +93,7 @@ interface Statements {
 
 /** Creates the SQLite transaction log; nothing touches the disk until `open()`. */
 export function createSqliteTransactionLog(options: SqliteTransactionLogOptions): SqliteTransactionLog {
-  return new SqliteLog(options.file, options.logger);
+  return new SqliteLog(options.file, options.logger, options.checkpointIntervalMs ?? 1000);
 }
 
 class SqliteLog implements SqliteTransactionLog {
@@ -107,10 +110,12 @@ class SqliteLog implements SqliteTransactionLog {
   /** Writes waiting for the next group commit. */
   #queue: PendingWrite[] = [];
   #flushScheduled = false;
+  #checkpointer: Checkpointer | null = null;
 
   constructor(
     private readonly file: string,
     private readonly logger: Logger,
+    private readonly checkpointIntervalMs: number,
   ) {}
 
   open(): Promise<void> {
@@ -121,13 +126,16 @@ class SqliteLog implements SqliteTransactionLog {
     return this.#opening;
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.#flush();
     this.#inFlight.clear();
     const db = this.#db;
+    const checkpointer = this.#checkpointer;
     this.#db = null;
     this.#statements = null;
     this.#opening = null;
+    this.#checkpointer = null;
+    await checkpointer?.stop();
     if (db?.open === true) {
       try {
         db.pragma('wal_checkpoint(TRUNCATE)');
@@ -137,7 +145,6 @@ class SqliteLog implements SqliteTransactionLog {
       }
       db.close();
     }
-    return Promise.resolve();
   }
 
   insert(doc: TransactionRecord): Promise<TransactionRecord> {
@@ -317,6 +324,16 @@ class SqliteLog implements SqliteTransactionLog {
       this.#statements = prepare(db);
       this.#knownDays = new Set(this.#statements.days.all().map((row) => row.day));
       this.#db = db;
+      db.pragma('wal_autocheckpoint = 0');
+      const opened = db;
+      this.#checkpointer = new Checkpointer({
+        file: this.file,
+        intervalMs: this.checkpointIntervalMs,
+        logger: this.logger,
+        onFailure: () => {
+          if (opened.open) opened.pragma('wal_autocheckpoint = 1000');
+        },
+      });
     } catch (err) {
       db?.close();
       throw new StoreOpenError(COLLECTION, this.file, `Cannot open the transaction log ${this.file}: ${(err as Error).message}. Restore it from a backup or move it aside to start with an empty log.`, { cause: err });

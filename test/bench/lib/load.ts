@@ -1,5 +1,6 @@
 /** Load generation with autocannon, with latencies collected per response at sub-millisecond resolution. */
 import autocannon from 'autocannon';
+import { Pool } from 'undici';
 
 export interface LoadOptions {
   url: string;
@@ -79,4 +80,73 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 
 export function round(value: number, digits = 2): number {
   return Number(value.toFixed(digits));
+}
+
+export interface PacedOptions {
+  url: string;
+  /** Requests per second, sent evenly: one every 1000/rate ms. */
+  rate: number;
+  durationMs: number;
+  connections: number;
+  method?: 'GET' | 'POST';
+  body?: Buffer;
+  headers?: Record<string, string>;
+}
+
+/**
+ * An open-loop load at an even rate. autocannon's `overallRate` gives each connection a budget per second and sends
+ * it at the start of each second, so "1,000 requests/s" arrives as one burst a second and measures queueing in the
+ * burst rather than latency at that rate. Here request n is due at start + n/rate, and its latency counts from when
+ * it was due, so a target that falls behind is charged for the wait (no coordinated omission).
+ */
+export async function runPaced(options: PacedOptions): Promise<LoadResult> {
+  const target = new URL(options.url);
+  const pool = new Pool(target.origin, { connections: options.connections, pipelining: 1 });
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  let errors = 0;
+  const total = Math.round((options.rate * options.durationMs) / 1000);
+  const inFlight = new Set<Promise<void>>();
+  const started = performance.now();
+  let sent = 0;
+  const send = (due: number): void => {
+    const request = pool
+      .request({ path: target.pathname + target.search, method: options.method ?? 'GET', body: options.body, headers: options.headers })
+      .then(async (res) => {
+        await res.body.dump();
+        latencies.push(performance.now() - due);
+        statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+      })
+      .catch(() => {
+        errors++;
+      })
+      .finally(() => inFlight.delete(request));
+    inFlight.add(request);
+  };
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      const due = Math.min(total, Math.floor(((performance.now() - started) * options.rate) / 1000));
+      while (sent < due) {
+        send(started + (sent * 1000) / options.rate);
+        sent++;
+      }
+      if (sent >= total) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 1);
+  });
+  await Promise.all(inFlight);
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    requests: latencies.length,
+    rps: Math.round(latencies.length / elapsed),
+    p50ms: round(percentile(sorted, 50)),
+    p99ms: round(percentile(sorted, 99)),
+    errors,
+    timeouts: 0,
+    statuses,
+  };
 }

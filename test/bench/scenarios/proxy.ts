@@ -1,13 +1,14 @@
 /**
  * Proxy cost: the same load (autocannon, 50 connections, 1 KB POST bodies, 1 KB answers) against the upstream
  * directly, a bare undici pass-through proxy, nginx (when installed) and Junction with full storage, all in one run.
- * Then the same targets at a fixed 1,000 requests/s, where the added p99 is what a clinic's client would notice.
+ * Then the same targets at an even 1,000 requests/s (lib/load.ts runPaced), where the added p99 is what a clinic's
+ * client would notice.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openApi, passThroughChannel } from '../lib/api.js';
-import { runLoad } from '../lib/load.js';
+import { runLoad, runPaced } from '../lib/load.js';
 import type { LoadResult } from '../lib/load.js';
 import { nginxAvailable, startBareProxy, startJunction, startNginx, startUpstream } from '../lib/processes.js';
 import type { Running } from '../lib/processes.js';
@@ -47,7 +48,7 @@ export async function proxyScenario(seconds: number): Promise<ProxyFigures> {
       running.push(nginx);
       targets.splice(2, 0, ['nginx', nginx.port, '/fhir/Observation']);
     }
-    const load = (port: number, path: string, extra: { rate?: number; durationMs: number }) =>
+    const load = (port: number, path: string, extra: { durationMs: number }) =>
       runLoad({
         url: `http://127.0.0.1:${port}${path}`,
         connections: 50,
@@ -62,7 +63,17 @@ export async function proxyScenario(seconds: number): Promise<ProxyFigures> {
       full[name] = await load(port, path, { durationMs: seconds * 1000 });
     }
     const fixedRate: Record<string, LoadResult> = {};
-    for (const [name, port, path] of targets) fixedRate[name] = await load(port, path, { durationMs: seconds * 1000, rate: 1000 });
+    for (const [name, port, path] of targets) {
+      fixedRate[name] = await runPaced({
+        url: `http://127.0.0.1:${port}${path}`,
+        rate: 1000,
+        durationMs: seconds * 1000,
+        connections: 50,
+        method: 'POST',
+        body: BODY,
+        headers: { 'content-type': 'application/json' },
+      });
+    }
 
     const rps = (name: string): number => full[name]?.rps ?? Number.NaN;
     const figures: ProxyFigures = {

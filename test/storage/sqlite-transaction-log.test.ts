@@ -1,0 +1,62 @@
+/** What only the SQLite transaction log does: background checkpoints, and refusing a damaged file by name. */
+import { rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StoreOpenError } from '../../service/storage/store.js';
+import { createSqliteTransactionLog } from '../../service/storage/sqlite/transaction-log.js';
+import type { SqliteTransactionLog } from '../../service/storage/sqlite/transaction-log.js';
+import { tempDir } from '../helpers/junction.js';
+import { tx } from './transaction-log-contract.js';
+
+const silent = pino({ level: 'silent' });
+
+describe('SQLite transaction log', () => {
+  const dirs: string[] = [];
+  const logs: SqliteTransactionLog[] = [];
+
+  afterEach(async () => {
+    for (const log of logs.splice(0)) await log.close();
+    for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+  });
+
+  async function open(file: string, checkpointIntervalMs?: number): Promise<SqliteTransactionLog> {
+    const log = createSqliteTransactionLog({ file, logger: silent, checkpointIntervalMs });
+    logs.push(log);
+    await log.open();
+    return log;
+  }
+
+  it('moves committed pages from the write-ahead log into the database file in the background', async () => {
+    const dir = await tempDir('junction-sqlite-');
+    dirs.push(dir);
+    const file = join(dir, 'transactions.sqlite');
+    const log = await open(file, 50);
+    const before = (await stat(file)).size;
+    const base = Date.parse('2024-05-01T00:00:00Z');
+    await Promise.all(Array.from({ length: 2000 }, (_, i) => log.insert(tx(new Date(base + i * 1000).toISOString()))));
+    // The service's own connection never checkpoints, so only the worker can have grown the main file.
+    let after = before;
+    for (let i = 0; i < 100 && after <= before + 500_000; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = (await stat(file)).size;
+    }
+    expect(after).toBeGreaterThan(before + 500_000);
+    expect(await log.count({})).toBe(2000);
+  });
+
+  it('refuses to open a file that is not a SQLite database, naming it, and leaves it untouched', async () => {
+    const dir = await tempDir('junction-sqlite-');
+    dirs.push(dir);
+    const file = join(dir, 'transactions.sqlite');
+    await writeFile(file, 'this is not a database, but someone else’s notes\n'.repeat(200));
+    const log = createSqliteTransactionLog({ file, logger: silent });
+    const error = await log.open().then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(StoreOpenError);
+    expect((error as StoreOpenError).message).toContain(file);
+    expect((await stat(file)).size).toBe(Buffer.byteLength('this is not a database, but someone else’s notes\n') * 200);
+  });
+});
