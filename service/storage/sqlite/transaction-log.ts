@@ -21,6 +21,7 @@ import { checkSetFields, toStoredTransaction } from '../nedb/transactions/docume
 import { dayOfId, isDay } from '../nedb/transactions/ids.js';
 import { Checkpointer } from './checkpointer.js';
 import { decodeDocument, encodeDocument } from './documents.js';
+import { GroupCommit } from './group-commit.js';
 import { toSqlCondition } from './where.js';
 import type { SqlValue } from './where.js';
 
@@ -72,13 +73,6 @@ interface Row {
   doc: string;
 }
 
-interface PendingWrite {
-  action: string;
-  work: (statements: Statements, db: SqliteDatabase) => unknown;
-  resolve: (value: never) => void;
-  reject: (err: StoreError) => void;
-}
-
 interface Statements {
   insert: Statement;
   replace: Statement;
@@ -107,9 +101,14 @@ class SqliteLog implements SqliteTransactionLog {
    */
   #inFlight = new Map<string, TransactionRecord>();
   #opening: Promise<void> | null = null;
-  /** Writes waiting for the next group commit. */
-  #queue: PendingWrite[] = [];
-  #flushScheduled = false;
+  readonly #commits = new GroupCommit(
+    () => this.#db,
+    () => {
+      // Nothing of the failed batch is stored, so no cached copy can be trusted.
+      this.#inFlight.clear();
+      if (this.#statements !== null) this.#knownDays = new Set(this.#statements.days.all().map((row) => row.day));
+    },
+  );
   #checkpointer: Checkpointer | null = null;
 
   constructor(
@@ -127,7 +126,7 @@ class SqliteLog implements SqliteTransactionLog {
   }
 
   async close(): Promise<void> {
-    this.#flush();
+    this.#commits.flush();
     this.#inFlight.clear();
     const db = this.#db;
     const checkpointer = this.#checkpointer;
@@ -340,56 +339,13 @@ class SqliteLog implements SqliteTransactionLog {
     }
   }
 
-  /**
-   * Queues a write for the next group commit. Writes arriving in the same turn of the event loop share one SQLite
-   * transaction: one commit (and one write of each touched index page) instead of one per write, which is what
-   * keeps two writes per proxied request cheap. Each promise settles only after its commit, so nothing is
-   * acknowledged before it is in the write-ahead log.
-   */
+  /** Queues a write for the next group commit (see group-commit.ts); errors become StoreErrors. */
   #write<T>(action: string, work: (statements: Statements, db: SqliteDatabase) => T): Promise<T> {
-    if (this.#db === null) return Promise.reject(new StoreError(`${COLLECTION}: the transaction log is not open`));
-    return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ action, work, resolve: resolve, reject });
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        setImmediate(() => this.#flush());
-      }
-    });
-  }
-
-  #flush(): void {
-    this.#flushScheduled = false;
-    const batch = this.#queue.splice(0);
-    if (batch.length === 0) return;
     const db = this.#db;
     const statements = this.#statements;
-    if (db === null || statements === null) {
-      for (const op of batch) op.reject(new StoreError(`${COLLECTION}: the transaction log is not open`));
-      return;
-    }
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
-    try {
-      db.transaction(() => {
-        for (const op of batch) {
-          // A failed statement (a duplicate id, say) is undone alone; the batch's other writes still commit.
-          try {
-            outcomes.push({ ok: true, value: op.work(statements, db) });
-          } catch (err) {
-            outcomes.push({ ok: false, err });
-          }
-        }
-      })();
-    } catch (err) {
-      // The commit itself failed (disk full, I/O error): none of the batch is stored, so no cached copy can be trusted.
-      this.#inFlight.clear();
-      this.#knownDays = new Set(statements.days.all().map((row) => row.day));
-      for (const op of batch) op.reject(toStoreError(op.action, err));
-      return;
-    }
-    batch.forEach((op, i) => {
-      const outcome = outcomes[i];
-      if (outcome?.ok === true) op.resolve(outcome.value as never);
-      else op.reject(toStoreError(op.action, outcome?.err));
+    if (db === null || statements === null) return Promise.reject(new StoreError(`${COLLECTION}: the transaction log is not open`));
+    return this.#commits.run(() => work(statements, db)).catch((err: unknown) => {
+      throw toStoreError(action, err);
     });
   }
 

@@ -1,0 +1,72 @@
+/**
+ * Group commit for a better-sqlite3 connection: writes queued in the same turn of the event loop run in one
+ * transaction, so a busy proxy pays for one commit (and one write of each touched page) per turn instead of one per
+ * write. Each promise settles only after its transaction committed, so nothing is acknowledged before it is in the
+ * write-ahead log. A failing write is undone alone (SQLite rolls back the failed statement); the others commit.
+ */
+import type { Database } from 'better-sqlite3';
+
+interface Pending {
+  work: () => unknown;
+  resolve: (value: never) => void;
+  reject: (err: unknown) => void;
+}
+
+export class GroupCommit {
+  #queue: Pending[] = [];
+  #scheduled = false;
+
+  /**
+   * @param database the open connection, or null once closed (queued writes are then refused)
+   * @param onCommitFailure called when a whole transaction failed to commit, before its writes are rejected
+   */
+  constructor(
+    private readonly database: () => Database | null,
+    private readonly onCommitFailure: () => void = () => undefined,
+  ) {}
+
+  /** Queues `work` for the next commit; resolves with its result once committed. */
+  run<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ work, resolve: resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits everything queued now (also called before closing). */
+  flush(): void {
+    this.#scheduled = false;
+    const batch = this.#queue.splice(0);
+    if (batch.length === 0) return;
+    const db = this.database();
+    if (db === null) {
+      for (const op of batch) op.reject(new Error('the database is closed'));
+      return;
+    }
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
+    try {
+      db.transaction(() => {
+        for (const op of batch) {
+          try {
+            outcomes.push({ ok: true, value: op.work() });
+          } catch (err) {
+            outcomes.push({ ok: false, err });
+          }
+        }
+      })();
+    } catch (err) {
+      // The commit itself failed (disk full, I/O error): none of the batch is stored.
+      this.onCommitFailure();
+      for (const op of batch) op.reject(err);
+      return;
+    }
+    batch.forEach((op, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.ok === true) op.resolve(outcome.value as never);
+      else op.reject(outcome?.err);
+    });
+  }
+}
