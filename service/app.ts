@@ -10,6 +10,7 @@ import type { JunctionConfig } from './config/index.js';
 import { createNedbStore } from './storage/nedb/index.js';
 import { createNedbTransactionLog, newTransactionId } from './storage/nedb/transaction-log.js';
 import { createSqliteTransactionLog } from './storage/sqlite/transaction-log.js';
+import { SqliteBodyBlobs } from './storage/sqlite/body-blobs.js';
 import type { TransactionLog } from './storage/transactions.js';
 import type { Store } from './storage/store.js';
 import { observeCollection } from './storage/observe.js';
@@ -90,7 +91,10 @@ export class Junction {
       config.storage.transactionLog === 'sqlite'
         ? createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger })
         : createNedbTransactionLog({ dir: join(config.dataDir, 'transactions'), logger: txLogger });
-    this.bodies = new BodyFiles(join(config.dataDir, 'bodies'));
+    // With the SQLite engine, small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
+    const smallBodies =
+      config.storage.transactionLog === 'sqlite' ? new SqliteBodyBlobs({ file: join(config.dataDir, 'bodies.sqlite'), logger: txLogger }) : undefined;
+    this.bodies = new BodyFiles(join(config.dataDir, 'bodies'), smallBodies);
   }
 
   /** Opens the store, seeds the first-run account and starts listening. Rejects with a message that says what to fix. */
@@ -98,6 +102,7 @@ export class Junction {
     const { config, logger, version } = this.#options;
     await this.store.open();
     await this.transactions.open();
+    await this.bodies.open();
     const interrupted = await this.transactions.failInterrupted();
     if (interrupted > 0) logger.warn({ transactions: interrupted }, 'marked transactions interrupted by the last stop as Failed');
 
@@ -251,6 +256,7 @@ export class Junction {
         await this.#audit.record(applicationActivityEvent('stop', this.#options.config.auditEvents.auditSourceID));
       }
       await this.transactions.close();
+      await this.bodies.close();
       await this.store.close();
       this.#options.logger.info('Junction stopped');
     })();

@@ -5,7 +5,6 @@
  * (`Pipeline.run`): stored, routed to the channel's current routes, stored again. Client authentication and channel
  * matching are skipped: a re-run keeps its original channel and client, a polling tick has neither caller nor match.
  */
-import { once } from 'node:events';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Duplex, Readable } from 'node:stream';
@@ -202,14 +201,11 @@ export class Replays {
   }
 
   async #openBody(id: string, ref: BodyRef): Promise<Readable> {
-    const stream = this.#deps.bodies.read(ref);
     try {
-      await once(stream, 'open');
+      return await this.#deps.bodies.openRead(ref);
     } catch (err) {
-      stream.destroy();
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notRerunnable(id, "its stored request body was removed by retention (the channel's maxBodyAgeDays)");
       throw err;
     }
-    return stream;
   }
 }

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
 import { BodyFiles, dayOf } from '../../service/storage/bodies/body-files.js';
+import { SqliteBodyBlobs } from '../../service/storage/sqlite/body-blobs.js';
 import { tempDir } from '../helpers/junction.js';
 
 const dirs: string[] = [];
@@ -86,5 +88,54 @@ describe('body files', () => {
     expect(await files.removeDaysBefore('2026-11-10')).toEqual(['2026-11-01']);
     expect(await files.days()).toEqual(['2026-11-10', '2026-11-20']);
     expect(dayOf(new Date('2026-11-21T23:59:59Z'))).toBe('2026-11-21');
+  });
+});
+
+describe('body files with the SQLite small-body store', () => {
+  const opened: BodyFiles[] = [];
+  afterEach(async () => {
+    for (const files of opened.splice(0)) await files.close();
+  });
+
+  async function withStore(root?: string): Promise<{ files: BodyFiles; root: string }> {
+    const at = root ?? join(await tempDir('junction-bodies-'), 'bodies');
+    if (root === undefined) dirs.push(at);
+    const files = new BodyFiles(at, new SqliteBodyBlobs({ file: join(at, '..', 'bodies.sqlite'), logger: pino({ level: 'silent' }) }));
+    await files.open();
+    opened.push(files);
+    return { files, root: at };
+  }
+
+  it('keeps bodies up to 64 KB in the store and longer ones as files, and reads both back after a reopen', async () => {
+    const { files, root } = await withStore();
+    const small = Buffer.from('MSH|^~\\&|LAB|CLINIC|||20261120||ORU^R01|1|P|2.5\r');
+    const large = Buffer.alloc(100 * 1024, 0x62);
+    const smallRef = await store(files, small, 1024 * 1024, 'small');
+    const largeRef = await store(files, large, 1024 * 1024, 'large');
+    expect(existsSync(join(root, '2026-11-20', 'ch1', 'small'))).toBe(false);
+    expect(existsSync(join(root, '2026-11-20', 'ch1', 'large'))).toBe(true);
+    await files.close();
+    opened.splice(0);
+    const { files: again } = await withStore(root);
+    expect(await again.readText(smallRef)).toBe(small.toString());
+    expect((await again.readText(largeRef)).length).toBe(large.length);
+    expect(await again.readText(smallRef, 3)).toBe('MSH');
+  });
+
+  it('applies global and per-channel retention to stored small bodies too', async () => {
+    const { files } = await withStore();
+    const refs: Record<string, Awaited<ReturnType<typeof store>>> = {};
+    for (const day of ['2026-11-01', '2026-11-10', '2026-11-20']) {
+      refs[`keep-${day}`] = await store(files, Buffer.from('x'), 10, 'b', day, 'keep');
+      refs[`short-${day}`] = await store(files, Buffer.from('y'), 10, 'b', day, 'short');
+    }
+    expect(await files.days()).toEqual(['2026-11-01', '2026-11-10', '2026-11-20']);
+    expect(await files.removeChannelBodiesBefore('short', '2026-11-15')).toEqual(['2026-11-01', '2026-11-10']);
+    await expect(files.readText(refs['short-2026-11-10']!)).rejects.toThrow(/ENOENT/);
+    expect(await files.readText(refs['keep-2026-11-10']!)).toBe('x');
+    expect(await files.readText(refs['short-2026-11-20']!)).toBe('y');
+    expect(await files.removeDaysBefore('2026-11-10')).toEqual(['2026-11-01']);
+    expect(await files.days()).toEqual(['2026-11-10', '2026-11-20']);
+    await expect(files.readText(refs['keep-2026-11-01']!)).rejects.toThrow(/ENOENT/);
   });
 });

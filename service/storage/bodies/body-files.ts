@@ -3,12 +3,12 @@
  * Layout `<root>/<yyyy-mm-dd>/<channelId>/<bodyId>`, so global retention removes a whole day folder and a
  * channel's `maxBodyAgeDays` removes that channel's folders in older days.
  */
-import { createReadStream, createWriteStream, writeFile as writeFileWithCallback } from 'node:fs';
+import { createReadStream, createWriteStream, ReadStream, writeFile as writeFileWithCallback } from 'node:fs';
+import { once } from 'node:events';
 import type { WriteStream } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import type { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 
 /** Where a body is and what was kept of it. Stored in the transaction document. */
 export interface BodyRef {
@@ -69,18 +69,45 @@ function writeSmallFile(file: string, data: Buffer): Promise<void> {
   });
 }
 
+/** Where small bodies go instead of one file each, when the engine offers it (see sqlite/body-blobs.ts). */
+export interface SmallBodyStore {
+  open(): Promise<void>;
+  close(): Promise<void>;
+  /** Resolves once the body is committed. */
+  put(path: string, day: string, channelId: string, data: Buffer): Promise<void>;
+  get(path: string): Buffer | null;
+  days(): string[];
+  removeDaysBefore(day: string): Promise<void>;
+  /** Returns the days that had bodies of the channel. */
+  removeChannelBefore(channelId: string, day: string): Promise<string[]>;
+}
+
 export class BodyFiles {
   readonly #root: string;
   readonly #knownDirs = new Set<string>();
+  readonly #small: SmallBodyStore | undefined;
 
-  constructor(root: string) {
+  /** `small`, when given, keeps bodies of at most 64 KB; longer ones (and all bodies without it) are files. */
+  constructor(root: string, small?: SmallBodyStore) {
     this.#root = root;
+    this.#small = small;
+  }
+
+  /** Opens the small-body store, if any. */
+  async open(): Promise<void> {
+    await this.#small?.open();
+  }
+
+  /** Commits pending small bodies and closes their store, if any. */
+  async close(): Promise<void> {
+    await this.#small?.close();
   }
 
   /** Opens a sink that streams a body to disk, keeping at most `capBytes` and applying the disk's backpressure. */
   sink(options: SinkOptions): BodySink {
     checkSegments(options.day, options.channelId, options.bodyId);
     const dir = join(this.#root, options.day, options.channelId);
+    const smallStore = this.#small;
     const path = `${options.day}/${options.channelId}/${options.bodyId}`;
     const file = join(dir, options.bodyId);
     let out: WriteStream | undefined;
@@ -161,8 +188,8 @@ export class BodyFiles {
           // An empty body still gets a file, so every ref can be read back.
           const data = Buffer.concat(small, smallBytes);
           small = null;
-          ensureDir()
-            .then(() => writeSmallFile(file, data))
+          const store = smallStore;
+          (store === undefined ? ensureDir().then(() => writeSmallFile(file, data)) : store.put(path, options.day, options.channelId, data))
             .then(finish, (err: Error) => {
               rejectRef(err);
               callback(err);
@@ -191,7 +218,22 @@ export class BodyFiles {
   read(ref: Pick<BodyRef, 'path'>): Readable {
     const [day = '', channelId = '', bodyId = ''] = ref.path.split('/');
     checkSegments(day, channelId, bodyId);
+    const small = this.#small?.get(ref.path);
+    if (small !== undefined && small !== null) return Readable.from([small]);
     return createReadStream(join(this.#root, day, channelId, bodyId));
+  }
+
+  /** Opens a stored body for reading; rejects (code ENOENT) when it is gone, for instance removed by retention. */
+  async openRead(ref: Pick<BodyRef, 'path'>): Promise<Readable> {
+    const stream = this.read(ref);
+    if (!(stream instanceof ReadStream)) return stream;
+    try {
+      await once(stream, 'open');
+    } catch (err) {
+      stream.destroy();
+      throw err;
+    }
+    return stream;
   }
 
   /** Reads a stored body as text, at most `limit` bytes. */
@@ -210,12 +252,13 @@ export class BodyFiles {
 
   /** Days that have body folders, oldest first. */
   async days(): Promise<string[]> {
+    const days = new Set(this.#small?.days() ?? []);
     try {
-      return (await readdir(this.#root)).filter((d) => DAY.test(d)).sort();
+      for (const d of await readdir(this.#root)) if (DAY.test(d)) days.add(d);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
+    return [...days].sort();
   }
 
   /** Removes every body of the days before `day` (global retention); returns the days removed. */
@@ -223,6 +266,7 @@ export class BodyFiles {
     const old = (await this.days()).filter((d) => d < day);
     // Forgotten first: a body written while the folders go must create its folder again.
     this.#knownDirs.clear();
+    await this.#small?.removeDaysBefore(day);
     for (const d of old) await rm(join(this.#root, d), { recursive: true, force: true });
     return old;
   }
@@ -231,16 +275,16 @@ export class BodyFiles {
   async removeChannelBodiesBefore(channelId: string, day: string): Promise<string[]> {
     this.#knownDirs.clear();
     checkSegments(day, channelId);
-    const touched: string[] = [];
+    const touched = new Set(await (this.#small?.removeChannelBefore(channelId, day) ?? Promise.resolve([])));
     for (const d of (await this.days()).filter((x) => x < day)) {
       const dir = join(this.#root, d, channelId);
       try {
         await rm(dir, { recursive: true });
-        touched.push(d);
+        touched.add(d);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       }
     }
-    return touched;
+    return [...touched].sort();
   }
 }
