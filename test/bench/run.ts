@@ -24,11 +24,11 @@ interface Scenario {
 const scenarios: Scenario[] = [
   {
     name: 'proxy',
-    run: () => proxyScenario(quick ? 3 : 15),
+    run: () => proxyScenario(quick ? 3 : 15, quick ? 1 : 3),
     print: (f: Awaited<ReturnType<typeof proxyScenario>>) => {
-      console.log('\nProxy: 50 connections, 1 KB POST bodies and answers, full speed');
+      console.log('\nProxy: 50 connections, 1 KB POST bodies and answers, full speed (each row: the median round)');
       console.table(Object.fromEntries(Object.entries(f.full).map(([k, r]) => [k, { 'req/s': r.rps, 'p50 ms': r.p50ms, 'p99 ms': r.p99ms, errors: r.errors + r.timeouts, non2xx: r.requests - (r.statuses[200] ?? 0) }])));
-      console.log('Same, at a fixed 1,000 requests/s');
+      console.log('Same, at an even 1,000 requests/s (open loop, latency from each request\'s due time)');
       console.table(Object.fromEntries(Object.entries(f.fixedRate).map(([k, r]) => [k, { 'req/s': r.rps, 'p50 ms': r.p50ms, 'p99 ms': r.p99ms, errors: r.errors + r.timeouts }])));
       const ratio = (n: number | undefined) => (n === undefined ? 'n/a' : n.toFixed(2));
       console.log(

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { BodyFiles } from '../../../service/storage/bodies/body-files.js';
 import { newTransactionId } from '../../../service/storage/nedb/transaction-log.js';
+import { SqliteBodyBlobs } from '../../../service/storage/sqlite/body-blobs.js';
 import { createSqliteTransactionLog } from '../../../service/storage/sqlite/transaction-log.js';
 import type { TransactionRecord } from '../../../service/storage/transactions.js';
 import { openApi, passThroughChannel } from '../lib/api.js';
@@ -60,7 +61,9 @@ const RESPONSE_BODY = Buffer.from(JSON.stringify({ resourceType: 'OperationOutco
 async function seed(dataDir: string, channelIds: string[], days: number, perDay: number, end: number): Promise<number> {
   const log = createSqliteTransactionLog({ file: join(dataDir, 'transactions.sqlite'), logger: pino({ level: 'silent' }) });
   await log.open();
-  const bodies = new BodyFiles(join(dataDir, 'bodies'));
+  // Laid out as the service lays them out with its default engine: small bodies in bodies.sqlite.
+  const bodies = new BodyFiles(join(dataDir, 'bodies'), new SqliteBodyBlobs({ file: join(dataDir, 'bodies.sqlite'), logger: pino({ level: 'silent' }) }));
+  await bodies.open();
   const random = generator(42);
   let count = 0;
   const store = async (at: number): Promise<void> => {
@@ -111,6 +114,7 @@ async function seed(dataDir: string, channelIds: string[], days: number, perDay:
   }
   await Promise.all(pending);
   await log.close();
+  await bodies.close();
   return count;
 }
 

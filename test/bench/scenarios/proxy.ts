@@ -22,8 +22,16 @@ export interface ProxyFigures {
 
 const BODY = Buffer.from(JSON.stringify({ resourceType: 'Observation', note: 'y'.repeat(1024 - 44) }).slice(0, 1024));
 
-/** Runs the proxy comparison; `seconds` is the length of each measured load. */
-export async function proxyScenario(seconds: number): Promise<ProxyFigures> {
+/** The round with the median of `key` (the rest of its figures come with it, so each row is one real measurement). */
+function median(results: LoadResult[], key: 'rps' | 'p99ms'): LoadResult {
+  const sorted = [...results].sort((a, b) => a[key] - b[key]);
+  const middle = sorted[Math.floor(sorted.length / 2)];
+  if (middle === undefined) throw new Error('no rounds measured');
+  return middle;
+}
+
+/** Runs the proxy comparison: each target gets `seconds` of load in all, split over `rounds` round-robin rounds. */
+export async function proxyScenario(seconds: number, rounds = 1): Promise<ProxyFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'junction-bench-proxy-'));
   const running: Running[] = [];
   try {
@@ -57,23 +65,29 @@ export async function proxyScenario(seconds: number): Promise<ProxyFigures> {
         headers: { 'content-type': 'application/json' },
         ...extra,
       });
-    const full: Record<string, LoadResult> = {};
-    for (const [name, port, path] of targets) {
-      await load(port, path, { durationMs: 1000 }); // warm-up: connections, JIT, and the channel cache
-      full[name] = await load(port, path, { durationMs: seconds * 1000 });
+    for (const [, port, path] of targets) await load(port, path, { durationMs: 1000 }); // warm-up: connections, JIT, channel cache
+    // Round-robin rounds, reporting each target's median: a noisy neighbour then hits every target alike instead of
+    // whichever one happened to run during it.
+    const fullRounds: Record<string, LoadResult[]> = {};
+    const pacedRounds: Record<string, LoadResult[]> = {};
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, port, path] of targets) (fullRounds[name] ??= []).push(await load(port, path, { durationMs: (seconds * 1000) / rounds }));
+      for (const [name, port, path] of targets) {
+        (pacedRounds[name] ??= []).push(
+          await runPaced({
+            url: `http://127.0.0.1:${port}${path}`,
+            rate: 1000,
+            durationMs: (seconds * 1000) / rounds,
+            connections: 50,
+            method: 'POST',
+            body: BODY,
+            headers: { 'content-type': 'application/json' },
+          }),
+        );
+      }
     }
-    const fixedRate: Record<string, LoadResult> = {};
-    for (const [name, port, path] of targets) {
-      fixedRate[name] = await runPaced({
-        url: `http://127.0.0.1:${port}${path}`,
-        rate: 1000,
-        durationMs: seconds * 1000,
-        connections: 50,
-        method: 'POST',
-        body: BODY,
-        headers: { 'content-type': 'application/json' },
-      });
-    }
+    const full = Object.fromEntries(Object.entries(fullRounds).map(([name, results]) => [name, median(results, 'rps')]));
+    const fixedRate = Object.fromEntries(Object.entries(pacedRounds).map(([name, results]) => [name, median(results, 'p99ms')]));
 
     const rps = (name: string): number => full[name]?.rps ?? Number.NaN;
     const figures: ProxyFigures = {
