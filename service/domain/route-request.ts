@@ -7,7 +7,9 @@ import type { RouteRecord } from '../storage/records.js';
 export const TRANSACTION_ID_HEADER = 'x-openhim-transactionid';
 
 // Hop-by-hop headers describe one connection, not the message; a proxy must not pass them on (RFC 9110 7.6.1).
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
+// `expect` too: Junction itself answers a client's `Expect: 100-continue`, and passing it on would ask the route to
+// hold the body back for a second handshake (undici refuses to send it at all).
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'expect']);
 
 /** Applies a `s/from/to[/g]` transform to a path; an invalid expression leaves the path unchanged. */
 export function applyPathTransform(path: string, expression: string): string {

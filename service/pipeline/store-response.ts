@@ -47,7 +47,10 @@ export function finalState(channel: ChannelRecord, outcome: Outcome): { status: 
   );
   // A structured response that breaks the contract says nothing reliable about the outcome, so it is not a success.
   const status = mediator?.malformed === undefined ? computed : 'Failed';
-  const bodyMissing = BODY_METHODS.has(outcome.request.method.toUpperCase()) && (outcome.requestBody === undefined || outcome.requestBody.truncated);
+  // A POST that sent no body (Content-Length: 0) has nothing to lose, so it stays re-runnable.
+  const { headers } = outcome.request;
+  const sentBody = headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+  const bodyMissing = BODY_METHODS.has(outcome.request.method.toUpperCase()) && sentBody && (outcome.requestBody === undefined || outcome.requestBody.truncated);
   // Only a failure to reach the primary is retried; an upstream 5xx is an answer, not a connection problem.
   // A mediator's reported error is an internal service error, which SPEC.md retries.
   const autoRetry = channel.autoRetryEnabled && (outcome.primary.error instanceof RouteError || mediator?.reportedError === true);

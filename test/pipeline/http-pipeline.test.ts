@@ -255,6 +255,32 @@ describe('the HTTP transaction pipeline, against real upstream servers', () => {
     expect(tx.status).toBe('Failed');
   });
 
+  it('answers a client that sends Expect: 100-continue, without passing the expectation downstream', async () => {
+    const url = new URL(t.httpUrl);
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.write('POST /second-fails HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 11\r\nExpect: 100-continue\r\n\r\n');
+    for (let i = 0; i < 200 && !received.includes('100 Continue'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(received).toContain('HTTP/1.1 100 Continue');
+    socket.write('{"a":"exp"}');
+    for (let i = 0; i < 300 && !/HTTP\/1\.1 200/.test(received); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    socket.destroy();
+    expect(received).toMatch(/HTTP\/1\.1 200 OK/);
+    expect(seen.echo?.at(-1)?.body).toBe('{"a":"exp"}');
+    expect(seen.echo?.at(-1)?.headers.expect).toBeUndefined();
+  });
+
+  it('keeps a POST that sent no body re-runnable, and one whose body was not stored not re-runnable', async () => {
+    const empty = await fetch(`${t.httpUrl}/second-fails`, { method: 'POST', headers: { 'content-length': '0' } });
+    expect(empty.status).toBe(200);
+    expect(await transaction(empty.headers.get('x-openhim-transactionid'))).toMatchObject({ canRerun: true });
+    const unstored = await fetch(`${t.httpUrl}/no-bodies`, { method: 'POST', body: '{"kept":false}' });
+    expect(unstored.status).toBe(200);
+    expect(await transaction(unstored.headers.get('x-openhim-transactionid'))).toMatchObject({ canRerun: false });
+  });
+
   it('rewrites URLs in a JSON body within the cap, and passes a longer body through unchanged', async () => {
     const small = (await (await fetch(`${t.httpUrl}/rewrite`)).json()) as { href: string };
     expect(small.href).toBe(`${t.httpUrl}/fhir/Patient/1`);
