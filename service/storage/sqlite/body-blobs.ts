@@ -10,7 +10,7 @@ import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { SmallBodyStore } from '../bodies/body-files.js';
 import { StoreError, StoreOpenError } from '../store.js';
-import { Checkpointer } from './checkpointer.js';
+import { Checkpointer, closeWithCheckpoint } from './checkpointer.js';
 import { GroupCommit } from './group-commit.js';
 
 const SCHEMA = `
@@ -81,15 +81,7 @@ export class SqliteBodyBlobs implements SmallBodyStore {
     this.#db = null;
     this.#statements = null;
     this.#checkpointer = null;
-    await checkpointer?.stop();
-    if (db?.open === true) {
-      try {
-        db.pragma('wal_checkpoint(TRUNCATE)');
-      } catch (err) {
-        this.options.logger.warn({ err }, 'body store: final checkpoint failed');
-      }
-      db.close();
-    }
+    await closeWithCheckpoint(db, checkpointer, this.options.logger, 'body store');
   }
 
   put(path: string, day: string, channelId: string, data: Buffer): Promise<void> {

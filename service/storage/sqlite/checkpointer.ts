@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 
 // Evaluated as CommonJS in the worker, so it needs no build step and runs the same under the tests and from dist/.
@@ -79,4 +80,17 @@ export class Checkpointer {
     await stopped;
     await this.#worker.terminate();
   }
+}
+
+/** Stops the checkpoint worker, then checkpoints and truncates the write-ahead log and closes the connection. */
+export async function closeWithCheckpoint(db: Database | null, checkpointer: Checkpointer | null, logger: Logger, what: string): Promise<void> {
+  await checkpointer?.stop();
+  if (db?.open !== true) return;
+  try {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } catch (err) {
+    // Every commit is already in the write-ahead log; the next open replays it.
+    logger.warn({ err }, `${what}: final checkpoint failed`);
+  }
+  db.close();
 }

@@ -19,7 +19,7 @@ import type { PageOptions, TransactionFilter, TransactionLog, TransactionRecord 
 import { toNedbUpdate } from '../nedb/changes.js';
 import { checkSetFields, toStoredTransaction } from '../nedb/transactions/documents.js';
 import { dayOfId, isDay } from '../nedb/transactions/ids.js';
-import { Checkpointer } from './checkpointer.js';
+import { Checkpointer, closeWithCheckpoint } from './checkpointer.js';
 import { decodeDocument, encodeDocument } from './documents.js';
 import { GroupCommit } from './group-commit.js';
 import { toSqlCondition } from './where.js';
@@ -134,16 +134,7 @@ class SqliteLog implements SqliteTransactionLog {
     this.#statements = null;
     this.#opening = null;
     this.#checkpointer = null;
-    await checkpointer?.stop();
-    if (db?.open === true) {
-      try {
-        db.pragma('wal_checkpoint(TRUNCATE)');
-      } catch (err) {
-        // Every commit is already in the write-ahead log; the next open replays it.
-        this.logger.warn({ err }, 'transaction log: final checkpoint failed');
-      }
-      db.close();
-    }
+    await closeWithCheckpoint(db, checkpointer, this.logger, 'transaction log');
   }
 
   insert(doc: TransactionRecord): Promise<TransactionRecord> {
