@@ -36,6 +36,7 @@ import { AuditRecorder } from './audit/recorder.js';
 import { applicationActivityEvent } from './audit/events.js';
 import { Authenticator } from './api/auth/authenticator.js';
 import { createApiServer } from './api/server.js';
+import { findConsoleDir } from './api/console.js';
 import type { LiveFeedOptions } from './api/live-feed.js';
 import { MediatorRegistry } from './mediators/registry.js';
 import { loadServerCertificate, loadTrustedCAs } from './tls/server-certificate.js';
@@ -47,6 +48,8 @@ export interface JunctionOptions {
   version: string;
   /** Tuning of the live feed websocket (tests shorten its ping interval). */
   liveFeed?: LiveFeedOptions;
+  /** The built console to serve at `/`; by default renderer/dist beside the service, when it has been built. */
+  consoleDir?: string | null;
 }
 
 export interface StartedJunction {
@@ -165,7 +168,7 @@ export class Junction {
     const tasks = new TaskQueue({ tasks: store.tasks, items: store.taskTransactions, channels: store.channels, log, events: this.events, wake: () => this.#taskRunner?.wake() });
 
     this.#api = await createApiServer(
-      { logger, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes, liveFeed: this.#options.liveFeed },
+      { logger, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes, liveFeed: this.#options.liveFeed, consoleDir: this.#options.consoleDir === undefined ? findConsoleDir() : this.#options.consoleDir },
       {
         authenticator,
         types,

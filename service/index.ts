@@ -5,6 +5,7 @@ import { createLogger } from './logger.js';
 import type { ServiceLogger } from './logger.js';
 import { Junction } from './app.js';
 import { readVersion } from './version.js';
+import type { ServiceReadyMessage } from './contracts/shell.js';
 
 const STOP_TIMEOUT_MS = 15_000;
 
@@ -64,8 +65,14 @@ async function main(): Promise<void> {
 
   try {
     const started = await junction.start();
-    // When started by the Electron shell over IPC, tell it where the console is.
-    process.send?.({ type: 'ready', apiUrl: started.apiUrl, version });
+    // When started by the Electron shell over IPC, tell it where the console is and which certificate to pin.
+    const ready: ServiceReadyMessage = {
+      type: 'ready',
+      apiUrl: started.apiUrl,
+      version,
+      certificateFingerprint256: started.apiUrl.startsWith('https:') ? started.certificate.fingerprint256 : null,
+    };
+    process.send?.(ready);
   } catch (err) {
     // Set first: if the event loop drains while the logs flush, the process must still exit with failure.
     process.exitCode = 1;

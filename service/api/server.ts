@@ -28,6 +28,7 @@ import type { TaskRoutesDeps } from './routes/tasks.js';
 import { mediatorRoutes } from './routes/mediators.js';
 import type { MediatorRoutesDeps } from './routes/mediators.js';
 import { LiveFeed } from './live-feed.js';
+import { registerConsole } from './console.js';
 import type { LiveFeedDeps, LiveFeedOptions } from './live-feed.js';
 
 export interface ApiServerOptions {
@@ -36,6 +37,8 @@ export interface ApiServerOptions {
   certificate?: ServerCertificate;
   bodyLimitBytes: number;
   liveFeed?: LiveFeedOptions;
+  /** The built console to serve at `/`; null serves none (the API works alone). */
+  consoleDir?: string | null;
 }
 
 export type ApiDeps = AuthHookOptions & AuthRoutesDeps & ServiceRoutesDeps & UserRoutesDeps & ChannelRoutesDeps & ClientRoutesDeps & RoleRoutesDeps & TransactionRoutesDeps & MediatorRoutesDeps & LiveFeedDeps & TaskRoutesDeps;
@@ -68,7 +71,8 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
 
   app.addHook('onSend', async (_request, reply, payload) => {
     void reply.header('x-content-type-options', 'nosniff');
-    void reply.header('cache-control', 'no-store');
+    // The console's files set their own caching; every API answer is private and current.
+    if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
     return payload;
   });
 
@@ -81,6 +85,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(transactionRoutes(deps));
   await app.register(taskRoutes(deps));
   await app.register(mediatorRoutes(deps));
+  if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, options.liveFeed).attach(app);
   return app;
 }

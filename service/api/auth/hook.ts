@@ -36,7 +36,12 @@ export interface AuthHookOptions {
   types: readonly ApiAuthenticationType[];
 }
 
-function basicChallenge(types: readonly ApiAuthenticationType[]): Record<string, string> {
+/**
+ * The Basic challenge for a 401. Left out for callers that send `X-Requested-With` (the console does): a browser
+ * answers a challenge on a script's request with its own password dialog, over the console's sign-in form.
+ */
+function basicChallenge(types: readonly ApiAuthenticationType[], request?: FastifyRequest): Record<string, string> {
+  if (request?.headers['x-requested-with'] !== undefined) return {};
   return types.includes('basic') ? { 'www-authenticate': 'Basic realm="Junction", charset="UTF-8"' } : {};
 }
 
@@ -62,8 +67,8 @@ async function identify(request: FastifyRequest, options: AuthHookOptions): Prom
   if (authorization !== undefined && /^basic\s/i.test(authorization)) {
     if (!types.includes('basic')) throw new AppError('AUTH_TYPE_DISABLED', 'Basic authentication is not enabled on this server');
     const credentials = parseBasic(authorization);
-    if (credentials === null) throw new AppError('UNAUTHENTICATED', 'The Basic authorization header is malformed', null, { headers: basicChallenge(types) });
-    const failure = new AppError('INVALID_CREDENTIALS', undefined, null, { headers: basicChallenge(types) });
+    if (credentials === null) throw new AppError('UNAUTHENTICATED', 'The Basic authorization header is malformed', null, { headers: basicChallenge(types, request) });
+    const failure = new AppError('INVALID_CREDENTIALS', undefined, null, { headers: basicChallenge(types, request) });
     const user = await authenticator.password(credentials.username, credentials.password, address, 'basic', failure);
     return { user, method: 'basic' };
   }
@@ -99,7 +104,7 @@ export function installAuthentication(app: FastifyInstance, options: AuthHookOpt
       if (config.optionalAuth === true) return;
       if (request.cookies[SESSION_COOKIE] !== undefined) void reply.clearCookie(SESSION_COOKIE, { path: '/' });
       await options.authenticator.anonymous(request.ip, 'no valid credentials');
-      throw new AppError('UNAUTHENTICATED', undefined, null, { headers: basicChallenge(options.types) });
+      throw new AppError('UNAUTHENTICATED', undefined, null, { headers: basicChallenge(options.types, request) });
     }
     if (auth.user.passwordChangeRequired && config.duringPasswordChange !== true) {
       throw new AppError('PASSWORD_CHANGE_REQUIRED');

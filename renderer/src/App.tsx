@@ -1,0 +1,53 @@
+/** The console: sign-in gates, then the routed pages inside the shell layout. */
+import { useEffect, useState } from 'react';
+import { Center, Loader, MantineProvider } from '@mantine/core';
+import { RouterProvider, createHashRouter } from 'react-router';
+import { theme } from './theme';
+import { useSession } from './stores/session';
+import { SignInPage } from './pages/signin/SignInPage';
+import { ChangePasswordPage } from './pages/signin/ChangePasswordPage';
+import { ReauthModal } from './pages/signin/ReauthModal';
+import { appRoutes } from './routes';
+import { ErrorAlert } from './components/ErrorAlert';
+
+// Hash routes (`/#/transactions`) never collide with API paths such as `/channels` on the same origin.
+const router = createHashRouter(appRoutes);
+
+function Gate() {
+  const status = useSession((s) => s.status);
+  const check = useSession((s) => s.check);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    check().catch(setError);
+  }, [check]);
+  if (error !== null && status === 'unknown') {
+    return (
+      <Center h="100vh" p="xl">
+        <ErrorAlert error={error} action="reach Junction" />
+      </Center>
+    );
+  }
+  if (status === 'unknown') {
+    return (
+      <Center h="100vh">
+        <Loader aria-label="Loading" />
+      </Center>
+    );
+  }
+  if (status === 'signedOut') return <SignInPage />;
+  if (status === 'mustChangePassword') return <ChangePasswordPage />;
+  return (
+    <>
+      <RouterProvider router={router} />
+      <ReauthModal />
+    </>
+  );
+}
+
+export function App() {
+  return (
+    <MantineProvider theme={theme}>
+      <Gate />
+    </MantineProvider>
+  );
+}

@@ -1,0 +1,80 @@
+/** The console's frame: navigation on the left, the signed-in user and live-feed state on top, the page in the middle. */
+import { useEffect, useState } from 'react';
+import { AppShell, Badge, Burger, Button, Group, NavLink, Text, Title, Tooltip } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { NavLink as RouterLink, Outlet, useLocation } from 'react-router';
+import { isAdmin, useSession } from '../stores/session';
+import { live } from '../api/live';
+import type { LiveState } from '../api/live';
+
+interface NavItem {
+  to: string;
+  label: string;
+  adminOnly?: boolean;
+}
+
+const NAV: NavItem[] = [
+  { to: '/', label: 'Dashboard' },
+  { to: '/transactions', label: 'Transactions' },
+  { to: '/channels', label: 'Channels' },
+  { to: '/clients', label: 'Clients', adminOnly: true },
+  { to: '/roles', label: 'Roles', adminOnly: true },
+  { to: '/users', label: 'Users', adminOnly: true },
+  { to: '/mediators', label: 'Mediators', adminOnly: true },
+  { to: '/tasks', label: 'Tasks' },
+  { to: '/about', label: 'About' },
+];
+
+function LiveIndicator() {
+  const [state, setState] = useState<LiveState>(live.state);
+  useEffect(() => live.onState(setState), []);
+  const label = state === 'open' ? 'Live' : state === 'connecting' ? 'Connecting' : 'Offline';
+  const color = state === 'open' ? 'teal' : state === 'connecting' ? 'yellow' : 'gray';
+  return (
+    <Tooltip label={state === 'open' ? 'Live updates are on' : 'Live updates are not connected; pages refresh when it comes back'}>
+      <Badge color={color} variant="light" aria-label={`Live feed: ${label}`}>
+        {label}
+      </Badge>
+    </Tooltip>
+  );
+}
+
+export function Layout() {
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const user = useSession((s) => s.user);
+  const signOut = useSession((s) => s.signOut);
+  const location = useLocation();
+  useEffect(close, [location.pathname, close]);
+  const admin = isAdmin(user);
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 200, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
+            <Title order={2} size="h4">
+              Junction
+            </Title>
+            <LiveIndicator />
+          </Group>
+          <Group gap="sm" wrap="nowrap">
+            <Text size="sm" c="dimmed" truncate maw={320}>
+              {user?.email}
+            </Text>
+            <Button variant="default" size="xs" onClick={() => void signOut()}>
+              Sign out
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" component="nav" aria-label="Main">
+        {NAV.filter((item) => admin || item.adminOnly !== true).map((item) => (
+          <NavLink key={item.to} component={RouterLink} to={item.to} end={item.to === '/'} label={item.label} />
+        ))}
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Outlet />
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,32 @@
+/** Every page of the console, under the shared layout. Each area owns its routes in pages/<area>/routes.tsx. */
+import type { RouteObject } from 'react-router';
+import { Layout } from './components/Layout';
+import { NotFoundPage } from './components/NotFoundPage';
+import { dashboardRoutes } from './pages/dashboard/routes';
+import { transactionsRoutes } from './pages/transactions/routes';
+import { channelsRoutes } from './pages/channels/routes';
+import { clientsRoutes } from './pages/clients/routes';
+import { rolesRoutes } from './pages/roles/routes';
+import { usersRoutes } from './pages/users/routes';
+import { mediatorsRoutes } from './pages/mediators/routes';
+import { tasksRoutes } from './pages/tasks/routes';
+import { aboutRoutes } from './pages/about/routes';
+
+export const appRoutes: RouteObject[] = [
+  {
+    path: '/',
+    element: <Layout />,
+    children: [
+      ...dashboardRoutes,
+      ...transactionsRoutes,
+      ...channelsRoutes,
+      ...clientsRoutes,
+      ...rolesRoutes,
+      ...usersRoutes,
+      ...mediatorsRoutes,
+      ...tasksRoutes,
+      ...aboutRoutes,
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+];

@@ -1,0 +1,103 @@
+/**
+ * Who is signed in. `status` drives the whole console: unknown (asking /me), signedOut (sign-in page),
+ * mustChangePassword (first-run change), signedIn, and expired (the page stays and a sign-in dialog covers it; the
+ * API call that found the session gone waits for it and is then repeated).
+ */
+import { create } from 'zustand';
+import type { PublicUser } from '../../../service/contracts/api';
+import { api, ApiError, seg } from '../api/client';
+import { live } from '../api/live';
+
+export type SessionStatus = 'unknown' | 'signedOut' | 'mustChangePassword' | 'signedIn' | 'expired';
+
+interface SessionState {
+  status: SessionStatus;
+  user: PublicUser | null;
+  /** Asks the server who this browser is signed in as. */
+  check: () => Promise<void>;
+  signIn: (email: string, password: string) => Promise<void>;
+  changePassword: (password: string) => Promise<void>;
+  signOut: () => Promise<void>;
+  /** Gives up on an expired session: back to the sign-in page. */
+  abandon: () => void;
+}
+
+let waiting: ((signedIn: boolean) => void)[] = [];
+
+function settleWaiting(signedIn: boolean): void {
+  const pending = waiting;
+  waiting = [];
+  for (const resolve of pending) resolve(signedIn);
+}
+
+export const useSession = create<SessionState>()((set, get) => {
+  const enter = (user: PublicUser) => {
+    set({ user, status: user.passwordChangeRequired ? 'mustChangePassword' : 'signedIn' });
+    if (!user.passwordChangeRequired) {
+      api.setReauthHandler(() => {
+        if (get().status !== 'expired') set({ status: 'expired' });
+        return new Promise<boolean>((resolve) => waiting.push(resolve));
+      });
+      live.start();
+    }
+  };
+  return {
+    status: 'unknown',
+    user: null,
+    async check() {
+      try {
+        const user = await api.request<PublicUser>('/me', { noReauth: true });
+        enter(user);
+      } catch (err) {
+        if (err instanceof ApiError && (err.status === 404 || err.status === 401)) {
+          set({ status: 'signedOut', user: null });
+          return;
+        }
+        throw err;
+      }
+    },
+    async signIn(email, password) {
+      const user = await api.request<PublicUser>('/authenticate/local', { method: 'POST', body: { username: email, password }, noReauth: true });
+      const wasExpired = get().status === 'expired';
+      const previous = get().user;
+      enter(user);
+      if (wasExpired) {
+        // Someone else signing in at an expired console gets a fresh console, not the last user's page.
+        if (previous !== null && previous.email !== user.email) {
+          settleWaiting(false);
+          window.location.hash = '#/';
+          window.location.reload();
+          return;
+        }
+        settleWaiting(true);
+      }
+    },
+    async changePassword(password) {
+      const user = get().user;
+      if (user === null) throw new Error('Not signed in');
+      const updated = await api.request<PublicUser>(`/users/${seg(user.email)}`, { method: 'PUT', body: { password }, noReauth: true });
+      enter({ ...user, ...updated, passwordChangeRequired: false });
+    },
+    async signOut() {
+      live.stop();
+      api.setReauthHandler(null);
+      try {
+        await api.request('/logout', { noReauth: true });
+      } finally {
+        settleWaiting(false);
+        set({ status: 'signedOut', user: null });
+      }
+    },
+    abandon() {
+      live.stop();
+      api.setReauthHandler(null);
+      settleWaiting(false);
+      set({ status: 'signedOut', user: null });
+    },
+  };
+});
+
+/** True for members of the admin group (super users). */
+export function isAdmin(user: PublicUser | null): boolean {
+  return user?.groups.includes('admin') ?? false;
+}

@@ -1,0 +1,66 @@
+/**
+ * The built admin console (renderer/dist), served at `/` on the management port: same origin as the API and the
+ * `/ws` live feed, so the session cookie covers all three and the console works in the shell and in any browser.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+
+/** Only the console's own files, styles inline (the component library injects them) and same-origin API calls. */
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+/**
+ * Finds renderer/dist by walking up from this module: it runs from service/ under the tests and from dist/service/
+ * once built, and inside the installer's app archive both sit under the same root.
+ */
+export function findConsoleDir(start = dirname(fileURLToPath(import.meta.url))): string | null {
+  let dir = start;
+  for (let i = 0; i < 5; i++) {
+    const candidate = join(dir, 'renderer', 'dist');
+    if (existsSync(join(candidate, 'index.html'))) return candidate;
+    const parent = resolve(dir, '..');
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return null;
+}
+
+/**
+ * Registers one route per built file (no wildcard, so unknown paths still get the API's JSON 404) and `/` for
+ * index.html. The console routes inside the page with a hash (`/#/transactions`), which never collides with an
+ * API path such as `/channels`.
+ */
+export async function registerConsole(app: FastifyInstance, dir: string): Promise<void> {
+  await app.register(async (scope) => {
+    // The console's files are public: signing in happens inside them.
+    scope.addHook('onRoute', (route) => {
+      route.config = { ...route.config, public: true };
+    });
+    await scope.register(fastifyStatic, {
+      root: dir,
+      prefix: '/',
+      wildcard: false,
+      index: 'index.html',
+      // Hashed asset names never change content; index.html must always be fetched fresh to pick up a new build.
+      cacheControl: false,
+      setHeaders(reply, path) {
+        void reply.header('content-security-policy', CONSOLE_CSP);
+        void reply.header('x-frame-options', 'DENY');
+        void reply.header('referrer-policy', 'no-referrer');
+        void reply.header('cache-control', path.includes(join('dist', 'assets')) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    });
+  });
+}

@@ -1,0 +1,137 @@
+/**
+ * Fixtures for the console tests: `junction` is a real service process (built dist/, HTTPS on 127.0.0.1, a fresh
+ * data folder, free ports) and `console` is a page signed in as the super user. `shot` saves a full-page screenshot
+ * under the test's output folder.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test as base, expect } from '@playwright/test';
+import type { Page, TestInfo } from '@playwright/test';
+import { freePort, runService } from '../helpers/process.js';
+import type { ServiceProcess } from '../helpers/process.js';
+
+export const ROOT_EMAIL = 'root@junction.local';
+export const FIRST_RUN_PASSWORD = 'junction-password';
+/** The super user's password in tests that do not exercise the first-run change. */
+export const ADMIN_PASSWORD = 'clinic-console-passphrase-7';
+
+export interface E2EJunction {
+  /** https://127.0.0.1:<port>: the console and the management API. */
+  apiUrl: string;
+  /** http://127.0.0.1:<port>: the HTTP transaction port (5001 in production). */
+  httpUrl: string;
+  httpsUrl: string;
+  dataDir: string;
+  process: ServiceProcess;
+  /** Calls the management API as the super user (Basic auth). */
+  api: (method: string, path: string, body?: unknown) => Promise<{ status: number; json: unknown; text: string }>;
+}
+
+export interface JunctionOptions {
+  /** Leave the super user on its first-run password (forced change at first sign-in). */
+  firstRun: boolean;
+  /** Extra JUNCTION_* variables. */
+  env: Record<string, string>;
+}
+
+/** Node's fetch with the test's self-signed certificate accepted. */
+async function insecureFetch(url: string, init: RequestInit): Promise<Response> {
+  const { Agent } = await import('undici');
+  const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
+  try {
+    return await fetch(url, { ...init, dispatcher } as RequestInit);
+  } finally {
+    void dispatcher.close();
+  }
+}
+
+export async function startE2EJunction(options: JunctionOptions): Promise<E2EJunction> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'junction-e2e-'));
+  const [apiPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()];
+  const env: Record<string, string> = {
+    JUNCTION_DATA_DIR: dataDir,
+    JUNCTION_API_HOST: '127.0.0.1',
+    JUNCTION_API_PORT: String(apiPort),
+    JUNCTION_ROUTER_HOST: '127.0.0.1',
+    JUNCTION_ROUTER_HTTP_PORT: String(httpPort),
+    JUNCTION_ROUTER_HTTPS_PORT: String(httpsPort),
+    ...(options.firstRun ? {} : { JUNCTION_ADMIN_PASSWORD: ADMIN_PASSWORD }),
+    ...options.env,
+  };
+  const service = runService([], env);
+  await service.ready;
+  const apiUrl = `https://127.0.0.1:${apiPort}`;
+  const password = options.firstRun ? FIRST_RUN_PASSWORD : ADMIN_PASSWORD;
+  const authorization = `Basic ${Buffer.from(`${ROOT_EMAIL}:${password}`).toString('base64')}`;
+  return {
+    apiUrl,
+    httpUrl: `http://127.0.0.1:${httpPort}`,
+    httpsUrl: `https://127.0.0.1:${httpsPort}`,
+    dataDir,
+    process: service,
+    async api(method, path, body) {
+      const response = await insecureFetch(`${apiUrl}${path}`, {
+        method,
+        headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      let json: unknown = null;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        // not JSON
+      }
+      return { status: response.status, json, text };
+    },
+  };
+}
+
+export async function stopE2EJunction(junction: E2EJunction): Promise<void> {
+  junction.process.child.kill('SIGTERM');
+  await junction.process.exited;
+  await rm(junction.dataDir, { recursive: true, force: true });
+}
+
+/** Signs in through the form. */
+export async function signIn(page: Page, junction: E2EJunction, password = ADMIN_PASSWORD, email = ROOT_EMAIL): Promise<void> {
+  await page.goto(`${junction.apiUrl}/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel(/^Password/).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Saves a full-page screenshot named `<name>.png` under the test's output folder. */
+export async function shot(page: Page, testInfo: TestInfo, name: string): Promise<string> {
+  const path = testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  await testInfo.attach(name, { path, contentType: 'image/png' });
+  return path;
+}
+
+/** Fails when the page scrolls sideways at its current size (the console must fit 1280×800). */
+export async function expectNoHorizontalScroll(page: Page): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow, 'the page is wider than the window').toBeLessThanOrEqual(0);
+}
+
+export const test = base.extend<JunctionOptions & { junction: E2EJunction; console: Page }>({
+  firstRun: [false, { option: true }],
+  env: [{}, { option: true }],
+  junction: async ({ firstRun, env }, use) => {
+    const junction = await startE2EJunction({ firstRun, env });
+    try {
+      await use(junction);
+    } finally {
+      await stopE2EJunction(junction);
+    }
+  },
+  console: async ({ page, junction }, use) => {
+    await signIn(page, junction);
+    await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+    await use(page);
+  },
+});
+
+export { expect };

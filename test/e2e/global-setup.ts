@@ -1,0 +1,7 @@
+/** Builds the service and the console once, so every test runs what `npm start` serves. */
+import { execFileSync } from 'node:child_process';
+
+export default function setup(): void {
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn'], { stdio: 'inherit' });
+}
