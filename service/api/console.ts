@@ -59,7 +59,7 @@ export async function registerConsole(app: FastifyInstance, dir: string): Promis
         void reply.header('content-security-policy', CONSOLE_CSP);
         void reply.header('x-frame-options', 'DENY');
         void reply.header('referrer-policy', 'no-referrer');
-        void reply.header('cache-control', path.includes(join('dist', 'assets')) ? 'public, max-age=31536000, immutable' : 'no-cache');
+        void reply.header('cache-control', path.startsWith(join(dir, 'assets')) ? 'public, max-age=31536000, immutable' : 'no-cache');
       },
     });
   });

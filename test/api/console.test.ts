@@ -1,0 +1,90 @@
+/** The built console served at `/` on the management port, beside the API and without weakening it. */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findConsoleDir } from '../../service/api/console.js';
+import { startJunction, tempDir } from '../helpers/junction.js';
+import type { TestJunction } from '../helpers/junction.js';
+
+describe('the console on the management port', () => {
+  let t: TestJunction;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await tempDir('junction-console-');
+    await mkdir(join(dir, 'assets'));
+    await writeFile(join(dir, 'index.html'), '<!doctype html><title>Junction console</title><script type="module" src="/assets/app-1234.js"></script>');
+    await writeFile(join(dir, 'assets', 'app-1234.js'), 'console.log("console");');
+    t = await startJunction({}, { consoleDir: dir });
+  });
+  afterAll(async () => {
+    await t.destroy();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves index.html at / without credentials, with a strict content security policy and no caching', async () => {
+    const page = await t.request('/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.text).toContain('Junction console');
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+  });
+
+  it('serves hashed assets with long-lived caching', async () => {
+    const asset = await t.request('/assets/app-1234.js');
+    expect(asset.status).toBe(200);
+    expect(asset.text).toContain('console');
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+  });
+
+  it('leaves unknown paths to the API: a JSON error, not the page', async () => {
+    // Unknown paths sit behind authentication like the API, so an anonymous caller learns nothing about what exists.
+    const missing = await t.request('/assets/missing.js');
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('content-type')).toContain('application/json');
+    expect(missing.body).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
+  });
+
+  it('keeps every API route behind authentication', async () => {
+    const channels = await t.request('/channels');
+    expect(channels.status).toBe(401);
+    expect(channels.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('leaves out the Basic challenge for the console, so the browser shows no password dialog over the sign-in form', async () => {
+    const plain = await t.request('/channels');
+    expect(plain.headers.get('www-authenticate')).toMatch(/^Basic /);
+    const fromConsole = await t.request('/channels', { headers: { 'x-requested-with': 'junction-console' } });
+    expect(fromConsole.status).toBe(401);
+    expect(fromConsole.headers.get('www-authenticate')).toBeNull();
+  });
+});
+
+describe('finding the built console', () => {
+  it('walks up from the service folder to renderer/dist', async () => {
+    const root = await tempDir('junction-layout-');
+    try {
+      await mkdir(join(root, 'renderer', 'dist'), { recursive: true });
+      await writeFile(join(root, 'renderer', 'dist', 'index.html'), '<!doctype html>');
+      await mkdir(join(root, 'dist', 'service', 'api'), { recursive: true });
+      expect(findConsoleDir(join(root, 'dist', 'service', 'api'))).toBe(join(root, 'renderer', 'dist'));
+      expect(findConsoleDir(join(root, 'service', 'api'))).toBe(join(root, 'renderer', 'dist'));
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('answers null when no console has been built', async () => {
+    const root = await tempDir('junction-layout-');
+    try {
+      expect(findConsoleDir(join(root, 'a', 'b'))).toBeNull();
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
