@@ -10,6 +10,7 @@ import { managementApiScenario } from './scenarios/management-api.js';
 import { largeBodyScenario } from './scenarios/large-body.js';
 import { logScaleScenario } from './scenarios/log-scale.js';
 import { proxyScenario } from './scenarios/proxy.js';
+import { consoleScenario } from './scenarios/console.js';
 import { stressScenario } from './scenarios/stress.js';
 
 const quick = process.argv.includes('--quick');
@@ -51,6 +52,20 @@ const scenarios: Scenario[] = [
         'channel + status page, 7 days (first / median)': { value: `${f.filteredWeekPage.firstMs} / ${f.filteredWeekPage.medianMs} ms (${f.filteredWeekPage.rows} rows)`, target: '<= 300 ms' },
         'NDJSON export of the whole log': { value: `${f.export.perSecond.toLocaleString('en')} transactions/s, ${f.export.mbPerSecond} MB/s (${f.export.transactions.toLocaleString('en')} in ${f.export.seconds} s)`, target: '' },
       });
+    },
+  },
+  {
+    name: 'console',
+    // 100,000 transactions in the full run (10 days x 10,000); quick mode seeds a fifth.
+    run: () => consoleScenario(10, quick ? 2000 : 10_000, quick ? 3 : 7),
+    print: (f: Awaited<ReturnType<typeof consoleScenario>>) => {
+      console.log(`\nConsole in Chromium over ${f.transactions.toLocaleString('en')} transactions, ${f.pageSize} rows a page (each row: median; ratio to the API call behind it)`);
+      console.table({
+        'open the list': { console: `${f.console.openListMs} ms`, api: `${f.api.newestPageMs} ms`, ratio: f.ratios.openListToApi },
+        'next page': { console: `${f.console.nextPageMs} ms`, api: `${f.api.newestPageMs} ms`, ratio: f.ratios.nextPageToApi },
+        'Failed only, from the address': { console: `${f.console.filteredFromAddressMs} ms`, api: `${f.api.failedPageMs} ms`, ratio: f.ratios.filteredToApi },
+      });
+      console.log(`page JS heap after the first page ${f.heapMb.afterFirstPage} MB, after ${f.heapMb.pagesTurned} more pages ${f.heapMb.afterPaging} MB`);
     },
   },
   {

@@ -58,7 +58,7 @@ function pick(random: () => number): (typeof STATUSES)[number] {
 const REQUEST_BODY = Buffer.from(JSON.stringify({ resourceType: 'Observation', status: 'final', code: { text: 'x'.repeat(900) } }));
 const RESPONSE_BODY = Buffer.from(JSON.stringify({ resourceType: 'OperationOutcome', issue: [{ severity: 'information', diagnostics: 'y'.repeat(1300) }] }));
 
-async function seed(dataDir: string, channelIds: string[], days: number, perDay: number, end: number): Promise<number> {
+export async function seed(dataDir: string, channelIds: string[], days: number, perDay: number, end: number): Promise<number> {
   const log = createSqliteTransactionLog({ file: join(dataDir, 'transactions.sqlite'), logger: pino({ level: 'silent' }) });
   await log.open();
   // Laid out as the service lays them out with its default engine: small bodies in bodies.sqlite.
@@ -118,7 +118,7 @@ async function seed(dataDir: string, channelIds: string[], days: number, perDay:
   return count;
 }
 
-async function timed(run: () => Promise<unknown>, times: number): Promise<{ firstMs: number; medianMs: number }> {
+export async function timed(run: () => Promise<unknown>, times: number): Promise<{ firstMs: number; medianMs: number }> {
   const samples: number[] = [];
   for (let i = 0; i < times; i++) {
     const started = performance.now();
