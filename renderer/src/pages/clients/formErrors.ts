@@ -1,0 +1,32 @@
+/** Splits an API failure into messages for the form's own fields and whatever is left for an alert. */
+import { ApiError } from '../../api/client';
+
+export interface SplitErrors {
+  /** By form field: `roles.2` is filed under `roles`. */
+  fields: Record<string, string>;
+  /** The failure to show as an alert when no shown field carries it; null when every problem has a field. */
+  general: unknown;
+}
+
+/** `fields` lists the form's field names; a problem at `roles.2` goes to `roles` with the item named. */
+export function splitErrors(error: unknown, fields: readonly string[]): SplitErrors {
+  if (error === null || error === undefined) return { fields: {}, general: null };
+  if (!(error instanceof ApiError)) return { fields: {}, general: error };
+  const found: Record<string, string> = {};
+  let unplaced = 0;
+  for (const [path, message] of Object.entries(error.fieldErrors())) {
+    const [head, index] = path.split('.');
+    if (head !== undefined && fields.includes(head)) {
+      const text = index !== undefined && /^\d+$/.test(index) ? `Item ${Number(index) + 1} ${message}` : capitalise(message);
+      found[head] ??= text;
+    } else {
+      unplaced += 1;
+    }
+  }
+  const placed = Object.keys(found).length;
+  return { fields: found, general: placed > 0 && unplaced === 0 ? null : error };
+}
+
+function capitalise(text: string): string {
+  return text.length === 0 ? text : text[0]?.toUpperCase() + text.slice(1);
+}
