@@ -7,7 +7,7 @@ import type { FormEvent } from 'react';
 import { Alert, Badge, Button, Checkbox, Code, CopyButton, Fieldset, FileButton, Group, PasswordInput, SimpleGrid, Stack, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
 import type { ClientCreateInput, ClientUpdateInput, PublicClient } from '../../../../service/contracts/clients';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { splitErrors } from './formErrors';
+import { focusFirstInvalid, splitErrors, useFocusInvalid } from './formErrors';
 import { MIN_PASSWORD_LENGTH, MIN_TOKEN_LENGTH, generateToken, includesPrivateKey, readCertificateFile } from './credentials';
 
 const DETAILS = ['organization', 'location', 'softwareName', 'description', 'contactPerson', 'contactPersonEmail'] as const;
@@ -137,6 +137,7 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
   const [fileError, setFileError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const server = splitErrors(error, FIELDS);
+  const form = useFocusInvalid(error);
   const fieldError = (field: string): string | undefined => local[field] ?? server.fields[field];
 
   const set = <K extends keyof Values>(field: K, value: Values[K]) => {
@@ -158,7 +159,10 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
     event.preventDefault();
     const problems = localProblems(values);
     setLocal(problems);
-    if (Object.keys(problems).length > 0) return;
+    if (Object.keys(problems).length > 0) {
+      focusFirstInvalid(form.current);
+      return;
+    }
     const input = client === null ? createInput(values) : updateInput(client, values);
     if (Object.keys(input).length === 0) {
       onCancel();
@@ -180,7 +184,7 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
     client?.certificateSubjectCN !== undefined && client.clientDomain !== undefined && client.certificateSubjectCN !== client.clientDomain && !values.removeCertificate;
 
   return (
-    <form onSubmit={submit} aria-label={editing ? `Edit client ${client.clientID}` : 'New client'} noValidate>
+    <form onSubmit={submit} aria-label={editing ? `Edit client ${client.clientID}` : 'New client'} noValidate ref={form}>
       <Stack>
         {server.general !== null ? (
           <ErrorAlert error={server.general} action="save the client" />

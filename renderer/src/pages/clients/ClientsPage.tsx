@@ -88,7 +88,7 @@ export function ClientsPage() {
   }
 
   const save = (client: PublicClient | null, input: ClientCreateInput | ClientUpdateInput) =>
-    client === null ? create(input as ClientCreateInput) : update(client._id, input as ClientUpdateInput);
+    client === null ? create(input as ClientCreateInput) : update(client._id, input);
   const saved = (client: PublicClient, token: string | null) => {
     setEditing({ mode: 'closed' });
     setShownToken(token === null ? null : { clientID: client.clientID, token });

@@ -25,6 +25,12 @@ export interface ColumnMeta {
   width?: number | string;
 }
 
+function widthOf(meta: unknown): number | string | undefined {
+  if (typeof meta !== 'object' || meta === null || !('width' in meta)) return undefined;
+  const width = (meta as ColumnMeta).width;
+  return typeof width === 'number' || typeof width === 'string' ? width : undefined;
+}
+
 const ARROW = { asc: ' ▲', desc: ' ▼' } as const;
 
 export function DataTable<T>({ data, columns, label, getRowId, search, empty, minWidth = 760 }: DataTableProps<T>) {
@@ -53,7 +59,7 @@ export function DataTable<T>({ data, columns, label, getRowId, search, empty, mi
                 return (
                   <Table.Th
                     key={header.id}
-                    style={{ width: (header.column.columnDef.meta as ColumnMeta | undefined)?.width }}
+                    style={{ width: widthOf(header.column.columnDef.meta) }}
                     aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}
                   >
                     {header.column.getCanSort() ? (

@@ -1,4 +1,5 @@
 /** Splits an API failure into messages for the form's own fields and whatever is left for an alert. */
+import { useEffect, useRef } from 'react';
 import { ApiError } from '../../api/client';
 
 export interface SplitErrors {
@@ -29,4 +30,18 @@ export function splitErrors(error: unknown, fields: readonly string[]): SplitErr
 
 function capitalise(text: string): string {
   return text.length === 0 ? text : text[0]?.toUpperCase() + text.slice(1);
+}
+
+/** Puts the keyboard on the first field marked invalid after a failed save, so nobody hunts for the message. */
+export function useFocusInvalid(error: unknown) {
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (error !== null) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [error]);
+  return form;
+}
+
+/** The same after the browser's own checks, once React has marked the fields. */
+export function focusFirstInvalid(form: HTMLFormElement | null): void {
+  requestAnimationFrame(() => form?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
 }
