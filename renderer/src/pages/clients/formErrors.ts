@@ -28,8 +28,12 @@ export function splitErrors(error: unknown, fields: readonly string[]): SplitErr
   return { fields: found, general: placed > 0 && unplaced === 0 ? null : error };
 }
 
+// Server messages read as the end of a sentence ("must be ..."); under a field they start one. A message that
+// starts with a name (a client ID, a role) keeps the name as it is.
+const SENTENCE_START = /^(must|is|are|already|cannot|names|should|has|have|was|does|needs)\b/;
+
 function capitalise(text: string): string {
-  return text.length === 0 ? text : text[0]?.toUpperCase() + text.slice(1);
+  return SENTENCE_START.test(text) ? text[0]?.toUpperCase() + text.slice(1) : text;
 }
 
 /** Puts the keyboard on the first field marked invalid after a failed save, so nobody hunts for the message. */

@@ -36,6 +36,8 @@ const border = '1px solid var(--mantine-color-default-border)';
 
 const cornerStyle: CSSProperties = { position: 'sticky', top: 0, left: 0, zIndex: 3, background: body, width: FIRST_COLUMN, minWidth: FIRST_COLUMN, borderBottom: border, borderRight: border, textAlign: 'left', verticalAlign: 'bottom', padding: 8 };
 const groupStyle: CSSProperties = { position: 'sticky', top: 0, zIndex: 2, background: body, height: HEAD_ROW, textAlign: 'left', padding: '4px 8px', borderLeft: border, whiteSpace: 'nowrap' };
+// Keeps a group's heading in view while its columns scroll under the role names.
+const stickyLabel: CSSProperties = { position: 'sticky', left: FIRST_COLUMN + 8 };
 const nameStyle: CSSProperties = { position: 'sticky', top: HEAD_ROW, zIndex: 2, background: body, borderBottom: border, verticalAlign: 'bottom', padding: '4px 2px', minWidth: 34, width: 34 };
 const rowHeadStyle: CSSProperties = { position: 'sticky', left: 0, zIndex: 1, background: body, borderRight: border, textAlign: 'left', padding: '4px 8px', fontWeight: 'normal' };
 const cellStyle: CSSProperties = { textAlign: 'center', padding: 4, borderBottom: '1px solid var(--mantine-color-gray-2)' };
@@ -78,18 +80,18 @@ export function RoleMatrix({ roles, columns, grantsFor, isDirty, saving, onToggl
             </th>
             {channels.length > 0 && (
               <th colSpan={channels.length} scope="colgroup" style={groupStyle}>
-                Channels
+                <span style={stickyLabel}>Channels</span>
               </th>
             )}
             {clients.length > 0 && (
               <th colSpan={clients.length} scope="colgroup" style={groupStyle}>
-                Clients
+                <span style={stickyLabel}>Clients</span>
               </th>
             )}
           </tr>
           <tr>
             {ordered.map((column, i) => (
-              <th key={`${column.kind}:${column.id}`} scope="col" style={{ ...nameStyle, ...(i === channels.length || i === 0 ? { borderLeft: border } : {}) }}>
+              <th key={`${column.kind}:${column.id}`} scope="col" style={{ ...nameStyle, ...(i === channels.length && i > 0 ? { borderLeft: border } : {}) }}>
                 <VerticalName title={`${column.kind === 'channel' ? 'Channel' : 'Client'} ${column.label}`}>{column.label}</VerticalName>
               </th>
             ))}
@@ -144,7 +146,7 @@ export function RoleMatrix({ roles, columns, grantsFor, isDirty, saving, onToggl
                   const list = column.kind === 'channel' ? grants.channels : grants.clients;
                   const checked = list.includes(column.id);
                   return (
-                    <td key={`${column.kind}:${column.id}`} style={{ ...cellStyle, ...(c === channels.length || c === 0 ? { borderLeft: border } : {}) }}>
+                    <td key={`${column.kind}:${column.id}`} style={{ ...cellStyle, ...(c === channels.length && c > 0 ? { borderLeft: border } : {}) }}>
                       <Checkbox
                         size="xs"
                         checked={checked}
