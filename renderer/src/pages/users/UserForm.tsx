@@ -143,7 +143,7 @@ export function UserForm({ user, me, groupSuggestions, save, onSaved, onCancel }
   };
 
   const makesAdmin = values.groups.includes(ADMIN_GROUP);
-  const dropsOwnAdmin = editing && user.email === me && user.groups.includes(ADMIN_GROUP) && !makesAdmin;
+  const dropsOwnAdmin = editing && !user.builtin && user.email === me && user.groups.includes(ADMIN_GROUP) && !makesAdmin;
 
   return (
     <form onSubmit={submit} aria-label={editing ? `Edit user ${user.email}` : 'New user'} noValidate ref={form}>
