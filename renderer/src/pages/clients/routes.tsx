@@ -1,9 +1,5 @@
 /** Routes of the Clients area (paths relative to the console root). */
 import type { RouteObject } from 'react-router';
-import { PageHeader } from '../../components/PageHeader';
-
-function ClientsPage() {
-  return <PageHeader title="Clients" />;
-}
+import { ClientsPage } from './ClientsPage';
 
 export const clientsRoutes: RouteObject[] = [{ path: 'clients', element: <ClientsPage /> }];

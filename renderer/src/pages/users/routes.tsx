@@ -1,9 +1,12 @@
-/** Routes of the Users area (paths relative to the console root). */
+/**
+ * Routes of the Users area (paths relative to the console root). `account` is the signed-in user's own account,
+ * open to everyone; `users` shows the same forms to someone who is not an admin.
+ */
 import type { RouteObject } from 'react-router';
-import { PageHeader } from '../../components/PageHeader';
+import { UsersPage } from './UsersPage';
+import { MyAccountPage } from './MyAccountPage';
 
-function UsersPage() {
-  return <PageHeader title="Users" />;
-}
-
-export const usersRoutes: RouteObject[] = [{ path: 'users', element: <UsersPage /> }];
+export const usersRoutes: RouteObject[] = [
+  { path: 'users', element: <UsersPage /> },
+  { path: 'account', element: <MyAccountPage /> },
+];

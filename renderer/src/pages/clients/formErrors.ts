@@ -1,0 +1,51 @@
+/** Splits an API failure into messages for the form's own fields and whatever is left for an alert. */
+import { useEffect, useRef } from 'react';
+import { ApiError } from '../../api/client';
+
+export interface SplitErrors {
+  /** By form field: `roles.2` is filed under `roles`. */
+  fields: Record<string, string>;
+  /** The failure to show as an alert when no shown field carries it; null when every problem has a field. */
+  general: unknown;
+}
+
+/** `fields` lists the form's field names; a problem at `roles.2` goes to `roles` with the item named. */
+export function splitErrors(error: unknown, fields: readonly string[]): SplitErrors {
+  if (error === null || error === undefined) return { fields: {}, general: null };
+  if (!(error instanceof ApiError)) return { fields: {}, general: error };
+  const found: Record<string, string> = {};
+  let unplaced = 0;
+  for (const [path, message] of Object.entries(error.fieldErrors())) {
+    const [head, index] = path.split('.');
+    if (head !== undefined && fields.includes(head)) {
+      const text = index !== undefined && /^\d+$/.test(index) ? `Item ${Number(index) + 1} ${message}` : capitalise(message);
+      found[head] ??= text;
+    } else {
+      unplaced += 1;
+    }
+  }
+  const placed = Object.keys(found).length;
+  return { fields: found, general: placed > 0 && unplaced === 0 ? null : error };
+}
+
+// Server messages read as the end of a sentence ("must be ..."); under a field they start one. A message that
+// starts with a name (a client ID, a role) keeps the name as it is.
+const SENTENCE_START = /^(must|is|are|already|cannot|names|should|has|have|was|does|needs)\b/;
+
+function capitalise(text: string): string {
+  return SENTENCE_START.test(text) ? text[0]?.toUpperCase() + text.slice(1) : text;
+}
+
+/** Puts the keyboard on the first field marked invalid after a failed save, so nobody hunts for the message. */
+export function useFocusInvalid(error: unknown) {
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (error !== null) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [error]);
+  return form;
+}
+
+/** The same after the browser's own checks, once React has marked the fields. */
+export function focusFirstInvalid(form: HTMLFormElement | null): void {
+  requestAnimationFrame(() => form?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+}

@@ -1,0 +1,205 @@
+/**
+ * People who use the console and the API. Admins list, add, edit and delete them; anyone else sees their own
+ * account here (the API lists users to admins only).
+ */
+import { useEffect, useMemo, useState } from 'react';
+import { Badge, Button, Group, Loader, Modal, ScrollArea, Stack, Text, TextInput, Tooltip, VisuallyHidden } from '@mantine/core';
+import { createColumnHelper } from '@tanstack/react-table';
+import type { ColumnDef } from '@tanstack/react-table';
+import { Link } from 'react-router';
+import type { PublicUser, UserCreateInput, UserUpdateInput } from '../../../../service/contracts/users';
+import { PageHeader } from '../../components/PageHeader';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { isAdmin, useSession } from '../../stores/session';
+import { useUsers } from '../../stores/users';
+import { ConfirmDialog } from '../clients/ConfirmDialog';
+import { DataTable } from '../clients/DataTable';
+import type { ColumnMeta } from '../clients/DataTable';
+import { ADMIN_GROUP, UserForm } from './UserForm';
+import { MyAccount } from './MyAccountPage';
+
+type Editing = { mode: 'closed' } | { mode: 'new' } | { mode: 'edit'; user: PublicUser };
+
+const column = createColumnHelper<PublicUser>();
+
+function DeleteButton({ user, me, onClick }: { user: PublicUser; me: string | undefined; onClick: () => void }) {
+  const reason = user.builtin ? 'The built-in administrator cannot be deleted' : user.email === me ? 'You cannot delete the account you are signed in with' : null;
+  const button = (
+    <Button size="xs" variant="subtle" color="red" aria-label={`Delete user ${user.email}`} onClick={onClick} disabled={reason !== null}>
+      Delete
+    </Button>
+  );
+  if (reason === null) return button;
+  // A disabled button gets no pointer events; the wrapper carries the tooltip and the reason is also read out.
+  return (
+    <Tooltip label={reason}>
+      <span tabIndex={0} aria-label={reason}>
+        {button}
+      </span>
+    </Tooltip>
+  );
+}
+
+function AdminUsers() {
+  const me = useSession((s) => s.user?.email);
+  const { users, status, error, load, create, update, remove } = useUsers();
+  const [editing, setEditing] = useState<Editing>({ mode: 'closed' });
+  const [deleting, setDeleting] = useState<PublicUser | null>(null);
+  const [search, setSearch] = useState('');
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const columns = useMemo(
+    () =>
+      [
+        column.accessor('email', {
+          header: 'Email',
+          meta: { width: '28%' } satisfies ColumnMeta,
+          cell: (c) => (
+            <Group gap={6}>
+              <Text size="sm" fw={600} style={{ overflowWrap: 'anywhere' }}>
+                {c.getValue()}
+              </Text>
+              {c.row.original.builtin && (
+                <Badge size="xs" color="gray">
+                  built-in
+                </Badge>
+              )}
+              {c.row.original.email === me && (
+                <Badge size="xs" variant="light">
+                  you
+                </Badge>
+              )}
+            </Group>
+          ),
+        }),
+        column.accessor((u) => `${u.firstname} ${u.surname}`, { id: 'name', header: 'Name', meta: { width: '18%' } satisfies ColumnMeta }),
+        column.accessor((u) => u.groups.join(' '), {
+          id: 'groups',
+          header: 'Groups',
+          enableSorting: false,
+          cell: (c) => (
+            <Group gap={4}>
+              {c.row.original.groups.map((g) => (
+                <Badge key={g} variant={g === ADMIN_GROUP ? 'filled' : 'outline'} color={g === ADMIN_GROUP ? 'orange' : undefined} tt="none">
+                  {g}
+                </Badge>
+              ))}
+            </Group>
+          ),
+        }),
+        column.display({
+          id: 'reports',
+          header: 'Reports',
+          meta: { width: 150 } satisfies ColumnMeta,
+          cell: (c) => {
+            const u = c.row.original;
+            const names = [u.dailyReport && 'Daily', u.weeklyReport && 'Weekly'].filter((x): x is string => typeof x === 'string');
+            return names.length === 0 ? (
+              <Text size="sm" c="dimmed">
+                None
+              </Text>
+            ) : (
+              <Group gap={4}>
+                {names.map((n) => (
+                  <Badge key={n} variant="light">
+                    {n}
+                  </Badge>
+                ))}
+              </Group>
+            );
+          },
+        }),
+        column.display({
+          id: 'actions',
+          header: () => <VisuallyHidden>Actions</VisuallyHidden>,
+          meta: { width: 140 } satisfies ColumnMeta,
+          cell: (c) => (
+            <Group gap={4} wrap="nowrap">
+              <Button size="xs" variant="default" aria-label={`Edit user ${c.row.original.email}`} onClick={() => setEditing({ mode: 'edit', user: c.row.original })}>
+                Edit
+              </Button>
+              <DeleteButton user={c.row.original} me={me} onClick={() => setDeleting(c.row.original)} />
+            </Group>
+          ),
+        }),
+      ] as ColumnDef<PublicUser, unknown>[],
+    [me],
+  );
+
+  const groups = [...new Set([ADMIN_GROUP, ...users.flatMap((u) => u.groups)])].sort((a, b) => a.localeCompare(b));
+  const save = (user: PublicUser | null, input: UserCreateInput | UserUpdateInput) =>
+    user === null ? create(input as UserCreateInput) : update(user.email, input);
+
+  return (
+    <Stack>
+      <PageHeader title="Users">
+        <Button variant="default" component={Link} to="/account">
+          My account
+        </Button>
+        <Button onClick={() => setEditing({ mode: 'new' })}>Add user</Button>
+      </PageHeader>
+      <Text size="sm" c="dimmed">
+        People who sign in to this console or use the API. Their groups decide which channels&apos; transactions they may see and re-run.
+      </Text>
+      <ErrorAlert error={error} action="load the users" />
+      <Group justify="space-between">
+        <TextInput label="Search users" placeholder="Email, name or group" value={search} onChange={(e) => setSearch(e.currentTarget.value)} w={360} />
+        {status === 'loading' && <Loader size="sm" aria-label="Loading users" />}
+      </Group>
+      <DataTable
+        data={users}
+        columns={columns}
+        label="Users"
+        getRowId={(u) => u._id}
+        search={search}
+        empty={status === 'loading' ? 'Loading…' : 'No user matches the search.'}
+      />
+      <Modal
+        opened={editing.mode !== 'closed'}
+        onClose={() => setEditing({ mode: 'closed' })}
+        title={editing.mode === 'edit' ? `Edit user ${editing.user.email}` : 'Add user'}
+        size="lg"
+        scrollAreaComponent={ScrollArea.Autosize}
+      >
+        {editing.mode !== 'closed' && (
+          <UserForm
+            key={editing.mode === 'edit' ? editing.user._id : 'new'}
+            user={editing.mode === 'edit' ? editing.user : null}
+            me={me}
+            groupSuggestions={groups}
+            save={save}
+            onSaved={() => setEditing({ mode: 'closed' })}
+            onCancel={() => setEditing({ mode: 'closed' })}
+          />
+        )}
+      </Modal>
+      <ConfirmDialog
+        opened={deleting !== null}
+        title={`Delete user ${deleting?.email ?? ''}?`}
+        confirmLabel="Delete user"
+        action="delete the user"
+        onConfirm={() => (deleting === null ? Promise.resolve() : remove(deleting.email))}
+        onClose={() => setDeleting(null)}
+      >
+        {`${deleting?.firstname ?? ''} ${deleting?.surname ?? ''} can no longer sign in, and any session they have open ends now. This cannot be undone.`}
+      </ConfirmDialog>
+    </Stack>
+  );
+}
+
+export function UsersPage() {
+  const admin = isAdmin(useSession((s) => s.user));
+  if (admin) return <AdminUsers />;
+  return (
+    <Stack>
+      <PageHeader title="My account" />
+      <Text size="sm" c="dimmed">
+        Only administrators can see and change other people&apos;s accounts. You can change your own details and password here.
+      </Text>
+      <MyAccount />
+    </Stack>
+  );
+}
