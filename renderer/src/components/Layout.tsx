@@ -1,6 +1,6 @@
 /** The console's frame: navigation on the left, the signed-in user and live-feed state on top, the page in the middle. */
 import { useEffect, useState } from 'react';
-import { AppShell, Badge, Burger, Button, Group, NavLink, Text, Title, Tooltip } from '@mantine/core';
+import { Anchor, AppShell, Badge, Burger, Button, Group, NavLink, Title, Tooltip } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { NavLink as RouterLink, Outlet, useLocation } from 'react-router';
 import { isAdmin, useSession } from '../stores/session';
@@ -58,9 +58,9 @@ export function Layout() {
             <LiveIndicator />
           </Group>
           <Group gap="sm" wrap="nowrap">
-            <Text size="sm" c="dimmed" truncate maw={320}>
+            <Anchor component={RouterLink} to="/account" size="sm" truncate maw={320} aria-label={`My account (${user?.email ?? ''})`}>
               {user?.email}
-            </Text>
+            </Anchor>
             <Button variant="default" size="xs" onClick={() => void signOut()}>
               Sign out
             </Button>
