@@ -38,6 +38,7 @@ function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; p
         <SimpleGrid cols={3}>
           <NativeSelect
             label="Alert when"
+            description="What sets the alert off"
             data={CONDITIONS}
             value={alert.condition}
             onChange={(e) => change({ condition: e.currentTarget.value as AlertCondition })}
@@ -47,7 +48,7 @@ function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; p
             <TextInput
               label="Response status"
               required
-              description="A code such as 500, or a range such as 4xx"
+              description="Such as 500, or a range such as 4xx"
               value={alert.status}
               onChange={(e) => change({ status: e.currentTarget.value })}
               {...bind(errors, at('status'))}
@@ -57,7 +58,7 @@ function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; p
           )}
           <NumberInput
             label="Failure rate above (%)"
-            description="Optional: alert only while this share of transactions fails."
+            description="Optional. Empty: whatever the failure rate."
             min={0}
             max={100}
             allowNegative={false}
@@ -80,18 +81,17 @@ function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; p
           <Text size="sm" fw={500}>
             Users to notify
           </Text>
-          {alert.users.length === 0 && (
-            <Text size="sm" c="dimmed">
-              No individual users.
-            </Text>
-          )}
+          <Text size="xs" c="dimmed">
+            {alert.users.length === 0
+              ? 'No individual users.'
+              : 'Each by their email address. SMS needs a phone number on the user’s account. “At most” limits how often they are told.'}
+          </Text>
           {alert.users.map((user, i) => {
             const u = (field: string) => `${at('users')}.${i}.${field}`;
             return (
               <Group key={user.key} align="flex-start" wrap="nowrap">
                 <Autocomplete
                   label={`User ${i + 1}`}
-                  description="Their email address"
                   data={emails}
                   value={user.user}
                   onChange={(value) => changeUser(i, { user: value })}
@@ -100,7 +100,6 @@ function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; p
                 />
                 <NativeSelect
                   label={`Send user ${i + 1} by`}
-                  description="SMS needs a phone number on the user"
                   data={METHODS}
                   value={user.method}
                   onChange={(e) => changeUser(i, { method: e.currentTarget.value as AlertMethod })}
@@ -109,7 +108,6 @@ function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; p
                 />
                 <NativeSelect
                   label={`Alert user ${i + 1} at most`}
-                  description="How often they are told"
                   data={FREQUENCIES}
                   value={user.maxAlerts}
                   onChange={(e) => changeUser(i, { maxAlerts: e.currentTarget.value as AlertMaxFrequency })}
@@ -119,7 +117,7 @@ function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; p
                 <Button
                   variant="subtle"
                   color="red"
-                  mt={44}
+                  mt={24}
                   aria-label={`Remove user ${i + 1} from alert ${number}`}
                   onClick={() => change({ users: alert.users.filter((_, j) => j !== i) })}
                 >

@@ -1,7 +1,6 @@
 /** Which requests the channel takes beyond its URL pattern: methods, content types, and a check on the body. */
 import { Checkbox, Group, Radio, SimpleGrid, Stack, TagsInput, TextInput } from '@mantine/core';
 import { HTTP_METHODS } from './form';
-import type { MatchMode } from './form';
 import { bind, fieldId } from './fields';
 import type { TabProps } from './fields';
 
