@@ -3,8 +3,8 @@
  * the server's refusals shown beside the fields they concern, editing, enabling/disabling, triggering and deleting
  * from the list. Each change is checked on the server too.
  */
-import type { Locator, Page } from '@playwright/test';
-import { ROOT_EMAIL, expect, expectNoHorizontalScroll, shot, test } from './fixtures.js';
+import type { Locator, Page, TestInfo } from '@playwright/test';
+import { ROOT_EMAIL, expect, expectNoHorizontalScroll, shot as fullPageShot, signIn, test } from './fixtures.js';
 import type { E2EJunction } from './fixtures.js';
 
 interface ApiChannel {
@@ -30,6 +30,12 @@ async function createByApi(junction: E2EJunction, body: Record<string, unknown>)
   const res = await junction.api('POST', '/channels', body);
   expect(res.status, res.text).toBe(201);
   return res.json as ApiChannel;
+}
+
+/** A full-page screenshot taken from the top, so the fixed header does not land in the middle of it. */
+async function shot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await fullPageShot(page, testInfo, name);
 }
 
 const route = (page: Page, n: number): Locator => page.getByRole('group', { name: new RegExp(`^Route ${n}\\b`) });
@@ -395,5 +401,29 @@ test.describe('channels', () => {
     await dialog.getByRole('button', { name: 'Leave and discard' }).click();
     await expect(page.getByRole('heading', { name: 'Channels', exact: true })).toBeVisible();
     expect(await channels(junction)).toEqual([]);
+  });
+
+  test('shows channels read-only to a user whose group may view them', async ({ page, junction }) => {
+    const viewer = { email: 'vic@clinic.example', firstname: 'Vic', surname: 'Viewer', groups: ['nurses'], password: 'vic-password-1234' };
+    expect((await junction.api('POST', '/users', viewer)).status).toBe(201);
+    await createByApi(junction, { name: 'Ward feed', urlPattern: '^/ward$', txViewAcl: ['nurses'], routes: [{ name: 'ward', host: '127.0.0.1', port: 9, primary: true }] });
+    await createByApi(junction, { name: 'Billing', urlPattern: '^/billing$', routes: [{ name: 'billing', host: '127.0.0.1', port: 9, primary: true }] });
+
+    await signIn(page, junction, viewer.password, viewer.email);
+    await page.getByRole('link', { name: 'Channels', exact: true }).click();
+    await expect(page.getByRole('link', { name: 'Ward feed' })).toBeVisible();
+    await expect(page.getByRole('row', { name: /Billing/ })).toHaveCount(0);
+    await expect(page.getByRole('link', { name: 'New channel' })).toHaveCount(0);
+    await expect(page.getByRole('switch', { name: 'Enable Ward feed' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Delete Ward feed' })).toHaveCount(0);
+
+    await page.getByRole('link', { name: 'Ward feed' }).click();
+    await expect(page.getByText('Only administrators can change channels.')).toBeVisible();
+    await expect(page.getByLabel(/^Name/)).toHaveValue('Ward feed');
+    await expect(page.getByLabel(/^Name/)).toBeDisabled();
+    await expect(page.getByRole('button', { name: 'Save channel' })).toHaveCount(0);
+    await openTab(page, 'Routes');
+    await expect(route(page, 1).getByLabel(/^Host/)).toBeDisabled();
+    await expectNoHorizontalScroll(page);
   });
 });

@@ -53,7 +53,7 @@ function focusField(path: string): void {
 function ProblemSummary({ errors, form, onGo }: { errors: FieldErrors; form: ChannelForm; onGo: (path: string) => void }) {
   if (errors.empty) return null;
   return (
-    <Alert color="red" role="alert" title="The channel was not saved" id="channel-problems">
+    <Alert color="red" role="alert" title="The channel was not saved" id="channel-problems" style={{ scrollMarginTop: 72 }}>
       <Text size="sm" mb="xs">
         Fix {errors.paths.length === 1 ? 'this problem' : `these ${errors.paths.length} problems`}, then save again. Each one is also shown next to its
         field.

@@ -105,12 +105,12 @@ export function ChannelsListPage() {
 
   const columns = useMemo(
     () => [
-      column.accessor('name', { header: 'Name', cell: (c) => <NameCell channel={c.row.original} />, size: 22 }),
+      column.accessor('name', { header: 'Name', cell: (c) => <NameCell channel={c.row.original} />, size: 20 }),
       column.accessor('type', { header: 'Type', cell: (c) => <TypeCell channel={c.row.original} />, size: 10 }),
       column.accessor('urlPattern', {
         header: 'URL pattern',
         enableSorting: false,
-        size: 18,
+        size: 17,
         cell: (c) =>
           c.getValue() === '' ? (
             <Text size="sm" c="dimmed">
@@ -123,7 +123,7 @@ export function ChannelsListPage() {
       column.accessor((c) => c.priority ?? Number.MAX_SAFE_INTEGER, {
         id: 'priority',
         header: 'Priority',
-        size: 8,
+        size: 7,
         cell: (c) => c.row.original.priority ?? <Text span size="sm" c="dimmed" title="No priority: tried after the numbered ones">–</Text>,
       }),
       column.accessor('status', {
@@ -135,7 +135,7 @@ export function ChannelsListPage() {
           </Badge>
         ),
       }),
-      column.accessor((c) => c.routes.length, { id: 'routes', header: 'Routes', size: 7 }),
+      column.accessor((c) => c.routes.length, { id: 'routes', header: 'Routes', size: 6 }),
       column.display({
         id: 'primary',
         header: 'Primary route',
@@ -156,7 +156,7 @@ export function ChannelsListPage() {
         },
       }),
       ...(admin
-        ? [column.display({ id: 'actions', header: 'Actions', size: 14, cell: (c) => <ActionsCell channel={c.row.original} onDelete={setConfirming} /> })]
+        ? [column.display({ id: 'actions', header: 'Actions', size: 18, cell: (c) => <ActionsCell channel={c.row.original} onDelete={setConfirming} /> })]
         : []),
     ],
     [admin],
