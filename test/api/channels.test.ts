@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, ROOT_EMAIL, startJunction, unlockRoot } from '../helpers/junction.js';
+import { fetch } from 'undici';
+import { basic, completedTransaction, ROOT_EMAIL, startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction, TestResponse } from '../helpers/junction.js';
 import { PASSWORD_MASK } from '../../service/api/routes/channels.js';
 
@@ -212,5 +213,25 @@ describe('channels API', () => {
     expect(rename.status).toBe(409);
     expect(errorPaths(rename)).toEqual(['body.name']);
     expect((await t.request(`/channels/${first._id}`, { headers: admin })).body).toMatchObject({ name: 'Unique' });
+  });
+
+  it('lists channels kept as deleted only when asked with includeDeleted=true', async () => {
+    const kept = (await create({ name: 'Retired lab', urlPattern: '^/retired$', authType: 'public', routes: [{ name: 'gone', host: '127.0.0.1', port: 9, primary: true }] }))
+      .body as Channel;
+    // A transaction through the channel makes DELETE keep it, marked deleted.
+    const sent = await fetch(`${t.httpUrl}/retired`);
+    await sent.arrayBuffer();
+    await completedTransaction(t, sent.headers.get('x-openhim-transactionid'));
+    expect((await t.request(`/channels/${kept._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
+
+    const names = (res: TestResponse) => (res.body as Channel[]).map((c) => c.name);
+    expect(names(await t.request('/channels', { headers: admin }))).not.toContain('Retired lab');
+    const all = await t.request('/channels?includeDeleted=true', { headers: admin });
+    expect(all.status).toBe(200);
+    expect((all.body as Channel[]).find((c) => c.name === 'Retired lab')).toMatchObject({ _id: kept._id, status: 'deleted' });
+    expect(names(await t.request('/channels?includeDeleted=false', { headers: admin }))).not.toContain('Retired lab');
+    // Users see deleted channels only where their groups are named, as for live ones.
+    expect(names(await t.request('/channels?includeDeleted=true', { headers: nurse }))).not.toContain('Retired lab');
+    expect(errorPaths(await t.request('/channels?includeDeleted=maybe', { headers: admin }))).toEqual(['querystring.includeDeleted']);
   });
 });

@@ -16,7 +16,7 @@ import type { Changes, Store } from '../../storage/store.js';
 import { UniqueConstraintError } from '../../storage/store.js';
 import { currentUser } from '../auth/hook.js';
 import { NoQuery } from '../schemas/common.js';
-import { ChannelCreateBody, ChannelParams, ChannelUpdateBody, PublicChannelSchema } from '../schemas/channels.js';
+import { ChannelCreateBody, ChannelListQuery, ChannelParams, ChannelUpdateBody, PublicChannelSchema } from '../schemas/channels.js';
 
 /** What answers show instead of a route password; sent back in a PUT, it keeps the stored password. */
 export { PASSWORD_MASK };
@@ -85,9 +85,10 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
     const params = ChannelParams;
     const querystring = NoQuery;
 
-    app.get('/channels', { schema: { querystring, response: { 200: Type.Array(PublicChannelSchema) } } }, async (request) => {
+    app.get('/channels', { schema: { querystring: ChannelListQuery, response: { 200: Type.Array(PublicChannelSchema) } } }, async (request) => {
       const user = currentUser(request);
-      const all = await channels.find({ status: { $ne: 'deleted' } }, { sort: { name: 1 } });
+      const query = request.query.includeDeleted === true ? {} : { status: { $ne: 'deleted' as const } };
+      const all = await channels.find(query, { sort: { name: 1 } });
       return all.filter((c) => canViewChannel(user, c)).map(publicChannel);
     });
 

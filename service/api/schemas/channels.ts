@@ -157,6 +157,12 @@ export const ChannelUpdateBody = Type.Object(
 );
 export type ChannelUpdateBody = Static<typeof ChannelUpdateBody>;
 
+/** `GET /channels?includeDeleted=true` also lists channels kept as `deleted` because transactions refer to them. */
+export const ChannelListQuery = Type.Object(
+  { includeDeleted: Type.Optional(Type.Boolean({ description: 'also list channels marked deleted' })) },
+  { additionalProperties: false },
+);
+
 export const ChannelParams = Type.Object({ channelId: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
 
 const PublicRoute = Type.Object({

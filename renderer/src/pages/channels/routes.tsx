@@ -1,9 +1,10 @@
 /** Routes of the Channels area (paths relative to the console root). */
 import type { RouteObject } from 'react-router';
-import { PageHeader } from '../../components/PageHeader';
+import { ChannelsListPage } from './ChannelsListPage';
+import { ChannelEditorPage } from './ChannelEditorPage';
 
-function ChannelsPage() {
-  return <PageHeader title="Channels" />;
-}
-
-export const channelsRoutes: RouteObject[] = [{ path: 'channels', element: <ChannelsPage /> }];
+export const channelsRoutes: RouteObject[] = [
+  { path: 'channels', element: <ChannelsListPage /> },
+  { path: 'channels/new', element: <ChannelEditorPage /> },
+  { path: 'channels/:id', element: <ChannelEditorPage /> },
+];

@@ -1,0 +1,161 @@
+/** Alert rules: when a transaction of this channel gets a given status (or auto retry gives up), who is told and how. */
+import { Autocomplete, Button, Fieldset, Group, NativeSelect, NumberInput, SimpleGrid, Stack, TagsInput, Text, TextInput } from '@mantine/core';
+import type { AlertCondition, AlertMaxFrequency, AlertMethod } from '../../../../service/contracts/channels';
+import { useChannels } from '../../stores/channels';
+import { newAlert, newRecipient } from './form';
+import type { AlertForm, RecipientForm } from './form';
+import { bind, fieldId } from './fields';
+import type { TabProps } from './fields';
+import { numberValue } from './BasicsTab';
+
+const CONDITIONS = [
+  { value: 'status', label: 'A transaction gets a response status' },
+  { value: 'auto-retry-max-attempted', label: 'Automatic retry gave up (maximum attempts reached)' },
+];
+
+const METHODS = [
+  { value: 'email', label: 'Email' },
+  { value: 'sms', label: 'SMS' },
+];
+
+const FREQUENCIES = [
+  { value: 'no max', label: 'No limit' },
+  { value: '1 per hour', label: 'Once an hour' },
+  { value: '1 per day', label: 'Once a day' },
+];
+
+function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; props: TabProps }) {
+  const { form, update, errors } = props;
+  const lookups = useChannels((s) => s.lookups);
+  const emails = lookups.users.map((u) => u.email);
+  const at = (field: string) => `alerts.${index}.${field}`;
+  const change = (patch: Partial<AlertForm>) => update({ alerts: form.alerts.map((a, j) => (j === index ? { ...a, ...patch } : a)) });
+  const changeUser = (i: number, patch: Partial<RecipientForm>) => change({ users: alert.users.map((u, j) => (j === i ? { ...u, ...patch } : u)) });
+  const number = index + 1;
+  return (
+    <Fieldset legend={`Alert ${number}`}>
+      <Stack gap="sm">
+        <SimpleGrid cols={3}>
+          <NativeSelect
+            label="Alert when"
+            description="What sets the alert off"
+            data={CONDITIONS}
+            value={alert.condition}
+            onChange={(e) => change({ condition: e.currentTarget.value as AlertCondition })}
+            {...bind(errors, at('condition'))}
+          />
+          {alert.condition === 'status' ? (
+            <TextInput
+              label="Response status"
+              required
+              description="Such as 500, or a range such as 4xx"
+              value={alert.status}
+              onChange={(e) => change({ status: e.currentTarget.value })}
+              {...bind(errors, at('status'))}
+            />
+          ) : (
+            <div />
+          )}
+          <NumberInput
+            label="Failure rate above (%)"
+            description="Optional. Empty: whatever the failure rate."
+            min={0}
+            max={100}
+            allowNegative={false}
+            value={alert.failureRate}
+            onChange={(v) => change({ failureRate: numberValue(v) })}
+            {...bind(errors, at('failureRate'))}
+          />
+        </SimpleGrid>
+        <TagsInput
+          id={fieldId(at('groups'))}
+          label="Groups to notify"
+          description="Every member is told. Type a group name and press Enter."
+          data={lookups.groups}
+          value={alert.groups}
+          onChange={(groups) => change({ groups })}
+          error={errors.within(at('groups'))}
+          clearable
+        />
+        <Stack gap="xs">
+          <Text size="sm" fw={500}>
+            Users to notify
+          </Text>
+          <Text size="xs" c="dimmed">
+            {alert.users.length === 0
+              ? 'No individual users.'
+              : 'Each by their email address. SMS needs a phone number on the user’s account. “At most” limits how often they are told.'}
+          </Text>
+          {alert.users.map((user, i) => {
+            const u = (field: string) => `${at('users')}.${i}.${field}`;
+            return (
+              <Group key={user.key} align="flex-start" wrap="nowrap">
+                <Autocomplete
+                  label={`User ${i + 1}`}
+                  data={emails}
+                  value={user.user}
+                  onChange={(value) => changeUser(i, { user: value })}
+                  style={{ flex: 2 }}
+                  {...bind(errors, u('user'))}
+                />
+                <NativeSelect
+                  label={`Send user ${i + 1} by`}
+                  data={METHODS}
+                  value={user.method}
+                  onChange={(e) => changeUser(i, { method: e.currentTarget.value as AlertMethod })}
+                  style={{ flex: 1 }}
+                  {...bind(errors, u('method'))}
+                />
+                <NativeSelect
+                  label={`Alert user ${i + 1} at most`}
+                  data={FREQUENCIES}
+                  value={user.maxAlerts}
+                  onChange={(e) => changeUser(i, { maxAlerts: e.currentTarget.value as AlertMaxFrequency })}
+                  style={{ flex: 1 }}
+                  {...bind(errors, u('maxAlerts'))}
+                />
+                <Button
+                  variant="subtle"
+                  color="red"
+                  mt={24}
+                  aria-label={`Remove user ${i + 1} from alert ${number}`}
+                  onClick={() => change({ users: alert.users.filter((_, j) => j !== i) })}
+                >
+                  Remove
+                </Button>
+              </Group>
+            );
+          })}
+          <Group justify="space-between">
+            <Button variant="light" size="xs" onClick={() => change({ users: [...alert.users, newRecipient()] })}>
+              Add user to alert {number}
+            </Button>
+            <Button variant="subtle" color="red" size="xs" onClick={() => update({ alerts: form.alerts.filter((_, j) => j !== index) })}>
+              Remove alert {number}
+            </Button>
+          </Group>
+        </Stack>
+      </Stack>
+    </Fieldset>
+  );
+}
+
+export function AlertsTab(props: TabProps) {
+  const { form, update } = props;
+  return (
+    <Stack>
+      <Text size="sm" c="dimmed">
+        Alerts are checked every minute. Each rule names the status that triggers it and who is told.
+      </Text>
+      {form.alerts.length === 0 && <Text size="sm">This channel has no alerts.</Text>}
+      {form.alerts.map((alert, i) => (
+        <AlertCard key={alert.key} alert={alert} index={i} props={props} />
+      ))}
+      <Group>
+        <Button variant="light" onClick={() => update({ alerts: [...form.alerts, newAlert()] })}>
+          Add alert
+        </Button>
+      </Group>
+    </Stack>
+  );
+}

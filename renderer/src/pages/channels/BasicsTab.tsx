@@ -1,0 +1,178 @@
+/** Name, type, what the channel listens to (URL pattern, socket, schedule), priority, status and properties. */
+import { Button, Fieldset, Group, NumberInput, Radio, SimpleGrid, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
+import type { ChannelType } from '../../../../service/contracts/channels';
+import { newProperty } from './form';
+import type { NumberField, PropertyForm } from './form';
+import { bind, fieldId } from './fields';
+import type { TabProps } from './fields';
+
+/** A number input's value in the form's terms. */
+export function numberValue(value: number | string): NumberField {
+  return typeof value === 'number' ? value : '';
+}
+
+const TYPE_HELP: Record<ChannelType, string> = {
+  http: 'Requests arrive on the HTTP and HTTPS transaction ports and are matched by URL pattern.',
+  tcp: 'Junction listens on its own TCP port; everything received there goes to this channel.',
+  tls: 'Like TCP, over TLS with the server certificate.',
+  polling: 'No client sends requests: Junction calls the routes itself on a schedule.',
+};
+
+function Properties({ form, update, errors }: TabProps) {
+  const change = (i: number, patch: Partial<PropertyForm>) => update({ properties: form.properties.map((p, j) => (j === i ? { ...p, ...patch } : p)) });
+  return (
+    <Fieldset legend="Properties">
+      <Stack gap="xs">
+        <Text size="sm" c="dimmed">
+          Extra names and values kept with the channel, for your own reference or for mediators.
+        </Text>
+        {form.properties.map((property, i) => (
+          <Group key={property.key} align="flex-start" wrap="nowrap">
+            <TextInput
+              label={`Property ${i + 1} name`}
+              value={property.name}
+              onChange={(e) => change(i, { name: e.currentTarget.value })}
+              style={{ flex: 1 }}
+              {...bind(errors, `properties.${i}`)}
+            />
+            <TextInput label={`Property ${i + 1} value`} value={property.value} onChange={(e) => change(i, { value: e.currentTarget.value })} style={{ flex: 1 }} />
+            <Button
+              variant="subtle"
+              color="red"
+              mt={24}
+              aria-label={`Remove property ${i + 1}`}
+              onClick={() => update({ properties: form.properties.filter((_, j) => j !== i) })}
+            >
+              Remove
+            </Button>
+          </Group>
+        ))}
+        <Group>
+          <Button variant="light" size="xs" onClick={() => update({ properties: [...form.properties, newProperty()] })}>
+            Add property
+          </Button>
+        </Group>
+      </Stack>
+    </Fieldset>
+  );
+}
+
+export function BasicsTab(props: TabProps) {
+  const { form, update, errors } = props;
+  const socket = form.type === 'tcp' || form.type === 'tls';
+  return (
+    <Stack>
+      <SimpleGrid cols={2}>
+        <TextInput label="Name" required value={form.name} onChange={(e) => update({ name: e.currentTarget.value })} maxLength={200} {...bind(errors, 'name')} />
+        <NumberInput
+          label="Priority"
+          description="1 is tried first. Empty: after every numbered channel."
+          min={1}
+          allowDecimal={false}
+          allowNegative={false}
+          value={form.priority}
+          onChange={(v) => update({ priority: numberValue(v) })}
+          {...bind(errors, 'priority')}
+        />
+      </SimpleGrid>
+      <Textarea
+        label="Description"
+        autosize
+        minRows={2}
+        maxRows={5}
+        value={form.description}
+        onChange={(e) => update({ description: e.currentTarget.value })}
+        {...bind(errors, 'description')}
+      />
+      <Radio.Group
+        label="Channel type"
+        description={TYPE_HELP[form.type]}
+        value={form.type}
+        onChange={(v) => update({ type: v })}
+        {...bind(errors, 'type')}
+      >
+        <Group mt="xs">
+          <Radio value="http" label="HTTP" />
+          <Radio value="tcp" label="TCP" />
+          <Radio value="tls" label="TLS" />
+          <Radio value="polling" label="Polling" />
+        </Group>
+      </Radio.Group>
+
+      {!socket && (
+        <TextInput
+          label="URL pattern"
+          required
+          description={
+            form.type === 'polling'
+              ? 'A regular expression; it names the path the polls are recorded under, for example ^/poll/lab$.'
+              : 'A regular expression matched against the request path, for example ^/fhir/.*$.'
+          }
+          value={form.urlPattern}
+          onChange={(e) => update({ urlPattern: e.currentTarget.value })}
+          styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+          {...bind(errors, 'urlPattern')}
+        />
+      )}
+      {socket && (
+        <SimpleGrid cols={2}>
+          <TextInput
+            label="Listen on address"
+            description="The network address to listen on; empty listens on all of them (0.0.0.0)."
+            placeholder="0.0.0.0"
+            value={form.tcpHost}
+            onChange={(e) => update({ tcpHost: e.currentTarget.value })}
+            {...bind(errors, 'tcpHost')}
+          />
+          <NumberInput
+            label="Listen on port"
+            required
+            description="The port clients connect to."
+            min={1}
+            max={65535}
+            allowDecimal={false}
+            allowNegative={false}
+            value={form.tcpPort}
+            onChange={(v) => update({ tcpPort: numberValue(v) })}
+            {...bind(errors, 'tcpPort')}
+          />
+        </SimpleGrid>
+      )}
+      {form.type === 'polling' && (
+        <TextInput
+          label="Polling schedule"
+          required
+          description="A cron expression such as */5 * * * * (every 5 minutes), or a number and a unit such as 10 minutes, 2 hours or 1 days."
+          value={form.pollingSchedule}
+          onChange={(e) => update({ pollingSchedule: e.currentTarget.value })}
+          {...bind(errors, 'pollingSchedule')}
+        />
+      )}
+
+      <SimpleGrid cols={2}>
+        <Switch
+          id={fieldId('status')}
+          label="Channel enabled"
+          description="A disabled channel is skipped when requests are matched."
+          checked={form.enabled}
+          onChange={(e) => update({ enabled: e.currentTarget.checked })}
+          error={errors.at('status')}
+        />
+        <NumberInput
+          label="Timeout (milliseconds)"
+          description="How long to wait for the routes to answer. Empty: the server’s default."
+          min={1}
+          max={3_600_000}
+          allowDecimal={false}
+          allowNegative={false}
+          thousandSeparator=" "
+          value={form.timeout}
+          onChange={(v) => update({ timeout: numberValue(v) })}
+          {...bind(errors, 'timeout')}
+        />
+      </SimpleGrid>
+
+      <Properties {...props} />
+    </Stack>
+  );
+}

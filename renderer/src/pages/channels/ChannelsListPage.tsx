@@ -1,0 +1,277 @@
+/** Every channel with its routing at a glance, and the quick actions: enable/disable, trigger now, delete. */
+import { useEffect, useMemo, useState } from 'react';
+import { Alert, Anchor, Badge, Button, Code, Group, Loader, Modal, Stack, Switch, Table, Text, Tooltip, UnstyledButton } from '@mantine/core';
+import { createColumnHelper, flexRender, getCoreRowModel, getSortedRowModel, useReactTable } from '@tanstack/react-table';
+import type { SortingState } from '@tanstack/react-table';
+import { Link } from 'react-router';
+import type { Channel } from '../../../../service/contracts/channels';
+import { PageHeader } from '../../components/PageHeader';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { useChannels } from '../../stores/channels';
+import { isAdmin, useSession } from '../../stores/session';
+import { STATUS_COLOR, TYPE_LABEL } from './labels';
+
+const column = createColumnHelper<Channel>();
+
+function primaryRoute(channel: Channel) {
+  return channel.routes.find((r) => r.primary && r.status === 'enabled') ?? channel.routes.find((r) => r.primary);
+}
+
+function NameCell({ channel }: { channel: Channel }) {
+  return (
+    <Stack gap={0}>
+      {channel.status === 'deleted' ? (
+        <Text fw={500} td="line-through" c="dimmed">
+          {channel.name}
+        </Text>
+      ) : (
+        <Anchor component={Link} to={`/channels/${channel._id}`} fw={500} style={{ overflowWrap: 'anywhere' }}>
+          {channel.name}
+        </Anchor>
+      )}
+      {channel.description !== undefined && (
+        <Text size="xs" c="dimmed" lineClamp={2}>
+          {channel.description}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
+function TypeCell({ channel }: { channel: Channel }) {
+  const detail =
+    channel.type === 'polling' ? channel.pollingSchedule : channel.type === 'tcp' || channel.type === 'tls' ? `port ${channel.tcpPort ?? '?'}` : undefined;
+  return (
+    <Stack gap={0}>
+      <Text size="sm">{TYPE_LABEL[channel.type]}</Text>
+      {detail !== undefined && (
+        <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+          {detail}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
+function ActionsCell({ channel, onDelete }: { channel: Channel; onDelete: (channel: Channel) => void }) {
+  const busy = useChannels((s) => s.busy[channel._id]);
+  const setStatus = useChannels((s) => s.setStatus);
+  const trigger = useChannels((s) => s.trigger);
+  if (channel.status === 'deleted') return null;
+  const enabled = channel.status === 'enabled';
+  return (
+    <Group gap="xs" wrap="wrap">
+      <Tooltip label={enabled ? 'Enabled: requests are routed. Switch off to stop routing.' : 'Disabled: requests are not routed. Switch on to route them.'}>
+        <Switch
+          aria-label={`Enable ${channel.name}`}
+          checked={enabled}
+          disabled={busy !== undefined}
+          onChange={(e) => void setStatus(channel, e.currentTarget.checked)}
+        />
+      </Tooltip>
+      {channel.type === 'polling' && (
+        <Button
+          size="compact-xs"
+          variant="light"
+          aria-label={`Trigger ${channel.name} now`}
+          loading={busy === 'trigger'}
+          disabled={!enabled || (busy !== undefined && busy !== 'trigger')}
+          title={enabled ? undefined : 'Enable the channel to trigger it'}
+          onClick={() => void trigger(channel)}
+        >
+          Trigger now
+        </Button>
+      )}
+      <Button size="compact-xs" variant="subtle" color="red" aria-label={`Delete ${channel.name}`} loading={busy === 'delete'} onClick={() => onDelete(channel)}>
+        Delete
+      </Button>
+    </Group>
+  );
+}
+
+export function ChannelsListPage() {
+  const { channels, includeDeleted, loading, loaded, loadError, actionError, notice } = useChannels();
+  const load = useChannels((s) => s.load);
+  const setIncludeDeleted = useChannels((s) => s.setIncludeDeleted);
+  const remove = useChannels((s) => s.remove);
+  const dismiss = useChannels((s) => s.dismiss);
+  const admin = isAdmin(useSession((s) => s.user));
+  const [sorting, setSorting] = useState<SortingState>([]);
+  const [confirming, setConfirming] = useState<Channel | null>(null);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const columns = useMemo(
+    () => [
+      column.accessor('name', { header: 'Name', cell: (c) => <NameCell channel={c.row.original} />, size: 20 }),
+      column.accessor('type', { header: 'Type', cell: (c) => <TypeCell channel={c.row.original} />, size: 10 }),
+      column.accessor('urlPattern', {
+        header: 'URL pattern',
+        enableSorting: false,
+        size: 17,
+        cell: (c) =>
+          c.getValue() === '' ? (
+            <Text size="sm" c="dimmed">
+              none
+            </Text>
+          ) : (
+            <Code style={{ overflowWrap: 'anywhere', whiteSpace: 'normal' }}>{c.getValue()}</Code>
+          ),
+      }),
+      column.accessor((c) => c.priority ?? Number.MAX_SAFE_INTEGER, {
+        id: 'priority',
+        header: 'Priority',
+        size: 7,
+        cell: (c) => c.row.original.priority ?? <Text span size="sm" c="dimmed" title="No priority: tried after the numbered ones">–</Text>,
+      }),
+      column.accessor('status', {
+        header: 'Status',
+        size: 9,
+        cell: (c) => (
+          <Badge color={STATUS_COLOR[c.getValue()]} variant="light">
+            {c.getValue()}
+          </Badge>
+        ),
+      }),
+      column.accessor((c) => c.routes.length, { id: 'routes', header: 'Routes', size: 6 }),
+      column.display({
+        id: 'primary',
+        header: 'Primary route',
+        size: 15,
+        cell: (c) => {
+          const route = primaryRoute(c.row.original);
+          if (route === undefined) return <Text size="sm" c="dimmed">none</Text>;
+          return (
+            <Stack gap={0}>
+              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                {route.name}
+              </Text>
+              <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+                {route.host}:{route.port}
+              </Text>
+            </Stack>
+          );
+        },
+      }),
+      ...(admin
+        ? [column.display({ id: 'actions', header: 'Actions', size: 18, cell: (c) => <ActionsCell channel={c.row.original} onDelete={setConfirming} /> })]
+        : []),
+    ],
+    [admin],
+  );
+
+  const table = useReactTable({
+    data: channels,
+    columns,
+    state: { sorting },
+    onSortingChange: setSorting,
+    getCoreRowModel: getCoreRowModel(),
+    getSortedRowModel: getSortedRowModel(),
+  });
+
+  const confirmDelete = () => {
+    const channel = confirming;
+    setConfirming(null);
+    if (channel !== null) void remove(channel);
+  };
+
+  return (
+    <Stack gap="md">
+      <PageHeader title="Channels">
+        {admin && (
+          <Button component={Link} to="/channels/new">
+            New channel
+          </Button>
+        )}
+      </PageHeader>
+      <Text c="dimmed" size="sm">
+        A channel decides which requests Junction accepts and where it sends them. The first enabled channel whose URL pattern matches, by priority
+        (1 first), handles a request.
+      </Text>
+
+      <ErrorAlert error={loadError} action="load the channels" />
+      {actionError !== null && <ErrorAlert error={actionError.error} action={actionError.action} onClose={dismiss} />}
+      {notice !== null && (
+        <Alert color="teal" role="status" withCloseButton closeButtonLabel="Dismiss" onClose={dismiss}>
+          {notice.text}{' '}
+          {notice.transactionId !== undefined && (
+            <Anchor component={Link} to={`/transactions/${notice.transactionId}`}>
+              View the transaction
+            </Anchor>
+          )}
+        </Alert>
+      )}
+
+      <Group justify="space-between">
+        <Switch label="Show deleted channels" checked={includeDeleted} onChange={(e) => setIncludeDeleted(e.currentTarget.checked)} />
+        {loading && <Loader size="sm" aria-label="Loading channels" />}
+      </Group>
+
+      {loaded && channels.length === 0 ? (
+        <Text>
+          No channels yet.{' '}
+          {admin ? 'Create one with “New channel” to start routing requests.' : 'An administrator can create one.'}
+        </Text>
+      ) : (
+        <Table layout="fixed" striped highlightOnHover verticalSpacing="xs" aria-label="Channels">
+          <Table.Thead>
+            {table.getHeaderGroups().map((group) => (
+              <Table.Tr key={group.id}>
+                {group.headers.map((header) => {
+                  const sorted = header.column.getIsSorted();
+                  const title = flexRender(header.column.columnDef.header, header.getContext());
+                  return (
+                    <Table.Th
+                      key={header.id}
+                      style={{ width: `${header.getSize()}%` }}
+                      aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}
+                    >
+                      {header.column.getCanSort() ? (
+                        <UnstyledButton onClick={header.column.getToggleSortingHandler()} fw={700} fz="sm">
+                          {title}
+                          {sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}
+                        </UnstyledButton>
+                      ) : (
+                        title
+                      )}
+                    </Table.Th>
+                  );
+                })}
+              </Table.Tr>
+            ))}
+          </Table.Thead>
+          <Table.Tbody>
+            {table.getRowModel().rows.map((row) => (
+              <Table.Tr key={row.id}>
+                {row.getVisibleCells().map((cell) => (
+                  <Table.Td key={cell.id} style={{ verticalAlign: 'top' }}>
+                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                  </Table.Td>
+                ))}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+
+      <Modal opened={confirming !== null} onClose={() => setConfirming(null)} title={`Delete channel “${confirming?.name ?? ''}”?`}>
+        <Stack>
+          <Text size="sm">
+            Junction stops routing requests through this channel. If transactions were recorded through it, the channel is kept, marked deleted, so
+            those transactions stay readable; it cannot be edited again.
+          </Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setConfirming(null)}>
+              Cancel
+            </Button>
+            <Button color="red" onClick={confirmDelete}>
+              Delete channel
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </Stack>
+  );
+}

@@ -1,0 +1,405 @@
+/**
+ * The channel editor's form model: what the inputs hold (text and numbers as typed, lists of rows with stable keys),
+ * how a stored channel becomes a form and a form becomes the API body. The server checks the channel; the form only
+ * makes sure what it sends says exactly what the person entered.
+ */
+import type {
+  AlertCondition,
+  AlertMaxFrequency,
+  AlertMethod,
+  Channel,
+  ChannelAlertInput,
+  ChannelCreate,
+  ChannelRouteInput,
+  ChannelType,
+  ChannelUpdate,
+  RewriteRule,
+  RouteType,
+} from '../../../../service/contracts/channels';
+import { ROUTE_PASSWORD_MASK } from '../../api/channels';
+
+/** A number input's content: a number, or nothing typed. */
+export type NumberField = number | '';
+
+export interface RouteForm {
+  key: string;
+  name: string;
+  type: RouteType;
+  host: string;
+  port: NumberField;
+  path: string;
+  pathTransform: string;
+  primary: boolean;
+  secured: boolean;
+  username: string;
+  /** A new password typed in; empty keeps the stored one when `passwordStored`. */
+  password: string;
+  /** The server holds a password for this route (it answered with the mask). */
+  passwordStored: boolean;
+  forwardAuthHeader: boolean;
+  enabled: boolean;
+}
+
+export interface RewriteRuleForm {
+  key: string;
+  fromHost: string;
+  fromPort: NumberField;
+  toHost: string;
+  toPort: NumberField;
+  pathTransform: string;
+}
+
+export interface RecipientForm {
+  key: string;
+  user: string;
+  method: AlertMethod;
+  maxAlerts: AlertMaxFrequency;
+}
+
+export interface AlertForm {
+  key: string;
+  condition: AlertCondition;
+  status: string;
+  failureRate: NumberField;
+  groups: string[];
+  users: RecipientForm[];
+}
+
+export interface PropertyForm {
+  key: string;
+  name: string;
+  value: string;
+}
+
+export type MatchMode = 'none' | 'regex' | 'xml' | 'json';
+
+export interface ChannelForm {
+  name: string;
+  description: string;
+  type: ChannelType;
+  urlPattern: string;
+  methods: string[];
+  priority: NumberField;
+  enabled: boolean;
+  timeout: NumberField;
+  tcpHost: string;
+  tcpPort: NumberField;
+  pollingSchedule: string;
+  authType: 'private' | 'public';
+  allowClients: string[];
+  allowRoles: string[];
+  whitelistedIPs: string[];
+  txViewAcl: string[];
+  txViewFullAcl: string[];
+  txRerunAcl: string[];
+  matchContentTypes: string[];
+  matchMode: MatchMode;
+  matchContentRegex: string;
+  matchContentXpath: string;
+  matchContentJson: string;
+  matchContentValue: string;
+  requestBody: boolean;
+  responseBody: boolean;
+  limitBodyAge: boolean;
+  maxBodyAgeDays: NumberField;
+  autoRetryEnabled: boolean;
+  autoRetryPeriodMinutes: NumberField;
+  limitRetries: boolean;
+  autoRetryMaxAttempts: NumberField;
+  rewriteUrls: boolean;
+  addAutoRewriteRules: boolean;
+  rewriteUrlsConfig: RewriteRuleForm[];
+  alerts: AlertForm[];
+  properties: PropertyForm[];
+  routes: RouteForm[];
+}
+
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT'];
+
+let lastKey = 0;
+/** A key for a new row, stable while rows are added, removed and moved. */
+export function rowKey(): string {
+  lastKey += 1;
+  return `row-${lastKey}`;
+}
+
+export function newRoute(primary: boolean): RouteForm {
+  return {
+    key: rowKey(),
+    name: '',
+    type: 'http',
+    host: '',
+    port: '',
+    path: '',
+    pathTransform: '',
+    primary,
+    secured: false,
+    username: '',
+    password: '',
+    passwordStored: false,
+    forwardAuthHeader: false,
+    enabled: true,
+  };
+}
+
+export function newRewriteRule(): RewriteRuleForm {
+  return { key: rowKey(), fromHost: '', fromPort: '', toHost: '', toPort: '', pathTransform: '' };
+}
+
+export function newRecipient(): RecipientForm {
+  return { key: rowKey(), user: '', method: 'email', maxAlerts: 'no max' };
+}
+
+export function newAlert(): AlertForm {
+  return { key: rowKey(), condition: 'status', status: '', failureRate: '', groups: [], users: [] };
+}
+
+export function newProperty(): PropertyForm {
+  return { key: rowKey(), name: '', value: '' };
+}
+
+/** The form of a channel not yet created: the service's defaults, with one primary route to fill in. */
+export function emptyForm(): ChannelForm {
+  return {
+    name: '',
+    description: '',
+    type: 'http',
+    urlPattern: '',
+    methods: [],
+    priority: '',
+    enabled: true,
+    timeout: '',
+    tcpHost: '',
+    tcpPort: '',
+    pollingSchedule: '',
+    authType: 'private',
+    allowClients: [],
+    allowRoles: [],
+    whitelistedIPs: [],
+    txViewAcl: [],
+    txViewFullAcl: [],
+    txRerunAcl: [],
+    matchContentTypes: [],
+    matchMode: 'none',
+    matchContentRegex: '',
+    matchContentXpath: '',
+    matchContentJson: '',
+    matchContentValue: '',
+    requestBody: true,
+    responseBody: true,
+    limitBodyAge: false,
+    maxBodyAgeDays: '',
+    autoRetryEnabled: false,
+    autoRetryPeriodMinutes: 60,
+    limitRetries: false,
+    autoRetryMaxAttempts: '',
+    rewriteUrls: false,
+    addAutoRewriteRules: true,
+    rewriteUrlsConfig: [],
+    alerts: [],
+    properties: [],
+    routes: [newRoute(true)],
+  };
+}
+
+function matchMode(channel: Channel): MatchMode {
+  if (channel.matchContentRegex !== undefined) return 'regex';
+  if (channel.matchContentXpath !== undefined) return 'xml';
+  if (channel.matchContentJson !== undefined) return 'json';
+  return 'none';
+}
+
+/** A stored channel as a form; `clientIds` tells which `allow` entries are clients (the rest are roles). */
+export function formFromChannel(channel: Channel, clientIds: ReadonlySet<string>): ChannelForm {
+  return {
+    name: channel.name,
+    description: channel.description ?? '',
+    type: channel.type,
+    urlPattern: channel.urlPattern,
+    methods: [...channel.methods],
+    priority: channel.priority ?? '',
+    enabled: channel.status !== 'disabled',
+    timeout: channel.timeout ?? '',
+    tcpHost: channel.tcpHost ?? '',
+    tcpPort: channel.tcpPort ?? '',
+    pollingSchedule: channel.pollingSchedule ?? '',
+    authType: channel.authType,
+    allowClients: channel.allow.filter((a) => clientIds.has(a)),
+    allowRoles: channel.allow.filter((a) => !clientIds.has(a)),
+    whitelistedIPs: [...channel.whitelistedIPs],
+    txViewAcl: [...channel.txViewAcl],
+    txViewFullAcl: [...channel.txViewFullAcl],
+    txRerunAcl: [...channel.txRerunAcl],
+    matchContentTypes: [...channel.matchContentTypes],
+    matchMode: matchMode(channel),
+    matchContentRegex: channel.matchContentRegex ?? '',
+    matchContentXpath: channel.matchContentXpath ?? '',
+    matchContentJson: channel.matchContentJson ?? '',
+    matchContentValue: channel.matchContentValue ?? '',
+    requestBody: channel.requestBody,
+    responseBody: channel.responseBody,
+    limitBodyAge: channel.maxBodyAgeDays !== undefined,
+    maxBodyAgeDays: channel.maxBodyAgeDays ?? '',
+    autoRetryEnabled: channel.autoRetryEnabled,
+    autoRetryPeriodMinutes: channel.autoRetryPeriodMinutes,
+    limitRetries: channel.autoRetryMaxAttempts !== undefined,
+    autoRetryMaxAttempts: channel.autoRetryMaxAttempts ?? '',
+    rewriteUrls: channel.rewriteUrls,
+    addAutoRewriteRules: channel.addAutoRewriteRules,
+    rewriteUrlsConfig: channel.rewriteUrlsConfig.map((r) => ({
+      key: rowKey(),
+      fromHost: r.fromHost,
+      fromPort: r.fromPort,
+      toHost: r.toHost,
+      toPort: r.toPort,
+      pathTransform: r.pathTransform ?? '',
+    })),
+    alerts: channel.alerts.map((a) => ({
+      key: rowKey(),
+      condition: a.condition,
+      status: a.status ?? '',
+      failureRate: a.failureRate ?? '',
+      groups: [...a.groups],
+      users: a.users.map((u) => ({ key: rowKey(), user: u.user, method: u.method, maxAlerts: u.maxAlerts })),
+    })),
+    properties: channel.properties.flatMap((p) => Object.entries(p).map(([name, value]) => ({ key: rowKey(), name, value }))),
+    routes: channel.routes.map((r) => ({
+      key: rowKey(),
+      name: r.name,
+      type: r.type,
+      host: r.host,
+      port: r.port,
+      path: r.path ?? '',
+      pathTransform: r.pathTransform ?? '',
+      primary: r.primary,
+      secured: r.secured,
+      username: r.username ?? '',
+      password: '',
+      passwordStored: r.password !== undefined,
+      forwardAuthHeader: r.forwardAuthHeader,
+      enabled: r.status !== 'disabled',
+    })),
+  };
+}
+
+/** Text as typed, or null when empty (null removes a setting on update; a create leaves it out). */
+function text(value: string): string | null {
+  const trimmed = value.trim();
+  return trimmed === '' ? null : trimmed;
+}
+
+function num(value: NumberField): number | null {
+  return value === '' ? null : value;
+}
+
+/** Puts a key in `target` only when it has a value: for optional fields inside routes, rules and alerts. */
+function optional<T extends object, K extends string, V>(target: T, key: K, value: V | null): T & Partial<Record<K, V>> {
+  return value === null ? target : { ...target, [key]: value };
+}
+
+function routeBody(route: RouteForm): ChannelRouteInput {
+  // A missing port is left out so the server names it as required next to the field.
+  let body = {
+    name: route.name.trim(),
+    type: route.type,
+    host: route.host.trim(),
+    primary: route.primary,
+    secured: route.secured,
+    forwardAuthHeader: route.forwardAuthHeader,
+    status: route.enabled ? 'enabled' : 'disabled',
+  } as ChannelRouteInput;
+  body = optional(body, 'port', num(route.port));
+  body = optional(body, 'path', text(route.path));
+  body = optional(body, 'pathTransform', text(route.pathTransform));
+  body = optional(body, 'username', text(route.username));
+  const password = route.password !== '' ? route.password : route.passwordStored ? ROUTE_PASSWORD_MASK : null;
+  return optional(body, 'password', password);
+}
+
+function ruleBody(rule: RewriteRuleForm): RewriteRule {
+  // Missing ports are left out for the server to name, as for routes.
+  const body = { fromHost: rule.fromHost.trim(), toHost: rule.toHost.trim() };
+  return optional(optional(optional(body, 'fromPort', num(rule.fromPort)), 'toPort', num(rule.toPort)), 'pathTransform', text(rule.pathTransform)) as RewriteRule;
+}
+
+function alertBody(alert: AlertForm): ChannelAlertInput {
+  let body: ChannelAlertInput = {
+    condition: alert.condition,
+    groups: alert.groups,
+    users: alert.users.map((u) => ({ user: u.user.trim(), method: u.method, maxAlerts: u.maxAlerts })),
+  };
+  if (alert.condition === 'status') body = optional(body, 'status', text(alert.status));
+  return optional(body, 'failureRate', num(alert.failureRate));
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+/**
+ * The whole channel as a PUT body: every setting the editor shows, null for the optional ones left empty (so they
+ * are removed), and settings of other channel types or matching modes removed too.
+ */
+export function updateBody(form: ChannelForm): ChannelUpdate {
+  const socket = form.type === 'tcp' || form.type === 'tls';
+  const mode = form.matchMode;
+  const body: ChannelUpdate = {
+    name: form.name.trim(),
+    description: text(form.description),
+    type: form.type,
+    urlPattern: socket ? '' : form.urlPattern.trim(),
+    methods: form.methods,
+    priority: num(form.priority),
+    status: form.enabled ? 'enabled' : 'disabled',
+    timeout: num(form.timeout),
+    tcpHost: socket ? text(form.tcpHost) : null,
+    tcpPort: socket ? num(form.tcpPort) : null,
+    pollingSchedule: form.type === 'polling' ? text(form.pollingSchedule) : null,
+    authType: form.authType,
+    allow: unique([...form.allowClients, ...form.allowRoles]),
+    whitelistedIPs: form.whitelistedIPs,
+    txViewAcl: form.txViewAcl,
+    txViewFullAcl: form.txViewFullAcl,
+    txRerunAcl: form.txRerunAcl,
+    matchContentTypes: form.matchContentTypes,
+    matchContentRegex: mode === 'regex' ? text(form.matchContentRegex) : null,
+    matchContentXpath: mode === 'xml' ? text(form.matchContentXpath) : null,
+    matchContentJson: mode === 'json' ? text(form.matchContentJson) : null,
+    matchContentValue: mode === 'xml' || mode === 'json' ? text(form.matchContentValue) : null,
+    requestBody: form.requestBody,
+    responseBody: form.responseBody,
+    maxBodyAgeDays: form.limitBodyAge ? num(form.maxBodyAgeDays) : null,
+    autoRetryEnabled: form.autoRetryEnabled,
+    autoRetryMaxAttempts: form.limitRetries ? num(form.autoRetryMaxAttempts) : null,
+    rewriteUrls: form.rewriteUrls,
+    addAutoRewriteRules: form.addAutoRewriteRules,
+    rewriteUrlsConfig: form.rewriteUrlsConfig.map(ruleBody),
+    alerts: form.alerts.map(alertBody),
+    properties: form.properties.map((p) => ({ [p.name.trim()]: p.value })),
+    routes: form.routes.map(routeBody),
+  };
+  // The retry wait is required by the service; an empty box is left out so the stored value stays.
+  if (form.autoRetryPeriodMinutes !== '') body.autoRetryPeriodMinutes = form.autoRetryPeriodMinutes;
+  return body;
+}
+
+/** The same channel as a POST body: nothing null, empty optional settings simply left out. */
+export function createBody(form: ChannelForm): ChannelCreate {
+  const entries = Object.entries(updateBody(form)).filter(([, value]) => value !== null);
+  return Object.fromEntries(entries) as ChannelCreate;
+}
+
+/** The obvious problems found before asking the server, keyed and worded like the server's field problems. */
+export function clientProblems(form: ChannelForm): Record<string, string> {
+  const problems: Record<string, string> = {};
+  if (form.name.trim() === '') problems.name = 'is required';
+  if (form.routes.length === 0) problems.routes = 'must include at least one route';
+  else {
+    const primaries = form.routes.filter((r) => r.enabled && r.primary).length;
+    if (primaries !== 1) problems.routes = 'must have exactly one enabled route marked as primary';
+  }
+  // A ticked limit with no number would silently mean "no limit".
+  if (form.limitRetries && form.autoRetryMaxAttempts === '') problems.autoRetryMaxAttempts = 'is needed when the number of attempts is limited';
+  if (form.limitBodyAge && form.maxBodyAgeDays === '') problems.maxBodyAgeDays = 'is needed when stored bodies are deleted after some days';
+  return problems;
+}

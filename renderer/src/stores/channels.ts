@@ -1,0 +1,168 @@
+/**
+ * The Channels area: the list with its actions (enable/disable, delete, trigger), the notice of what just happened,
+ * and the look-ups the editor suggests from (clients, roles, users and their groups).
+ */
+import { create } from 'zustand';
+import type { Channel } from '../../../service/contracts/channels';
+import {
+  deleteChannel,
+  listChannels,
+  listClientChoices,
+  listRoleNames,
+  listUserChoices,
+  setChannelStatus,
+  triggerChannel,
+} from '../api/channels';
+import type { ClientChoice, UserChoice } from '../api/channels';
+
+export type ChannelAction = 'status' | 'delete' | 'trigger';
+
+export interface ChannelNotice {
+  text: string;
+  /** The transaction a trigger started, to link to. */
+  transactionId?: string;
+}
+
+export interface ChannelLookups {
+  clients: ClientChoice[];
+  roles: string[];
+  users: UserChoice[];
+  /** The groups users belong to, sorted. */
+  groups: string[];
+  loaded: boolean;
+  /** Suggestions that could not be fetched; the editor still works without them. */
+  error: unknown;
+}
+
+interface ChannelsState {
+  channels: Channel[];
+  includeDeleted: boolean;
+  loading: boolean;
+  loaded: boolean;
+  loadError: unknown;
+  /** The action running per channel id. */
+  busy: Record<string, ChannelAction | undefined>;
+  actionError: { error: unknown; action: string } | null;
+  notice: ChannelNotice | null;
+  lookups: ChannelLookups;
+  load: () => Promise<void>;
+  setIncludeDeleted: (include: boolean) => void;
+  setStatus: (channel: Channel, enabled: boolean) => Promise<void>;
+  remove: (channel: Channel) => Promise<void>;
+  trigger: (channel: Channel) => Promise<void>;
+  /** Called by the editor after a save, so the list is current and says what happened. */
+  saved: (channel: Channel, created: boolean) => void;
+  dismiss: () => void;
+  loadLookups: () => Promise<void>;
+}
+
+let loadSeq = 0;
+
+const emptyLookups: ChannelLookups = { clients: [], roles: [], users: [], groups: [], loaded: false, error: null };
+
+function replace(channels: Channel[], updated: Channel): Channel[] {
+  const found = channels.some((c) => c._id === updated._id);
+  return found ? channels.map((c) => (c._id === updated._id ? updated : c)) : [...channels, updated].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export const useChannels = create<ChannelsState>()((set, get) => {
+  const setBusy = (id: string, action: ChannelAction | undefined) => set((s) => ({ busy: { ...s.busy, [id]: action } }));
+
+  /** Runs one list action, recording a failure in words instead of throwing. */
+  async function act(channel: Channel, action: ChannelAction, words: string, run: () => Promise<void>): Promise<void> {
+    setBusy(channel._id, action);
+    set({ actionError: null, notice: null });
+    try {
+      await run();
+    } catch (error) {
+      set({ actionError: { error, action: words } });
+    } finally {
+      setBusy(channel._id, undefined);
+    }
+  }
+
+  return {
+    channels: [],
+    includeDeleted: false,
+    loading: false,
+    loaded: false,
+    loadError: null,
+    busy: {},
+    actionError: null,
+    notice: null,
+    lookups: emptyLookups,
+
+    async load() {
+      const seq = ++loadSeq;
+      set({ loading: true, loadError: null });
+      try {
+        const channels = await listChannels({ includeDeleted: get().includeDeleted });
+        if (seq === loadSeq) set({ channels, loading: false, loaded: true });
+      } catch (error) {
+        if (seq === loadSeq) set({ loadError: error, loading: false });
+      }
+    },
+
+    setIncludeDeleted(include) {
+      set({ includeDeleted: include });
+      void get().load();
+    },
+
+    setStatus(channel, enabled) {
+      const words = `${enabled ? 'enable' : 'disable'} channel “${channel.name}”`;
+      return act(channel, 'status', words, async () => {
+        const updated = await setChannelStatus(channel._id, enabled ? 'enabled' : 'disabled');
+        set((s) => ({ channels: replace(s.channels, updated), notice: { text: `Channel “${updated.name}” is now ${enabled ? 'enabled' : 'disabled'}.` } }));
+      });
+    },
+
+    remove(channel) {
+      return act(channel, 'delete', `delete channel “${channel.name}”`, async () => {
+        await deleteChannel(channel._id);
+        set({ notice: { text: `Channel “${channel.name}” was deleted.` } });
+        // The service may keep it, marked deleted, when transactions refer to it: the list asks again.
+        await get().load();
+      });
+    },
+
+    trigger(channel) {
+      return act(channel, 'trigger', `trigger channel “${channel.name}”`, async () => {
+        const answer = await triggerChannel(channel._id);
+        set({ notice: { text: `${answer.message}.`, transactionId: answer.transactionId } });
+      });
+    },
+
+    saved(channel, created) {
+      set((s) => ({
+        channels: replace(s.channels, channel),
+        actionError: null,
+        notice: { text: `Channel “${channel.name}” was ${created ? 'created' : 'saved'}.` },
+      }));
+    },
+
+    dismiss() {
+      set({ notice: null, actionError: null });
+    },
+
+    async loadLookups() {
+      const [clients, roles, users] = await Promise.allSettled([listClientChoices(), listRoleNames(), listUserChoices()]);
+      const failed = [clients, roles, users].find((r) => r.status === 'rejected');
+      const userList = users.status === 'fulfilled' ? users.value : [];
+      const clientList = clients.status === 'fulfilled' ? clients.value : [];
+      const roleNames = new Set(roles.status === 'fulfilled' ? roles.value : []);
+      // Roles named on clients count too: a channel may be opened to a role before any channel uses it.
+      for (const client of clientList) for (const role of client.roles) roleNames.add(role);
+      const groups = [...new Set(userList.flatMap((u) => u.groups))].sort();
+      set({
+        lookups: {
+          clients: clientList,
+          roles: [...roleNames].sort(),
+          users: userList,
+          groups,
+          loaded: true,
+          error: failed === undefined ? null : failed.reason,
+        },
+      });
+    },
+  };
+});

@@ -1,0 +1,152 @@
+/**
+ * Channels as the management API shows them (`GET /channels`, `GET /channels/:id`) and as it accepts them
+ * (`POST /channels`, `PUT /channels/:id`): OpenHIM's field names. The schemas in api/schemas/channels.ts are the
+ * authority; these plain interfaces mirror them for the console. Import with `import type`.
+ */
+
+export type ChannelType = 'http' | 'tcp' | 'tls' | 'polling';
+export type RouteType = 'http' | 'tcp' | 'mllp';
+export type ChannelStatus = 'enabled' | 'disabled' | 'deleted';
+export type AlertCondition = 'status' | 'auto-retry-max-attempted';
+export type AlertMethod = 'email' | 'sms';
+export type AlertMaxFrequency = 'no max' | '1 per hour' | '1 per day';
+
+/** What answers show instead of a route password; sending it back keeps the stored one. */
+export type RoutePasswordMask = '********';
+
+export interface ChannelRoute {
+  name: string;
+  type: RouteType;
+  host: string;
+  port: number;
+  /** Replaces the request path; cannot be combined with pathTransform. */
+  path?: string;
+  /** sed-like `s/from/to` or `s/from/to/g`. */
+  pathTransform?: string;
+  primary: boolean;
+  /** HTTPS, or TLS for tcp and mllp routes. */
+  secured: boolean;
+  username?: string;
+  /** Always the mask (RoutePasswordMask) in answers when a password is stored. */
+  password?: string;
+  forwardAuthHeader: boolean;
+  status: 'enabled' | 'disabled';
+}
+
+export interface AlertRecipient {
+  /** The user's email. */
+  user: string;
+  method: AlertMethod;
+  maxAlerts: AlertMaxFrequency;
+}
+
+export interface ChannelAlert {
+  condition: AlertCondition;
+  /** A code such as `401`, or a range such as `4xx`. */
+  status?: string;
+  /** Percent; the alert fires only while the failure rate is above it. */
+  failureRate?: number;
+  groups: string[];
+  users: AlertRecipient[];
+}
+
+export interface RewriteRule {
+  fromHost: string;
+  fromPort: number;
+  toHost: string;
+  toPort: number;
+  pathTransform?: string;
+}
+
+/** A channel as answered. */
+export interface Channel {
+  _id: string;
+  name: string;
+  description?: string;
+  type: ChannelType;
+  urlPattern: string;
+  /** Empty means every method. */
+  methods: string[];
+  /** 1 is the highest; unset ranks last. */
+  priority?: number;
+  status: ChannelStatus;
+  authType: 'private' | 'public';
+  /** Client ids and roles allowed to use a private channel. */
+  allow: string[];
+  whitelistedIPs: string[];
+  matchContentTypes: string[];
+  matchContentRegex?: string;
+  matchContentXpath?: string;
+  matchContentJson?: string;
+  matchContentValue?: string;
+  tcpHost?: string;
+  tcpPort?: number;
+  /** Cron (5 or 6 fields) or `<n> seconds|minutes|hours|days`. */
+  pollingSchedule?: string;
+  requestBody: boolean;
+  responseBody: boolean;
+  autoRetryEnabled: boolean;
+  autoRetryPeriodMinutes: number;
+  autoRetryMaxAttempts?: number;
+  rewriteUrls: boolean;
+  addAutoRewriteRules: boolean;
+  rewriteUrlsConfig: RewriteRule[];
+  txViewAcl: string[];
+  txViewFullAcl: string[];
+  txRerunAcl: string[];
+  alerts: ChannelAlert[];
+  /** Each item one key and its value, as OpenHIM. */
+  properties: Record<string, string>[];
+  /** Milliseconds to wait for the routes. */
+  timeout?: number;
+  /** Stored bodies older than this many days are removed. */
+  maxBodyAgeDays?: number;
+  routes: ChannelRoute[];
+  updatedBy?: { id: string; name: string };
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Settings a PUT may remove by sending null. */
+export type ClearableChannelField =
+  | 'description'
+  | 'priority'
+  | 'matchContentRegex'
+  | 'matchContentXpath'
+  | 'matchContentJson'
+  | 'matchContentValue'
+  | 'tcpHost'
+  | 'tcpPort'
+  | 'pollingSchedule'
+  | 'autoRetryMaxAttempts'
+  | 'timeout'
+  | 'maxBodyAgeDays';
+
+type Writable = Omit<Channel, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy' | 'status' | 'routes' | 'alerts'> & {
+  status: 'enabled' | 'disabled';
+  routes: ChannelRouteInput[];
+  alerts: ChannelAlertInput[];
+};
+
+/** A route as sent: name, host and port, the rest defaulted by the service. */
+export type ChannelRouteInput = Pick<ChannelRoute, 'name' | 'host' | 'port'> & Partial<Omit<ChannelRoute, 'name' | 'host' | 'port'>>;
+export type ChannelAlertInput = Partial<ChannelAlert>;
+
+/** The body of `POST /channels`. */
+export type ChannelCreate = Pick<Writable, 'name' | 'routes'> & Partial<Omit<Writable, 'name' | 'routes'>>;
+
+/** The body of `PUT /channels/:id`: any subset; null removes a clearable setting; a given `routes` replaces them all. */
+export type ChannelUpdate = Partial<Omit<Writable, ClearableChannelField>> & { [K in ClearableChannelField]?: Writable[K] | null };
+
+/** The answer of `POST /channels/:id/trigger`. */
+export interface ChannelTriggerAnswer {
+  message: string;
+  transactionId: string;
+  /** True when the previous poll was still running and was joined instead. */
+  alreadyRunning: boolean;
+}
+
+/** The answer of `DELETE /channels/:id`. */
+export interface ChannelDeleteAnswer {
+  message: string;
+}
