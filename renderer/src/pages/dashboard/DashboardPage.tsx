@@ -182,8 +182,8 @@ function MediatorHealth() {
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Name</Table.Th>
-              <Table.Th w={80}>Status</Table.Th>
-              <Table.Th w={110}>Last heartbeat</Table.Th>
+              <Table.Th w={90}>Status</Table.Th>
+              <Table.Th w={120}>Last heartbeat</Table.Th>
               <Table.Th w={80}>Uptime</Table.Th>
             </Table.Tr>
           </Table.Thead>
@@ -196,7 +196,7 @@ function MediatorHealth() {
                   </Text>
                 </Table.Td>
                 <Table.Td>
-                  <Badge color={m.online ? 'teal' : 'gray'} variant="light">
+                  <Badge color={m.online ? 'teal' : 'gray'} variant="light" style={{ textTransform: 'none' }}>
                     {m.online ? 'Online' : 'Offline'}
                   </Badge>
                 </Table.Td>

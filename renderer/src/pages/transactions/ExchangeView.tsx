@@ -41,7 +41,8 @@ export function HeadersTable({ headers, label }: { headers: Record<string, strin
 }
 
 /** A request or response: headers then body; `label` names them ("Request" gives "Request headers", "Request body"). */
-export function PartView({ part, label }: { part: TransactionRequestView | TransactionResponseView; label: string }) {
+export function PartView({ part, label, sameAsRequest = false }: { part: TransactionRequestView | TransactionResponseView; label: string; sameAsRequest?: boolean }) {
+  const noBody = part.body === undefined && part.bodyRemoved !== true;
   return (
     <>
       <Title order={3} size="h5" mt="sm" mb={4}>
@@ -51,7 +52,15 @@ export function PartView({ part, label }: { part: TransactionRequestView | Trans
       <Title order={3} size="h5" mt="md" mb={4}>
         Body
       </Title>
-      <BodyView label={`${label} body`} body={part.body} bodyTruncated={part.bodyTruncated} bodyRemoved={part.bodyRemoved} headers={part.headers} />
+      {sameAsRequest && noBody ? (
+        <section aria-label={`${label} body`}>
+          <Text size="sm" c="dimmed">
+            A route is sent the same body as the transaction&apos;s request (see the Request tab).
+          </Text>
+        </section>
+      ) : (
+        <BodyView label={`${label} body`} body={part.body} bodyTruncated={part.bodyTruncated} bodyRemoved={part.bodyRemoved} headers={part.headers} />
+      )}
     </>
   );
 }

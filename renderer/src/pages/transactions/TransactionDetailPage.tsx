@@ -82,7 +82,7 @@ function Exchanges({ items, kind }: { items: ExchangeView[]; kind: 'Route' | 'Or
               Request: {item.request.method} {item.request.path}
               {item.request.querystring === '' ? '' : `?${item.request.querystring}`} at {formatTime(item.request.timestamp)}
             </Text>
-            <PartView part={item.request} label={`${kind} ${item.name} request`} />
+            <PartView part={item.request} label={`${kind} ${item.name} request`} sameAsRequest={kind === 'Route'} />
             <Text fw={600} size="sm" mt="lg">
               Response
             </Text>

@@ -6,7 +6,7 @@ import type { ColumnDef, RowSelectionState, Updater } from '@tanstack/react-tabl
 import { Link } from 'react-router';
 import type { TransactionView } from '../../../../service/contracts/transactions';
 import type { ChannelName, ClientName } from '../../api/transactions';
-import { StatusBadge, formatTime } from './status';
+import { StatusBadge, formatShortTime, formatTime } from './status';
 
 export interface TransactionTableProps {
   rows: TransactionView[];
@@ -43,7 +43,16 @@ export function TransactionTable({ rows, channels, clients, selected, onSelected
           />
         ),
       },
-      { id: 'time', header: 'Time', size: 170, cell: ({ row }) => <Text size="sm">{formatTime(row.original.request.timestamp)}</Text> },
+      {
+        id: 'time',
+        header: 'Time',
+        size: 165,
+        cell: ({ row }) => (
+          <Text size="sm" title={formatTime(row.original.request.timestamp)} {...cellText}>
+            {formatShortTime(row.original.request.timestamp)}
+          </Text>
+        ),
+      },
       { id: 'status', header: 'Status', size: 170, cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       { id: 'method', header: 'Method', size: 80, cell: ({ row }) => <Text size="sm">{row.original.request.method}</Text> },
       {

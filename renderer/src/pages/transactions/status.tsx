@@ -35,6 +35,15 @@ export function formatTime(iso: string | undefined): string {
   return Number.isNaN(date.getTime()) ? iso : TIME.format(date);
 }
 
+const SHORT_TIME = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+/** A date compactly (no year), for table cells; `formatTime` gives the full one. */
+export function formatShortTime(iso: string | undefined): string {
+  if (iso === undefined) return '–';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : SHORT_TIME.format(date);
+}
+
 /** When a transaction was received, from its id (the first 8 hex digits are epoch seconds, MongoDB ObjectId layout). */
 export function timeFromId(id: string): Date | null {
   if (!/^[0-9a-f]{8}/i.test(id)) return null;
