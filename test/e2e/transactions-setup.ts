@@ -27,7 +27,25 @@ export interface LabSetup {
 
 const CLIENT_PASSWORD = 'lab-client-pass-1';
 
-/** The upstream answers by path: JSON, XML, HL7 v2, a 500, or an echo. */
+/** What a mediator answers: the client's response, one orchestration (with an XML body) and two properties. */
+function mediatorAnswer(): string {
+  const timestamp = new Date().toISOString();
+  return JSON.stringify({
+    'x-mediator-urn': 'urn:mediator:lab-adapter',
+    status: 'Successful',
+    response: { status: 200, headers: { 'content-type': 'application/json' }, body: JSON_BODY, timestamp },
+    orchestrations: [
+      {
+        name: 'Fetch patient',
+        request: { path: '/patients/123', method: 'GET', querystring: 'full=true', headers: { accept: 'application/xml' }, timestamp },
+        response: { status: 200, headers: { 'content-type': 'application/xml' }, body: XML_BODY, timestamp },
+      },
+    ],
+    properties: { patient: '123', lab: 'central' },
+  });
+}
+
+/** The upstream answers by path: JSON, XML, HL7 v2, a mediator's structured answer, a 500, or an echo. */
 function upstream(): Promise<Upstream> {
   return httpUpstream((req, res) => {
     void readBody(req).then((text) => {
@@ -38,6 +56,9 @@ function upstream(): Promise<Upstream> {
       } else if (path.startsWith('/lab/hl7')) {
         res.writeHead(200, { 'content-type': 'x-application/hl7-v2+er7' });
         res.end(HL7_BODY);
+      } else if (path.startsWith('/lab/mediated')) {
+        res.writeHead(200, { 'content-type': 'application/json+openhim' });
+        res.end(mediatorAnswer());
       } else if (path.startsWith('/lab/fail')) {
         res.writeHead(500, { 'content-type': 'application/json' });
         res.end('{"error":"the lab system is down"}');

@@ -98,11 +98,21 @@ test.describe('transactions', () => {
       await expect(page.getByText('1–11 of 11 transactions')).toBeVisible();
       await expect(rowLinks(page).first()).toHaveText('/lab/json/19');
 
+      // Properties, as name=value.
+      await page.getByRole('button', { name: 'Clear filters' }).click();
+      const mediated = await lab.send('/lab/mediated/result');
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.getByRole('combobox', { name: 'Properties' }).fill('patient=123');
+      await page.getByRole('combobox', { name: 'Properties' }).press('Enter');
+      await expect(page).toHaveURL(/[?&]prop=patient%3D123/);
+      await expect(rowLinks(page)).toHaveText(['/lab/mediated/result']);
+      await expect(rowLinks(page)).toHaveAttribute('href', `#/transactions/${mediated}`);
+
       // A filter that matches nothing says so.
       await page.getByRole('textbox', { name: 'Path' }).fill('^/nothing-here');
       await expect(page.getByText('No transactions match these filters.')).toBeVisible();
       await page.getByRole('button', { name: 'Clear filters' }).click();
-      await expect(page.getByText('1–20 of 23 transactions')).toBeVisible();
+      await expect(page.getByText('1–20 of 24 transactions')).toBeVisible();
       await expect(page).toHaveURL(/#\/transactions$/);
     } finally {
       await lab.close();
@@ -146,6 +156,17 @@ test.describe('transactions', () => {
       await expect(page.getByRole('region', { name: 'Route Archive request body' })).toContainText("same body as the transaction's request");
       await page.getByRole('tab', { name: 'Orchestrations (0)' }).click();
       await expect(page.getByText('No orchestrations')).toBeVisible();
+
+      // What a mediator reported: its orchestration (with headers and an XML body) and properties.
+      const mediatedId = await lab.send('/lab/mediated/result');
+      await page.goto(`${junction.apiUrl}/#/transactions/${mediatedId}`);
+      await page.getByRole('tab', { name: 'Orchestrations (1)' }).click();
+      await expect(page.getByText('Orchestration Fetch patient').first()).toBeVisible();
+      await expect(page.getByRole('table', { name: 'Orchestration Fetch patient request headers' })).toContainText('application/xml');
+      expect(await bodyText(page, 'Orchestration Fetch patient response body')).toContain('\n  <patient id="123">Thandi</patient>\n');
+      await page.getByRole('tab', { name: 'Properties (2)' }).click();
+      await expect(page.getByRole('table', { name: 'Properties' }).getByRole('row', { name: 'patient 123' })).toBeVisible();
+      await expect(page.getByRole('table', { name: 'Properties' }).getByRole('row', { name: 'lab central' })).toBeVisible();
 
       // XML, indented.
       await page.goto(`${junction.apiUrl}/#/transactions/${xmlId}`);

@@ -24,29 +24,33 @@ function headerValue(headers: Record<string, string> | undefined, name: string):
   return key === undefined ? undefined : headers[key];
 }
 
+function Separator({ char }: { char: string }) {
+  return (
+    <Text span inherit c="dimmed">
+      {char}
+    </Text>
+  );
+}
+
 function Hl7Segment({ segment }: { segment: string }) {
   const fields = segment.split('|');
+  const header = fields[0] === 'MSH' || fields[0] === 'BHS' || fields[0] === 'FHS';
   return (
     <span style={{ display: 'block' }}>
       {fields.map((field, i) => (
         <Fragment key={i}>
-          {i > 0 && (
-            <Text span c="dimmed">
-              |
-            </Text>
-          )}
+          {i > 0 && <Separator char="|" />}
           {i === 0 ? (
-            <Text span fw={700} c="teal.8">
+            <Text span inherit fw={700} c="teal.8">
               {field}
             </Text>
+          ) : header && i === 1 ? (
+            // The encoding characters of a header segment, not separators.
+            field
           ) : (
             field.split('^').map((component, j) => (
               <Fragment key={j}>
-                {j > 0 && (
-                  <Text span c="dimmed">
-                    ^
-                  </Text>
-                )}
+                {j > 0 && <Separator char="^" />}
                 {component}
               </Fragment>
             ))

@@ -162,10 +162,12 @@ export const useDashboard = create<DashboardState>()((set, get) => {
           ...(tx.response === undefined ? {} : { responseStatus: tx.response.status }),
           at: tx.request.timestamp,
         }));
-        // Keep anything the feed pushed meanwhile that the page did not include yet.
+        // Keep what the feed pushed meanwhile and the page did not include yet: it arrived after the page was read.
         const ids = new Set(loaded.map((item) => item.id));
-        const pushed = get().feed.filter((item) => !ids.has(item.id));
-        const feed = [...pushed, ...loaded].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0)).slice(0, FEED_SIZE);
+        // Pushed times come from the id, to the second only.
+        const newest = (loaded[0]?.at ?? '').slice(0, 19);
+        const pushed = get().feed.filter((item) => !ids.has(item.id) && item.at.slice(0, 19) >= newest);
+        const feed = [...pushed, ...loaded].slice(0, FEED_SIZE);
         set({ feed, feedError: null });
       } catch (err) {
         set({ feedError: err });

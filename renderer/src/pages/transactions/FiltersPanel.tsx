@@ -120,7 +120,14 @@ export function FiltersPanel({ filters, channels, clients, showClients, onChange
             nothingFoundMessage="No client by that name"
           />
         ) : (
-          <TextFilter label="Client ID" placeholder="Any client" value={filters.client ?? ''} problem={() => null} onCommit={(v) => change({ client: v === '' ? null : v })} />
+          <TextFilter
+            label="Client"
+            placeholder="Any client"
+            description="As shown in the Client column"
+            value={filters.client ?? ''}
+            problem={(v) => (v === '' || /^[A-Za-z0-9_-]{1,64}$/.test(v) ? null : 'Letters, digits, - and _ only')}
+            onCommit={(v) => change({ client: v === '' ? null : v })}
+          />
         )}
         <Select
           label="Method"

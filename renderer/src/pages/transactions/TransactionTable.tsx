@@ -46,14 +46,14 @@ export function TransactionTable({ rows, channels, clients, selected, onSelected
       {
         id: 'time',
         header: 'Time',
-        size: 165,
+        size: 180,
         cell: ({ row }) => (
           <Text size="sm" title={formatTime(row.original.request.timestamp)} {...cellText}>
             {formatShortTime(row.original.request.timestamp)}
           </Text>
         ),
       },
-      { id: 'status', header: 'Status', size: 170, cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      { id: 'status', header: 'Status', size: 160, cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       { id: 'method', header: 'Method', size: 80, cell: ({ row }) => <Text size="sm">{row.original.request.method}</Text> },
       {
         id: 'path',

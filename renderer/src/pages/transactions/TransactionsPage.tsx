@@ -154,7 +154,16 @@ export function TransactionsPage() {
           </Paper>
         ) : rows.length === 0 && !loading && listError === null ? (
           <Paper withBorder p="lg">
-            <Text c="dimmed">{hasFilters(query.filters) ? 'No transactions match these filters.' : 'No transactions yet. They appear here as clients send requests.'}</Text>
+            {query.page > 1 && total !== null && total > 0 ? (
+              <Group gap="sm">
+                <Text c="dimmed">This page is past the last one.</Text>
+                <Button variant="default" size="xs" onClick={() => setQuery({ ...query, page: 1 })}>
+                  Go to the first page
+                </Button>
+              </Group>
+            ) : (
+              <Text c="dimmed">{hasFilters(query.filters) ? 'No transactions match these filters.' : 'No transactions yet. They appear here as clients send requests.'}</Text>
+            )}
           </Paper>
         ) : (
           <TransactionTable rows={rows} channels={channels} clients={clients} selected={selected} onSelectedChange={setSelected} />
