@@ -1,9 +1,9 @@
 /** Routes of the Transactions area (paths relative to the console root). */
 import type { RouteObject } from 'react-router';
-import { PageHeader } from '../../components/PageHeader';
+import { TransactionDetailPage } from './TransactionDetailPage';
+import { TransactionsPage } from './TransactionsPage';
 
-function TransactionsPage() {
-  return <PageHeader title="Transactions" />;
-}
-
-export const transactionsRoutes: RouteObject[] = [{ path: 'transactions', element: <TransactionsPage /> }];
+export const transactionsRoutes: RouteObject[] = [
+  { path: 'transactions', element: <TransactionsPage /> },
+  { path: 'transactions/:id', element: <TransactionDetailPage /> },
+];

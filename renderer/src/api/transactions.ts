@@ -1,0 +1,67 @@
+/** Typed calls of the transactions area: the list and its count, one transaction, re-runs, the export, and names. */
+import type { CreatedTask, TransactionCount, TransactionFilters, TransactionView } from '../../../service/contracts/transactions';
+import { api, seg } from './client';
+
+/** A channel as far as transaction pages need it (GET /channels answers much more). */
+export interface ChannelName {
+  _id: string;
+  name: string;
+  status?: string;
+}
+
+/** A client as far as transaction pages need it (GET /clients, admins only). */
+export interface ClientName {
+  _id: string;
+  clientID: string;
+  name: string;
+}
+
+export type ExportFormat = 'csv' | 'ndjson';
+
+function filtersParam(filters: TransactionFilters): string | undefined {
+  return Object.keys(filters).length === 0 ? undefined : JSON.stringify(filters);
+}
+
+/** One page of transactions, newest first (`page` from 0). */
+export function listTransactions(filters: TransactionFilters, page: number, limit: number, signal?: AbortSignal): Promise<TransactionView[]> {
+  return api.get<TransactionView[]>('/transactions', { filterLimit: limit, filterPage: page, filters: filtersParam(filters) }, signal);
+}
+
+/** How many transactions match, without loading them. */
+export async function countTransactions(filters: TransactionFilters, signal?: AbortSignal): Promise<number> {
+  const answer = await api.get<TransactionCount>('/transactions', { filterRepresentation: 'bulkrerun', filters: filtersParam(filters) }, signal);
+  return answer.count;
+}
+
+/** One transaction with headers, bodies (up to 1 MB each), routes and orchestrations. */
+export function getTransaction(id: string, signal?: AbortSignal): Promise<TransactionView> {
+  return api.get<TransactionView>(`/transactions/${seg(id)}`, { filterRepresentation: 'full' }, signal);
+}
+
+/** Re-runs the given transactions as one task. */
+export function rerunTransactions(ids: string[]): Promise<CreatedTask> {
+  return api.post<CreatedTask>('/tasks', { tids: ids });
+}
+
+/** Re-runs every transaction matching the filters as one task. */
+export function rerunMatching(filters: TransactionFilters): Promise<CreatedTask> {
+  return api.post<CreatedTask>('/bulkrerun', { filters });
+}
+
+/** Starts the streamed export; the caller reads the body. */
+export function startExport(filters: TransactionFilters, format: ExportFormat, bodies: boolean, signal: AbortSignal): Promise<Response> {
+  return api.fetch('/transactions/export', {
+    query: { format, filters: filtersParam(filters), bodies: bodies ? 'true' : undefined },
+    signal,
+  });
+}
+
+export async function listChannelNames(signal?: AbortSignal): Promise<ChannelName[]> {
+  const channels = await api.get<ChannelName[]>('/channels', undefined, signal);
+  return channels.map(({ _id, name, status }) => ({ _id, name, ...(status === undefined ? {} : { status }) }));
+}
+
+export async function listClientNames(signal?: AbortSignal): Promise<ClientName[]> {
+  const clients = await api.get<ClientName[]>('/clients', undefined, signal);
+  return clients.map(({ _id, clientID, name }) => ({ _id, clientID, name }));
+}

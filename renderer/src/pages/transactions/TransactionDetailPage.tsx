@@ -1,0 +1,324 @@
+/** One transaction: its summary, request, response, routes, orchestrations and properties, and a re-run. */
+import { useEffect, useState } from 'react';
+import type { ReactNode } from 'react';
+import { Accordion, Alert, Anchor, Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Table, Tabs, Text } from '@mantine/core';
+import { Link, useParams } from 'react-router';
+import type { LiveTransaction } from '../../../../service/contracts/live-feed';
+import type { CreatedTask, ExchangeView, TransactionView } from '../../../../service/contracts/transactions';
+import { live } from '../../api/live';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { PageHeader } from '../../components/PageHeader';
+import { isAdmin, useSession } from '../../stores/session';
+import { useTransactions } from '../../stores/transactions';
+import { PartView } from './ExchangeView';
+import { RerunResult } from './RerunResult';
+import { StatusBadge, formatTime } from './status';
+
+function Field({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div style={{ minWidth: 0 }}>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <div style={{ overflowWrap: 'anywhere' }}>{children}</div>
+    </div>
+  );
+}
+
+function duration(tx: TransactionView): string {
+  if (tx.response === undefined) return '–';
+  const ms = new Date(tx.response.timestamp).getTime() - new Date(tx.request.timestamp).getTime();
+  return Number.isFinite(ms) ? `${ms.toLocaleString()} ms` : '–';
+}
+
+function TxLink({ id }: { id: string }) {
+  return (
+    <Anchor component={Link} to={`/transactions/${id}`} size="sm" ff="monospace">
+      {id}
+    </Anchor>
+  );
+}
+
+/** Routes or orchestrations, one accordion item each with its request and response. */
+function Exchanges({ items, kind }: { items: ExchangeView[]; kind: 'Route' | 'Orchestration' }) {
+  if (items.length === 0) {
+    return (
+      <Text size="sm" c="dimmed">
+        {kind === 'Route' ? 'No routes were recorded.' : 'No orchestrations: the channel did not go through a mediator that reported any.'}
+      </Text>
+    );
+  }
+  return (
+    <Accordion variant="separated" multiple defaultValue={items.length === 1 ? ['0'] : []}>
+      {items.map((item, i) => (
+        <Accordion.Item key={i} value={String(i)}>
+          <Accordion.Control>
+            <Group gap="sm" wrap="nowrap">
+              <Text fw={600} size="sm" truncate>
+                {kind} {item.name}
+              </Text>
+              <Text size="sm" c="dimmed" truncate>
+                {item.request.method} {item.request.path}
+              </Text>
+              {item.response !== undefined && (
+                <Badge variant="light" color={item.response.status >= 500 ? 'red' : item.response.status >= 300 ? 'yellow' : 'teal'}>
+                  {item.response.status}
+                </Badge>
+              )}
+              {item.error !== undefined && (
+                <Badge variant="light" color="red">
+                  Error
+                </Badge>
+              )}
+            </Group>
+          </Accordion.Control>
+          <Accordion.Panel>
+            {item.error !== undefined && (
+              <Alert color="red" title="Error" mb="sm">
+                {item.error.message}
+              </Alert>
+            )}
+            <Text fw={600} size="sm">
+              Request: {item.request.method} {item.request.path}
+              {item.request.querystring === '' ? '' : `?${item.request.querystring}`} at {formatTime(item.request.timestamp)}
+            </Text>
+            <PartView part={item.request} label={`${kind} ${item.name} request`} sameAsRequest={kind === 'Route'} />
+            <Text fw={600} size="sm" mt="lg">
+              Response
+            </Text>
+            {item.response === undefined ? (
+              <Text size="sm" c="dimmed">
+                No response.
+              </Text>
+            ) : (
+              <>
+                <Text size="sm">
+                  Status {item.response.status} at {formatTime(item.response.timestamp)}
+                </Text>
+                <PartView part={item.response} label={`${kind} ${item.name} response`} />
+              </>
+            )}
+          </Accordion.Panel>
+        </Accordion.Item>
+      ))}
+    </Accordion>
+  );
+}
+
+export function TransactionDetailPage() {
+  const { id = '' } = useParams();
+  const tx = useTransactions((s) => (s.detail?._id === id ? s.detail : null));
+  const loading = useTransactions((s) => s.detailLoading);
+  const error = useTransactions((s) => s.detailError);
+  const loadDetail = useTransactions((s) => s.loadDetail);
+  const channels = useTransactions((s) => s.channels);
+  const clients = useTransactions((s) => s.clients);
+  const loadNames = useTransactions((s) => s.loadNames);
+  const rerun = useTransactions((s) => s.rerun);
+  const listSearch = useTransactions((s) => s.listSearch);
+  const admin = isAdmin(useSession((s) => s.user));
+
+  const [task, setTask] = useState<CreatedTask | null>(null);
+  const [rerunError, setRerunError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    setTask(null);
+    setRerunError(null);
+    void loadDetail(id);
+  }, [id, loadDetail]);
+
+  useEffect(() => {
+    if (channels.length === 0) void loadNames(admin);
+  }, [channels.length, loadNames, admin]);
+
+  // A transaction still in progress is shown again when it completes; a reconnect may have missed that.
+  useEffect(() => {
+    const offCompleted = live.on('transaction.completed', (event: LiveTransaction) => {
+      if (event.transactionId === id) void loadDetail(id);
+    });
+    const offReconnect = live.onReconnect(() => void loadDetail(id));
+    return () => {
+      offCompleted();
+      offReconnect();
+    };
+  }, [id, loadDetail]);
+
+  async function doRerun() {
+    setBusy(true);
+    setRerunError(null);
+    setTask(null);
+    try {
+      setTask(await rerun([id]));
+      await loadDetail(id);
+    } catch (err) {
+      setRerunError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const back = (
+    <Anchor component={Link} to={listSearch === '' ? '/transactions' : `/transactions?${listSearch}`} size="sm">
+      Back to transactions
+    </Anchor>
+  );
+
+  if (tx === null) {
+    return (
+      <>
+        <PageHeader title="Transaction">{back}</PageHeader>
+        {loading && <Loader aria-label="Loading the transaction" />}
+        <ErrorAlert error={error} action="load the transaction" />
+      </>
+    );
+  }
+
+  const channel = channels.find((c) => c._id === tx.channelID);
+  const client = tx.clientID === undefined ? undefined : clients.find((c) => c._id === tx.clientID);
+  const query = tx.request.querystring === '' ? '' : `?${tx.request.querystring}`;
+  const routes = tx.routes ?? [];
+  const orchestrations = tx.orchestrations ?? [];
+  const properties = Object.entries(tx.properties ?? {});
+  const notRerunnable = !tx.canRerun || tx.status === 'Processing';
+
+  return (
+    <>
+      <PageHeader title="Transaction">
+        {back}
+        <Button onClick={() => void doRerun()} loading={busy} disabled={notRerunnable}>
+          Re-run
+        </Button>
+      </PageHeader>
+      <Stack gap="sm">
+        <ErrorAlert error={error} action="refresh the transaction" />
+        <ErrorAlert error={rerunError} action="re-run the transaction" onClose={() => setRerunError(null)} />
+        {task !== null && <RerunResult task={task} onClose={() => setTask(null)} />}
+        {!tx.canRerun && (
+          <Text size="sm" c="dimmed">
+            This transaction cannot be re-run: a body needed to send it again was not stored in full.
+          </Text>
+        )}
+        {tx.status === 'Processing' && (
+          <Text size="sm" c="dimmed">
+            This transaction is still being processed; it can be re-run once it has completed.
+          </Text>
+        )}
+        {tx.error !== undefined && (
+          <Alert color="red" title="Error">
+            {tx.error.message}
+          </Alert>
+        )}
+
+        <Paper withBorder p="md">
+          <Group gap="sm" mb="sm" wrap="nowrap">
+            <StatusBadge status={tx.status} />
+            <Text fw={600} ff="monospace" style={{ overflowWrap: 'anywhere' }}>
+              {tx.request.method} {tx.request.path}
+              {query}
+            </Text>
+          </Group>
+          <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md" verticalSpacing="sm">
+            <Field label="Received">{formatTime(tx.request.timestamp)}</Field>
+            <Field label="Duration">{duration(tx)}</Field>
+            <Field label="Response status">{tx.response?.status ?? '–'}</Field>
+            <Field label="Channel">{channel?.name ?? tx.channelID}</Field>
+            <Field label="Client">{tx.clientID === undefined ? 'None (public channel)' : (client?.name ?? tx.clientID)}</Field>
+            <Field label="Client address">{tx.clientIP}</Field>
+            <Field label="Transaction ID">
+              <Text size="sm" ff="monospace">
+                {tx._id}
+              </Text>
+            </Field>
+            <Field label="Re-runs">
+              {tx.parentID !== undefined && (
+                <Text size="sm">
+                  Re-run of <TxLink id={tx.parentID} />
+                  {tx.autoRetryAttempt > 0 ? ` (automatic retry ${tx.autoRetryAttempt})` : ''}
+                </Text>
+              )}
+              {tx.childIDs !== undefined && tx.childIDs.length > 0 ? (
+                <Text size="sm">
+                  Re-run as{' '}
+                  {tx.childIDs.map((child, i) => (
+                    <span key={child}>
+                      {i > 0 && ', '}
+                      <TxLink id={child} />
+                    </span>
+                  ))}
+                </Text>
+              ) : tx.wasRerun === true ? (
+                <Text size="sm">Re-run before</Text>
+              ) : tx.parentID === undefined ? (
+                <Text size="sm">Not re-run</Text>
+              ) : null}
+            </Field>
+          </SimpleGrid>
+        </Paper>
+
+        <Tabs defaultValue="request" keepMounted={false}>
+          <Tabs.List>
+            <Tabs.Tab value="request">Request</Tabs.Tab>
+            <Tabs.Tab value="response">Response</Tabs.Tab>
+            <Tabs.Tab value="routes">Routes ({routes.length})</Tabs.Tab>
+            <Tabs.Tab value="orchestrations">Orchestrations ({orchestrations.length})</Tabs.Tab>
+            <Tabs.Tab value="properties">Properties ({properties.length})</Tabs.Tab>
+          </Tabs.List>
+          <Tabs.Panel value="request" pt="sm">
+            <Text size="sm">
+              {tx.request.method} {tx.request.path}
+              {query}
+              {tx.request.host === undefined ? '' : ` on ${tx.request.host}${tx.request.port === undefined ? '' : `:${tx.request.port}`}`} at{' '}
+              {formatTime(tx.request.timestamp)}
+            </Text>
+            <PartView part={tx.request} label="Request" />
+          </Tabs.Panel>
+          <Tabs.Panel value="response" pt="sm">
+            {tx.response === undefined ? (
+              <Text size="sm" c="dimmed">
+                No response yet.
+              </Text>
+            ) : (
+              <>
+                <Text size="sm">
+                  Status {tx.response.status} at {formatTime(tx.response.timestamp)}
+                </Text>
+                <PartView part={tx.response} label="Response" />
+              </>
+            )}
+          </Tabs.Panel>
+          <Tabs.Panel value="routes" pt="sm">
+            <Exchanges items={routes} kind="Route" />
+          </Tabs.Panel>
+          <Tabs.Panel value="orchestrations" pt="sm">
+            <Exchanges items={orchestrations} kind="Orchestration" />
+          </Tabs.Panel>
+          <Tabs.Panel value="properties" pt="sm">
+            {properties.length === 0 ? (
+              <Text size="sm" c="dimmed">
+                No properties.
+              </Text>
+            ) : (
+              <Table withTableBorder aria-label="Properties" style={{ tableLayout: 'fixed' }}>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th w="30%">Name</Table.Th>
+                    <Table.Th>Value</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {properties.map(([name, value]) => (
+                    <Table.Tr key={name}>
+                      <Table.Td style={{ overflowWrap: 'anywhere' }}>{name}</Table.Td>
+                      <Table.Td style={{ overflowWrap: 'anywhere' }}>{value}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            )}
+          </Tabs.Panel>
+        </Tabs>
+      </Stack>
+    </>
+  );
+}

@@ -1,0 +1,224 @@
+/**
+ * The transactions list: filters and page in the URL, one server page at a time (the log holds 100k+), selection for
+ * re-runs, re-run of everything matching, and export.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import { Button, Group, Loader, Modal, Pagination, Paper, Select, Stack, Text } from '@mantine/core';
+import { useSearchParams } from 'react-router';
+import type { CreatedTask } from '../../../../service/contracts/transactions';
+import { live } from '../../api/live';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { PageHeader } from '../../components/PageHeader';
+import { isAdmin, useSession } from '../../stores/session';
+import { useTransactions } from '../../stores/transactions';
+import { ExportModal } from './ExportModal';
+import { FiltersPanel } from './FiltersPanel';
+import { PAGE_SIZES, apiFilters, dateOrderProblem, hasFilters, paramsFromQuery, queryFromParams } from './filters';
+import type { ListFilters, ListQuery } from './filters';
+import { RerunResult } from './RerunResult';
+import { TransactionTable } from './TransactionTable';
+
+export function TransactionsPage() {
+  const [params, setParams] = useSearchParams();
+  const query = useMemo(() => queryFromParams(params), [params]);
+  const filters = useMemo(() => apiFilters(query.filters), [query.filters]);
+  const filtersKey = JSON.stringify(filters);
+  const dateProblem = dateOrderProblem(query.filters);
+  const admin = isAdmin(useSession((s) => s.user));
+
+  const channels = useTransactions((s) => s.channels);
+  const clients = useTransactions((s) => s.clients);
+  const namesError = useTransactions((s) => s.namesError);
+  const rows = useTransactions((s) => s.rows);
+  const loading = useTransactions((s) => s.loading);
+  const listError = useTransactions((s) => s.listError);
+  const total = useTransactions((s) => s.total);
+  const selected = useTransactions((s) => s.selected);
+  const setSelected = useTransactions((s) => s.setSelected);
+  const loadNames = useTransactions((s) => s.loadNames);
+  const loadPage = useTransactions((s) => s.loadPage);
+  const rerun = useTransactions((s) => s.rerun);
+  const rerunFiltered = useTransactions((s) => s.rerunFiltered);
+  const setListSearch = useTransactions((s) => s.setListSearch);
+
+  const [arrived, setArrived] = useState(0);
+  const [task, setTask] = useState<CreatedTask | null>(null);
+  const [actionError, setActionError] = useState<{ error: unknown; action: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [confirmBulk, setConfirmBulk] = useState(false);
+  const [exportOpen, setExportOpen] = useState(false);
+
+  const page = query.page - 1;
+  const refresh = (force = true) => {
+    setArrived(0);
+    if (dateProblem === null) void loadPage(filters, page, query.size, force);
+  };
+
+  useEffect(() => {
+    void loadNames(admin);
+  }, [loadNames, admin]);
+
+  useEffect(() => {
+    setListSearch(params.toString());
+  }, [params, setListSearch]);
+
+  useEffect(() => {
+    setArrived(0);
+    if (dateProblem === null) void loadPage(JSON.parse(filtersKey) as typeof filters, page, query.size);
+  }, [filtersKey, page, query.size, dateProblem, loadPage]);
+
+  // New transactions are announced, not inserted: rows jumping under the pointer would make selection unreliable.
+  useEffect(() => live.on('transaction.started', () => setArrived((n) => n + 1)), []);
+  useEffect(
+    () => live.onReconnect(() => void loadPage(JSON.parse(filtersKey) as typeof filters, page, query.size, true)),
+    [filtersKey, page, query.size, loadPage],
+  );
+
+  const setQuery = (next: ListQuery) => setParams(paramsFromQuery(next));
+  const changeFilters = (next: ListFilters) => setQuery({ filters: next, page: 1, size: query.size });
+
+  const selectedIds = Object.keys(selected).filter((id) => selected[id] === true);
+  const pages = total === null ? null : Math.max(1, Math.ceil(total / query.size));
+  const first = page * query.size + 1;
+  const last = page * query.size + rows.length;
+
+  async function run(action: string, call: () => Promise<CreatedTask>, after?: () => void) {
+    setBusy(true);
+    setActionError(null);
+    setTask(null);
+    try {
+      setTask(await call());
+      after?.();
+      refresh();
+    } catch (err) {
+      setActionError({ error: err, action });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <>
+      <PageHeader title="Transactions">
+        <Button variant="default" onClick={() => refresh()} loading={loading} loaderProps={{ type: 'dots' }}>
+          Refresh
+        </Button>
+        <Button variant="default" onClick={() => setExportOpen(true)} disabled={dateProblem !== null}>
+          Export
+        </Button>
+        <Button variant="light" onClick={() => setConfirmBulk(true)} disabled={total === null || total === 0 || dateProblem !== null}>
+          Re-run all matching
+        </Button>
+      </PageHeader>
+
+      <FiltersPanel filters={query.filters} channels={channels} clients={clients} showClients={admin} onChange={changeFilters} />
+
+      <Stack gap="sm">
+        <ErrorAlert error={namesError} action="load the channel and client names" />
+        <ErrorAlert error={listError} action="load the transactions" />
+        {actionError !== null && <ErrorAlert error={actionError.error} action={actionError.action} onClose={() => setActionError(null)} />}
+        {task !== null && <RerunResult task={task} onClose={() => setTask(null)} />}
+
+        <Group justify="space-between" gap="xs" mih={36}>
+          <Group gap="xs">
+            <Text size="sm" c="dimmed" aria-live="polite">
+              {total === null
+                ? 'Counting…'
+                : total === 0
+                  ? 'No transactions'
+                  : `${first.toLocaleString()}–${last.toLocaleString()} of ${total.toLocaleString()} transaction${total === 1 ? '' : 's'}`}
+            </Text>
+            {loading && <Loader size="xs" aria-label="Loading transactions" />}
+            {arrived > 0 && (
+              <Button size="compact-sm" variant="subtle" onClick={() => refresh()}>
+                {arrived === 1 ? '1 new transaction' : `${arrived} new transactions`}: show
+              </Button>
+            )}
+          </Group>
+          <Group gap="xs">
+            <Text size="sm">{selectedIds.length} selected</Text>
+            <Button size="sm" onClick={() => void run('re-run the selected transactions', () => rerun(selectedIds), () => setSelected({}))} disabled={selectedIds.length === 0} loading={busy}>
+              Re-run selected
+            </Button>
+            {selectedIds.length > 0 && (
+              <Button size="sm" variant="subtle" onClick={() => setSelected({})}>
+                Clear selection
+              </Button>
+            )}
+          </Group>
+        </Group>
+
+        {dateProblem !== null ? (
+          <Paper withBorder p="lg">
+            <Text>{dateProblem}</Text>
+          </Paper>
+        ) : rows.length === 0 && !loading && listError === null ? (
+          <Paper withBorder p="lg">
+            {query.page > 1 && total !== null && total > 0 ? (
+              <Group gap="sm">
+                <Text c="dimmed">This page is past the last one.</Text>
+                <Button variant="default" size="xs" onClick={() => setQuery({ ...query, page: 1 })}>
+                  Go to the first page
+                </Button>
+              </Group>
+            ) : (
+              <Text c="dimmed">{hasFilters(query.filters) ? 'No transactions match these filters.' : 'No transactions yet. They appear here as clients send requests.'}</Text>
+            )}
+          </Paper>
+        ) : (
+          <TransactionTable rows={rows} channels={channels} clients={clients} selected={selected} onSelectedChange={setSelected} />
+        )}
+
+        <Group justify="space-between">
+          <Select
+            label="Rows per page"
+            data={PAGE_SIZES.map(String)}
+            value={String(query.size)}
+            onChange={(v) => setQuery({ filters: query.filters, page: 1, size: Number(v ?? query.size) })}
+            allowDeselect={false}
+            w={130}
+            size="xs"
+          />
+          {pages !== null && pages > 1 && (
+            <Pagination
+              total={pages}
+              value={Math.min(query.page, pages)}
+              onChange={(p) => setQuery({ ...query, page: p })}
+              siblings={1}
+              boundaries={1}
+              aria-label="Pages"
+              getItemProps={(p) => ({ 'aria-label': `Page ${p}` })}
+              getControlProps={(control) => ({ 'aria-label': control === 'next' ? 'Next page' : control === 'previous' ? 'Previous page' : control === 'first' ? 'First page' : 'Last page' })}
+            />
+          )}
+        </Group>
+      </Stack>
+
+      <ExportModal opened={exportOpen} onClose={() => setExportOpen(false)} filters={filters} total={total} />
+
+      <Modal opened={confirmBulk} onClose={() => setConfirmBulk(false)} title="Re-run all matching transactions">
+        <Stack gap="sm">
+          <Text size="sm">
+            This creates one re-run task for all {(total ?? 0).toLocaleString()} transaction{total === 1 ? '' : 's'} that match
+            {hasFilters(query.filters) ? ' the current filters' : ' (no filters are set, so this is every transaction)'}. Each is sent again through its
+            channel&apos;s current routes. Transactions that cannot be re-run are left out and listed in the result.
+          </Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setConfirmBulk(false)}>
+              Cancel
+            </Button>
+            <Button
+              loading={busy}
+              onClick={() => {
+                setConfirmBulk(false);
+                void run('re-run the matching transactions', () => rerunFiltered(filters));
+              }}
+            >
+              Start re-run
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,161 @@
+/**
+ * The transaction list's filters and page as URL search parameters (so a filtered view can be bookmarked, shared and
+ * reloaded), and their translation into the API's `filters` object. Pure.
+ *
+ * URL keys: status (repeated), channel, client, method, response, path, from, to (ISO 8601), prop (repeated
+ * `name=value`), page (from 1), size.
+ */
+import type { TransactionFilters, TransactionStatus } from '../../../../service/contracts/transactions';
+import { isStatus } from './status';
+
+export interface ListFilters {
+  status: TransactionStatus[];
+  channel: string | null;
+  client: string | null;
+  method: string | null;
+  /** A response status code (404) or class (5xx). */
+  response: string;
+  /** A regular expression on the request path. */
+  path: string;
+  /** ISO 8601 instants. */
+  from: string | null;
+  to: string | null;
+  /** `name=value` pairs. */
+  properties: string[];
+}
+
+export interface ListQuery {
+  filters: ListFilters;
+  /** From 1. */
+  page: number;
+  size: number;
+}
+
+export const PAGE_SIZES = [20, 50, 100] as const;
+export const DEFAULT_SIZE = 20;
+
+export const EMPTY_FILTERS: ListFilters = { status: [], channel: null, client: null, method: null, response: '', path: '', from: null, to: null, properties: [] };
+
+function isoOrNull(value: string | null): string | null {
+  if (value === null || value === '') return null;
+  return Number.isNaN(new Date(value).getTime()) ? null : value;
+}
+
+/** The filters and page a URL describes; unknown or malformed values are ignored. */
+export function queryFromParams(params: URLSearchParams): ListQuery {
+  const page = Number(params.get('page') ?? '1');
+  const size = Number(params.get('size') ?? String(DEFAULT_SIZE));
+  return {
+    filters: {
+      status: params.getAll('status').filter(isStatus),
+      channel: params.get('channel') || null,
+      client: params.get('client') || null,
+      method: params.get('method') || null,
+      response: params.get('response') ?? '',
+      path: params.get('path') ?? '',
+      from: isoOrNull(params.get('from')),
+      to: isoOrNull(params.get('to')),
+      properties: params.getAll('prop').filter((p) => splitProperty(p) !== null),
+    },
+    page: Number.isInteger(page) && page >= 1 ? page : 1,
+    size: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_SIZE,
+  };
+}
+
+/** The URL parameters of a query; defaults are left out so plain views keep plain URLs. */
+export function paramsFromQuery(query: ListQuery): URLSearchParams {
+  const params = new URLSearchParams();
+  const { filters } = query;
+  for (const status of filters.status) params.append('status', status);
+  if (filters.channel !== null) params.set('channel', filters.channel);
+  if (filters.client !== null) params.set('client', filters.client);
+  if (filters.method !== null) params.set('method', filters.method);
+  if (filters.response !== '') params.set('response', filters.response);
+  if (filters.path !== '') params.set('path', filters.path);
+  if (filters.from !== null) params.set('from', filters.from);
+  if (filters.to !== null) params.set('to', filters.to);
+  for (const property of filters.properties) params.append('prop', property);
+  if (query.page !== 1) params.set('page', String(query.page));
+  if (query.size !== DEFAULT_SIZE) params.set('size', String(query.size));
+  return params;
+}
+
+/** `name=value` as its two parts; null without a name or an `=`. */
+export function splitProperty(pair: string): [string, string] | null {
+  const at = pair.indexOf('=');
+  if (at <= 0) return null;
+  const name = pair.slice(0, at).trim();
+  if (name === '' || name.startsWith('$') || name.includes('.')) return null;
+  return [name, pair.slice(at + 1).trim()];
+}
+
+/** Why a path pattern cannot be used, or null when it compiles. */
+export function pathPatternProblem(pattern: string): string | null {
+  if (pattern === '') return null;
+  try {
+    new RegExp(pattern);
+    return null;
+  } catch {
+    return 'This is not a valid regular expression';
+  }
+}
+
+/** Why a response status filter cannot be used, or null. */
+export function responseStatusProblem(value: string): string | null {
+  if (value === '' || /^\s*[1-5](\d\d|xx)\s*$/i.test(value)) return null;
+  return 'Use a status code such as 404 or a class such as 5xx';
+}
+
+/** The API's `filters` object for the list, count, export and bulk re-run. */
+export function apiFilters(filters: ListFilters): TransactionFilters {
+  const out: TransactionFilters = {};
+  if (filters.status.length === 1) out.status = filters.status[0];
+  else if (filters.status.length > 1) out.status = [...filters.status];
+  if (filters.channel !== null) out.channelID = filters.channel;
+  if (filters.client !== null) out.clientID = filters.client;
+  if (filters.method !== null) out['request.method'] = filters.method;
+  if (filters.response.trim() !== '' && responseStatusProblem(filters.response) === null) out['response.status'] = filters.response.trim().toLowerCase();
+  if (filters.path !== '' && pathPatternProblem(filters.path) === null) out['request.path'] = filters.path;
+  if (filters.from !== null || filters.to !== null) {
+    out['request.timestamp'] = {
+      ...(filters.from === null ? {} : { $gte: filters.from }),
+      ...(filters.to === null ? {} : { $lte: filters.to }),
+    };
+  }
+  const properties: Record<string, string> = {};
+  for (const pair of filters.properties) {
+    const split = splitProperty(pair);
+    if (split !== null) properties[split[0]] = split[1];
+  }
+  if (Object.keys(properties).length > 0) out.properties = properties;
+  return out;
+}
+
+/** Why the date range cannot be used, or null. */
+export function dateOrderProblem(filters: ListFilters): string | null {
+  if (filters.from === null || filters.to === null) return null;
+  return new Date(filters.from) > new Date(filters.to) ? 'Choose a From time before the To time.' : null;
+}
+
+/** True when any filter is set. */
+export function hasFilters(filters: ListFilters): boolean {
+  return Object.keys(apiFilters(filters)).length > 0;
+}
+
+/** An ISO instant as the value of a `datetime-local` input (local time, to the minute). */
+export function toLocalInput(iso: string | null): string {
+  if (iso === null) return '';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** A `datetime-local` value (local time) as an ISO instant; `end` takes the last millisecond of that minute. */
+export function fromLocalInput(value: string, end = false): string | null {
+  if (value === '') return null;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return null;
+  if (end && date.getSeconds() === 0) date.setSeconds(59, 999);
+  return date.toISOString();
+}

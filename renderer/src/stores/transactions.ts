@@ -1,0 +1,224 @@
+/**
+ * The transactions area: the page shown (one server page at a time, with the count of all matches), the selection,
+ * one transaction's detail, channel and client names, and the streamed export with its progress.
+ */
+import { create } from 'zustand';
+import type { CreatedTask, TransactionFilters, TransactionView } from '../../../service/contracts/transactions';
+import {
+  countTransactions,
+  getTransaction,
+  listChannelNames,
+  listClientNames,
+  listTransactions,
+  rerunMatching,
+  rerunTransactions,
+  startExport,
+} from '../api/transactions';
+import type { ChannelName, ClientName, ExportFormat } from '../api/transactions';
+
+export interface ExportState {
+  status: 'idle' | 'running' | 'done' | 'cancelled' | 'failed';
+  format: ExportFormat;
+  /** Rows received so far (lines of the stream, without the CSV header). */
+  rows: number;
+  bytes: number;
+  /** How many rows were expected, from a count with the same filters. */
+  total: number;
+  fileName: string;
+  /** Object URL of the finished file, revoked when the next export starts or the page is left. */
+  url: string | null;
+  error: unknown;
+}
+
+interface TransactionsState {
+  channels: ChannelName[];
+  clients: ClientName[];
+  namesError: unknown;
+
+  /** The page on screen, for the query it was loaded for. */
+  rows: TransactionView[];
+  rowsKey: string | null;
+  loading: boolean;
+  listError: unknown;
+  /** Matches of the current filters (for paging and bulk re-run), null while unknown. */
+  total: number | null;
+  totalKey: string | null;
+  /** Ids of the selected rows (kept across pages, cleared when the filters change). */
+  selected: Record<string, boolean>;
+
+  detail: TransactionView | null;
+  detailLoading: boolean;
+  detailError: unknown;
+
+  exporting: ExportState;
+  /** The list's URL search of the last visit, so the detail can lead back to the same filtered view. */
+  listSearch: string;
+
+  setListSearch: (search: string) => void;
+  loadNames: (withClients: boolean) => Promise<void>;
+  /** Loads one page (page from 0) and, when the filters changed, the count. Stale answers are dropped. */
+  loadPage: (filters: TransactionFilters, page: number, size: number, force?: boolean) => Promise<void>;
+  setSelected: (selected: Record<string, boolean>) => void;
+  loadDetail: (id: string) => Promise<void>;
+  rerun: (ids: string[]) => Promise<CreatedTask>;
+  rerunFiltered: (filters: TransactionFilters) => Promise<CreatedTask>;
+  startExport: (filters: TransactionFilters, format: ExportFormat, bodies: boolean, total: number) => Promise<void>;
+  cancelExport: () => void;
+  resetExport: () => void;
+}
+
+const IDLE_EXPORT: ExportState = { status: 'idle', format: 'csv', rows: 0, bytes: 0, total: 0, fileName: '', url: null, error: null };
+
+let listAbort: AbortController | null = null;
+let countAbort: AbortController | null = null;
+let detailAbort: AbortController | null = null;
+let exportAbort: AbortController | null = null;
+
+function fileNameFrom(response: Response, format: ExportFormat): string {
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const match = /filename="?([^";]+)"?/i.exec(disposition);
+  if (match?.[1] !== undefined) return match[1];
+  return `transactions-${new Date().toISOString().replace(/[:.]/g, '-')}.${format}`;
+}
+
+function isAbort(err: unknown): boolean {
+  return err instanceof DOMException ? err.name === 'AbortError' : (err as Error | null)?.name === 'AbortError';
+}
+
+export const useTransactions = create<TransactionsState>()((set, get) => ({
+  channels: [],
+  clients: [],
+  namesError: null,
+  rows: [],
+  rowsKey: null,
+  loading: false,
+  listError: null,
+  total: null,
+  totalKey: null,
+  selected: {},
+  detail: null,
+  detailLoading: false,
+  detailError: null,
+  exporting: IDLE_EXPORT,
+  listSearch: '',
+
+  setListSearch(listSearch) {
+    set({ listSearch });
+  },
+
+  async loadNames(withClients) {
+    try {
+      const [channels, clients] = await Promise.all([listChannelNames(), withClients ? listClientNames() : Promise.resolve([])]);
+      set({ channels, clients, namesError: null });
+    } catch (err) {
+      set({ namesError: err });
+    }
+  },
+
+  async loadPage(filters, page, size, force = false) {
+    const filtersKey = JSON.stringify(filters);
+    const key = `${filtersKey}|${page}|${size}`;
+    const state = get();
+    if (state.totalKey !== filtersKey) set({ selected: {} });
+    const wantCount = force || state.totalKey !== filtersKey;
+    if (wantCount) {
+      countAbort?.abort();
+      const controller = new AbortController();
+      countAbort = controller;
+      set({ total: state.totalKey === filtersKey ? state.total : null, totalKey: filtersKey });
+      countTransactions(filters, controller.signal).then(
+        (total) => {
+          if (countAbort === controller) set({ total });
+        },
+        (err: unknown) => {
+          if (countAbort === controller && !isAbort(err)) set({ listError: err });
+        },
+      );
+    }
+    listAbort?.abort();
+    const controller = new AbortController();
+    listAbort = controller;
+    set({ loading: true, listError: null, ...(state.rowsKey === key ? {} : { rowsKey: key }) });
+    try {
+      const rows = await listTransactions(filters, page, size, controller.signal);
+      if (listAbort === controller) set({ rows, loading: false });
+    } catch (err) {
+      if (listAbort !== controller || isAbort(err)) return;
+      set({ rows: [], loading: false, listError: err });
+    }
+  },
+
+  setSelected(selected) {
+    set({ selected });
+  },
+
+  async loadDetail(id) {
+    detailAbort?.abort();
+    const controller = new AbortController();
+    detailAbort = controller;
+    set({ detailLoading: true, detailError: null, ...(get().detail?._id === id ? {} : { detail: null }) });
+    try {
+      const detail = await getTransaction(id, controller.signal);
+      if (detailAbort === controller) set({ detail, detailLoading: false });
+    } catch (err) {
+      if (detailAbort !== controller || isAbort(err)) return;
+      set({ detailLoading: false, detailError: err });
+    }
+  },
+
+  rerun: (ids) => rerunTransactions(ids),
+  rerunFiltered: (filters) => rerunMatching(filters),
+
+  async startExport(filters, format, bodies, total) {
+    get().resetExport();
+    const controller = new AbortController();
+    exportAbort = controller;
+    set({ exporting: { ...IDLE_EXPORT, status: 'running', format, total } });
+    const update = (patch: Partial<ExportState>) => {
+      if (exportAbort === controller) set({ exporting: { ...get().exporting, ...patch } });
+    };
+    try {
+      const response = await startExport(filters, format, bodies, controller.signal);
+      const fileName = fileNameFrom(response, format);
+      update({ fileName });
+      const reader = response.body?.getReader();
+      if (reader === undefined) throw new Error('The export answer has no body to read');
+      const chunks: Uint8Array[] = [];
+      let bytes = 0;
+      let lines = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        bytes += value.byteLength;
+        // Every row ends with a newline (CSV quotes the few cells that may hold one; paths and ids cannot).
+        for (const byte of value) if (byte === 10) lines++;
+        const rows = format === 'csv' ? Math.max(0, lines - 1) : lines;
+        update({ rows, bytes });
+      }
+      const type = format === 'csv' ? 'text/csv' : 'application/x-ndjson';
+      const url = URL.createObjectURL(new Blob(chunks as BlobPart[], { type }));
+      if (exportAbort !== controller) {
+        URL.revokeObjectURL(url);
+        return;
+      }
+      const rows = format === 'csv' ? Math.max(0, lines - 1) : lines;
+      update({ status: 'done', url, rows, bytes, total: Math.max(total, rows) });
+    } catch (err) {
+      if (isAbort(err)) update({ status: 'cancelled' });
+      else update({ status: 'failed', error: err });
+    }
+  },
+
+  cancelExport() {
+    exportAbort?.abort();
+  },
+
+  resetExport() {
+    exportAbort?.abort();
+    exportAbort = null;
+    const { url } = get().exporting;
+    if (url !== null) URL.revokeObjectURL(url);
+    set({ exporting: IDLE_EXPORT });
+  },
+}));

@@ -1,0 +1,97 @@
+/**
+ * Transactions as the management API answers them (`GET /transactions`, `GET /transactions/:id`), their list filters,
+ * and the answers of the re-run routes (`POST /tasks`, `POST /bulkrerun`). Dates are ISO 8601 text. Import with
+ * `import type`.
+ */
+
+export type TransactionStatus = 'Processing' | 'Failed' | 'Completed' | 'Completed with error(s)' | 'Successful';
+
+/** Body fields of a request or response; present only in the `full`/`fulltruncate` views and with body permission. */
+export interface BodyFields {
+  body?: string;
+  /** The stored body was cut at the size limit, or is longer than the view shows. */
+  bodyTruncated?: boolean;
+  /** The body was deleted by body retention (the channel's maxBodyAgeDays) while the transaction stays. */
+  bodyRemoved?: boolean;
+}
+
+export interface TransactionRequestView extends BodyFields {
+  host?: string;
+  port?: number;
+  path: string;
+  querystring: string;
+  method: string;
+  /** Only in the detailed views (`simpledetails`, `full`, `fulltruncate`). */
+  headers?: Record<string, string>;
+  timestamp: string;
+}
+
+export interface TransactionResponseView extends BodyFields {
+  status: number;
+  headers?: Record<string, string>;
+  timestamp: string;
+}
+
+/** One route's or one mediator orchestration's exchange. */
+export interface ExchangeView {
+  name: string;
+  request: TransactionRequestView;
+  response?: TransactionResponseView;
+  error?: { message: string; stack?: string };
+}
+
+export interface TransactionView {
+  _id: string;
+  channelID: string;
+  /** The client's `_id`; absent for public channels and whitelisted callers. */
+  clientID?: string;
+  clientIP: string;
+  status: TransactionStatus;
+  request: TransactionRequestView;
+  response?: TransactionResponseView;
+  /** Only in the detailed views. */
+  routes?: ExchangeView[];
+  orchestrations?: ExchangeView[];
+  properties?: Record<string, string>;
+  error?: { message: string; stack?: string };
+  canRerun: boolean;
+  wasRerun?: boolean;
+  parentID?: string;
+  childIDs?: string[];
+  autoRetry: boolean;
+  autoRetryAttempt: number;
+}
+
+/** OpenHIM's `filters` object of the list, count, export and bulk re-run (all optional, combined with AND). */
+export interface TransactionFilters {
+  status?: TransactionStatus | TransactionStatus[];
+  /** A response status code (`404`) or class (`5xx`). */
+  'response.status'?: string;
+  channelID?: string | string[];
+  /** A client's `_id`. */
+  clientID?: string;
+  'request.method'?: string;
+  /** A regular expression matched against the request path. */
+  'request.path'?: string;
+  'request.timestamp'?: { $gte?: string; $lte?: string };
+  properties?: Record<string, string>;
+  wasRerun?: boolean;
+}
+
+/** `GET /transactions?filterRepresentation=bulkrerun`: how many transactions match. */
+export interface TransactionCount {
+  count: number;
+}
+
+/** A re-run task as `POST /tasks` and `POST /bulkrerun` answer it (201). */
+export interface CreatedTask {
+  _id: string;
+  status: string;
+  batchSize: number;
+  totalTransactions: number;
+  remainingTransactions: number;
+  user: string;
+  created: string;
+  /** For instance transactions that were already re-run, or matches a bulk re-run left out. */
+  warnings: string[];
+}
