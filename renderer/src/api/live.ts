@@ -5,7 +5,10 @@
  */
 import type { LiveFrame } from '../../../service/contracts/live-feed';
 
-type FrameOf<T extends LiveFrame['type']> = Extract<LiveFrame, { type: T }>;
+// Distributes over the frame union: a member whose `type` is itself a union ('transaction.started' |
+// 'transaction.completed') matches each of its types, which Extract<> would not.
+type MatchFrame<F, T> = F extends { type: infer U } ? (T extends U ? F : never) : never;
+type FrameOf<T extends LiveFrame['type']> = MatchFrame<LiveFrame, T>;
 type Listener<T extends LiveFrame['type']> = (data: FrameOf<T>['data']) => void;
 export type LiveState = 'connecting' | 'open' | 'closed';
 
