@@ -24,6 +24,8 @@ export interface E2EJunction {
   httpsUrl: string;
   dataDir: string;
   process: ServiceProcess;
+  /** The super user's current password, used by `api`; a test that changes it updates this. */
+  adminPassword: string;
   /** Calls the management API as the super user (Basic auth). */
   api: (method: string, path: string, body?: unknown) => Promise<{ status: number; json: unknown; text: string }>;
 }
@@ -62,15 +64,15 @@ export async function startE2EJunction(options: JunctionOptions): Promise<E2EJun
   const service = runService([], env);
   await service.ready;
   const apiUrl = `https://127.0.0.1:${apiPort}`;
-  const password = options.firstRun ? FIRST_RUN_PASSWORD : ADMIN_PASSWORD;
-  const authorization = `Basic ${Buffer.from(`${ROOT_EMAIL}:${password}`).toString('base64')}`;
-  return {
+  const junction: E2EJunction = {
     apiUrl,
     httpUrl: `http://127.0.0.1:${httpPort}`,
     httpsUrl: `https://127.0.0.1:${httpsPort}`,
     dataDir,
     process: service,
+    adminPassword: options.firstRun ? FIRST_RUN_PASSWORD : ADMIN_PASSWORD,
     async api(method, path, body) {
+      const authorization = `Basic ${Buffer.from(`${ROOT_EMAIL}:${junction.adminPassword}`).toString('base64')}`;
       const response = await insecureFetch(`${apiUrl}${path}`, {
         method,
         headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -86,6 +88,7 @@ export async function startE2EJunction(options: JunctionOptions): Promise<E2EJun
       return { status: response.status, json, text };
     },
   };
+  return junction;
 }
 
 export async function stopE2EJunction(junction: E2EJunction): Promise<void> {
