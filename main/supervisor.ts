@@ -48,7 +48,7 @@ export interface SupervisorOptions {
 
 export const DEFAULT_READY_TIMEOUT_MS = 60_000;
 export const DEFAULT_STOP_TIMEOUT_MS = 20_000;
-const LAST_ERROR_LINES = 5;
+const LAST_ERROR_LINES = 20;
 const MAX_REASON_CHARS = 400;
 const CLOSE_GRACE_MS = 1_000;
 
@@ -82,6 +82,18 @@ export function isReadyMessage(message: unknown): message is ServiceReadyMessage
 export function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
   if (signal !== null) return `was ended by ${signal}`;
   return `exited with code ${code ?? 'unknown'}`;
+}
+
+/**
+ * The gist of a child's last stderr lines, for a reason people read: stack frames, Node's version footer and blank
+ * lines dropped, the last three remaining lines joined (a headline and its items, or an error and its message).
+ */
+export function summariseErrors(lines: readonly string[]): string {
+  const meaningful = lines.filter((line) => !/^\s*$|^\s+at |^\s*\^+\s*$|^Node\.js v\d/.test(line));
+  return meaningful
+    .slice(-3)
+    .map((line) => line.trim())
+    .join(' ');
 }
 
 /** Keeps one service process running; see the file comment. */
@@ -230,8 +242,8 @@ export class Supervisor {
     this.#event(`the service ${description}`);
     if (this.#stopping !== null) return;
 
-    const lastError = run.errorLines.at(-1);
-    const detail = lastError === undefined ? '' : `: ${lastError}`;
+    const summary = summariseErrors(run.errorLines);
+    const detail = summary === '' ? '' : `: ${summary}`;
     if (exitCode !== null && (this.#options.fatalExitCodes ?? [78]).includes(exitCode)) {
       this.#fail(`The service cannot start${detail || ` (${description})`}`);
       return;
