@@ -202,7 +202,7 @@ export class Supervisor {
       if (run.readyTimer !== null) clearTimeout(run.readyTimer);
       run.readyTimer = null;
       onExit();
-      this.#onEnd(run, exit?.code ?? null, run.failure === null && exit !== null ? describeExit(exit.code, exit.signal) : null);
+      this.#onEnd(run, exit?.code ?? null, exit === null ? null : describeExit(exit.code, exit.signal));
     };
     // 'close' comes once the output is fully read (so the last error line is known); a grandchild holding the pipes
     // open must not delay the restart for long, hence the grace period after 'exit'.
@@ -238,6 +238,7 @@ export class Supervisor {
   #onEnd(run: Run, exitCode: number | null, exitDescription: string | null): void {
     if (run !== this.#run) return;
     this.#run = null;
+    // No exit description when the process never started; then the spawn error (in run.failure) says what happened.
     const description = exitDescription ?? run.failure ?? 'ended';
     this.#event(`the service ${description}`);
     if (this.#stopping !== null) return;

@@ -105,7 +105,10 @@ describe('the supervisor', () => {
     expect(pids).toHaveLength(2);
     for (const pid of pids) expect(isGone(pid)).toBe(true);
     expect(t.states.map((s) => s.phase)).toEqual(['starting', 'restarting', 'starting', 'failed']);
-    expect(await t.logText()).toContain('[stdout] fixture: starting and never finishing');
+    const log = await t.logText();
+    expect(log).toContain('[stdout] fixture: starting and never finishing');
+    expect(log).toContain('[shell] the service did not report ready within 0.3 s; stopping it');
+    expect(log).toContain('[shell] the service was ended by SIGTERM');
   });
 
   it('fails with the reason when the program to run the service does not exist', async () => {
