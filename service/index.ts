@@ -5,7 +5,7 @@ import { createLogger } from './logger.js';
 import type { ServiceLogger } from './logger.js';
 import { Junction } from './app.js';
 import { readVersion } from './version.js';
-import type { ServiceReadyMessage } from './contracts/shell.js';
+import type { ServiceReadyMessage, ServiceStopMessage } from './contracts/shell.js';
 
 const STOP_TIMEOUT_MS = 15_000;
 
@@ -59,6 +59,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  if (process.send !== undefined) {
+    // Started by the Electron shell: it asks for a stop over IPC where signals cannot be caught (Windows), and if the
+    // shell itself dies the channel closes, so stop rather than linger as an orphan holding the ports.
+    process.on('message', (message: Partial<ServiceStopMessage> | null) => {
+      if (message?.type === 'stop') stop('IPC stop message');
+    });
+    process.on('disconnect', () => {
+      if (!stopping) stop('shell disconnected');
+    });
+  }
   process.on('unhandledRejection', (err) => {
     logger.fatal({ err }, 'unhandled promise rejection');
   });

@@ -9,3 +9,20 @@ export interface ServiceReadyMessage {
   /** SHA-256 of the management API's certificate (colon-separated hex), for the shell to pin; null over plain HTTP. */
   certificateFingerprint256: string | null;
 }
+
+/**
+ * Sent by the shell to ask for a clean stop. On Windows a signal cannot be caught (child.kill() ends the process
+ * at once), so the shell asks over IPC instead; elsewhere it sends SIGTERM.
+ */
+export interface ServiceStopMessage {
+  type: 'stop';
+}
+
+/** What the desktop shell's preload script exposes to the console as `window.junctionShell` (absent in a browser). */
+export interface JunctionShellInfo {
+  kind: 'electron';
+  /** Version of the desktop app (the same build as the service). */
+  appVersion: string;
+  /** Node's platform name of the machine running the app: win32, darwin, linux. */
+  platform: string;
+}
