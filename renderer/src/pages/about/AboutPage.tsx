@@ -47,7 +47,7 @@ function formatDuration(seconds: number): string {
   const minutes = Math.floor((seconds % 3600) / 60);
   if (days > 0) return `${days} ${days === 1 ? 'day' : 'days'} ${hours} h`;
   if (hours > 0) return `${hours} h ${minutes} min`;
-  return `${minutes} min ${seconds % 60} s`;
+  return minutes > 0 ? `${minutes} min ${seconds % 60} s` : `${seconds % 60} s`;
 }
 
 export function AboutPage() {
