@@ -24,7 +24,8 @@ export function ConfigForm({ mediator, onSaved }: { mediator: PublicMediator; on
 
   useEffect(() => {
     if (focusInvalid === 0) return;
-    formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+    // Mantine marks invalid inputs with aria-invalid, except PasswordInput, which only sets data-invalid.
+    formRef.current?.querySelector<HTMLElement>(':is(input, textarea):is([aria-invalid="true"], [data-invalid="true"])')?.focus();
   }, [focusInvalid]);
 
   const change = (param: string, value: Drafts[string]) => {
