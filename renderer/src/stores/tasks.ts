@@ -28,8 +28,16 @@ interface TasksState {
   detailError: unknown;
   load: (page?: number, status?: TaskStatus | null) => Promise<void>;
   open: (id: string, page?: number) => Promise<void>;
-  /** Puts a task as answered by a change into the list and the detail. */
-  updated: (task: TaskView) => void;
+  /** Counts progress events; `updated` compares it with its value when the change was sent. */
+  eventSeq: number;
+  /** The `eventSeq` of the last progress event per task. */
+  lastEvent: Record<string, number>;
+  /**
+   * Puts a task as answered by a change into the list and the detail. `sentSeq` is `eventSeq` when the change was
+   * sent: a progress event that came since may be newer than the answer (the runner can move a resumed task on
+   * before the answer arrives), and every change is also published as an event, so then the events are kept.
+   */
+  updated: (task: TaskView, sentSeq?: number) => void;
   removed: (id: string) => void;
   progress: (event: ProgressEvent) => void;
 }
@@ -49,6 +57,8 @@ export const useTasks = create<TasksState>()((set, get) => ({
   detail: null,
   detailPage: 0,
   detailError: null,
+  eventSeq: 0,
+  lastEvent: {},
   async load(page = get().page, status = get().status) {
     set({ loading: true, error: null, page, status });
     try {
@@ -71,16 +81,26 @@ export const useTasks = create<TasksState>()((set, get) => ({
       set({ detailError });
     }
   },
-  updated(task) {
-    set((s) => ({
-      tasks: s.tasks.map((t) => (t._id === task._id ? task : t)),
-      detail: s.detail?._id === task._id ? { ...s.detail, ...task } : s.detail,
-    }));
+  updated(task, sentSeq) {
+    set((s) => {
+      const stale = sentSeq !== undefined && (s.lastEvent[task._id] ?? 0) > sentSeq;
+      const merge = <T extends TaskView>(t: T): T =>
+        stale ? { ...t, ...task, status: t.status, remainingTransactions: t.remainingTransactions, totalTransactions: t.totalTransactions } : { ...t, ...task };
+      return {
+        tasks: s.tasks.map((t) => (t._id === task._id ? merge(t) : t)),
+        detail: s.detail?._id === task._id ? merge(s.detail) : s.detail,
+      };
+    });
   },
   removed(id) {
     set((s) => ({ tasks: s.tasks.filter((t) => t._id !== id), detail: s.detail?._id === id ? null : s.detail }));
   },
   progress(event) {
-    set((s) => ({ tasks: s.tasks.map((t) => applyProgress(t, event)), detail: s.detail === null ? null : applyProgress(s.detail, event) }));
+    set((s) => ({
+      eventSeq: s.eventSeq + 1,
+      lastEvent: { ...s.lastEvent, [event.taskId]: s.eventSeq + 1 },
+      tasks: s.tasks.map((t) => applyProgress(t, event)),
+      detail: s.detail === null ? null : applyProgress(s.detail, event),
+    }));
   },
 }));

@@ -147,6 +147,18 @@ function MapField({ label, description, draft, onChange, path, errors }: { label
           No entries.
         </Text>
       ) : null}
+      {draft.rows.length === 0 ? null : (
+        // Column headings for sighted users; each input carries its own full label.
+        <Group wrap="nowrap" gap="xs" aria-hidden>
+          <Text size="sm" fw={500} style={{ flex: 1 }}>
+            Key
+          </Text>
+          <Text size="sm" fw={500} style={{ flex: 2 }}>
+            Value
+          </Text>
+          <div style={{ width: 86 }} />
+        </Group>
+      )}
       {draft.rows.map((row, i) => (
         <Group key={row.id} align="flex-start" wrap="nowrap" gap="xs">
           <TextInput

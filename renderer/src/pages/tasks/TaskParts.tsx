@@ -4,6 +4,7 @@ import { Badge, Button, Group, Modal, Progress, Stack, Text } from '@mantine/cor
 import type { TaskStatus, TaskView } from '../../../../service/contracts/tasks';
 import { changeTask, deleteTask } from '../../api/tasks';
 import { describeError } from '../../api/errors';
+import { useTasks } from '../../stores/tasks';
 
 const STATUS_COLOR: Record<TaskStatus, string> = { Queued: 'blue', Processing: 'cyan', Paused: 'yellow', Cancelled: 'gray', Completed: 'teal' };
 
@@ -23,7 +24,10 @@ export function TaskProgress({ task }: { task: TaskView }) {
   const words = `${done} of ${total} re-run`;
   return (
     <Stack gap={2} miw={140}>
-      <Progress value={percent} aria-label={`Progress: ${words}`} color={task.status === 'Cancelled' ? 'gray' : undefined} striped={task.status === 'Processing'} animated={task.status === 'Processing'} />
+      {/* The bar itself is the progressbar, so it is there (and says "0 of 3") even before its filled part has width. */}
+      <Progress.Root role="progressbar" aria-label={`Progress: ${words}`} aria-valuemin={0} aria-valuemax={total} aria-valuenow={done} aria-valuetext={words}>
+        <Progress.Section value={percent} withAria={false} color={task.status === 'Cancelled' ? 'gray' : undefined} striped={task.status === 'Processing'} animated={task.status === 'Processing'} />
+      </Progress.Root>
       <Text size="xs" c="dimmed">
         {words}
       </Text>
@@ -39,10 +43,11 @@ export function taskName(task: TaskView): string {
 type Confirming = 'cancel' | 'delete' | null;
 
 /**
- * The actions a task's state allows. `onChanged` gets the updated task, `onDeleted` fires after a delete, and
+ * The actions a task's state allows. `onChanged` gets the updated task (and the store's event count when the change
+ * was sent), `onDeleted` fires after a delete, and
  * `onError` gets a sentence for any failure.
  */
-export function TaskActions({ task, onChanged, onDeleted, onError, size = 'xs' }: { task: TaskView; onChanged: (task: TaskView) => void; onDeleted: () => void; onError: (message: string | null) => void; size?: 'xs' | 'sm' }) {
+export function TaskActions({ task, onChanged, onDeleted, onError, size = 'xs' }: { task: TaskView; onChanged: (task: TaskView, sentSeq: number) => void; onDeleted: () => void; onError: (message: string | null) => void; size?: 'xs' | 'sm' }) {
   const [busy, setBusy] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<Confirming>(null);
   const name = taskName(task);
@@ -57,7 +62,11 @@ export function TaskActions({ task, onChanged, onDeleted, onError, size = 'xs' }
         setConfirming(null);
       });
   };
-  const setStatus = (what: string, status: 'Paused' | 'Queued' | 'Cancelled') => run(what, async () => onChanged(await changeTask(task._id, { status })));
+  const setStatus = (what: string, status: 'Paused' | 'Queued' | 'Cancelled') =>
+    run(what, async () => {
+      const sentSeq = useTasks.getState().eventSeq;
+      onChanged(await changeTask(task._id, { status }), sentSeq);
+    });
 
   const running = task.status === 'Queued' || task.status === 'Processing';
   return (
