@@ -187,4 +187,34 @@ test.describe('tasks', () => {
     await expect(page.getByRole('heading', { name: 'Tasks', level: 1 })).toBeVisible();
     expect((await junction.api('GET', `/tasks/${task._id}`)).status).toBe(404);
   });
+
+  test('pages through the tasks and through a long task\'s transactions', async ({ console: page, junction }, testInfo) => {
+    const tids = await transactions(junction, upstream.server, 51);
+    const long = await createTask(junction, tids, true);
+    for (let i = 0; i < 20; i++) await createTask(junction, [tids[i] ?? ''], true);
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tasks' }).click();
+    const rows = page.getByRole('table', { name: 'Re-run tasks' }).getByRole('row').filter({ hasText: ROOT_EMAIL });
+    await expect(rows).toHaveCount(20);
+    await expect(rows.filter({ hasText: '0 of 51 re-run' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Newer tasks' })).toBeDisabled();
+    await page.getByRole('button', { name: 'Older tasks' }).click();
+    await expect(page.getByText('Page 2')).toBeVisible();
+    await expect(rows).toHaveCount(1);
+    await expect(rows).toContainText('0 of 51 re-run');
+    await expect(page.getByRole('button', { name: 'Older tasks' })).toBeDisabled();
+
+    await rows.getByRole('link', { name: /^Open the task created/ }).click();
+    await expect(page.getByRole('table', { name: 'Task summary' })).toContainText(long._id);
+    const items = page.getByRole('table', { name: 'Transactions of the task' });
+    await expect(items.getByRole('row')).toHaveCount(51);
+    await expect(items.getByRole('row').nth(1)).toContainText(tids[0] ?? '');
+    await expect(items.getByRole('row').nth(1)).toContainText('Waiting');
+    await expectNoHorizontalScroll(page);
+    await shot(page, testInfo, 'task-detail-paged');
+    await page.getByRole('navigation', { name: 'Pages of transactions' }).getByRole('button', { name: 'Page 2' }).click();
+    await expect(items.getByRole('row')).toHaveCount(2);
+    await expect(items.getByRole('row').nth(1)).toContainText('51');
+    await expect(items.getByRole('row').nth(1)).toContainText(tids[50] ?? '');
+  });
 });

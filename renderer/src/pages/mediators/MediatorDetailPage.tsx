@@ -246,7 +246,8 @@ export function MediatorDetailPage() {
           </PageHeader>
           <Summary mediator={mediator} />
           <Section title="Settings">
-            <ConfigForm key={mediator.urn} mediator={mediator} onSaved={setCurrent} />
+            {/* A new version can bring new definitions: the form starts again from them. */}
+            <ConfigForm key={`${mediator.urn}@${mediator.version}`} mediator={mediator} onSaved={setCurrent} />
           </Section>
           <Section title="Endpoints">
             <Endpoints mediator={mediator} />

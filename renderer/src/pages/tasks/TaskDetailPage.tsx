@@ -34,7 +34,7 @@ function Items({ items, offset }: { items: TaskTransactionView[]; offset: number
             <Table.Th>Transaction</Table.Th>
             <Table.Th>Re-run</Table.Th>
             <Table.Th>New transaction</Table.Th>
-            <Table.Th>Its status</Table.Th>
+            <Table.Th>Result</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -143,7 +143,18 @@ export function TaskDetailPage() {
         <Text fw={600} component="h2" size="lg">
           Transactions
         </Text>
-        {pages > 1 ? <Pagination total={pages} value={detailPage + 1} onChange={(p) => void open(id, p - 1)} aria-label="Pages of transactions" size="sm" /> : null}
+        {pages > 1 ? (
+          <nav aria-label="Pages of transactions">
+            <Pagination
+              total={pages}
+              value={detailPage + 1}
+              onChange={(p) => void open(id, p - 1)}
+              size="sm"
+              getItemProps={(p) => ({ 'aria-label': `Page ${p}` })}
+              getControlProps={(control) => ({ 'aria-label': control === 'previous' ? 'Previous page' : control === 'next' ? 'Next page' : control === 'first' ? 'First page' : 'Last page' })}
+            />
+          </nav>
+        ) : null}
       </Group>
       <Items items={task.transactions} offset={detailPage * TASK_ITEM_PAGE_SIZE} />
     </Stack>

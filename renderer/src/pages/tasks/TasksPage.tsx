@@ -7,11 +7,14 @@ import type { TaskStatus, TaskView } from '../../../../service/contracts/tasks';
 import { live } from '../../api/live';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { isAdmin, useSession } from '../../stores/session';
 import { useTasks } from '../../stores/tasks';
 import { TaskActions, TaskProgress, TaskStatusBadge } from './TaskParts';
 
 const column = createColumnHelper<TaskView>();
 const STATUSES: TaskStatus[] = ['Queued', 'Processing', 'Paused', 'Cancelled', 'Completed'];
+// The live feed sends task progress to admins only; other users' pages ask again this often while a task runs.
+const POLL_MS = 5000;
 
 export function TasksPage() {
   const { tasks, page, status, hasMore, loading, error, load, updated, removed, progress } = useTasks();
@@ -42,6 +45,14 @@ export function TasksPage() {
       pending.current = null;
     };
   }, [progress, refetch]);
+
+  const admin = isAdmin(useSession((s) => s.user));
+  const running = tasks.some((t) => t.status === 'Queued' || t.status === 'Processing');
+  useEffect(() => {
+    if (admin || !running) return;
+    const timer = setInterval(refetch, POLL_MS);
+    return () => clearInterval(timer);
+  }, [admin, running, refetch]);
 
   const columns = useMemo(
     () => [
