@@ -7,6 +7,7 @@ import type { TaskItemStatus, TaskTransactionView } from '../../../../service/co
 import { live } from '../../api/live';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { isAdmin, useSession } from '../../stores/session';
 import { TASK_ITEM_PAGE_SIZE, useTasks } from '../../stores/tasks';
 import { TaskActions, TaskProgress, TaskStatusBadge } from './TaskParts';
 
@@ -14,6 +15,8 @@ const ITEM_COLOR: Record<TaskItemStatus, string> = { Queued: 'blue', Processing:
 const ITEM_WORDS: Record<TaskItemStatus, string> = { Queued: 'Waiting', Processing: 'Re-running', Completed: 'Re-run', Failed: 'Not re-run' };
 // Progress events can come many times a second; the transaction list is read again at most this often.
 const ITEM_REFRESH_MS = 1000;
+// The live feed sends task progress to admins only; for others the page asks again this often while the task runs.
+const POLL_MS = 5000;
 
 function TransactionLink({ id }: { id: string }) {
   return (
@@ -93,6 +96,14 @@ export function TaskDetailPage() {
       timer.current = null;
     };
   }, [id, progress, refetch]);
+
+  const admin = isAdmin(useSession((s) => s.user));
+  const running = task !== null && (task.status === 'Queued' || task.status === 'Processing');
+  useEffect(() => {
+    if (admin || !running) return;
+    const poll = setInterval(refetch, POLL_MS);
+    return () => clearInterval(poll);
+  }, [admin, running, refetch]);
 
   if (task === null) {
     return (
