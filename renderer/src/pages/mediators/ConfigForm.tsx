@@ -10,6 +10,15 @@ import { fromDrafts, toDrafts } from './config-draft';
 import type { Drafts, Problems } from './config-draft';
 import { ConfigField } from './ConfigField';
 
+/**
+ * The server words a problem to follow its field's path ("is not a usable map key…", "must be a number"); next to
+ * the field itself it reads better as a sentence.
+ */
+function asSentence(message: string): string {
+  const text = /^(is|has|repeats)\b/.test(message) ? `This ${message}` : message.charAt(0).toUpperCase() + message.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
 export function ConfigForm({ mediator, onSaved }: { mediator: PublicMediator; onSaved: (mediator: PublicMediator) => void }) {
   const [drafts, setDrafts] = useState<Drafts>(() => toDrafts(mediator.configDefs, mediator.config));
   const [formProblems, setFormProblems] = useState<Problems>({});
@@ -71,7 +80,7 @@ export function ConfigForm({ mediator, onSaved }: { mediator: PublicMediator; on
       .catch((err: unknown) => {
         setError(err);
         if (err instanceof ApiError) {
-          setServerErrors(err.fieldErrors());
+          setServerErrors(Object.fromEntries(Object.entries(err.fieldErrors()).map(([path, message]) => [path, asSentence(message)])));
           setFocusInvalid((n) => n + 1);
         }
       })
