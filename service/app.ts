@@ -39,6 +39,8 @@ import { createApiServer } from './api/server.js';
 import { findConsoleDir } from './api/console.js';
 import type { LiveFeedOptions } from './api/live-feed.js';
 import { MediatorRegistry } from './mediators/registry.js';
+import { listeningPorts } from './domain/listening-ports.js';
+import type { ServicePort } from './contracts/api.js';
 import { loadServerCertificate, loadTrustedCAs } from './tls/server-certificate.js';
 import type { ServerCertificate } from './tls/server-certificate.js';
 
@@ -78,6 +80,7 @@ export class Junction {
   #taskRunner: TaskRunner | undefined;
   #polling: PollingChannels | undefined;
   #timers: NodeJS.Timeout[] = [];
+  #listeningPorts: ServicePort[] = [];
   #audit: AuditRecorder | undefined;
   #stopping: Promise<void> | undefined;
 
@@ -178,6 +181,7 @@ export class Junction {
         store: apiStore,
         version,
         mediatorUptimes: () => mediators.uptimes(),
+        listeningPorts: () => this.#listeningPorts,
         mediators,
         events: this.events,
         hasTransactions: (channelId: string) => this.transactions.hasChannel(channelId),
@@ -220,6 +224,7 @@ export class Junction {
     const routerPart = routerHost.includes(':') ? `[${routerHost}]` : routerHost;
     const httpUrl = `http://${routerPart}:${ports.httpPort}`;
     const httpsUrl = `https://${routerPart}:${ports.httpsPort}`;
+    this.#listeningPorts = listeningPorts(config, address.port, ports);
     this.#schedulers = new Schedulers(
       [retentionJob({ transactions: this.transactions, bodies: this.bodies, channels: store.channels, maxAgeDays: config.retention.maxAgeDays, logger })],
       logger.child({ component: 'schedulers' }),

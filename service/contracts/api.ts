@@ -47,6 +47,15 @@ export interface AboutAnswer {
   product: string;
   version: string;
   nodeVersion: string;
+  /** The ports Junction listens on; only in answers to admins (which ports are open is useful to an attacker). */
+  ports?: ServicePort[];
+}
+
+/** One listening port of the service. `api` is the management API and console; `transactions` take client requests. */
+export interface ServicePort {
+  purpose: 'api' | 'transactions' | 'audit';
+  protocol: 'http' | 'https' | 'tcp' | 'tls' | 'udp';
+  port: number;
 }
 
 export interface HealthAnswer {

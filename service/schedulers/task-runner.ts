@@ -77,7 +77,11 @@ export class TaskRunner {
       if (this.#active.size >= concurrency || this.#stopping) return;
       if (this.#active.has(task._id)) continue;
       // Conditional, so a pause or cancel that came after the read above wins.
-      if (task.status === 'Queued' && (await tasks.updateMany({ _id: task._id, status: 'Queued' }, { set: { status: 'Processing' } })) === 0) continue;
+      if (task.status === 'Queued') {
+        if ((await tasks.updateMany({ _id: task._id, status: 'Queued' }, { set: { status: 'Processing' } })) === 0) continue;
+        // Watchers (the console's task list) learn that it started, not only when its first batch is done.
+        await this.#progress(task._id);
+      }
       if (this.#active.has(task._id)) continue;
       const run = this.#run(task._id);
       this.#active.set(task._id, run);

@@ -5,6 +5,8 @@ import { fetch } from 'undici';
 import { generateSelfSigned } from '../../service/tls/self-signed.js';
 import { basic, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
+import type { AboutAnswer } from '../../service/contracts/api.js';
+import { listeningPorts } from '../../service/domain/listening-ports.js';
 
 describe('service endpoints', () => {
   let t: TestJunction;
@@ -29,6 +31,23 @@ describe('service endpoints', () => {
     const res = await t.request('/about', { headers: admin });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ currentCoreVersion: '9.9.9-test', version: '9.9.9-test', serverTimezone: expect.any(String) as string });
+  });
+
+  it('GET /about tells admins the ports really listened on, and hides them from other users', async () => {
+    const res = await t.request('/about', { headers: admin });
+    const portOf = (url: string) => Number(new URL(url).port);
+    expect((res.body as AboutAnswer).ports).toEqual([
+      { purpose: 'api', protocol: 'https', port: portOf(t.url) },
+      { purpose: 'transactions', protocol: 'https', port: portOf(t.httpsUrl) },
+      { purpose: 'transactions', protocol: 'http', port: portOf(t.httpUrl) },
+    ]);
+    const password = 'plain-user-password-1';
+    const created = await t.request('/users', { method: 'POST', headers: admin, json: { email: 'nurse@clinic.example', firstname: 'N', surname: 'U', groups: ['nurses'], password } });
+    expect(created.status).toBe(201);
+    const asUser = await t.request('/about', { headers: { authorization: basic('nurse@clinic.example', password) } });
+    expect(asUser.status).toBe(200);
+    expect(asUser.body).toMatchObject({ version: '9.9.9-test' });
+    expect(asUser.body).not.toHaveProperty('ports');
   });
 
   it('GET /health reports the store state without authentication', async () => {
@@ -113,5 +132,18 @@ describe('the management API certificate', () => {
     } finally {
       await t.destroy();
     }
+  });
+});
+
+describe('listening ports', () => {
+  const off = { enabled: false, port: 5050 };
+  it('lists the audit listeners only when the configuration turns them on', () => {
+    const settings = { api: { protocol: 'http' as const }, auditing: { servers: { udp: off, tls: { enabled: true, port: 5051 }, tcp: off } } };
+    expect(listeningPorts(settings, 8080, { httpPort: 5001, httpsPort: 5000 })).toEqual([
+      { purpose: 'api', protocol: 'http', port: 8080 },
+      { purpose: 'transactions', protocol: 'https', port: 5000 },
+      { purpose: 'transactions', protocol: 'http', port: 5001 },
+      { purpose: 'audit', protocol: 'tls', port: 5051 },
+    ]);
   });
 });

@@ -278,6 +278,8 @@ describe('re-runs and tasks API', () => {
     const mine = () => progress.filter((p) => p.taskId === created._id);
     expect((await t.request(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: { status: 'Queued' } })).status).toBe(200);
     await until('50 re-runs', async () => (mine().some((p) => p.processed >= 50) ? true : undefined));
+    // Being picked up is published too, before any batch is done, so a task list shows Processing at once.
+    expect(mine().find((p) => p.status === 'Processing')).toMatchObject({ processed: 0, remaining: 200 });
     const paused = await t.request(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: { status: 'Paused' } });
     expect(paused.body).toMatchObject({ status: 'Paused' });
     // The batch in flight finishes; then nothing more is sent while the task is paused.

@@ -1,7 +1,10 @@
 /** Service endpoints: `GET /heartbeat`, `GET /about`, and the unauthenticated `GET /health`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AboutAnswer, HealthAnswer, HeartbeatAnswer } from '../../contracts/api.js';
+import type { AboutAnswer, HealthAnswer, HeartbeatAnswer, ServicePort } from '../../contracts/api.js';
+import { isAdmin } from '../../domain/permissions.js';
 import type { Store } from '../../storage/store.js';
+import { currentUser } from '../auth/hook.js';
+import { AboutAnswerSchema } from '../schemas/service.js';
 import { NoQuery } from '../schemas/common.js';
 
 export interface ServiceRoutesDeps {
@@ -9,6 +12,8 @@ export interface ServiceRoutesDeps {
   version: string;
   /** Mediator uptimes for the heartbeat; null for a mediator silent for over 60 s. Empty until mediators exist. */
   mediatorUptimes: () => Promise<Record<string, number | null>>;
+  /** The ports being listened on (the real ones, not only the configured ones); empty until the service is up. */
+  listeningPorts: () => readonly ServicePort[];
 }
 
 export function serviceRoutes(deps: ServiceRoutesDeps): FastifyPluginAsyncTypebox {
@@ -19,12 +24,13 @@ export function serviceRoutes(deps: ServiceRoutesDeps): FastifyPluginAsyncTypebo
       now: Date.now(),
     }));
 
-    app.get('/about', { schema: { querystring: NoQuery } }, (): AboutAnswer => ({
+    app.get('/about', { schema: { querystring: NoQuery, response: { 200: AboutAnswerSchema } } }, (request): AboutAnswer => ({
       currentCoreVersion: deps.version,
       serverTimezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       product: 'Junction',
       version: deps.version,
       nodeVersion: process.version,
+      ...(isAdmin(currentUser(request)) ? { ports: [...deps.listeningPorts()] } : {}),
     }));
 
     app.get('/health', { config: { public: true }, schema: { querystring: NoQuery } }, async (_request, reply): Promise<HealthAnswer> => {

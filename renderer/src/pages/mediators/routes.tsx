@@ -1,9 +1,9 @@
 /** Routes of the Mediators area (paths relative to the console root). */
 import type { RouteObject } from 'react-router';
-import { PageHeader } from '../../components/PageHeader';
+import { MediatorDetailPage } from './MediatorDetailPage';
+import { MediatorsPage } from './MediatorsPage';
 
-function MediatorsPage() {
-  return <PageHeader title="Mediators" />;
-}
-
-export const mediatorsRoutes: RouteObject[] = [{ path: 'mediators', element: <MediatorsPage /> }];
+export const mediatorsRoutes: RouteObject[] = [
+  { path: 'mediators', element: <MediatorsPage /> },
+  { path: 'mediators/:urn', element: <MediatorDetailPage /> },
+];

@@ -1,9 +1,9 @@
 /** Routes of the Tasks area (paths relative to the console root). */
 import type { RouteObject } from 'react-router';
-import { PageHeader } from '../../components/PageHeader';
+import { TaskDetailPage } from './TaskDetailPage';
+import { TasksPage } from './TasksPage';
 
-function TasksPage() {
-  return <PageHeader title="Tasks" />;
-}
-
-export const tasksRoutes: RouteObject[] = [{ path: 'tasks', element: <TasksPage /> }];
+export const tasksRoutes: RouteObject[] = [
+  { path: 'tasks', element: <TasksPage /> },
+  { path: 'tasks/:id', element: <TaskDetailPage /> },
+];

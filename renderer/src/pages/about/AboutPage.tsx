@@ -1,0 +1,127 @@
+/** About: versions, the ports Junction listens on, the data store's health, and who is signed in. */
+import { useEffect } from 'react';
+import type { ReactNode } from 'react';
+import { Badge, Button, Code, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import type { ServicePort } from '../../../../service/contracts/api';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { PageHeader } from '../../components/PageHeader';
+import { useAbout } from '../../stores/about';
+import { isAdmin, useSession } from '../../stores/session';
+
+function Facts({ title, rows, children }: { title: string; rows: [string, ReactNode][]; children?: ReactNode }) {
+  const id = `about-${title.toLowerCase().replace(/\W+/g, '-')}`;
+  return (
+    <Paper withBorder p="md" component="section" aria-labelledby={id}>
+      <Title order={2} size="h4" mb="sm" id={id}>
+        {title}
+      </Title>
+      {children}
+      {rows.length === 0 ? null : (
+        <Table variant="vertical" layout="fixed" aria-labelledby={id}>
+          <Table.Tbody>
+            {rows.map(([label, value]) => (
+              <Table.Tr key={label}>
+                <Table.Th w="45%">{label}</Table.Th>
+                <Table.Td style={{ wordBreak: 'break-word' }}>{value}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Paper>
+  );
+}
+
+const PORT_NAMES: Record<ServicePort['purpose'], string> = { api: 'Management API and console', transactions: 'Transactions', audit: 'Audit messages (ATNA)' };
+
+/** The port this page was loaded from: the management API's, unless a proxy stands in front. */
+function pagePort(): { protocol: string; port: number } {
+  const protocol = window.location.protocol.replace(':', '');
+  const port = window.location.port === '' ? (protocol === 'https' ? 443 : 80) : Number(window.location.port);
+  return { protocol, port };
+}
+
+function formatDuration(seconds: number): string {
+  const days = Math.floor(seconds / 86_400);
+  const hours = Math.floor((seconds % 86_400) / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  if (days > 0) return `${days} ${days === 1 ? 'day' : 'days'} ${hours} h`;
+  if (hours > 0) return `${hours} h ${minutes} min`;
+  return minutes > 0 ? `${minutes} min ${seconds % 60} s` : `${seconds % 60} s`;
+}
+
+export function AboutPage() {
+  const { about, health, loading, error, healthError, load } = useAbout();
+  const user = useSession((s) => s.user);
+  useEffect(() => void load(), [load]);
+  const page = pagePort();
+
+  const versions: [string, ReactNode][] =
+    about === null
+      ? []
+      : [
+          ['Product', about.product],
+          ['Version', about.version],
+          ['Core version (OpenHIM compatible)', about.currentCoreVersion],
+          ['Node.js version', about.nodeVersion],
+          ['Server time zone', about.serverTimezone],
+        ];
+
+  const ports: [string, ReactNode][] = [[`${PORT_NAMES.api} (this page)`, `${page.port} (${page.protocol.toUpperCase()})`]];
+  for (const p of about?.ports ?? []) {
+    if (p.purpose === 'api') continue;
+    ports.push([`${PORT_NAMES[p.purpose]} over ${p.protocol.toUpperCase()}`, String(p.port)]);
+  }
+
+  const store: [string, ReactNode][] =
+    health === null
+      ? []
+      : [
+          ['Storage engine', health.store.engine],
+          [
+            'State',
+            <Badge key="state" color={health.status === 'ok' ? 'teal' : 'red'} variant="light">
+              {health.status === 'ok' ? `Healthy (${health.store.state})` : `Unavailable (${health.store.state})`}
+            </Badge>,
+          ],
+          ['Problems found', String(health.store.problems)],
+          ['Service running for', formatDuration(health.uptimeSeconds)],
+        ];
+
+  const account: [string, ReactNode][] =
+    user === null
+      ? []
+      : [
+          ['Email', user.email],
+          ['Name', `${user.firstname} ${user.surname}`.trim() || '–'],
+          ['Groups', user.groups.length === 0 ? 'none' : user.groups.join(', ')],
+          ['Role', isAdmin(user) ? 'Administrator' : 'User'],
+        ];
+
+  return (
+    <Stack>
+      <PageHeader title="About">
+        <Button variant="default" onClick={() => void load()} loading={loading}>
+          Refresh
+        </Button>
+      </PageHeader>
+      <ErrorAlert error={error} action="read the versions" />
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        <Facts title="Versions" rows={versions} />
+        <Facts title="Ports" rows={ports}>
+          {about !== null && about.ports === undefined ? (
+            <Text size="sm" c="dimmed" mb="xs">
+              Only administrators can see the transaction ports.
+            </Text>
+          ) : null}
+        </Facts>
+        <Facts title="Data store" rows={store}>
+          <ErrorAlert error={healthError} action="check the data store" />
+        </Facts>
+        <Facts title="Signed in as" rows={account}>
+          {user === null ? <Code>–</Code> : null}
+        </Facts>
+      </SimpleGrid>
+    </Stack>
+  );
+}
