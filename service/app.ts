@@ -224,7 +224,8 @@ export class Junction {
     const routerPart = routerHost.includes(':') ? `[${routerHost}]` : routerHost;
     const httpUrl = `http://${routerPart}:${ports.httpPort}`;
     const httpsUrl = `https://${routerPart}:${ports.httpsPort}`;
-    this.#listeningPorts = listeningPorts(config, address.port, ports);
+    // No audit repository listeners are bound yet (the ATNA servers arrive with their own issue).
+    this.#listeningPorts = listeningPorts(config.api.protocol, address.port, ports);
     this.#schedulers = new Schedulers(
       [retentionJob({ transactions: this.transactions, bodies: this.bodies, channels: store.channels, maxAgeDays: config.retention.maxAgeDays, logger })],
       logger.child({ component: 'schedulers' }),

@@ -136,10 +136,9 @@ describe('the management API certificate', () => {
 });
 
 describe('listening ports', () => {
-  const off = { enabled: false, port: 5050 };
-  it('lists the audit listeners only when the configuration turns them on', () => {
-    const settings = { api: { protocol: 'http' as const }, auditing: { servers: { udp: off, tls: { enabled: true, port: 5051 }, tcp: off } } };
-    expect(listeningPorts(settings, 8080, { httpPort: 5001, httpsPort: 5000 })).toEqual([
+  it('lists the API and transaction ports as bound, then the bound audit listeners', () => {
+    expect(listeningPorts('http', 8080, { httpPort: 5001, httpsPort: 5000 })).toHaveLength(3);
+    expect(listeningPorts('http', 8080, { httpPort: 5001, httpsPort: 5000 }, [{ protocol: 'tls', port: 5051 }])).toEqual([
       { purpose: 'api', protocol: 'http', port: 8080 },
       { purpose: 'transactions', protocol: 'https', port: 5000 },
       { purpose: 'transactions', protocol: 'http', port: 5001 },
