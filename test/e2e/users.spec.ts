@@ -178,7 +178,7 @@ test('the built-in administrator cannot be deleted or lose the admin group', asy
 
 test('the signed-in admin has a My account page too', async ({ console: page, junction }) => {
   await page.goto(`${junction.apiUrl}/#/users`);
-  await page.getByRole('link', { name: 'My account' }).click();
+  await page.getByRole('link', { name: 'My account', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'My account', level: 1 })).toBeVisible();
   const details = page.getByRole('form', { name: 'Your details' });
   await details.getByLabel(/^First name/).fill('Clinic');
