@@ -7,7 +7,7 @@ import type { FormEvent } from 'react';
 import { Alert, Badge, Button, Checkbox, Code, CopyButton, Fieldset, FileButton, Group, PasswordInput, SimpleGrid, Stack, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
 import type { ClientCreateInput, ClientUpdateInput, PublicClient } from '../../../../service/contracts/clients';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { focusFirstInvalid, splitErrors, useFocusInvalid } from './formErrors';
+import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../../components/form-errors';
 import { MIN_PASSWORD_LENGTH, MIN_TOKEN_LENGTH, generateToken, includesPrivateKey, readCertificateFile } from './credentials';
 
 const DETAILS = ['organization', 'location', 'softwareName', 'description', 'contactPerson', 'contactPersonEmail'] as const;

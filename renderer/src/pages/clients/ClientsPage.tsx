@@ -10,9 +10,9 @@ import { isAdmin, useSession } from '../../stores/session';
 import { knownRoles, useClients } from '../../stores/clients';
 import { listRoles } from '../../api/roles';
 import { ClientForm, CredentialBadges } from './ClientForm';
-import { ConfirmDialog } from './ConfirmDialog';
-import { DataTable } from './DataTable';
-import type { ColumnMeta } from './DataTable';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DataTable } from '../../components/DataTable';
+import type { ColumnMeta } from '../../components/DataTable';
 
 type Editing = { mode: 'closed' } | { mode: 'new' } | { mode: 'edit'; client: PublicClient };
 

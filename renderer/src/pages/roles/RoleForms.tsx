@@ -3,7 +3,7 @@ import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { Alert, Button, Group, MultiSelect, Stack, TextInput } from '@mantine/core';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { splitErrors, useFocusInvalid } from '../clients/formErrors';
+import { splitErrors, useFocusInvalid } from '../../components/form-errors';
 import type { Grants } from '../../stores/roles';
 
 const ROLE_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.@-]{0,63}$/;

@@ -7,7 +7,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { isAdmin, useSession } from '../../stores/session';
 import { grantsOf, useRoles } from '../../stores/roles';
 import type { Grants } from '../../stores/roles';
-import { ConfirmDialog } from '../clients/ConfirmDialog';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { RoleMatrix } from './RoleMatrix';
 import type { MatrixColumn } from './RoleMatrix';
 import { AddRoleForm, RenameRoleForm } from './RoleForms';

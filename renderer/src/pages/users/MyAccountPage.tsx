@@ -8,7 +8,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { getUser } from '../../api/users';
 import { useSession } from '../../stores/session';
 import { useUsers } from '../../stores/users';
-import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../clients/formErrors';
+import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../../components/form-errors';
 import { passwordProblems } from './passwordRules';
 
 const MSISDN = /^\+?[0-9]{6,15}$/;

@@ -4,7 +4,7 @@ import type { FormEvent } from 'react';
 import { Alert, Button, Checkbox, Fieldset, Group, PasswordInput, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput } from '@mantine/core';
 import type { PublicUser, UserCreateInput, UserUpdateInput } from '../../../../service/contracts/users';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../clients/formErrors';
+import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../../components/form-errors';
 import { passwordProblems } from './passwordRules';
 
 export const ADMIN_GROUP = 'admin';

@@ -12,9 +12,9 @@ import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { isAdmin, useSession } from '../../stores/session';
 import { useUsers } from '../../stores/users';
-import { ConfirmDialog } from '../clients/ConfirmDialog';
-import { DataTable } from '../clients/DataTable';
-import type { ColumnMeta } from '../clients/DataTable';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DataTable } from '../../components/DataTable';
+import type { ColumnMeta } from '../../components/DataTable';
 import { ADMIN_GROUP, UserForm } from './UserForm';
 import { MyAccount } from './MyAccountPage';
 

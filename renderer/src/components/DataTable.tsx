@@ -1,5 +1,5 @@
 /**
- * A small sortable, searchable table for the console's short configuration lists (clients, users), built on
+ * A small sortable, searchable table for the console's short configuration lists (clients, users, roles, channels), built on
  * @tanstack/react-table. It scrolls sideways inside its own container when a window is narrow, never the page.
  */
 import { useState } from 'react';

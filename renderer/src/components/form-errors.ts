@@ -1,6 +1,6 @@
 /** Splits an API failure into messages for the form's own fields and whatever is left for an alert. */
 import { useEffect, useRef } from 'react';
-import { ApiError } from '../../api/client';
+import { ApiError } from '../api/client';
 
 export interface SplitErrors {
   /** By form field: `roles.2` is filed under `roles`. */
