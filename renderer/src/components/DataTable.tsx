@@ -18,6 +18,11 @@ export interface DataTableProps<T> {
   search?: string;
   empty: ReactNode;
   minWidth?: number;
+  /** Fixed layout keeps the columns at their given widths (use percentages) whatever the cells hold. */
+  layout?: 'auto' | 'fixed';
+  striped?: boolean;
+  /** Where cells sit when a row is taller than they are. */
+  cellAlign?: 'middle' | 'top';
 }
 
 /** Optional per-column settings, given as a column's `meta`. */
@@ -33,7 +38,7 @@ function widthOf(meta: unknown): number | string | undefined {
 
 const ARROW = { asc: ' ▲', desc: ' ▼' } as const;
 
-export function DataTable<T>({ data, columns, label, getRowId, search, empty, minWidth = 760 }: DataTableProps<T>) {
+export function DataTable<T>({ data, columns, label, getRowId, search, empty, minWidth = 760, layout, striped, cellAlign }: DataTableProps<T>) {
   const [sorting, setSorting] = useState<SortingState>([]);
   const table = useReactTable({
     data,
@@ -49,7 +54,7 @@ export function DataTable<T>({ data, columns, label, getRowId, search, empty, mi
   const rows = table.getRowModel().rows;
   return (
     <Table.ScrollContainer minWidth={minWidth}>
-      <Table aria-label={label} verticalSpacing="xs" highlightOnHover>
+      <Table aria-label={label} layout={layout} striped={striped} verticalSpacing="xs" highlightOnHover>
         <Table.Thead>
           {table.getHeaderGroups().map((group) => (
             <Table.Tr key={group.id}>
@@ -89,7 +94,7 @@ export function DataTable<T>({ data, columns, label, getRowId, search, empty, mi
             rows.map((row) => (
               <Table.Tr key={row.id}>
                 {row.getVisibleCells().map((cell) => (
-                  <Table.Td key={cell.id} style={{ overflowWrap: 'anywhere' }}>
+                  <Table.Td key={cell.id} style={{ overflowWrap: 'anywhere', verticalAlign: cellAlign }}>
                     {flexRender(cell.column.columnDef.cell, cell.getContext())}
                   </Table.Td>
                 ))}
