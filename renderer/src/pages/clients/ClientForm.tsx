@@ -4,9 +4,10 @@
  */
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { Alert, Badge, Button, Checkbox, Code, CopyButton, Fieldset, FileButton, Group, PasswordInput, SimpleGrid, Stack, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
+import { Alert, Badge, Button, Checkbox, Code, CopyButton, Fieldset, FileButton, Group, SimpleGrid, Stack, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
 import type { ClientCreateInput, ClientUpdateInput, PublicClient } from '../../../../service/contracts/clients';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { PasswordPairFields } from '../../components/PasswordPairFields';
 import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../../components/form-errors';
 import { MIN_PASSWORD_LENGTH, MIN_TOKEN_LENGTH, generateToken, includesPrivateKey, readCertificateFile } from './credentials';
 
@@ -239,26 +240,15 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
                 {client.hasPassword ? 'A password is set. Type a new one to replace it, or leave these empty to keep it.' : 'No password is set.'}
               </Text>
             )}
-            <SimpleGrid cols={2}>
-              <PasswordInput
-                label="Password"
-                description={`At least ${MIN_PASSWORD_LENGTH} characters`}
-                value={values.password}
-                onChange={text('password')}
-                error={fieldError('password')}
-                disabled={values.removePassword}
-                autoComplete="new-password"
-              />
-              <PasswordInput
-                label="Confirm password"
-                description="Type it again"
-                value={values.confirm}
-                onChange={text('confirm')}
-                error={fieldError('confirm')}
-                disabled={values.removePassword}
-                autoComplete="new-password"
-              />
-            </SimpleGrid>
+            <PasswordPairFields
+              password={values.password}
+              confirm={values.confirm}
+              onPasswordChange={(value) => set('password', value)}
+              onConfirmChange={(value) => set('confirm', value)}
+              descriptions={{ password: `At least ${MIN_PASSWORD_LENGTH} characters`, confirm: 'Type it again' }}
+              errors={{ password: fieldError('password'), confirm: fieldError('confirm') }}
+              disabled={values.removePassword}
+            />
             {editing && client.hasPassword && (
               <Checkbox label="Remove the password" checked={values.removePassword} onChange={(e) => set('removePassword', e.currentTarget.checked)} />
             )}

@@ -1,9 +1,10 @@
 /** Add or edit a console user (admins): identity, groups, password, SMS number and report e-mails. */
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { Alert, Button, Checkbox, Fieldset, Group, PasswordInput, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Checkbox, Fieldset, Group, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput } from '@mantine/core';
 import type { PublicUser, UserCreateInput, UserUpdateInput } from '../../../../service/contracts/users';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { PasswordPairFields } from '../../components/PasswordPairFields';
 import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../../components/form-errors';
 import { passwordProblems } from './passwordRules';
 
@@ -118,7 +119,7 @@ export function UserForm({ user, me, groupSuggestions, save, onSaved, onCancel }
     setValues((v) => ({ ...v, [field]: value }));
     if (local[field] !== undefined) setLocal(({ [field]: _gone, ...rest }) => rest);
   };
-  const text = (field: 'email' | 'firstname' | 'surname' | 'password' | 'confirm' | 'msisdn') => (e: { currentTarget: { value: string } }) =>
+  const text = (field: 'email' | 'firstname' | 'surname' | 'msisdn') => (e: { currentTarget: { value: string } }) =>
     set(field, e.currentTarget.value);
 
   const submit = (event: FormEvent) => {
@@ -183,25 +184,15 @@ export function UserForm({ user, me, groupSuggestions, save, onSaved, onCancel }
         )}
         <Fieldset legend={editing ? 'Password (leave empty to keep the current one)' : 'Password'}>
           <Stack gap="xs">
-            <SimpleGrid cols={2}>
-              <PasswordInput
-                label="Password"
-                description="At least 8 characters"
-                required={!editing}
-                value={values.password}
-                onChange={text('password')}
-                error={fieldError('password')}
-                autoComplete="new-password"
-              />
-              <PasswordInput
-                label="Confirm password"
-                required={!editing}
-                value={values.confirm}
-                onChange={text('confirm')}
-                error={fieldError('confirm')}
-                autoComplete="new-password"
-              />
-            </SimpleGrid>
+            <PasswordPairFields
+              password={values.password}
+              confirm={values.confirm}
+              onPasswordChange={(value) => set('password', value)}
+              onConfirmChange={(value) => set('confirm', value)}
+              descriptions={{ password: 'At least 8 characters' }}
+              errors={{ password: fieldError('password'), confirm: fieldError('confirm') }}
+              required={!editing}
+            />
             <Checkbox
               label="Ask for a new password at the next sign-in"
               checked={values.passwordChangeRequired}
