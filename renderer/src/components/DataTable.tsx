@@ -1,5 +1,5 @@
 /**
- * A small sortable, searchable table for the console's short configuration lists (clients, users, roles, channels), built on
+ * A small (optionally sortable and searchable) table for the console's short configuration lists (clients, users, roles, channels), built on
  * @tanstack/react-table. It scrolls sideways inside its own container when a window is narrow, never the page.
  */
 import { useState } from 'react';
@@ -23,6 +23,10 @@ export interface DataTableProps<T> {
   striped?: boolean;
   /** Where cells sit when a row is taller than they are. */
   cellAlign?: 'middle' | 'top';
+  /** False for a list in the server's order with plain column headers. */
+  sortable?: boolean;
+  /** Marks the table busy for assistive technology while its rows are being fetched. */
+  busy?: boolean;
 }
 
 /** Optional per-column settings, given as a column's `meta`. */
@@ -38,13 +42,14 @@ function widthOf(meta: unknown): number | string | undefined {
 
 const ARROW = { asc: ' ▲', desc: ' ▼' } as const;
 
-export function DataTable<T>({ data, columns, label, getRowId, search, empty, minWidth = 760, layout, striped, cellAlign }: DataTableProps<T>) {
+export function DataTable<T>({ data, columns, label, getRowId, search, empty, minWidth = 760, layout, striped, cellAlign, sortable = true, busy }: DataTableProps<T>) {
   const [sorting, setSorting] = useState<SortingState>([]);
   const table = useReactTable({
     data,
     columns,
     state: { sorting, globalFilter: search ?? '' },
     onSortingChange: setSorting,
+    enableSorting: sortable,
     getRowId,
     getCoreRowModel: getCoreRowModel(),
     getSortedRowModel: getSortedRowModel(),
@@ -54,7 +59,7 @@ export function DataTable<T>({ data, columns, label, getRowId, search, empty, mi
   const rows = table.getRowModel().rows;
   return (
     <Table.ScrollContainer minWidth={minWidth}>
-      <Table aria-label={label} layout={layout} striped={striped} verticalSpacing="xs" highlightOnHover>
+      <Table aria-label={label} aria-busy={busy} layout={layout} striped={striped} verticalSpacing="xs" highlightOnHover>
         <Table.Thead>
           {table.getHeaderGroups().map((group) => (
             <Table.Tr key={group.id}>
