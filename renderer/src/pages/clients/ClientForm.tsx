@@ -6,8 +6,8 @@ import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { Alert, Badge, Button, Checkbox, Code, CopyButton, Fieldset, FileButton, Group, SimpleGrid, Stack, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
 import type { ClientCreateInput, ClientUpdateInput, PublicClient } from '../../../../service/contracts/clients';
-import { ErrorAlert } from '../../components/ErrorAlert';
 import { PasswordPairFields } from '../../components/PasswordPairFields';
+import { SaveProblems } from '../../components/SaveProblems';
 import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../../components/form-errors';
 import { MIN_PASSWORD_LENGTH, MIN_TOKEN_LENGTH, generateToken, includesPrivateKey, readCertificateFile } from './credentials';
 
@@ -187,13 +187,7 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
   return (
     <form onSubmit={submit} aria-label={editing ? `Edit client ${client.clientID}` : 'New client'} noValidate ref={form}>
       <Stack>
-        {server.general !== null ? (
-          <ErrorAlert error={server.general} action="save the client" />
-        ) : Object.keys(server.fields).length > 0 ? (
-          <Alert color="red" role="alert" title="The client was not saved">
-            Some fields need changing: see the messages under them.
-          </Alert>
-        ) : null}
+        <SaveProblems server={server} action="save the client" title="The client was not saved" />
 
         <SimpleGrid cols={2}>
           <TextInput

@@ -3,8 +3,8 @@ import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { Alert, Button, Checkbox, Fieldset, Group, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput } from '@mantine/core';
 import type { PublicUser, UserCreateInput, UserUpdateInput } from '../../../../service/contracts/users';
-import { ErrorAlert } from '../../components/ErrorAlert';
 import { PasswordPairFields } from '../../components/PasswordPairFields';
+import { SaveProblems } from '../../components/SaveProblems';
 import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../../components/form-errors';
 import { passwordProblems } from './passwordRules';
 
@@ -149,13 +149,7 @@ export function UserForm({ user, me, groupSuggestions, save, onSaved, onCancel }
   return (
     <form onSubmit={submit} aria-label={editing ? `Edit user ${user.email}` : 'New user'} noValidate ref={form}>
       <Stack>
-        {server.general !== null ? (
-          <ErrorAlert error={server.general} action="save the user" />
-        ) : Object.keys(server.fields).length > 0 ? (
-          <Alert color="red" role="alert" title="The user was not saved">
-            Some fields need changing: see the messages under them.
-          </Alert>
-        ) : null}
+        <SaveProblems server={server} action="save the user" title="The user was not saved" />
         <TextInput label="Email" required type="email" value={values.email} onChange={text('email')} error={fieldError('email')} autoComplete="off" data-autofocus />
         <SimpleGrid cols={2}>
           <TextInput label="First name" required value={values.firstname} onChange={text('firstname')} error={fieldError('firstname')} autoComplete="off" />
