@@ -1,6 +1,6 @@
 /** The systems allowed to send requests: list, add, edit, delete. Admins only (the API refuses everyone else). */
 import { useEffect, useMemo, useState } from 'react';
-import { Alert, Badge, Button, Code, CopyButton, Group, Loader, Modal, ScrollArea, Stack, Text, TextInput, VisuallyHidden } from '@mantine/core';
+import { Alert, Badge, Button, Code, CopyButton, Group, Modal, ScrollArea, Stack, Text, VisuallyHidden } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import type { ColumnDef } from '@tanstack/react-table';
 import type { ClientCreateInput, ClientUpdateInput, PublicClient } from '../../../../service/contracts/clients';
@@ -10,6 +10,7 @@ import { isAdmin, useSession } from '../../stores/session';
 import { knownRoles, useClients } from '../../stores/clients';
 import { listRoles } from '../../api/roles';
 import { ClientForm, CredentialBadges } from './ClientForm';
+import { ListSearch } from '../../components/ListSearch';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { DataTable } from '../../components/DataTable';
 import type { ColumnMeta } from '../../components/DataTable';
@@ -124,10 +125,14 @@ export function ClientsPage() {
         </Alert>
       )}
       <ErrorAlert error={error} action="load the clients" />
-      <Group justify="space-between">
-        <TextInput label="Search clients" placeholder="Client ID, name, domain or role" value={search} onChange={(e) => setSearch(e.currentTarget.value)} w={360} />
-        {status === 'loading' && <Loader size="sm" aria-label="Loading clients" />}
-      </Group>
+      <ListSearch
+        label="Search clients"
+        placeholder="Client ID, name, domain or role"
+        value={search}
+        onChange={setSearch}
+        loading={status === 'loading'}
+        loadingLabel="Loading clients"
+      />
       <DataTable
         data={clients}
         columns={columns}

@@ -3,7 +3,7 @@
  * account here (the API lists users to admins only).
  */
 import { useEffect, useMemo, useState } from 'react';
-import { Badge, Button, Group, Loader, Modal, ScrollArea, Stack, Text, TextInput, Tooltip, VisuallyHidden } from '@mantine/core';
+import { Badge, Button, Group, Modal, ScrollArea, Stack, Text, Tooltip, VisuallyHidden } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import type { ColumnDef } from '@tanstack/react-table';
 import { Link } from 'react-router';
@@ -12,6 +12,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { isAdmin, useSession } from '../../stores/session';
 import { useUsers } from '../../stores/users';
+import { ListSearch } from '../../components/ListSearch';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { DataTable } from '../../components/DataTable';
 import type { ColumnMeta } from '../../components/DataTable';
@@ -145,10 +146,7 @@ function AdminUsers() {
         People who sign in to this console or use the API. Their groups decide which channels&apos; transactions they may see and re-run.
       </Text>
       <ErrorAlert error={error} action="load the users" />
-      <Group justify="space-between">
-        <TextInput label="Search users" placeholder="Email, name or group" value={search} onChange={(e) => setSearch(e.currentTarget.value)} w={360} />
-        {status === 'loading' && <Loader size="sm" aria-label="Loading users" />}
-      </Group>
+      <ListSearch label="Search users" placeholder="Email, name or group" value={search} onChange={setSearch} loading={status === 'loading'} loadingLabel="Loading users" />
       <DataTable
         data={users}
         columns={columns}
