@@ -6,6 +6,7 @@ import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { Alert, Badge, Button, Checkbox, Code, CopyButton, Fieldset, FileButton, Group, SimpleGrid, Stack, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
 import type { ClientCreateInput, ClientUpdateInput, PublicClient } from '../../../../service/contracts/clients';
+import { FormButtons } from '../../components/FormButtons';
 import { PasswordPairFields } from '../../components/PasswordPairFields';
 import { SaveProblems } from '../../components/SaveProblems';
 import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../../components/form-errors';
@@ -374,14 +375,7 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
             <CredentialBadges client={client} />
           </Group>
         )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            Save client
-          </Button>
-        </Group>
+        <FormButtons submitLabel="Save client" busy={busy} onCancel={onCancel} />
       </Stack>
     </form>
   );

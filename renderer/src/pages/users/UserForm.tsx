@@ -1,8 +1,9 @@
 /** Add or edit a console user (admins): identity, groups, password, SMS number and report e-mails. */
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { Alert, Button, Checkbox, Fieldset, Group, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput } from '@mantine/core';
+import { Alert, Checkbox, Fieldset, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput } from '@mantine/core';
 import type { PublicUser, UserCreateInput, UserUpdateInput } from '../../../../service/contracts/users';
+import { FormButtons } from '../../components/FormButtons';
 import { PasswordPairFields } from '../../components/PasswordPairFields';
 import { SaveProblems } from '../../components/SaveProblems';
 import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../../components/form-errors';
@@ -214,14 +215,7 @@ export function UserForm({ user, me, groupSuggestions, save, onSaved, onCancel }
             This is the built-in administrator: it cannot be deleted and always stays in the admin group.
           </Text>
         )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            Save user
-          </Button>
-        </Group>
+        <FormButtons submitLabel="Save user" busy={busy} onCancel={onCancel} />
       </Stack>
     </form>
   );
