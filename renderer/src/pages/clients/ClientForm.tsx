@@ -9,7 +9,7 @@ import type { ClientCreateInput, ClientUpdateInput, PublicClient } from '../../.
 import { FormButtons } from '../../components/FormButtons';
 import { PasswordPairFields } from '../../components/PasswordPairFields';
 import { SaveProblems } from '../../components/SaveProblems';
-import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../../components/form-errors';
+import { useFormState } from '../../components/form-errors';
 import { MIN_PASSWORD_LENGTH, MIN_TOKEN_LENGTH, generateToken, includesPrivateKey, readCertificateFile } from './credentials';
 
 const DETAILS = ['organization', 'location', 'softwareName', 'description', 'contactPerson', 'contactPersonEmail'] as const;
@@ -133,20 +133,8 @@ const LABELS: Record<DetailField, string> = {
 
 export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }: ClientFormProps) {
   const editing = client !== null;
-  const [values, setValues] = useState<Values>(() => initialValues(client));
-  const [local, setLocal] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
+  const { values, set, text, fieldError, server, form, busy, check, saving } = useFormState<Values>(() => initialValues(client), FIELDS);
   const [fileError, setFileError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const server = splitErrors(error, FIELDS);
-  const form = useFocusInvalid(error);
-  const fieldError = (field: string): string | undefined => local[field] ?? server.fields[field];
-
-  const set = <K extends keyof Values>(field: K, value: Values[K]) => {
-    setValues((v) => ({ ...v, [field]: value }));
-    if (local[field] !== undefined) setLocal(({ [field]: _gone, ...rest }) => rest);
-  };
-  const text = (field: keyof Values) => (e: { currentTarget: { value: string } }) => set(field, e.currentTarget.value);
 
   const loadFile = (file: File | null) => {
     setFileError(null);
@@ -159,26 +147,16 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const problems = localProblems(values);
-    setLocal(problems);
-    if (Object.keys(problems).length > 0) {
-      focusFirstInvalid(form.current);
-      return;
-    }
+    if (!check(localProblems(values))) return;
     const input = client === null ? createInput(values) : updateInput(client, values);
     if (Object.keys(input).length === 0) {
       onCancel();
       return;
     }
     const token = 'customToken' in input && typeof input.customToken === 'string' ? input.customToken : null;
-    setBusy(true);
-    setError(null);
-    save(client, input).then(
+    saving(
+      () => save(client, input),
       (saved) => onSaved(saved, token),
-      (err: unknown) => {
-        setBusy(false);
-        setError(err);
-      },
     );
   };
 

@@ -1,12 +1,11 @@
 /** Add or edit a console user (admins): identity, groups, password, SMS number and report e-mails. */
-import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { Alert, Checkbox, Fieldset, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput } from '@mantine/core';
 import type { PublicUser, UserCreateInput, UserUpdateInput } from '../../../../service/contracts/users';
 import { FormButtons } from '../../components/FormButtons';
 import { PasswordPairFields } from '../../components/PasswordPairFields';
 import { SaveProblems } from '../../components/SaveProblems';
-import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../../components/form-errors';
+import { useFormState } from '../../components/form-errors';
 import { passwordProblems } from './passwordRules';
 
 export const ADMIN_GROUP = 'admin';
@@ -109,39 +108,17 @@ export interface UserFormProps {
 
 export function UserForm({ user, me, groupSuggestions, save, onSaved, onCancel }: UserFormProps) {
   const editing = user !== null;
-  const [values, setValues] = useState<Values>(() => initialValues(user));
-  const [local, setLocal] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const server = splitErrors(error, FIELDS);
-  const form = useFocusInvalid(error);
-  const fieldError = (field: string): string | undefined => local[field] ?? server.fields[field];
-  const set = <K extends keyof Values>(field: K, value: Values[K]) => {
-    setValues((v) => ({ ...v, [field]: value }));
-    if (local[field] !== undefined) setLocal(({ [field]: _gone, ...rest }) => rest);
-  };
-  const text = (field: 'email' | 'firstname' | 'surname' | 'msisdn') => (e: { currentTarget: { value: string } }) =>
-    set(field, e.currentTarget.value);
+  const { values, set, text, fieldError, server, form, busy, check, saving } = useFormState<Values>(() => initialValues(user), FIELDS);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const problems = localProblems(values, user);
-    setLocal(problems);
-    if (Object.keys(problems).length > 0) {
-      focusFirstInvalid(form.current);
-      return;
-    }
+    if (!check(localProblems(values, user))) return;
     const input = user === null ? createInput(values) : updateInput(user, values);
     if (Object.keys(input).length === 0) {
       onCancel();
       return;
     }
-    setBusy(true);
-    setError(null);
-    save(user, input).then(onSaved, (err: unknown) => {
-      setBusy(false);
-      setError(err);
-    });
+    saving(() => save(user, input), onSaved);
   };
 
   const makesAdmin = values.groups.includes(ADMIN_GROUP);
