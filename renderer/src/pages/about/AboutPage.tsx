@@ -1,34 +1,23 @@
 /** About: versions, the ports Junction listens on, the data store's health, and who is signed in. */
 import { useEffect } from 'react';
 import type { ReactNode } from 'react';
-import { Badge, Button, Code, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Code, SimpleGrid, Stack, Text } from '@mantine/core';
 import type { ServicePort } from '../../../../service/contracts/api';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { FieldList } from '../../components/FieldList';
+import type { FieldRow } from '../../components/FieldList';
+import { Section, sectionId } from '../../components/Section';
 import { useAbout } from '../../stores/about';
 import { isAdmin, useSession } from '../../stores/session';
 
-function Facts({ title, rows, children }: { title: string; rows: [string, ReactNode][]; children?: ReactNode }) {
-  const id = `about-${title.toLowerCase().replace(/\W+/g, '-')}`;
+function Facts({ title, rows, children }: { title: string; rows: FieldRow[]; children?: ReactNode }) {
+  const id = sectionId(title, 'about');
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby={id}>
-      <Title order={2} size="h4" mb="sm" id={id}>
-        {title}
-      </Title>
+    <Section title={title} id={id}>
       {children}
-      {rows.length === 0 ? null : (
-        <Table variant="vertical" layout="fixed" aria-labelledby={id}>
-          <Table.Tbody>
-            {rows.map(([label, value]) => (
-              <Table.Tr key={label}>
-                <Table.Th w="45%">{label}</Table.Th>
-                <Table.Td style={{ wordBreak: 'break-word' }}>{value}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
-    </Paper>
+      {rows.length === 0 ? null : <FieldList rows={rows} labelWidth="45%" aria-labelledby={id} />}
+    </Section>
   );
 }
 
@@ -56,7 +45,7 @@ export function AboutPage() {
   useEffect(() => void load(), [load]);
   const page = pagePort();
 
-  const versions: [string, ReactNode][] =
+  const versions: FieldRow[] =
     about === null
       ? []
       : [
@@ -67,13 +56,13 @@ export function AboutPage() {
           ['Server time zone', about.serverTimezone],
         ];
 
-  const ports: [string, ReactNode][] = [[`${PORT_NAMES.api} (this page)`, `${page.port} (${page.protocol.toUpperCase()})`]];
+  const ports: FieldRow[] = [[`${PORT_NAMES.api} (this page)`, `${page.port} (${page.protocol.toUpperCase()})`]];
   for (const p of about?.ports ?? []) {
     if (p.purpose === 'api') continue;
     ports.push([`${PORT_NAMES[p.purpose]} over ${p.protocol.toUpperCase()}`, String(p.port)]);
   }
 
-  const store: [string, ReactNode][] =
+  const store: FieldRow[] =
     health === null
       ? []
       : [
@@ -88,7 +77,7 @@ export function AboutPage() {
           ['Service running for', formatDuration(health.uptimeSeconds)],
         ];
 
-  const account: [string, ReactNode][] =
+  const account: FieldRow[] =
     user === null
       ? []
       : [

@@ -1,12 +1,15 @@
 /** Every channel with its routing at a glance, and the quick actions: enable/disable, trigger now, delete. */
 import { useEffect, useMemo, useState } from 'react';
-import { Alert, Anchor, Badge, Button, Code, Group, Loader, Modal, Stack, Switch, Table, Text, Tooltip, UnstyledButton } from '@mantine/core';
-import { createColumnHelper, flexRender, getCoreRowModel, getSortedRowModel, useReactTable } from '@tanstack/react-table';
-import type { SortingState } from '@tanstack/react-table';
+import { Alert, Anchor, Badge, Button, Code, Group, Loader, Stack, Switch, Text, Tooltip } from '@mantine/core';
+import { createColumnHelper } from '@tanstack/react-table';
+import type { ColumnDef } from '@tanstack/react-table';
 import { Link } from 'react-router';
 import type { Channel } from '../../../../service/contracts/channels';
 import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DataTable } from '../../components/DataTable';
+import type { ColumnMeta } from '../../components/DataTable';
 import { useChannels } from '../../stores/channels';
 import { isAdmin, useSession } from '../../stores/session';
 import { STATUS_COLOR, TYPE_LABEL } from './labels';
@@ -96,7 +99,6 @@ export function ChannelsListPage() {
   const remove = useChannels((s) => s.remove);
   const dismiss = useChannels((s) => s.dismiss);
   const admin = isAdmin(useSession((s) => s.user));
-  const [sorting, setSorting] = useState<SortingState>([]);
   const [confirming, setConfirming] = useState<Channel | null>(null);
 
   useEffect(() => {
@@ -104,77 +106,69 @@ export function ChannelsListPage() {
   }, [load]);
 
   const columns = useMemo(
-    () => [
-      column.accessor('name', { header: 'Name', cell: (c) => <NameCell channel={c.row.original} />, size: 20 }),
-      column.accessor('type', { header: 'Type', cell: (c) => <TypeCell channel={c.row.original} />, size: 10 }),
-      column.accessor('urlPattern', {
-        header: 'URL pattern',
-        enableSorting: false,
-        size: 17,
-        cell: (c) =>
-          c.getValue() === '' ? (
-            <Text size="sm" c="dimmed">
-              none
-            </Text>
-          ) : (
-            <Code style={{ overflowWrap: 'anywhere', whiteSpace: 'normal' }}>{c.getValue()}</Code>
+    () =>
+      [
+        column.accessor('name', { header: 'Name', cell: (c) => <NameCell channel={c.row.original} />, meta: { width: '20%' } satisfies ColumnMeta }),
+        column.accessor('type', { header: 'Type', cell: (c) => <TypeCell channel={c.row.original} />, meta: { width: '10%' } satisfies ColumnMeta }),
+        column.accessor('urlPattern', {
+          header: 'URL pattern',
+          enableSorting: false,
+          meta: { width: '17%' } satisfies ColumnMeta,
+          cell: (c) =>
+            c.getValue() === '' ? (
+              <Text size="sm" c="dimmed">
+                none
+              </Text>
+            ) : (
+              <Code style={{ overflowWrap: 'anywhere', whiteSpace: 'normal' }}>{c.getValue()}</Code>
+            ),
+        }),
+        column.accessor((c) => c.priority ?? Number.MAX_SAFE_INTEGER, {
+          id: 'priority',
+          header: 'Priority',
+          meta: { width: '7%' } satisfies ColumnMeta,
+          cell: (c) => c.row.original.priority ?? <Text span size="sm" c="dimmed" title="No priority: tried after the numbered ones">–</Text>,
+        }),
+        column.accessor('status', {
+          header: 'Status',
+          meta: { width: '9%' } satisfies ColumnMeta,
+          cell: (c) => (
+            <Badge color={STATUS_COLOR[c.getValue()]} variant="light">
+              {c.getValue()}
+            </Badge>
           ),
-      }),
-      column.accessor((c) => c.priority ?? Number.MAX_SAFE_INTEGER, {
-        id: 'priority',
-        header: 'Priority',
-        size: 7,
-        cell: (c) => c.row.original.priority ?? <Text span size="sm" c="dimmed" title="No priority: tried after the numbered ones">–</Text>,
-      }),
-      column.accessor('status', {
-        header: 'Status',
-        size: 9,
-        cell: (c) => (
-          <Badge color={STATUS_COLOR[c.getValue()]} variant="light">
-            {c.getValue()}
-          </Badge>
-        ),
-      }),
-      column.accessor((c) => c.routes.length, { id: 'routes', header: 'Routes', size: 6 }),
-      column.display({
-        id: 'primary',
-        header: 'Primary route',
-        size: 15,
-        cell: (c) => {
-          const route = primaryRoute(c.row.original);
-          if (route === undefined) return <Text size="sm" c="dimmed">none</Text>;
-          return (
-            <Stack gap={0}>
-              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                {route.name}
-              </Text>
-              <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
-                {route.host}:{route.port}
-              </Text>
-            </Stack>
-          );
-        },
-      }),
-      ...(admin
-        ? [column.display({ id: 'actions', header: 'Actions', size: 18, cell: (c) => <ActionsCell channel={c.row.original} onDelete={setConfirming} /> })]
-        : []),
-    ],
+        }),
+        column.accessor((c) => c.routes.length, { id: 'routes', header: 'Routes', meta: { width: '6%' } satisfies ColumnMeta }),
+        column.display({
+          id: 'primary',
+          header: 'Primary route',
+          meta: { width: '15%' } satisfies ColumnMeta,
+          cell: (c) => {
+            const route = primaryRoute(c.row.original);
+            if (route === undefined) return <Text size="sm" c="dimmed">none</Text>;
+            return (
+              <Stack gap={0}>
+                <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                  {route.name}
+                </Text>
+                <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+                  {route.host}:{route.port}
+                </Text>
+              </Stack>
+            );
+          },
+        }),
+        ...(admin
+          ? [column.display({ id: 'actions', header: 'Actions', meta: { width: '18%' } satisfies ColumnMeta, cell: (c) => <ActionsCell channel={c.row.original} onDelete={setConfirming} /> })]
+          : []),
+      ] as ColumnDef<Channel, unknown>[],
     [admin],
   );
 
-  const table = useReactTable({
-    data: channels,
-    columns,
-    state: { sorting },
-    onSortingChange: setSorting,
-    getCoreRowModel: getCoreRowModel(),
-    getSortedRowModel: getSortedRowModel(),
-  });
-
+  // The dialog closes at once; the list shows the outcome (the store reports failures on the page).
   const confirmDelete = () => {
-    const channel = confirming;
-    setConfirming(null);
-    if (channel !== null) void remove(channel);
+    if (confirming !== null) void remove(confirming);
+    return Promise.resolve();
   };
 
   return (
@@ -215,63 +209,31 @@ export function ChannelsListPage() {
           {admin ? 'Create one with “New channel” to start routing requests.' : 'An administrator can create one.'}
         </Text>
       ) : (
-        <Table layout="fixed" striped highlightOnHover verticalSpacing="xs" aria-label="Channels">
-          <Table.Thead>
-            {table.getHeaderGroups().map((group) => (
-              <Table.Tr key={group.id}>
-                {group.headers.map((header) => {
-                  const sorted = header.column.getIsSorted();
-                  const title = flexRender(header.column.columnDef.header, header.getContext());
-                  return (
-                    <Table.Th
-                      key={header.id}
-                      style={{ width: `${header.getSize()}%` }}
-                      aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}
-                    >
-                      {header.column.getCanSort() ? (
-                        <UnstyledButton onClick={header.column.getToggleSortingHandler()} fw={700} fz="sm">
-                          {title}
-                          {sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}
-                        </UnstyledButton>
-                      ) : (
-                        title
-                      )}
-                    </Table.Th>
-                  );
-                })}
-              </Table.Tr>
-            ))}
-          </Table.Thead>
-          <Table.Tbody>
-            {table.getRowModel().rows.map((row) => (
-              <Table.Tr key={row.id}>
-                {row.getVisibleCells().map((cell) => (
-                  <Table.Td key={cell.id} style={{ verticalAlign: 'top' }}>
-                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                  </Table.Td>
-                ))}
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable
+          data={channels}
+          columns={columns}
+          label="Channels"
+          getRowId={(c) => c._id}
+          layout="fixed"
+          striped
+          cellAlign="top"
+          empty={loading ? 'Loading…' : 'No channels to show.'}
+        />
       )}
 
-      <Modal opened={confirming !== null} onClose={() => setConfirming(null)} title={`Delete channel “${confirming?.name ?? ''}”?`}>
-        <Stack>
-          <Text size="sm">
-            Junction stops routing requests through this channel. If transactions were recorded through it, the channel is kept, marked deleted, so
-            those transactions stay readable; it cannot be edited again.
-          </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setConfirming(null)}>
-              Cancel
-            </Button>
-            <Button color="red" onClick={confirmDelete}>
-              Delete channel
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmDialog
+        opened={confirming !== null}
+        title={`Delete channel “${confirming?.name ?? ''}”?`}
+        confirmLabel="Delete channel"
+        action="delete the channel"
+        onConfirm={confirmDelete}
+        onClose={() => setConfirming(null)}
+      >
+        <Text size="sm">
+          Junction stops routing requests through this channel. If transactions were recorded through it, the channel is kept, marked deleted, so those
+          transactions stay readable; it cannot be edited again.
+        </Text>
+      </ConfirmDialog>
     </Stack>
   );
 }

@@ -4,10 +4,12 @@
  */
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { Alert, Badge, Button, Checkbox, Code, CopyButton, Fieldset, FileButton, Group, PasswordInput, SimpleGrid, Stack, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
+import { Alert, Badge, Button, Checkbox, Code, CopyButton, Fieldset, FileButton, Group, SimpleGrid, Stack, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
 import type { ClientCreateInput, ClientUpdateInput, PublicClient } from '../../../../service/contracts/clients';
-import { ErrorAlert } from '../../components/ErrorAlert';
-import { focusFirstInvalid, splitErrors, useFocusInvalid } from './formErrors';
+import { FormButtons } from '../../components/FormButtons';
+import { PasswordPairFields } from '../../components/PasswordPairFields';
+import { SaveProblems } from '../../components/SaveProblems';
+import { useFormState } from '../../components/form-errors';
 import { MIN_PASSWORD_LENGTH, MIN_TOKEN_LENGTH, generateToken, includesPrivateKey, readCertificateFile } from './credentials';
 
 const DETAILS = ['organization', 'location', 'softwareName', 'description', 'contactPerson', 'contactPersonEmail'] as const;
@@ -131,20 +133,8 @@ const LABELS: Record<DetailField, string> = {
 
 export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }: ClientFormProps) {
   const editing = client !== null;
-  const [values, setValues] = useState<Values>(() => initialValues(client));
-  const [local, setLocal] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
+  const { values, set, text, fieldError, server, form, busy, check, saving } = useFormState<Values>(() => initialValues(client), FIELDS);
   const [fileError, setFileError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const server = splitErrors(error, FIELDS);
-  const form = useFocusInvalid(error);
-  const fieldError = (field: string): string | undefined => local[field] ?? server.fields[field];
-
-  const set = <K extends keyof Values>(field: K, value: Values[K]) => {
-    setValues((v) => ({ ...v, [field]: value }));
-    if (local[field] !== undefined) setLocal(({ [field]: _gone, ...rest }) => rest);
-  };
-  const text = (field: keyof Values) => (e: { currentTarget: { value: string } }) => set(field, e.currentTarget.value);
 
   const loadFile = (file: File | null) => {
     setFileError(null);
@@ -157,26 +147,16 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const problems = localProblems(values);
-    setLocal(problems);
-    if (Object.keys(problems).length > 0) {
-      focusFirstInvalid(form.current);
-      return;
-    }
+    if (!check(localProblems(values))) return;
     const input = client === null ? createInput(values) : updateInput(client, values);
     if (Object.keys(input).length === 0) {
       onCancel();
       return;
     }
     const token = 'customToken' in input && typeof input.customToken === 'string' ? input.customToken : null;
-    setBusy(true);
-    setError(null);
-    save(client, input).then(
+    saving(
+      () => save(client, input),
       (saved) => onSaved(saved, token),
-      (err: unknown) => {
-        setBusy(false);
-        setError(err);
-      },
     );
   };
 
@@ -186,13 +166,7 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
   return (
     <form onSubmit={submit} aria-label={editing ? `Edit client ${client.clientID}` : 'New client'} noValidate ref={form}>
       <Stack>
-        {server.general !== null ? (
-          <ErrorAlert error={server.general} action="save the client" />
-        ) : Object.keys(server.fields).length > 0 ? (
-          <Alert color="red" role="alert" title="The client was not saved">
-            Some fields need changing: see the messages under them.
-          </Alert>
-        ) : null}
+        <SaveProblems server={server} action="save the client" title="The client was not saved" />
 
         <SimpleGrid cols={2}>
           <TextInput
@@ -239,26 +213,15 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
                 {client.hasPassword ? 'A password is set. Type a new one to replace it, or leave these empty to keep it.' : 'No password is set.'}
               </Text>
             )}
-            <SimpleGrid cols={2}>
-              <PasswordInput
-                label="Password"
-                description={`At least ${MIN_PASSWORD_LENGTH} characters`}
-                value={values.password}
-                onChange={text('password')}
-                error={fieldError('password')}
-                disabled={values.removePassword}
-                autoComplete="new-password"
-              />
-              <PasswordInput
-                label="Confirm password"
-                description="Type it again"
-                value={values.confirm}
-                onChange={text('confirm')}
-                error={fieldError('confirm')}
-                disabled={values.removePassword}
-                autoComplete="new-password"
-              />
-            </SimpleGrid>
+            <PasswordPairFields
+              password={values.password}
+              confirm={values.confirm}
+              onPasswordChange={(value) => set('password', value)}
+              onConfirmChange={(value) => set('confirm', value)}
+              descriptions={{ password: `At least ${MIN_PASSWORD_LENGTH} characters`, confirm: 'Type it again' }}
+              errors={{ password: fieldError('password'), confirm: fieldError('confirm') }}
+              disabled={values.removePassword}
+            />
             {editing && client.hasPassword && (
               <Checkbox label="Remove the password" checked={values.removePassword} onChange={(e) => set('removePassword', e.currentTarget.checked)} />
             )}
@@ -390,14 +353,7 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
             <CredentialBadges client={client} />
           </Group>
         )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            Save client
-          </Button>
-        </Group>
+        <FormButtons submitLabel="Save client" busy={busy} onCancel={onCancel} />
       </Stack>
     </form>
   );

@@ -1,6 +1,6 @@
 /** The systems allowed to send requests: list, add, edit, delete. Admins only (the API refuses everyone else). */
 import { useEffect, useMemo, useState } from 'react';
-import { Alert, Badge, Button, Code, CopyButton, Group, Loader, Modal, ScrollArea, Stack, Text, TextInput, VisuallyHidden } from '@mantine/core';
+import { Alert, Badge, Button, Code, CopyButton, Group, Stack, Text, VisuallyHidden } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import type { ColumnDef } from '@tanstack/react-table';
 import type { ClientCreateInput, ClientUpdateInput, PublicClient } from '../../../../service/contracts/clients';
@@ -10,18 +10,19 @@ import { isAdmin, useSession } from '../../stores/session';
 import { knownRoles, useClients } from '../../stores/clients';
 import { listRoles } from '../../api/roles';
 import { ClientForm, CredentialBadges } from './ClientForm';
-import { ConfirmDialog } from './ConfirmDialog';
-import { DataTable } from './DataTable';
-import type { ColumnMeta } from './DataTable';
-
-type Editing = { mode: 'closed' } | { mode: 'new' } | { mode: 'edit'; client: PublicClient };
+import { ListSearch } from '../../components/ListSearch';
+import { FormModal } from '../../components/FormModal';
+import type { Editing } from '../../components/FormModal';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DataTable } from '../../components/DataTable';
+import type { ColumnMeta } from '../../components/DataTable';
 
 const column = createColumnHelper<PublicClient>();
 
 export function ClientsPage() {
   const admin = isAdmin(useSession((s) => s.user));
   const { clients, status, error, load, create, update, remove } = useClients();
-  const [editing, setEditing] = useState<Editing>({ mode: 'closed' });
+  const [editing, setEditing] = useState<Editing<PublicClient>>({ mode: 'closed' });
   const [deleting, setDeleting] = useState<PublicClient | null>(null);
   const [search, setSearch] = useState('');
   const [shownToken, setShownToken] = useState<{ clientID: string; token: string } | null>(null);
@@ -65,7 +66,7 @@ export function ClientsPage() {
           meta: { width: 140 } satisfies ColumnMeta,
           cell: (c) => (
             <Group gap={4} wrap="nowrap">
-              <Button size="xs" variant="default" aria-label={`Edit client ${c.row.original.clientID}`} onClick={() => setEditing({ mode: 'edit', client: c.row.original })}>
+              <Button size="xs" variant="default" aria-label={`Edit client ${c.row.original.clientID}`} onClick={() => setEditing({ mode: 'edit', item: c.row.original })}>
                 Edit
               </Button>
               <Button size="xs" variant="subtle" color="red" aria-label={`Delete client ${c.row.original.clientID}`} onClick={() => setDeleting(c.row.original)}>
@@ -124,10 +125,14 @@ export function ClientsPage() {
         </Alert>
       )}
       <ErrorAlert error={error} action="load the clients" />
-      <Group justify="space-between">
-        <TextInput label="Search clients" placeholder="Client ID, name, domain or role" value={search} onChange={(e) => setSearch(e.currentTarget.value)} w={360} />
-        {status === 'loading' && <Loader size="sm" aria-label="Loading clients" />}
-      </Group>
+      <ListSearch
+        label="Search clients"
+        placeholder="Client ID, name, domain or role"
+        value={search}
+        onChange={setSearch}
+        loading={status === 'loading'}
+        loadingLabel="Loading clients"
+      />
       <DataTable
         data={clients}
         columns={columns}
@@ -136,24 +141,18 @@ export function ClientsPage() {
         search={search}
         empty={status === 'loading' ? 'Loading…' : search !== '' ? 'No client matches the search.' : 'No clients yet. Add one so a system can send requests.'}
       />
-      <Modal
-        opened={editing.mode !== 'closed'}
-        onClose={() => setEditing({ mode: 'closed' })}
-        title={editing.mode === 'edit' ? `Edit client ${editing.client.clientID}` : 'Add client'}
-        size="xl"
-        scrollAreaComponent={ScrollArea.Autosize}
-      >
+      <FormModal opened={editing.mode !== 'closed'} onClose={() => setEditing({ mode: 'closed' })} title={editing.mode === 'edit' ? `Edit client ${editing.item.clientID}` : 'Add client'} size="xl">
         {editing.mode !== 'closed' && (
           <ClientForm
-            key={editing.mode === 'edit' ? editing.client._id : 'new'}
-            client={editing.mode === 'edit' ? editing.client : null}
+            key={editing.mode === 'edit' ? editing.item._id : 'new'}
+            client={editing.mode === 'edit' ? editing.item : null}
             roleSuggestions={[...new Set([...roleNames, ...knownRoles(clients)])].sort((a, b) => a.localeCompare(b))}
             save={save}
             onSaved={saved}
             onCancel={() => setEditing({ mode: 'closed' })}
           />
         )}
-      </Modal>
+      </FormModal>
       <ConfirmDialog
         opened={deleting !== null}
         title={`Delete client ${deleting?.clientID ?? ''}?`}

@@ -1,11 +1,13 @@
 /** One mediator: its state, settings form, endpoints and default channels, and deleting it. */
 import { useCallback, useEffect, useState } from 'react';
-import type { ReactNode } from 'react';
-import { Alert, Anchor, Badge, Button, Checkbox, Code, Group, Loader, Modal, Paper, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Checkbox, Code, Group, Loader, Modal, Stack, Table, Text } from '@mantine/core';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { InstalledChannel, MediatorRouteView, PublicMediator } from '../../../../service/contracts/mediators';
 import { deleteMediator, installMediatorChannels } from '../../api/mediators';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { FieldList } from '../../components/FieldList';
+import type { FieldRow } from '../../components/FieldList';
+import { Section } from '../../components/Section';
 import { PageHeader } from '../../components/PageHeader';
 import { useMediators } from '../../stores/mediators';
 import { ConfigForm } from './ConfigForm';
@@ -18,22 +20,10 @@ function address(route: MediatorRouteView): string {
   return `${scheme}://${route.host}:${route.port}${route.path ?? ''}`;
 }
 
-function Section({ title, children }: { title: string; children: ReactNode }) {
-  const id = `section-${title.toLowerCase().replace(/\W+/g, '-')}`;
-  return (
-    <Paper withBorder p="md" component="section" aria-labelledby={id}>
-      <Title order={2} size="h4" mb="sm" id={id}>
-        {title}
-      </Title>
-      {children}
-    </Paper>
-  );
-}
-
 function Summary({ mediator }: { mediator: PublicMediator }) {
   const now = useNow();
   const uptime = useMediators((s) => s.uptimes[mediator.urn]);
-  const rows: [string, ReactNode][] = [
+  const rows: FieldRow[] = [
     ['URN', <Code key="urn" style={{ wordBreak: 'break-all' }}>{mediator.urn}</Code>],
     ['Version', mediator.version],
     ['Status', <OnlineBadge key="status" online={mediator.online} />],
@@ -42,18 +32,7 @@ function Summary({ mediator }: { mediator: PublicMediator }) {
     ['Registered', formatTime(mediator.createdAt)],
   ];
   if (mediator.description !== undefined && mediator.description !== '') rows.splice(0, 0, ['Description', mediator.description]);
-  return (
-    <Table variant="vertical" layout="fixed" withTableBorder aria-label="Mediator summary">
-      <Table.Tbody>
-        {rows.map(([label, value]) => (
-          <Table.Tr key={label}>
-            <Table.Th w={180}>{label}</Table.Th>
-            <Table.Td>{value}</Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
-  );
+  return <FieldList rows={rows} withTableBorder aria-label="Mediator summary" />;
 }
 
 function Endpoints({ mediator }: { mediator: PublicMediator }) {

@@ -1,10 +1,12 @@
 /** The mediators list: who is registered, which are online, for how long, and when each was last heard from. */
 import { useCallback, useEffect, useMemo } from 'react';
-import { Anchor, Badge, Button, Code, Stack, Table, Text } from '@mantine/core';
-import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
+import { Anchor, Badge, Button, Code, Stack, Text } from '@mantine/core';
+import { createColumnHelper } from '@tanstack/react-table';
+import type { ColumnDef } from '@tanstack/react-table';
 import { Link } from 'react-router';
 import type { PublicMediator } from '../../../../service/contracts/mediators';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { DataTable } from '../../components/DataTable';
 import { PageHeader } from '../../components/PageHeader';
 import { useMediators } from '../../stores/mediators';
 import { currentUptime, formatAgo, formatTime, formatUptime } from './format';
@@ -29,35 +31,35 @@ export function MediatorsPage() {
   const now = useNow();
 
   const columns = useMemo(
-    () => [
-      column.accessor('name', {
-        header: 'Name',
-        cell: (info) => (
-          <Anchor component={Link} to={`/mediators/${encodeURIComponent(info.row.original.urn)}`}>
-            {info.getValue()}
-          </Anchor>
-        ),
-      }),
-      column.accessor('urn', { header: 'URN', cell: (info) => <Code style={{ wordBreak: 'break-all' }}>{info.getValue()}</Code> }),
-      column.accessor('version', { header: 'Version' }),
-      column.accessor('online', { header: 'Status', cell: (info) => <OnlineBadge online={info.getValue()} /> }),
-      column.display({
-        id: 'uptime',
-        header: 'Uptime',
-        cell: ({ row }) => {
-          const uptime = uptimes[row.original.urn];
-          if (!row.original.online || uptime === null || uptime === undefined) return <Text c="dimmed">–</Text>;
-          return formatUptime(currentUptime(uptime, row.original._lastHeartbeat, now));
-        },
-      }),
-      column.accessor('_lastHeartbeat', {
-        header: 'Last heartbeat',
-        cell: (info) => <span title={formatTime(info.getValue())}>{formatAgo(info.getValue(), now)}</span>,
-      }),
-    ],
+    () =>
+      [
+        column.accessor('name', {
+          header: 'Name',
+          cell: (info) => (
+            <Anchor component={Link} to={`/mediators/${encodeURIComponent(info.row.original.urn)}`}>
+              {info.getValue()}
+            </Anchor>
+          ),
+        }),
+        column.accessor('urn', { header: 'URN', cell: (info) => <Code style={{ wordBreak: 'break-all' }}>{info.getValue()}</Code> }),
+        column.accessor('version', { header: 'Version' }),
+        column.accessor('online', { header: 'Status', cell: (info) => <OnlineBadge online={info.getValue()} /> }),
+        column.display({
+          id: 'uptime',
+          header: 'Uptime',
+          cell: ({ row }) => {
+            const uptime = uptimes[row.original.urn];
+            if (!row.original.online || uptime === null || uptime === undefined) return <Text c="dimmed">–</Text>;
+            return formatUptime(currentUptime(uptime, row.original._lastHeartbeat, now));
+          },
+        }),
+        column.accessor('_lastHeartbeat', {
+          header: 'Last heartbeat',
+          cell: (info) => <span title={formatTime(info.getValue())}>{formatAgo(info.getValue(), now)}</span>,
+        }),
+      ] as ColumnDef<PublicMediator, unknown>[],
     [uptimes, now],
   );
-  const table = useReactTable({ data: mediators, columns, getCoreRowModel: getCoreRowModel(), getRowId: (m) => m.urn });
 
   return (
     <Stack>
@@ -73,28 +75,17 @@ export function MediatorsPage() {
       {loaded && mediators.length === 0 ? (
         <Text>No mediator has registered yet. A mediator registers itself when it starts, using an administrator's API account.</Text>
       ) : (
-        <Table.ScrollContainer minWidth={700}>
-          <Table striped highlightOnHover aria-label="Mediators" aria-busy={loading}>
-            <Table.Thead>
-              {table.getHeaderGroups().map((group) => (
-                <Table.Tr key={group.id}>
-                  {group.headers.map((header) => (
-                    <Table.Th key={header.id}>{flexRender(header.column.columnDef.header, header.getContext())}</Table.Th>
-                  ))}
-                </Table.Tr>
-              ))}
-            </Table.Thead>
-            <Table.Tbody>
-              {table.getRowModel().rows.map((row) => (
-                <Table.Tr key={row.id}>
-                  {row.getVisibleCells().map((cell) => (
-                    <Table.Td key={cell.id}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</Table.Td>
-                  ))}
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          data={mediators}
+          columns={columns}
+          label="Mediators"
+          getRowId={(m) => m.urn}
+          sortable={false}
+          striped
+          busy={loading}
+          minWidth={700}
+          empty={loading ? 'Loading…' : ''}
+        />
       )}
     </Stack>
   );

@@ -1,9 +1,10 @@
 /** The two small role forms: a new role (a name and what it is granted on) and a new name for an existing role. */
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { Alert, Button, Group, MultiSelect, Stack, TextInput } from '@mantine/core';
+import { Alert, MultiSelect, Stack, TextInput } from '@mantine/core';
+import { FormButtons } from '../../components/FormButtons';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { splitErrors, useFocusInvalid } from '../clients/formErrors';
+import { splitErrors, useFocusInvalid } from '../../components/form-errors';
 import type { Grants } from '../../stores/roles';
 
 const ROLE_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.@-]{0,63}$/;
@@ -92,14 +93,7 @@ export function AddRoleForm({ channels, clients, existing, onCreate, onDone }: A
             {local.grants}
           </Alert>
         )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            Add role
-          </Button>
-        </Group>
+        <FormButtons submitLabel="Add role" busy={busy} onCancel={onDone} />
       </Stack>
     </form>
   );
@@ -150,14 +144,7 @@ export function RenameRoleForm({ current, existing, onRename, onDone }: RenameRo
           data-autofocus
           autoComplete="off"
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            Rename role
-          </Button>
-        </Group>
+        <FormButtons submitLabel="Rename role" busy={busy} onCancel={onDone} />
       </Stack>
     </form>
   );

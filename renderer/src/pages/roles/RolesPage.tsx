@@ -1,13 +1,14 @@
 /** Roles: which channels admit each role, and which clients hold it, edited as one grid. Admins only. */
 import { useEffect, useMemo, useState } from 'react';
-import { Alert, Button, Group, Loader, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Modal, Stack, Text } from '@mantine/core';
 import type { Role } from '../../../../service/contracts/roles';
 import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { isAdmin, useSession } from '../../stores/session';
 import { grantsOf, useRoles } from '../../stores/roles';
 import type { Grants } from '../../stores/roles';
-import { ConfirmDialog } from '../clients/ConfirmDialog';
+import { ListSearch } from '../../components/ListSearch';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { RoleMatrix } from './RoleMatrix';
 import type { MatrixColumn } from './RoleMatrix';
 import { AddRoleForm, RenameRoleForm } from './RoleForms';
@@ -119,19 +120,19 @@ export function RolesPage() {
       </Text>
       <ErrorAlert error={error} action="load the roles" />
       {saveError !== null && <ErrorAlert error={saveError.error} action={`save role ${saveError.role}`} onClose={() => setSaveError(null)} />}
-      <Group justify="space-between" align="flex-end">
-        <TextInput
-          label="Show channels and clients named"
-          placeholder="Part of a channel name or client ID"
-          value={filter}
-          onChange={(e) => setFilter(e.currentTarget.value)}
-          w={360}
-        />
-        {status === 'loading' && <Loader size="sm" aria-label="Loading roles" />}
+      <ListSearch
+        label="Show channels and clients named"
+        placeholder="Part of a channel name or client ID"
+        value={filter}
+        onChange={setFilter}
+        loading={status === 'loading'}
+        loadingLabel="Loading roles"
+        align="flex-end"
+      >
         <Text size="sm" c="dimmed">
           {roles.length} {roles.length === 1 ? 'role' : 'roles'} · {channels.length} channels · {clients.length} clients
         </Text>
-      </Group>
+      </ListSearch>
       {status === 'ready' && roles.length === 0 ? (
         <Alert color="gray" title="No roles yet">
           {channels.length + clients.length === 0

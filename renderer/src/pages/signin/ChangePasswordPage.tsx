@@ -1,9 +1,10 @@
 /** The first-run password change: the built-in account's default password must be replaced before anything else. */
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { Button, Center, Group, Paper, PasswordInput, Stack, Text, Title } from '@mantine/core';
+import { Button, Center, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { useSession } from '../../stores/session';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { NEW_PASSWORD_LABELS, PasswordPairFields } from '../../components/PasswordPairFields';
 
 const MIN_LENGTH = 8;
 
@@ -41,22 +42,16 @@ export function ChangePasswordPage() {
         <form onSubmit={submit} aria-label="Change password">
           <Stack>
             <ErrorAlert error={error} action="change the password" />
-            <PasswordInput
-              label="New password"
-              autoComplete="new-password"
+            <PasswordPairFields
+              password={password}
+              confirm={confirm}
+              onPasswordChange={setPassword}
+              onConfirmChange={setConfirm}
+              labels={NEW_PASSWORD_LABELS}
+              descriptions={{ password: 'Long passphrases are best; the server also refuses common passwords.' }}
+              errors={{ password: tooShort ? `Use at least ${MIN_LENGTH} characters` : undefined, confirm: mismatch ? 'The two passwords are different' : undefined }}
               required
-              value={password}
-              onChange={(e) => setPassword(e.currentTarget.value)}
-              error={tooShort ? `Use at least ${MIN_LENGTH} characters` : undefined}
-              description="Long passphrases are best; the server also refuses common passwords."
-            />
-            <PasswordInput
-              label="Confirm new password"
-              autoComplete="new-password"
-              required
-              value={confirm}
-              onChange={(e) => setConfirm(e.currentTarget.value)}
-              error={mismatch ? 'The two passwords are different' : undefined}
+              cols={1}
             />
             <Group justify="space-between">
               <Button variant="subtle" onClick={() => void signOut()}>

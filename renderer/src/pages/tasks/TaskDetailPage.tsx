@@ -1,11 +1,12 @@
 /** One re-run task: its state and actions, and its transactions with how each re-run went. */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ReactNode } from 'react';
 import { Anchor, Badge, Code, Group, Loader, Pagination, Stack, Table, Text } from '@mantine/core';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { TaskItemStatus, TaskTransactionView } from '../../../../service/contracts/tasks';
 import { live } from '../../api/live';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { FieldList } from '../../components/FieldList';
+import type { FieldRow } from '../../components/FieldList';
 import { PageHeader } from '../../components/PageHeader';
 import { isAdmin, useSession } from '../../stores/session';
 import { TASK_ITEM_PAGE_SIZE, useTasks } from '../../stores/tasks';
@@ -118,7 +119,7 @@ export function TaskDetailPage() {
     );
   }
   const pages = Math.max(1, Math.ceil(task.totalTransactions / TASK_ITEM_PAGE_SIZE));
-  const rows: [string, ReactNode][] = [
+  const rows: FieldRow[] = [
     ['Status', <TaskStatusBadge key="s" status={task.status} />],
     ['Progress', <TaskProgress key="p" task={task} />],
     ['Created by', task.user],
@@ -140,16 +141,7 @@ export function TaskDetailPage() {
       </PageHeader>
       {actionError === null ? null : <ErrorAlert error={new Error(actionError)} onClose={() => setActionError(null)} />}
       <ErrorAlert error={detailError} action="refresh the task" />
-      <Table variant="vertical" layout="fixed" withTableBorder aria-label="Task summary">
-        <Table.Tbody>
-          {rows.map(([label, value]) => (
-            <Table.Tr key={label}>
-              <Table.Th w={180}>{label}</Table.Th>
-              <Table.Td>{value}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <FieldList rows={rows} withTableBorder aria-label="Task summary" />
       <Group justify="space-between" align="center">
         <Text fw={600} component="h2" size="lg">
           Transactions

@@ -1,11 +1,13 @@
 /** Re-run tasks, newest first: status, progress, who started them, and pause/resume/cancel/delete. */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { Anchor, Button, Group, Select, Stack, Table, Text } from '@mantine/core';
-import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
+import { Anchor, Button, Group, Select, Stack, Text } from '@mantine/core';
+import { createColumnHelper } from '@tanstack/react-table';
+import type { ColumnDef } from '@tanstack/react-table';
 import { Link } from 'react-router';
 import type { TaskStatus, TaskView } from '../../../../service/contracts/tasks';
 import { live } from '../../api/live';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { DataTable } from '../../components/DataTable';
 import { PageHeader } from '../../components/PageHeader';
 import { isAdmin, useSession } from '../../stores/session';
 import { useTasks } from '../../stores/tasks';
@@ -55,28 +57,28 @@ export function TasksPage() {
   }, [admin, running, refetch]);
 
   const columns = useMemo(
-    () => [
-      column.accessor('created', {
-        header: 'Created',
-        cell: (info) => (
-          <Anchor component={Link} to={`/tasks/${info.row.original._id}`} aria-label={`Open the task created ${new Date(info.getValue()).toLocaleString()}`}>
-            {new Date(info.getValue()).toLocaleString()}
-          </Anchor>
-        ),
-      }),
-      column.accessor('user', { header: 'Created by', cell: (info) => <Text size="sm" style={{ wordBreak: 'break-all' }}>{info.getValue()}</Text> }),
-      column.accessor('status', { header: 'Status', cell: (info) => <TaskStatusBadge status={info.getValue()} /> }),
-      column.display({ id: 'progress', header: 'Progress', cell: ({ row }) => <TaskProgress task={row.original} /> }),
-      column.accessor('batchSize', { header: 'At a time' }),
-      column.display({
-        id: 'actions',
-        header: 'Actions',
-        cell: ({ row }) => <TaskActions task={row.original} onChanged={updated} onDeleted={() => removed(row.original._id)} onError={setActionError} />,
-      }),
-    ],
+    () =>
+      [
+        column.accessor('created', {
+          header: 'Created',
+          cell: (info) => (
+            <Anchor component={Link} to={`/tasks/${info.row.original._id}`} aria-label={`Open the task created ${new Date(info.getValue()).toLocaleString()}`}>
+              {new Date(info.getValue()).toLocaleString()}
+            </Anchor>
+          ),
+        }),
+        column.accessor('user', { header: 'Created by', cell: (info) => <Text size="sm" style={{ wordBreak: 'break-all' }}>{info.getValue()}</Text> }),
+        column.accessor('status', { header: 'Status', cell: (info) => <TaskStatusBadge status={info.getValue()} /> }),
+        column.display({ id: 'progress', header: 'Progress', cell: ({ row }) => <TaskProgress task={row.original} /> }),
+        column.accessor('batchSize', { header: 'At a time' }),
+        column.display({
+          id: 'actions',
+          header: 'Actions',
+          cell: ({ row }) => <TaskActions task={row.original} onChanged={updated} onDeleted={() => removed(row.original._id)} onError={setActionError} />,
+        }),
+      ] as ColumnDef<TaskView, unknown>[],
     [updated, removed],
   );
-  const table = useReactTable({ data: tasks, columns, getCoreRowModel: getCoreRowModel(), getRowId: (t) => t._id });
 
   return (
     <Stack>
@@ -103,28 +105,17 @@ export function TasksPage() {
       {!loading && error === null && tasks.length === 0 ? (
         <Text>{status === null ? 'No re-run tasks yet.' : `No ${status.toLowerCase()} tasks.`}</Text>
       ) : (
-        <Table.ScrollContainer minWidth={820}>
-          <Table striped aria-label="Re-run tasks" aria-busy={loading} verticalSpacing="xs">
-            <Table.Thead>
-              {table.getHeaderGroups().map((group) => (
-                <Table.Tr key={group.id}>
-                  {group.headers.map((header) => (
-                    <Table.Th key={header.id}>{flexRender(header.column.columnDef.header, header.getContext())}</Table.Th>
-                  ))}
-                </Table.Tr>
-              ))}
-            </Table.Thead>
-            <Table.Tbody>
-              {table.getRowModel().rows.map((row) => (
-                <Table.Tr key={row.id}>
-                  {row.getVisibleCells().map((cell) => (
-                    <Table.Td key={cell.id}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</Table.Td>
-                  ))}
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          data={tasks}
+          columns={columns}
+          label="Re-run tasks"
+          getRowId={(t) => t._id}
+          sortable={false}
+          striped
+          busy={loading}
+          minWidth={820}
+          empty={loading ? 'Loading…' : ''}
+        />
       )}
       <Group justify="space-between">
         <Button variant="default" disabled={page === 0 || loading} onClick={() => void load(page - 1)}>

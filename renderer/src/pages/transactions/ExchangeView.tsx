@@ -3,18 +3,14 @@ import { Code, Table, Text, Title } from '@mantine/core';
 import type { TransactionRequestView, TransactionResponseView } from '../../../../service/contracts/transactions';
 import { BodyView } from '../../components/BodyView';
 
-export function HeadersTable({ headers, label }: { headers: Record<string, string> | undefined; label: string }) {
-  const entries = Object.entries(headers ?? {});
-  if (entries.length === 0) {
-    return (
-      <Text size="sm" c="dimmed">
-        No headers stored.
-      </Text>
-    );
-  }
+/**
+ * Names and their values in two columns of fixed share, long values wrapping. `code` shows them as code (headers);
+ * otherwise as plain text (properties).
+ */
+export function NameValueTable({ entries, label, code = false }: { entries: [string, string][]; label: string; code?: boolean }) {
   return (
     <Table.ScrollContainer minWidth={400} type="native">
-      <Table withTableBorder verticalSpacing={4} aria-label={label} style={{ tableLayout: 'fixed' }}>
+      <Table withTableBorder verticalSpacing={code ? 4 : undefined} aria-label={label} style={{ tableLayout: 'fixed' }}>
         <Table.Thead>
           <Table.Tr>
             <Table.Th w="30%">Name</Table.Th>
@@ -24,13 +20,15 @@ export function HeadersTable({ headers, label }: { headers: Record<string, strin
         <Table.Tbody>
           {entries.map(([name, value]) => (
             <Table.Tr key={name}>
+              <Table.Td style={{ overflowWrap: 'anywhere' }}>{code ? <Code>{name}</Code> : name}</Table.Td>
               <Table.Td style={{ overflowWrap: 'anywhere' }}>
-                <Code>{name}</Code>
-              </Table.Td>
-              <Table.Td style={{ overflowWrap: 'anywhere' }}>
-                <Text size="sm" ff="monospace">
-                  {value}
-                </Text>
+                {code ? (
+                  <Text size="sm" ff="monospace">
+                    {value}
+                  </Text>
+                ) : (
+                  value
+                )}
               </Table.Td>
             </Table.Tr>
           ))}
@@ -38,6 +36,18 @@ export function HeadersTable({ headers, label }: { headers: Record<string, strin
       </Table>
     </Table.ScrollContainer>
   );
+}
+
+export function HeadersTable({ headers, label }: { headers: Record<string, string> | undefined; label: string }) {
+  const entries = Object.entries(headers ?? {});
+  if (entries.length === 0) {
+    return (
+      <Text size="sm" c="dimmed">
+        No headers stored.
+      </Text>
+    );
+  }
+  return <NameValueTable entries={entries} label={label} code />;
 }
 
 /** A request or response: headers then body; `label` names them ("Request" gives "Request headers", "Request body"). */

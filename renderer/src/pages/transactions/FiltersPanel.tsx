@@ -45,6 +45,34 @@ function TextFilter({ label, placeholder, description, value, problem, onCommit 
   );
 }
 
+interface ChoiceFilterProps {
+  label: string;
+  /** What is chosen, in lower case: "channel" gives "Any channel" and "Clear channel". */
+  thing: string;
+  data: (string | { value: string; label: string })[];
+  value: string | null;
+  onChange: (value: string | null) => void;
+  /** Lets people type to narrow a long list. */
+  searchable?: boolean;
+}
+
+/** One choice or none ("Any …"), with a named clear button. */
+function ChoiceFilter({ label, thing, data, value, onChange, searchable = false }: ChoiceFilterProps) {
+  return (
+    <Select
+      label={label}
+      placeholder={`Any ${thing}`}
+      data={data}
+      value={value}
+      onChange={onChange}
+      searchable={searchable}
+      clearable
+      clearButtonProps={{ 'aria-label': `Clear ${thing}` }}
+      nothingFoundMessage={searchable ? `No ${thing} by that name` : undefined}
+    />
+  );
+}
+
 interface DateFilterProps {
   label: string;
   value: string | null;
@@ -96,29 +124,9 @@ export function FiltersPanel({ filters, channels, clients, showClients, onChange
           clearable
           clearButtonProps={{ 'aria-label': 'Clear status' }}
         />
-        <Select
-          label="Channel"
-          placeholder="Any channel"
-          data={channelOptions}
-          value={filters.channel}
-          onChange={(value) => change({ channel: value })}
-          searchable
-          clearable
-          clearButtonProps={{ 'aria-label': 'Clear channel' }}
-          nothingFoundMessage="No channel by that name"
-        />
+        <ChoiceFilter label="Channel" thing="channel" data={channelOptions} value={filters.channel} onChange={(channel) => change({ channel })} searchable />
         {showClients ? (
-          <Select
-            label="Client"
-            placeholder="Any client"
-            data={clientOptions}
-            value={filters.client}
-            onChange={(value) => change({ client: value })}
-            searchable
-            clearable
-            clearButtonProps={{ 'aria-label': 'Clear client' }}
-            nothingFoundMessage="No client by that name"
-          />
+          <ChoiceFilter label="Client" thing="client" data={clientOptions} value={filters.client} onChange={(client) => change({ client })} searchable />
         ) : (
           <TextFilter
             label="Client"
@@ -129,15 +137,7 @@ export function FiltersPanel({ filters, channels, clients, showClients, onChange
             onCommit={(v) => change({ client: v === '' ? null : v })}
           />
         )}
-        <Select
-          label="Method"
-          placeholder="Any method"
-          data={METHODS}
-          value={filters.method}
-          onChange={(value) => change({ method: value })}
-          clearable
-          clearButtonProps={{ 'aria-label': 'Clear method' }}
-        />
+        <ChoiceFilter label="Method" thing="method" data={METHODS} value={filters.method} onChange={(method) => change({ method })} />
         <TextFilter label="Path" placeholder="e.g. ^/lab/" description="A regular expression" value={filters.path} problem={pathPatternProblem} onCommit={(path) => change({ path })} />
         <TextFilter
           label="Response status"

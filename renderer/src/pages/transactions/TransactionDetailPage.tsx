@@ -1,7 +1,7 @@
 /** One transaction: its summary, request, response, routes, orchestrations and properties, and a re-run. */
 import { useEffect, useState } from 'react';
 import type { ReactNode } from 'react';
-import { Accordion, Alert, Anchor, Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Table, Tabs, Text } from '@mantine/core';
+import { Accordion, Alert, Anchor, Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
 import { Link, useParams } from 'react-router';
 import type { LiveTransaction } from '../../../../service/contracts/live-feed';
 import type { CreatedTask, ExchangeView, TransactionView } from '../../../../service/contracts/transactions';
@@ -10,7 +10,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { isAdmin, useSession } from '../../stores/session';
 import { useTransactions } from '../../stores/transactions';
-import { PartView } from './ExchangeView';
+import { NameValueTable, PartView } from './ExchangeView';
 import { RerunResult } from './RerunResult';
 import { StatusBadge, formatTime } from './status';
 
@@ -299,22 +299,7 @@ export function TransactionDetailPage() {
                 No properties.
               </Text>
             ) : (
-              <Table withTableBorder aria-label="Properties" style={{ tableLayout: 'fixed' }}>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th w="30%">Name</Table.Th>
-                    <Table.Th>Value</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {properties.map(([name, value]) => (
-                    <Table.Tr key={name}>
-                      <Table.Td style={{ overflowWrap: 'anywhere' }}>{name}</Table.Td>
-                      <Table.Td style={{ overflowWrap: 'anywhere' }}>{value}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
+              <NameValueTable entries={properties} label="Properties" />
             )}
           </Tabs.Panel>
         </Tabs>

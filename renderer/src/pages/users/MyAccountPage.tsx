@@ -1,14 +1,15 @@
 /** The signed-in user's own account: name, SMS number, report e-mails, and a new password. Open to everyone. */
 import { useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
-import { Alert, Badge, Button, Group, Loader, Paper, PasswordInput, SimpleGrid, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import type { PublicUser, UserUpdateInput } from '../../../../service/contracts/users';
 import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { NEW_PASSWORD_LABELS, PasswordPairFields } from '../../components/PasswordPairFields';
 import { getUser } from '../../api/users';
 import { useSession } from '../../stores/session';
 import { useUsers } from '../../stores/users';
-import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../clients/formErrors';
+import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../../components/form-errors';
 import { passwordProblems } from './passwordRules';
 
 const MSISDN = /^\+?[0-9]{6,15}$/;
@@ -145,25 +146,16 @@ function PasswordForm({ me }: { me: PublicUser }) {
           Your other sign-ins (other browsers, other computers) end when the password changes; this one stays signed in.
         </Text>
         <ErrorAlert error={server.general} action="change your password" />
-        <SimpleGrid cols={2}>
-          <PasswordInput
-            label="New password"
-            description="At least 8 characters; a long passphrase is best"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.currentTarget.value)}
-            error={local.password ?? server.fields.password}
-            autoComplete="new-password"
-          />
-          <PasswordInput
-            label="Confirm new password"
-            required
-            value={confirm}
-            onChange={(e) => setConfirm(e.currentTarget.value)}
-            error={local.confirm}
-            autoComplete="new-password"
-          />
-        </SimpleGrid>
+        <PasswordPairFields
+          password={password}
+          confirm={confirm}
+          onPasswordChange={setPassword}
+          onConfirmChange={setConfirm}
+          labels={NEW_PASSWORD_LABELS}
+          descriptions={{ password: 'At least 8 characters; a long passphrase is best' }}
+          errors={{ password: local.password ?? server.fields.password, confirm: local.confirm }}
+          required
+        />
         <Group justify="space-between">
           <Text size="sm" c="teal" role="status">
             {done ? 'Your password is changed.' : ''}

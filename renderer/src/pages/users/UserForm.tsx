@@ -1,10 +1,11 @@
 /** Add or edit a console user (admins): identity, groups, password, SMS number and report e-mails. */
-import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { Alert, Button, Checkbox, Fieldset, Group, PasswordInput, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput } from '@mantine/core';
+import { Alert, Checkbox, Fieldset, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput } from '@mantine/core';
 import type { PublicUser, UserCreateInput, UserUpdateInput } from '../../../../service/contracts/users';
-import { ErrorAlert } from '../../components/ErrorAlert';
-import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../clients/formErrors';
+import { FormButtons } from '../../components/FormButtons';
+import { PasswordPairFields } from '../../components/PasswordPairFields';
+import { SaveProblems } from '../../components/SaveProblems';
+import { useFormState } from '../../components/form-errors';
 import { passwordProblems } from './passwordRules';
 
 export const ADMIN_GROUP = 'admin';
@@ -107,39 +108,17 @@ export interface UserFormProps {
 
 export function UserForm({ user, me, groupSuggestions, save, onSaved, onCancel }: UserFormProps) {
   const editing = user !== null;
-  const [values, setValues] = useState<Values>(() => initialValues(user));
-  const [local, setLocal] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const server = splitErrors(error, FIELDS);
-  const form = useFocusInvalid(error);
-  const fieldError = (field: string): string | undefined => local[field] ?? server.fields[field];
-  const set = <K extends keyof Values>(field: K, value: Values[K]) => {
-    setValues((v) => ({ ...v, [field]: value }));
-    if (local[field] !== undefined) setLocal(({ [field]: _gone, ...rest }) => rest);
-  };
-  const text = (field: 'email' | 'firstname' | 'surname' | 'password' | 'confirm' | 'msisdn') => (e: { currentTarget: { value: string } }) =>
-    set(field, e.currentTarget.value);
+  const { values, set, text, fieldError, server, form, busy, check, saving } = useFormState<Values>(() => initialValues(user), FIELDS);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const problems = localProblems(values, user);
-    setLocal(problems);
-    if (Object.keys(problems).length > 0) {
-      focusFirstInvalid(form.current);
-      return;
-    }
+    if (!check(localProblems(values, user))) return;
     const input = user === null ? createInput(values) : updateInput(user, values);
     if (Object.keys(input).length === 0) {
       onCancel();
       return;
     }
-    setBusy(true);
-    setError(null);
-    save(user, input).then(onSaved, (err: unknown) => {
-      setBusy(false);
-      setError(err);
-    });
+    saving(() => save(user, input), onSaved);
   };
 
   const makesAdmin = values.groups.includes(ADMIN_GROUP);
@@ -148,13 +127,7 @@ export function UserForm({ user, me, groupSuggestions, save, onSaved, onCancel }
   return (
     <form onSubmit={submit} aria-label={editing ? `Edit user ${user.email}` : 'New user'} noValidate ref={form}>
       <Stack>
-        {server.general !== null ? (
-          <ErrorAlert error={server.general} action="save the user" />
-        ) : Object.keys(server.fields).length > 0 ? (
-          <Alert color="red" role="alert" title="The user was not saved">
-            Some fields need changing: see the messages under them.
-          </Alert>
-        ) : null}
+        <SaveProblems server={server} action="save the user" title="The user was not saved" />
         <TextInput label="Email" required type="email" value={values.email} onChange={text('email')} error={fieldError('email')} autoComplete="off" data-autofocus />
         <SimpleGrid cols={2}>
           <TextInput label="First name" required value={values.firstname} onChange={text('firstname')} error={fieldError('firstname')} autoComplete="off" />
@@ -183,25 +156,15 @@ export function UserForm({ user, me, groupSuggestions, save, onSaved, onCancel }
         )}
         <Fieldset legend={editing ? 'Password (leave empty to keep the current one)' : 'Password'}>
           <Stack gap="xs">
-            <SimpleGrid cols={2}>
-              <PasswordInput
-                label="Password"
-                description="At least 8 characters"
-                required={!editing}
-                value={values.password}
-                onChange={text('password')}
-                error={fieldError('password')}
-                autoComplete="new-password"
-              />
-              <PasswordInput
-                label="Confirm password"
-                required={!editing}
-                value={values.confirm}
-                onChange={text('confirm')}
-                error={fieldError('confirm')}
-                autoComplete="new-password"
-              />
-            </SimpleGrid>
+            <PasswordPairFields
+              password={values.password}
+              confirm={values.confirm}
+              onPasswordChange={(value) => set('password', value)}
+              onConfirmChange={(value) => set('confirm', value)}
+              descriptions={{ password: 'At least 8 characters' }}
+              errors={{ password: fieldError('password'), confirm: fieldError('confirm') }}
+              required={!editing}
+            />
             <Checkbox
               label="Ask for a new password at the next sign-in"
               checked={values.passwordChangeRequired}
@@ -229,14 +192,7 @@ export function UserForm({ user, me, groupSuggestions, save, onSaved, onCancel }
             This is the built-in administrator: it cannot be deleted and always stays in the admin group.
           </Text>
         )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            Save user
-          </Button>
-        </Group>
+        <FormButtons submitLabel="Save user" busy={busy} onCancel={onCancel} />
       </Stack>
     </form>
   );

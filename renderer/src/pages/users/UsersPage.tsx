@@ -3,7 +3,7 @@
  * account here (the API lists users to admins only).
  */
 import { useEffect, useMemo, useState } from 'react';
-import { Badge, Button, Group, Loader, Modal, ScrollArea, Stack, Text, TextInput, Tooltip, VisuallyHidden } from '@mantine/core';
+import { Badge, Button, Group, Stack, Text, Tooltip, VisuallyHidden } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import type { ColumnDef } from '@tanstack/react-table';
 import { Link } from 'react-router';
@@ -12,13 +12,14 @@ import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { isAdmin, useSession } from '../../stores/session';
 import { useUsers } from '../../stores/users';
-import { ConfirmDialog } from '../clients/ConfirmDialog';
-import { DataTable } from '../clients/DataTable';
-import type { ColumnMeta } from '../clients/DataTable';
+import { ListSearch } from '../../components/ListSearch';
+import { FormModal } from '../../components/FormModal';
+import type { Editing } from '../../components/FormModal';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DataTable } from '../../components/DataTable';
+import type { ColumnMeta } from '../../components/DataTable';
 import { ADMIN_GROUP, UserForm } from './UserForm';
 import { MyAccount } from './MyAccountPage';
-
-type Editing = { mode: 'closed' } | { mode: 'new' } | { mode: 'edit'; user: PublicUser };
 
 const column = createColumnHelper<PublicUser>();
 
@@ -43,7 +44,7 @@ function DeleteButton({ user, me, onClick }: { user: PublicUser; me: string | un
 function AdminUsers() {
   const me = useSession((s) => s.user?.email);
   const { users, status, error, load, create, update, remove } = useUsers();
-  const [editing, setEditing] = useState<Editing>({ mode: 'closed' });
+  const [editing, setEditing] = useState<Editing<PublicUser>>({ mode: 'closed' });
   const [deleting, setDeleting] = useState<PublicUser | null>(null);
   const [search, setSearch] = useState('');
 
@@ -118,7 +119,7 @@ function AdminUsers() {
           meta: { width: 140 } satisfies ColumnMeta,
           cell: (c) => (
             <Group gap={4} wrap="nowrap">
-              <Button size="xs" variant="default" aria-label={`Edit user ${c.row.original.email}`} onClick={() => setEditing({ mode: 'edit', user: c.row.original })}>
+              <Button size="xs" variant="default" aria-label={`Edit user ${c.row.original.email}`} onClick={() => setEditing({ mode: 'edit', item: c.row.original })}>
                 Edit
               </Button>
               <DeleteButton user={c.row.original} me={me} onClick={() => setDeleting(c.row.original)} />
@@ -145,10 +146,7 @@ function AdminUsers() {
         People who sign in to this console or use the API. Their groups decide which channels&apos; transactions they may see and re-run.
       </Text>
       <ErrorAlert error={error} action="load the users" />
-      <Group justify="space-between">
-        <TextInput label="Search users" placeholder="Email, name or group" value={search} onChange={(e) => setSearch(e.currentTarget.value)} w={360} />
-        {status === 'loading' && <Loader size="sm" aria-label="Loading users" />}
-      </Group>
+      <ListSearch label="Search users" placeholder="Email, name or group" value={search} onChange={setSearch} loading={status === 'loading'} loadingLabel="Loading users" />
       <DataTable
         data={users}
         columns={columns}
@@ -157,17 +155,11 @@ function AdminUsers() {
         search={search}
         empty={status === 'loading' ? 'Loading…' : 'No user matches the search.'}
       />
-      <Modal
-        opened={editing.mode !== 'closed'}
-        onClose={() => setEditing({ mode: 'closed' })}
-        title={editing.mode === 'edit' ? `Edit user ${editing.user.email}` : 'Add user'}
-        size="lg"
-        scrollAreaComponent={ScrollArea.Autosize}
-      >
+      <FormModal opened={editing.mode !== 'closed'} onClose={() => setEditing({ mode: 'closed' })} title={editing.mode === 'edit' ? `Edit user ${editing.item.email}` : 'Add user'}>
         {editing.mode !== 'closed' && (
           <UserForm
-            key={editing.mode === 'edit' ? editing.user._id : 'new'}
-            user={editing.mode === 'edit' ? editing.user : null}
+            key={editing.mode === 'edit' ? editing.item._id : 'new'}
+            user={editing.mode === 'edit' ? editing.item : null}
             me={me}
             groupSuggestions={groups}
             save={save}
@@ -175,7 +167,7 @@ function AdminUsers() {
             onCancel={() => setEditing({ mode: 'closed' })}
           />
         )}
-      </Modal>
+      </FormModal>
       <ConfirmDialog
         opened={deleting !== null}
         title={`Delete user ${deleting?.email ?? ''}?`}

@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import type { ReactNode } from 'react';
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
-import { ErrorAlert } from '../../components/ErrorAlert';
+import { ErrorAlert } from './ErrorAlert';
 
 export interface ConfirmDialogProps {
   opened: boolean;

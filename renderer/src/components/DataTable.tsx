@@ -1,5 +1,5 @@
 /**
- * A small sortable, searchable table for the console's short configuration lists (clients, users), built on
+ * A small (optionally sortable and searchable) table for the console's short configuration lists (clients, users, roles, channels), built on
  * @tanstack/react-table. It scrolls sideways inside its own container when a window is narrow, never the page.
  */
 import { useState } from 'react';
@@ -18,6 +18,15 @@ export interface DataTableProps<T> {
   search?: string;
   empty: ReactNode;
   minWidth?: number;
+  /** Fixed layout keeps the columns at their given widths (use percentages) whatever the cells hold. */
+  layout?: 'auto' | 'fixed';
+  striped?: boolean;
+  /** Where cells sit when a row is taller than they are. */
+  cellAlign?: 'middle' | 'top';
+  /** False for a list in the server's order with plain column headers. */
+  sortable?: boolean;
+  /** Marks the table busy for assistive technology while its rows are being fetched. */
+  busy?: boolean;
 }
 
 /** Optional per-column settings, given as a column's `meta`. */
@@ -33,13 +42,14 @@ function widthOf(meta: unknown): number | string | undefined {
 
 const ARROW = { asc: ' ▲', desc: ' ▼' } as const;
 
-export function DataTable<T>({ data, columns, label, getRowId, search, empty, minWidth = 760 }: DataTableProps<T>) {
+export function DataTable<T>({ data, columns, label, getRowId, search, empty, minWidth = 760, layout, striped, cellAlign, sortable = true, busy }: DataTableProps<T>) {
   const [sorting, setSorting] = useState<SortingState>([]);
   const table = useReactTable({
     data,
     columns,
     state: { sorting, globalFilter: search ?? '' },
     onSortingChange: setSorting,
+    enableSorting: sortable,
     getRowId,
     getCoreRowModel: getCoreRowModel(),
     getSortedRowModel: getSortedRowModel(),
@@ -49,7 +59,7 @@ export function DataTable<T>({ data, columns, label, getRowId, search, empty, mi
   const rows = table.getRowModel().rows;
   return (
     <Table.ScrollContainer minWidth={minWidth}>
-      <Table aria-label={label} verticalSpacing="xs" highlightOnHover>
+      <Table aria-label={label} aria-busy={busy} layout={layout} striped={striped} verticalSpacing="xs" highlightOnHover>
         <Table.Thead>
           {table.getHeaderGroups().map((group) => (
             <Table.Tr key={group.id}>
@@ -89,7 +99,7 @@ export function DataTable<T>({ data, columns, label, getRowId, search, empty, mi
             rows.map((row) => (
               <Table.Tr key={row.id}>
                 {row.getVisibleCells().map((cell) => (
-                  <Table.Td key={cell.id} style={{ overflowWrap: 'anywhere' }}>
+                  <Table.Td key={cell.id} style={{ overflowWrap: 'anywhere', verticalAlign: cellAlign }}>
                     {flexRender(cell.column.columnDef.cell, cell.getContext())}
                   </Table.Td>
                 ))}

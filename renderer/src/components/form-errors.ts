@@ -1,6 +1,6 @@
 /** Splits an API failure into messages for the form's own fields and whatever is left for an alert. */
-import { useEffect, useRef } from 'react';
-import { ApiError } from '../../api/client';
+import { useEffect, useRef, useState } from 'react';
+import { ApiError } from '../api/client';
 
 export interface SplitErrors {
   /** By form field: `roles.2` is filed under `roles`. */
@@ -48,4 +48,42 @@ export function useFocusInvalid(error: unknown) {
 /** The same after the browser's own checks, once React has marked the fields. */
 export function focusFirstInvalid(form: HTMLFormElement | null): void {
   requestAnimationFrame(() => form?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+}
+
+/**
+ * The state a dialog form keeps: its values, the problems found before sending (`local`), the server's answer split
+ * by field, and whether a save is running. `fields` lists the field names server problems are filed under.
+ */
+export function useFormState<V extends object>(initial: () => V, fields: readonly string[]) {
+  const [values, setValues] = useState<V>(initial);
+  const [local, setLocal] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const server = splitErrors(error, fields);
+  const form = useFocusInvalid(error);
+  const fieldError = (field: string): string | undefined => local[field] ?? server.fields[field];
+  /** Sets a field and drops the problem found with it before, so the message goes as the person corrects it. */
+  const set = <K extends keyof V>(field: K, value: V[K]) => {
+    setValues((v) => ({ ...v, [field]: value }));
+    if (typeof field === 'string' && local[field] !== undefined) setLocal(({ [field]: _gone, ...rest }) => rest);
+  };
+  /** An onChange for a text input bound to `field`. */
+  const text = (field: keyof V) => (e: { currentTarget: { value: string } }) => set(field, e.currentTarget.value as V[keyof V]);
+  /** Shows the problems found before sending; false, with the keyboard on the first, when there are any. */
+  const check = (problems: Record<string, string>): boolean => {
+    setLocal(problems);
+    if (Object.keys(problems).length === 0) return true;
+    focusFirstInvalid(form.current);
+    return false;
+  };
+  /** Runs a save: busy meanwhile; a failure is kept (and shown) and the form stays usable. */
+  const saving = <R>(save: () => Promise<R>, onSaved: (result: R) => void) => {
+    setBusy(true);
+    setError(null);
+    save().then(onSaved, (err: unknown) => {
+      setBusy(false);
+      setError(err);
+    });
+  };
+  return { values, set, text, fieldError, server, form, busy, check, saving };
 }
