@@ -108,12 +108,12 @@ export function ChannelsListPage() {
   const columns = useMemo(
     () =>
       [
-        column.accessor('name', { header: 'Name', cell: (c) => <NameCell channel={c.row.original} />, meta: { width: '20%' } satisfies ColumnMeta }),
-        column.accessor('type', { header: 'Type', cell: (c) => <TypeCell channel={c.row.original} />, meta: { width: '10%' } satisfies ColumnMeta }),
+        column.accessor('name', { header: 'Name', cell: (c) => <NameCell channel={c.row.original} />, meta: { width: '18%' } satisfies ColumnMeta }),
+        column.accessor('type', { header: 'Type', cell: (c) => <TypeCell channel={c.row.original} />, meta: { width: '9%' } satisfies ColumnMeta }),
         column.accessor('urlPattern', {
           header: 'URL pattern',
           enableSorting: false,
-          meta: { width: '17%' } satisfies ColumnMeta,
+          meta: { width: '16%' } satisfies ColumnMeta,
           cell: (c) =>
             c.getValue() === '' ? (
               <Text size="sm" c="dimmed">
@@ -131,9 +131,9 @@ export function ChannelsListPage() {
         }),
         column.accessor('status', {
           header: 'Status',
-          meta: { width: '9%' } satisfies ColumnMeta,
+          meta: { width: '11%' } satisfies ColumnMeta,
           cell: (c) => (
-            <Badge color={STATUS_COLOR[c.getValue()]} variant="light">
+            <Badge color={STATUS_COLOR[c.getValue()]} variant="light" style={{ textTransform: 'none', overflow: 'visible' }}>
               {c.getValue()}
             </Badge>
           ),
