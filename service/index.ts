@@ -64,6 +64,7 @@ async function main(): Promise<void> {
     // shell itself dies the channel closes, so stop rather than linger as an orphan holding the ports.
     process.on('message', (message: Partial<ServiceStopMessage> | null) => {
       if (message?.type === 'stop') stop('IPC stop message');
+      else logger.warn({ message }, 'ignored an IPC message from the shell: only {"type": "stop"} is understood');
     });
     process.on('disconnect', () => {
       if (!stopping) stop('shell disconnected');

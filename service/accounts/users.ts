@@ -8,23 +8,14 @@ import { UniqueConstraintError } from '../storage/store.js';
 import type { UserRecord } from '../storage/records.js';
 import type { PublicUser } from '../contracts/api.js';
 import { hashPassword, legacyTokenCredential, verifyPassword } from './passwords.js';
+import type { UserCreateInput } from '../contracts/users.js';
 
 /** The built-in super user's documented first-run credentials; the password must be changed at first login. */
 export const ROOT_EMAIL = 'root@junction.local';
 export const DEFAULT_ROOT_PASSWORD = 'junction-password';
 
-export interface NewUserInput {
-  email: string;
-  firstname: string;
-  surname: string;
-  groups: string[];
-  password: string;
-  msisdn?: string;
-  dailyReport?: boolean;
-  weeklyReport?: boolean;
-  settings?: Record<string, unknown>;
-  passwordChangeRequired?: boolean;
-}
+/** A new account: the `POST /users` payload (contracts/users.ts). */
+export type NewUserInput = UserCreateInput;
 
 export type UserChanges = Partial<Omit<NewUserInput, 'password' | 'msisdn'>> & { password?: string; msisdn?: string | null };
 

@@ -3,6 +3,7 @@
  * functions build that view and plan which channels and clients gain or lose a role (SPEC.md "Roles", rules 1-6).
  * Deleted channels take no part: they are neither shown nor changed.
  */
+import type { ChannelRef, ClientRef, Role } from '../contracts/roles.js';
 
 export interface RoleChannel {
   _id: string;
@@ -23,21 +24,9 @@ export interface RoleWorld {
   clients: readonly RoleClient[];
 }
 
-export interface RoleView {
-  name: string;
-  channels: { _id: string; name: string }[];
-  clients: { _id: string; clientID: string }[];
-}
-
-export interface ChannelRef {
-  _id?: string;
-  name?: string;
-}
-
-export interface ClientRef {
-  _id?: string;
-  clientID?: string;
-}
+/** The role as the API shows it: the same shape the console reads (contracts/roles.ts). */
+export type RoleView = Role;
+export type { ChannelRef, ClientRef };
 
 export interface RoleInput {
   name?: string;
