@@ -47,11 +47,6 @@ export class FailureThrottle {
     this.#normalise = options.normaliseIdentity ?? ((identity) => identity);
   }
 
-  /** The clock the throttle runs on (audit summaries use the same one). */
-  now(): number {
-    return this.#now();
-  }
-
   /**
    * Seconds the caller must wait before trying this identity from this address; 0 when allowed. `identity` is
    * undefined when the credentials name none before they are checked: then only the address limit applies.
