@@ -17,6 +17,7 @@ import { observeCollection } from './storage/observe.js';
 import { BodyFiles } from './storage/bodies/body-files.js';
 import { ChannelCache } from './pipeline/channel-cache.js';
 import { ClientAuthenticator } from './pipeline/authenticate.js';
+import type { ClientAuthGuard } from './pipeline/authenticate.js';
 import { LiveEvents } from './events/live.js';
 import { Pipeline } from './pipeline/index.js';
 import { HttpRouter } from './routing/http.js';
@@ -31,8 +32,9 @@ import { queueAutoRetries } from './storage/auto-retry-queue.js';
 import { TaskQueue } from './tasks/queue.js';
 import { UserAccounts } from './accounts/users.js';
 import { Sessions } from './accounts/sessions.js';
-import { LoginThrottle } from './accounts/login-throttle.js';
+import { FailureThrottle, LoginThrottle } from './accounts/login-throttle.js';
 import { AuditRecorder } from './audit/recorder.js';
+import { FailedLoginAudit } from './audit/failed-logins.js';
 import { applicationActivityEvent } from './audit/events.js';
 import { Authenticator } from './api/auth/authenticator.js';
 import { createApiServer } from './api/server.js';
@@ -52,6 +54,8 @@ export interface JunctionOptions {
   liveFeed?: LiveFeedOptions;
   /** The built console to serve at `/`; by default renderer/dist beside the service, when it has been built. */
   consoleDir?: string | null;
+  /** Clock of the failed-login throttles and their audit summaries (tests move it on instead of waiting). */
+  clock?: () => number;
 }
 
 export interface StartedJunction {
@@ -65,6 +69,7 @@ export interface StartedJunction {
 }
 
 const SESSION_PURGE_MS = 60 * 60_000;
+const SUMMARY_FLUSH_MS = 60_000;
 
 /** One Junction service instance: `start()` opens the store and the listeners, `stop()` closes them in reverse. */
 export class Junction {
@@ -82,6 +87,7 @@ export class Junction {
   #timers: NodeJS.Timeout[] = [];
   #listeningPorts: ServicePort[] = [];
   #audit: AuditRecorder | undefined;
+  #failedClientLogins: FailedLoginAudit | undefined;
   #stopping: Promise<void> | undefined;
 
   constructor(options: JunctionOptions) {
@@ -125,7 +131,8 @@ export class Junction {
 
     const audit = new AuditRecorder({ audits: this.store.audits, logger, auditSourceID: config.auditEvents.auditSourceID });
     this.#audit = audit;
-    const throttle = new LoginThrottle(config.api.loginThrottle);
+    const clock = this.#options.clock;
+    const throttle = new LoginThrottle({ ...config.api.loginThrottle, ...(clock === undefined ? {} : { now: clock }) });
     const authenticator = new Authenticator({ accounts, sessions, throttle, audit });
 
     const https = config.api.protocol === 'https';
@@ -193,9 +200,25 @@ export class Junction {
     );
 
     this.#router = new HttpRouter({ trustedCAs });
+    // One guard for every transaction port, so a guesser cannot get a fresh budget by switching port or transport.
+    const limits = config.authentication.throttle;
+    const failedClientLogins = new FailedLoginAudit({ audit, windowSeconds: limits.windowSeconds, ...(clock === undefined ? {} : { now: clock }) });
+    this.#failedClientLogins = failedClientLogins;
+    // Summaries are also written as failures arrive; this covers a flood that stops and is followed by quiet.
+    this.#every(SUMMARY_FLUSH_MS, () => failedClientLogins.flushEnded());
+    const guard: ClientAuthGuard = {
+      throttle: new FailureThrottle({
+        maxFailuresPerIdentityAndAddress: limits.maxFailuresPerClientPerAddress,
+        maxFailuresPerIdentity: limits.maxFailuresPerClient,
+        maxFailuresPerAddress: limits.maxFailuresPerAddress,
+        windowSeconds: limits.windowSeconds,
+        ...(clock === undefined ? {} : { now: clock }),
+      }),
+      failures: failedClientLogins,
+    };
     const pipeline = new Pipeline({
       channels,
-      clientAuth: new ClientAuthenticator({ clients: store.clients, settings: config.authentication }),
+      clientAuth: new ClientAuthenticator({ clients: store.clients, settings: config.authentication, guard }),
       log,
       bodies: this.bodies,
       router: this.#router,
@@ -261,6 +284,8 @@ export class Junction {
       await this.#ports?.stop();
       await this.#api?.close();
       await this.#router?.close();
+      // Failures counted but not yet summarised would otherwise be lost with the process.
+      await this.#failedClientLogins?.flushAll();
       if (this.#audit !== undefined) {
         await this.#audit.record(applicationActivityEvent('stop', this.#options.config.auditEvents.auditSourceID));
       }

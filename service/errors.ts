@@ -28,6 +28,7 @@ export const errorCatalogue = {
   CHANNEL_NOT_FOUND: { status: 404, message: 'No channel matches this request' },
   CLIENT_NOT_AUTHORISED: { status: 401, message: 'The client is not allowed to use this channel' },
   CLIENT_UNAUTHENTICATED: { status: 401, message: 'The client could not be authenticated' },
+  CLIENT_THROTTLED: { status: 429, message: 'Too many failed authentication attempts from this address; try again later' },
   ROUTE_FAILED: { status: 500, message: 'The downstream service could not be reached' },
   ROUTE_TIMEOUT: { status: 504, message: 'The downstream service did not answer in time' },
   BAD_FRAME: { status: 400, message: 'The live feed accepts only JSON text frames of the form {"type": "ping"}' },

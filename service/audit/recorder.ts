@@ -2,8 +2,8 @@
 import type { Logger } from 'pino';
 import type { Collection } from '../storage/store.js';
 import type { AuditRecord } from '../storage/records.js';
-import { userLoginEvent } from './events.js';
-import type { LoginAttempt } from './events.js';
+import { failedLoginSummaryEvent, userLoginEvent } from './events.js';
+import type { FailedLoginSummary, LoginAttempt } from './events.js';
 
 export class AuditRecorder {
   readonly #audits: Collection<AuditRecord>;
@@ -28,5 +28,10 @@ export class AuditRecorder {
   /** Records one login attempt, successful or not. */
   login(attempt: Omit<LoginAttempt, 'auditSourceID'>): Promise<void> {
     return this.record(userLoginEvent({ ...attempt, auditSourceID: this.#auditSourceID }));
+  }
+
+  /** Records many failed authentications of one identity from one address as one event. */
+  failedLoginSummary(summary: Omit<FailedLoginSummary, 'auditSourceID'>): Promise<void> {
+    return this.record(failedLoginSummaryEvent({ ...summary, auditSourceID: this.#auditSourceID }));
   }
 }

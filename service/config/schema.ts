@@ -142,6 +142,15 @@ export const configSchema = Type.Object(
           },
           'JSON Web Token verification.',
         ),
+        throttle: section(
+          {
+            maxFailuresPerClientPerAddress: int(1, 1000, 10, 'Failed authentications allowed per client id from one address within the window; past it that address gets 429.'),
+            maxFailuresPerClient: int(1, 100_000, 100, 'Failed authentications allowed per client id from all addresses within the window; past it only addresses that have themselves failed for that client get 429.'),
+            maxFailuresPerAddress: int(1, 100_000, 50, 'Failed client authentications allowed per address within the window, whatever client id (or none) is given.'),
+            windowSeconds: int(1, 86_400, 300, 'Length of the failed-authentication window, in seconds; also how often a flood of failures is summarised in one audit event.'),
+          },
+          'Limits on failed client authentications on the transaction ports.',
+        ),
       },
       'How clients of the transaction ports authenticate.',
     ),

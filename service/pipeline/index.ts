@@ -105,11 +105,17 @@ export class Pipeline {
 
   /** Steps 1–3: who is calling, which channel, and may they use it. */
   async #admit(ctx: TransactionContext, peer: PresentedCredentials['peer']): Promise<ChannelRecord> {
-    const { clientAuth, audit } = this.#deps;
+    const { clientAuth } = this.#deps;
     const challenge = clientAuth.challengesBasic ? { 'www-authenticate': 'Basic realm="Junction"' } : undefined;
-    const result = await clientAuth.authenticate({ authorization: ctx.req.headers.authorization, peer });
+    // The authenticator counts and audits failures itself (in summary), so a flood costs no audit write per attempt.
+    const result = await clientAuth.authenticate({ authorization: ctx.req.headers.authorization, peer, address: ctx.clientIp });
+    if (result.outcome === 'throttled') {
+      const wait = result.retryAfterSeconds;
+      throw new AppError('CLIENT_THROTTLED', `Too many failed authentication attempts from this address; try again in ${wait} s`, { retryAfterSeconds: wait }, {
+        headers: { 'retry-after': String(wait) },
+      });
+    }
     if (result.outcome === 'refused') {
-      await audit.login({ username: result.claimed ?? '', address: ctx.clientIp, method: result.method, success: false, reason: result.reason });
       throw new AppError('CLIENT_UNAUTHENTICATED', undefined, null, challenge === undefined ? {} : { headers: challenge });
     }
     ctx.client = result.outcome === 'authenticated' ? result.client : null;

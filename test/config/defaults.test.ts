@@ -29,6 +29,7 @@ describe('defaults', () => {
         enableCustomTokenAuthentication: false,
         enableJWTAuthentication: false,
         jwt: { secretOrPublicKey: undefined, algorithms: ['HS256'], audience: [], issuer: '' },
+        throttle: { maxFailuresPerClientPerAddress: 10, maxFailuresPerClient: 100, maxFailuresPerAddress: 50, windowSeconds: 300 },
       },
       auditing: {
         servers: {

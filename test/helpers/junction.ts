@@ -48,7 +48,7 @@ export async function tempDir(prefix = 'junction-test-'): Promise<string> {
 /** Starts Junction on an ephemeral port with the given file-style configuration. */
 export async function startJunction(
   file: DeepPartial<JunctionConfig> = {},
-  options: { dataDir?: string; env?: Record<string, string>; liveFeed?: LiveFeedOptions; consoleDir?: string | null } = {},
+  options: { dataDir?: string; env?: Record<string, string>; liveFeed?: LiveFeedOptions; consoleDir?: string | null; clock?: () => number } = {},
 ): Promise<TestJunction> {
   const dataDir = options.dataDir ?? (await tempDir());
   const resolved = resolveConfig({ file: { ...file, dataDir }, env: options.env ?? {} }).config;
@@ -62,6 +62,7 @@ export async function startJunction(
   const { logger, lines } = memoryLogger();
   const junction = new Junction({ config, logger, version: '9.9.9-test', ...(options.liveFeed === undefined ? {} : { liveFeed: options.liveFeed }),
     ...(options.consoleDir === undefined ? {} : { consoleDir: options.consoleDir }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const started = await junction.start().catch(async (err: unknown) => {
     await junction.stop();

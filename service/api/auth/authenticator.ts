@@ -69,7 +69,7 @@ export class Authenticator {
   }
 
   async #succeed(user: UserRecord, address: string, method: LoginMethod): Promise<UserRecord> {
-    this.#deps.throttle.recordSuccess(user.email);
+    this.#deps.throttle.recordSuccess(user.email, address);
     await this.#deps.audit.login({ username: user.email, address, method, success: true });
     return user;
   }
