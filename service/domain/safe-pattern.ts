@@ -10,7 +10,7 @@
  * anchors, `\d \w \s`, `\/`, classes, `{n,m}`, `(?:...)`, named groups, `.` (which, as in JavaScript, stops at
  * any line terminator, so a `.*` in an HL7 body still stays inside one segment). Pure apart from a bounded memo.
  */
-import { RE2JS } from 're2js';
+import { RE2JS, RE2JSSyntaxException } from 're2js';
 
 /** A compiled pattern: test and replace with the meaning of the JavaScript RegExp it was written as. */
 export interface SafePattern {
@@ -88,10 +88,15 @@ function toPortable(source: string): { ok: true; source: string } | { ok: false;
   return { ok: true, source: out };
 }
 
-/** re2js reports "error parsing regexp: missing closing ]: `[`"; the prefix says nothing to the user. */
-function syntaxReason(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return `is not a valid regular expression: ${message.replace(/^error parsing regexp: /, '')}`;
+/**
+ * re2js reports "error parsing regexp: missing closing ]: `[`" on the translated pattern. The user sees the
+ * description, and the fragment only when it is a short part of what they wrote (not our translation of it).
+ */
+function syntaxReason(err: unknown, source: string): string {
+  if (!(err instanceof RE2JSSyntaxException)) return `is not a valid regular expression: ${err instanceof Error ? err.message : String(err)}`;
+  const fragment = err.getPattern() ?? '';
+  const shown = fragment !== '' && fragment.length <= 40 && source.includes(fragment) ? `: ${fragment}` : '';
+  return `is not a valid regular expression: ${err.getDescription()}${shown}`;
 }
 
 function wrap(source: string, re: RE2JS): SafePattern {
@@ -113,7 +118,7 @@ export function compilePattern(source: string): PatternResult {
   try {
     re = RE2JS.compile(RE2JS.translateRegExp(portable.source));
   } catch (err) {
-    return { ok: false, reason: syntaxReason(err) };
+    return { ok: false, reason: syntaxReason(err, source) };
   }
   const size = re.programSize();
   if (size > MAX_PROGRAM_SIZE) return { ok: false, reason: `is too complex (${size} instructions; at most ${MAX_PROGRAM_SIZE}); simplify it or split it` };
