@@ -27,8 +27,8 @@ export type PatternResult = { ok: true; pattern: SafePattern } | { ok: false; re
 const LINEAR = 'Junction matches patterns in linear time';
 /**
  * Above this, a pattern is refused. RE2's worst case (when its DFA gives way to the NFA) costs about program size
- * times input length; at this size that measured about 1 s per MB of body (docs/BENCHMARKS.md), while the patterns
- * people write stay under 100.
+ * times input length: near this size that measured 1–2 s per MB of body (docs/BENCHMARKS.md), while the patterns
+ * people write stay under 400 (a 20-type FHIR alternation is 385; `{1,200}` alone is 400).
  */
 export const MAX_PROGRAM_SIZE = 2_000;
 const CACHE_SIZE = 500;
@@ -125,20 +125,22 @@ export function compilePattern(source: string): PatternResult {
   return { ok: true, pattern: wrap(source, re) };
 }
 
-// Matching runs for every proxied request, so compiled patterns (and refusals) are memoised. Least recently used
-// entries go first; a Map iterates in insertion order, and a hit is re-inserted.
-const cache = new Map<string, PatternResult>();
+// Matching runs for every proxied request, so compiled patterns (and refusals) are memoised in two generations:
+// hits in the young one cost one Map lookup; when it fills, it becomes the old one and the previous old one is
+// dropped, and an old hit moves back to the young one. Patterns in use stay; at most 2 x CACHE_SIZE are held.
+let young = new Map<string, PatternResult>();
+let old = new Map<string, PatternResult>();
 
 /** `compilePattern`, memoised in a bounded cache: use it on hot paths such as channel matching. */
 export function cachedPattern(source: string): PatternResult {
-  let result = cache.get(source);
-  if (result !== undefined) {
-    cache.delete(source);
-  } else {
-    result = compilePattern(source);
-    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  const hit = young.get(source);
+  if (hit !== undefined) return hit;
+  const result = old.get(source) ?? compilePattern(source);
+  if (young.size >= CACHE_SIZE) {
+    old = young;
+    young = new Map();
   }
-  cache.set(source, result);
+  young.set(source, result);
   return result;
 }
 
