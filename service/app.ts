@@ -16,6 +16,7 @@ import type { Store } from './storage/store.js';
 import { observeCollection } from './storage/observe.js';
 import { BodyFiles } from './storage/bodies/body-files.js';
 import { ChannelCache } from './pipeline/channel-cache.js';
+import { unusablePatterns } from './domain/channel-rules.js';
 import { ClientAuthenticator } from './pipeline/authenticate.js';
 import type { ClientAuthGuard } from './pipeline/authenticate.js';
 import { LiveEvents } from './events/live.js';
@@ -143,6 +144,10 @@ export class Junction {
     if (!https) logger.warn('the management API is on plain HTTP (api.protocol=http): credentials cross the network unencrypted');
 
     const channels = new ChannelCache(this.store.channels);
+    // A channel saved before patterns had to run in linear time may hold one that now never matches: say so once.
+    for (const stored of await this.store.channels.find({ status: { $ne: 'deleted' } })) {
+      for (const p of unusablePatterns(stored)) logger.warn({ channel: stored.name, field: p.path, reason: p.message }, 'a channel pattern is refused and never matches until the channel is edited');
+    }
     const store = this.store;
     // The API writes channels through an observed collection, so the pipeline's channel cache is never stale.
     const apiStore: Store = {

@@ -5,6 +5,7 @@
 import { DOMParser } from '@xmldom/xmldom';
 import xpath from 'xpath';
 import type { ChannelRecord } from '../storage/records.js';
+import { cachedPattern } from './safe-pattern.js';
 
 export type MatchableChannel = Pick<
   ChannelRecord,
@@ -37,21 +38,11 @@ export interface ClientIdentity {
   roles: readonly string[];
 }
 
-const regexCache = new Map<string, RegExp | null>();
-
-// Patterns were validated when the channel was saved; a cache keeps matching from recompiling them per request.
-function compiled(pattern: string): RegExp | null {
-  let re = regexCache.get(pattern);
-  if (re === undefined) {
-    try {
-      re = new RegExp(pattern);
-    } catch {
-      re = null;
-    }
-    if (regexCache.size > 10_000) regexCache.clear();
-    regexCache.set(pattern, re);
-  }
-  return re;
+// Patterns are checked when a channel is saved; one stored before that check that cannot run in linear time simply
+// never matches (start-up warns about it once). The cache keeps matching from recompiling per request.
+function patternMatches(pattern: string, text: string): boolean {
+  const compiled = cachedPattern(pattern);
+  return compiled.ok && compiled.pattern.test(text);
 }
 
 /** Channels in matching order: priority 1 first, channels without a priority last, ties in the given order. */
@@ -74,7 +65,7 @@ function mediaType(contentType: string | undefined): string {
 /** The checks that need no body: enabled http channel, URL pattern, method (empty = all), content type. */
 export function matchesRequest(channel: MatchableChannel, request: MatchRequest): boolean {
   if (channel.status !== 'enabled' || channel.type !== 'http') return false;
-  if (compiled(channel.urlPattern)?.test(request.path) !== true) return false;
+  if (!patternMatches(channel.urlPattern, request.path)) return false;
   if (channel.methods.length > 0 && !channel.methods.some((m) => m.toUpperCase() === request.method.toUpperCase())) return false;
   if (channel.matchContentTypes.length > 0) {
     const type = mediaType(request.contentType);
@@ -114,7 +105,7 @@ function xpathValue(body: string, expression: string): string | undefined {
 
 /** The body checks: RegEx, XPath + value, or JSON property path + value. A body that does not parse never matches. */
 export function matchesBody(channel: MatchableChannel, body: string): boolean {
-  if (channel.matchContentRegex !== undefined && compiled(channel.matchContentRegex)?.test(body) !== true) return false;
+  if (channel.matchContentRegex !== undefined && !patternMatches(channel.matchContentRegex, body)) return false;
   if (channel.matchContentXpath !== undefined && xpathValue(body, channel.matchContentXpath) !== channel.matchContentValue) return false;
   if (channel.matchContentJson !== undefined) {
     let parsed: unknown;

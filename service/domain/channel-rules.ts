@@ -7,12 +7,13 @@ import { isIP } from 'node:net';
 import type { ValidationProblem } from '../contracts/api.js';
 import type { ChannelRecord } from '../storage/records.js';
 import { parsePollingSchedule } from './polling-schedule.js';
+import { patternProblem } from './safe-pattern.js';
 
 /** A channel as it would be stored, without the fields the service assigns. */
 export type ChannelDraft = Omit<ChannelRecord, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy'>;
 
 export interface PathTransform {
-  /** RegExp source. */
+  /** Pattern source, run by safe-pattern.ts. */
   from: string;
   to: string;
   global: boolean;
@@ -22,7 +23,7 @@ export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 
 export const TIMEOUT_MAX_MS = 3_600_000;
 export const MAX_BODY_AGE_DAYS_MAX = 36_500;
 
-/** Splits on unescaped slashes; `\/` becomes `/`, other escapes are kept for the RegExp. */
+/** Splits on unescaped slashes; `\/` becomes `/`, other escapes are kept for the pattern. */
 function splitOnSlashes(text: string): string[] {
   const parts: string[] = [];
   let current = '';
@@ -43,23 +44,29 @@ function splitOnSlashes(text: string): string[] {
   return parts;
 }
 
-function compiles(source: string, flags = ''): boolean {
-  try {
-    new RegExp(source, flags);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const TRANSFORM_FORM = 'must be s/from/to or s/from/to/g';
 
-/** Parses a sed-like `s/from/to`, `s/from/to/` or `s/from/to/g`; null when malformed or `from` is not a valid RegExp. */
-export function parsePathTransform(expr: string): PathTransform | null {
+function splitPathTransform(expr: string): PathTransform | null {
   if (!expr.startsWith('s/')) return null;
   const parts = splitOnSlashes(expr.slice(2));
   if (parts.length < 2 || parts.length > 3) return null;
   const [from = '', to = '', flags = ''] = parts;
-  if (from === '' || (flags !== '' && flags !== 'g') || !compiles(from)) return null;
+  if (from === '' || (flags !== '' && flags !== 'g')) return null;
   return { from, to, global: flags === 'g' };
+}
+
+/** Why a `pathTransform` cannot be used (malformed, or a `from` pattern that is refused), or null when it can. */
+export function pathTransformProblem(expr: string): string | null {
+  const transform = splitPathTransform(expr);
+  if (transform === null) return TRANSFORM_FORM;
+  const problem = patternProblem(transform.from);
+  return problem === null ? null : `has a "from" pattern that ${problem}`;
+}
+
+/** Parses a sed-like `s/from/to`, `s/from/to/` or `s/from/to/g`; null when malformed or `from` is a refused pattern. */
+export function parsePathTransform(expr: string): PathTransform | null {
+  const transform = splitPathTransform(expr);
+  return transform === null || patternProblem(transform.from) !== null ? null : transform;
 }
 
 /** True for a cron expression of 5 or 6 fields that node-schedule accepts, or `<n> <unit>` (seconds, minutes, hours, days). */
@@ -91,10 +98,21 @@ function routeProblems(channel: ChannelDraft, at: string): ValidationProblem[] {
     if (!integerIn(route.port, 1, 65535)) problems.push({ path: `${here}.port`, message: 'must be an integer from 1 to 65535' });
     if (set(route.path) && set(route.pathTransform)) {
       problems.push({ path: `${here}.pathTransform`, message: 'cannot be set together with path; use one of them' });
-    } else if (set(route.pathTransform) && parsePathTransform(route.pathTransform) === null) {
-      problems.push({ path: `${here}.pathTransform`, message: 'must be s/from/to or s/from/to/g with a valid regular expression' });
+    } else if (set(route.pathTransform)) {
+      const problem = pathTransformProblem(route.pathTransform);
+      if (problem !== null) problems.push({ path: `${here}.pathTransform`, message: problem });
     }
   });
+  return problems;
+}
+
+/** The channel's own patterns (not its path transforms) that are refused; an empty urlPattern matches everything. */
+function patternProblems(channel: Pick<ChannelDraft, 'urlPattern' | 'matchContentRegex'>, at: string): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  const url = patternProblem(channel.urlPattern);
+  if (url !== null) problems.push({ path: `${at}.urlPattern`, message: url });
+  const content = set(channel.matchContentRegex) ? patternProblem(channel.matchContentRegex) : null;
+  if (content !== null) problems.push({ path: `${at}.matchContentRegex`, message: content });
   return problems;
 }
 
@@ -102,10 +120,7 @@ function matchingProblems(channel: ChannelDraft, at: string): ValidationProblem[
   const problems: ValidationProblem[] = [];
   const needsPattern = channel.type === 'http' || channel.type === 'polling';
   if (needsPattern && channel.urlPattern === '') problems.push({ path: `${at}.urlPattern`, message: `is required for ${channel.type} channels` });
-  else if (!compiles(channel.urlPattern)) problems.push({ path: `${at}.urlPattern`, message: 'is not a valid regular expression' });
-  if (set(channel.matchContentRegex) && !compiles(channel.matchContentRegex)) {
-    problems.push({ path: `${at}.matchContentRegex`, message: 'is not a valid regular expression' });
-  }
+  problems.push(...patternProblems(channel, at));
   const xpath = set(channel.matchContentXpath);
   const json = set(channel.matchContentJson);
   if (xpath && json) problems.push({ path: `${at}.matchContentJson`, message: 'cannot be combined with matchContentXpath; they share matchContentValue' });
@@ -153,9 +168,8 @@ function settingProblems(channel: ChannelDraft, at: string): ValidationProblem[]
     }
   }
   channel.rewriteUrlsConfig.forEach((rule, i) => {
-    if (set(rule.pathTransform) && parsePathTransform(rule.pathTransform) === null) {
-      problems.push({ path: `${at}.rewriteUrlsConfig.${i}.pathTransform`, message: 'must be s/from/to or s/from/to/g with a valid regular expression' });
-    }
+    const problem = set(rule.pathTransform) ? pathTransformProblem(rule.pathTransform) : null;
+    if (problem !== null) problems.push({ path: `${at}.rewriteUrlsConfig.${i}.pathTransform`, message: problem });
   });
   channel.alerts.forEach((alert, i) => {
     if (alert.condition === 'status' && !set(alert.status)) problems.push({ path: `${at}.alerts.${i}.status`, message: 'is required for a status alert' });
@@ -166,4 +180,21 @@ function settingProblems(channel: ChannelDraft, at: string): ValidationProblem[]
 /** Every rule the channel breaks, each naming its field under `at` (e.g. `body.routes.1.primary`); empty when valid. */
 export function channelProblems(channel: ChannelDraft, at = 'body'): ValidationProblem[] {
   return [...settingProblems(channel, at), ...matchingProblems(channel, at), ...routeProblems(channel, at)];
+}
+
+/**
+ * Every pattern of a stored channel that cannot be used (URL and content patterns, route and rewrite path
+ * transforms), named by field. Channels saved before patterns ran in linear time may hold one; it never matches.
+ */
+export function unusablePatterns(channel: Pick<ChannelDraft, 'urlPattern' | 'matchContentRegex' | 'routes' | 'rewriteUrlsConfig'>): ValidationProblem[] {
+  const problems = patternProblems(channel, 'channel');
+  const transforms = [
+    ...channel.routes.map((r, i) => ({ path: `channel.routes.${i}.pathTransform`, expr: r.pathTransform })),
+    ...channel.rewriteUrlsConfig.map((r, i) => ({ path: `channel.rewriteUrlsConfig.${i}.pathTransform`, expr: r.pathTransform })),
+  ];
+  for (const { path, expr } of transforms) {
+    const problem = set(expr) ? pathTransformProblem(expr) : null;
+    if (problem !== null) problems.push({ path, message: problem });
+  }
+  return problems;
 }

@@ -1,6 +1,7 @@
 /** How a request is reshaped for a downstream route (COMPAT.md "Transaction router facts"): path, headers, auth. */
 import type { IncomingHttpHeaders } from 'node:http';
 import { parsePathTransform } from './channel-rules.js';
+import { cachedPattern } from './safe-pattern.js';
 import type { RouteRecord } from '../storage/records.js';
 
 /** The header that carries the transaction id downstream and back to the client (OpenHIM's name, for compatibility). */
@@ -11,11 +12,12 @@ export const TRANSACTION_ID_HEADER = 'x-openhim-transactionid';
 // hold the body back for a second handshake (undici refuses to send it at all).
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'expect']);
 
-/** Applies a `s/from/to[/g]` transform to a path; an invalid expression leaves the path unchanged. */
+/** Applies a `s/from/to[/g]` transform to a path in linear time; an invalid or refused expression leaves the path unchanged. */
 export function applyPathTransform(path: string, expression: string): string {
   const transform = parsePathTransform(expression);
   if (transform === null) return path;
-  return path.replace(new RegExp(transform.from, transform.global ? 'g' : ''), transform.to);
+  const from = cachedPattern(transform.from);
+  return from.ok ? from.pattern.replace(path, transform.to, transform.global) : path;
 }
 
 /** The downstream path: the route's own path, else the transformed request path, else the request path. */

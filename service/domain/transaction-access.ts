@@ -9,6 +9,7 @@
 import type { ValidationProblem } from '../contracts/api.js';
 import type { TransactionFilter } from '../storage/transactions.js';
 import { isAdmin } from './permissions.js';
+import { patternProblem } from './safe-pattern.js';
 import { isTransactionStatus, parseStatusPattern, TRANSACTION_STATUSES } from './transaction-status.js';
 
 export interface TransactionAccess {
@@ -142,11 +143,9 @@ function translateKey(key: (typeof FILTER_KEYS)[number], value: unknown): KeyRes
       return { set: { method: value.toUpperCase() } };
     case 'request.path': {
       if (typeof value !== 'string' || value === '' || value.length > MAX_PATH_PATTERN) return { problem: `must be a regular expression of 1 to ${MAX_PATH_PATTERN} characters` };
-      try {
-        new RegExp(value);
-      } catch {
-        return { problem: 'is not a valid regular expression' };
-      }
+      // The log runs it against every stored path it scans, so it must be one that runs in linear time.
+      const problem = patternProblem(value);
+      if (problem !== null) return { problem };
       return { set: { path: value } };
     }
     case 'request.timestamp':

@@ -2,13 +2,15 @@
  * Validating a `TransactionFilter` once, for every engine: each engine translates the normalised form into its own
  * query language, so a filter means the same thing whichever engine stores the log.
  */
+import { cachedPattern } from '../domain/safe-pattern.js';
+import type { SafePattern } from '../domain/safe-pattern.js';
 import { isTransactionStatus, parseStatusPattern } from '../domain/transaction-status.js';
 import type { TransactionStatus } from '../domain/transaction-status.js';
 import { StoreError } from './store.js';
 import type { TransactionFilter } from './transactions.js';
 
 const COLLECTION = 'transactions';
-// Long patterns are where catastrophic backtracking hides; a path filter never needs this much.
+// A path filter never needs more; patterns run in linear time (safe-pattern.ts), but time grows with their size.
 const MAX_PATH_PATTERN = 500;
 const KNOWN = new Set(['status', 'statusCode', 'channelID', 'clientID', 'method', 'path', 'from', 'to', 'properties', 'wasRerun']);
 
@@ -21,7 +23,8 @@ export interface NormalisedFilter {
   clientID?: string;
   /** Upper-case, as methods are stored. */
   method?: string;
-  path?: RegExp;
+  /** Runs in linear time; engines match it against `request.path`. */
+  path?: SafePattern;
   /** Inclusive request time bounds in epoch milliseconds. */
   fromMs?: number;
   toMs?: number;
@@ -74,14 +77,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-function pathPattern(value: unknown): RegExp {
+function pathPattern(value: unknown): SafePattern {
   const pattern = text(value, 'path');
   if (pattern.length > MAX_PATH_PATTERN) throw new StoreError(`${COLLECTION}: the path pattern is longer than ${MAX_PATH_PATTERN} characters`);
-  try {
-    return new RegExp(pattern);
-  } catch (err) {
-    throw new StoreError(`${COLLECTION}: the path pattern is not a valid regular expression: ${(err as Error).message}`, { cause: err });
-  }
+  const compiled = cachedPattern(pattern);
+  if (!compiled.ok) throw new StoreError(`${COLLECTION}: the path pattern ${compiled.reason}`);
+  return compiled.pattern;
 }
 
 function text(value: unknown, name: string): string {

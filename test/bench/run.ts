@@ -1,5 +1,5 @@
 /**
- * Benchmarks: `npm run bench [-- --quick] [-- --only=proxy,log-scale,...]`. Each scenario compares its variants
+ * Benchmarks: `npm run bench [-- --quick] [-- --only=proxy,log-scale,patterns,...]`. Each scenario compares its variants
  * within one run, so the ratios hold on a shared, noisy machine. Prints tables and writes every figure as JSON to
  * test/bench/results/ (not committed). docs/BENCHMARKS.md explains each figure and holds the last full run.
  */
@@ -12,6 +12,8 @@ import { logScaleScenario } from './scenarios/log-scale.js';
 import { proxyScenario } from './scenarios/proxy.js';
 import { consoleScenario } from './scenarios/console.js';
 import { stressScenario } from './scenarios/stress.js';
+import { patternsScenario } from './scenarios/patterns.js';
+import type { PatternRow } from './scenarios/patterns.js';
 
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
@@ -91,6 +93,23 @@ const scenarios: Scenario[] = [
       console.log(`\nManagement API over HTTPS, 20 connections; scrypt hash ${f.scryptMs} ms`);
       const base = f.results[0]?.rps ?? 1;
       console.table(f.results.map((r) => ({ ...r, 'ratio to no-auth': Number((r.rps / base).toFixed(2)) })));
+    },
+  },
+  {
+    name: 'patterns',
+    run: () => Promise.resolve(patternsScenario(quick ? 3 : 9)),
+    print: (f: ReturnType<typeof patternsScenario>) => {
+      console.log('\nPatterns: RegExp against RE2 (domain/safe-pattern.ts), ns per call, median round');
+      const row = (r: PatternRow) => ({ 'RegExp ns': r.regexpNs, 'RE2 ns': r.re2Ns, 'RE2 / RegExp': r.ratio });
+      console.table({
+        'URL check of one request against 10 channels': row(f.urlMatch),
+        'one URL pattern, one path': row(f.urlTest),
+        'path transform with $1 $2': row(f.pathTransform),
+        ...Object.fromEntries(Object.entries(f.bodies).map(([name, r]) => [name, row(r)])),
+      });
+      console.log(`compile one pattern: RegExp ${f.compileUs.regexp} us, RE2 ${f.compileUs.re2} us (memoised for matching)`);
+      console.log(`hostile ^/ok/(a+)+$ on ${f.hostile.path}: RegExp ${f.hostile.regexpMs} ms, RE2 ${f.hostile.re2Us} us`);
+      console.log(`RE2 worst case near the size limit, ${f.worstCase.pattern}: ${f.worstCase.msPerMb} ms per MB of input`);
     },
   },
 ];

@@ -25,6 +25,17 @@ describe('channel matching', () => {
     expect(findChannel(channels, get('/nothing'))).toBeUndefined();
   });
 
+  it('matches URL and content patterns in linear time, and never matches a stored pattern that is refused', () => {
+    const hostile = channel({ _id: 'x', urlPattern: '^/x/(a+)+$', matchContentRegex: '^(\\w+\\s?)*$' });
+    // Short inputs: test/api/regex-safety.test.ts shows the long ones no longer stall the service.
+    expect(matchesRequest(hostile, get(`/x/${'a'.repeat(8)}b`))).toBe(false);
+    expect(matchesRequest(hostile, get('/x/aaa'))).toBe(true);
+    expect(matchesBody(hostile, `${'word '.repeat(8)}!`)).toBe(false);
+    expect(matchesBody(hostile, 'word word')).toBe(true);
+    expect(matchesRequest(channel({ _id: 'old', urlPattern: '^/(?=a)' }), get('/a'))).toBe(false);
+    expect(matchesBody(channel({ _id: 'old', matchContentRegex: '(a)\\1' }), 'aa')).toBe(false);
+  });
+
   it('never matches disabled, deleted or non-http channels', () => {
     for (const status of ['disabled', 'deleted'] as const) expect(matchesRequest(channel({ _id: 'x', status }), get('/a'))).toBe(false);
     expect(matchesRequest(channel({ _id: 'x', type: 'tcp' }), get('/a'))).toBe(false);

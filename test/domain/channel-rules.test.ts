@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { channelProblems, isPollingSchedule, parsePathTransform } from '../../service/domain/channel-rules.js';
+import { channelProblems, isPollingSchedule, parsePathTransform, unusablePatterns } from '../../service/domain/channel-rules.js';
 import type { ChannelDraft } from '../../service/domain/channel-rules.js';
 import type { RouteRecord } from '../../service/storage/records.js';
 
@@ -70,6 +70,26 @@ describe('channel rules', () => {
   it('refuses regexes that do not compile, naming the field', () => {
     expect(paths(channel({ urlPattern: '^/fhir/(' }))).toEqual(['body.urlPattern']);
     expect(paths(channel({ matchContentRegex: '[' }))).toEqual(['body.matchContentRegex']);
+  });
+
+  it('refuses patterns and path transforms that cannot run in linear time, naming the field and why', () => {
+    const linear = 'Junction matches patterns in linear time';
+    expect(channelProblems(channel({ urlPattern: '^/(?<=a)b' }))).toEqual([{ path: 'body.urlPattern', message: `lookbehind (?<=...) is not supported; ${linear}` }]);
+    expect(channelProblems(channel({ matchContentRegex: '(\\d)\\1' }))).toEqual([{ path: 'body.matchContentRegex', message: `backreferences such as \\1 are not supported; ${linear}` }]);
+    expect(channelProblems(channel({ routes: [route({ pathTransform: 's/(a)\\1/b/' })] }))).toEqual([
+      { path: 'body.routes.0.pathTransform', message: `has a "from" pattern that backreferences such as \\1 are not supported; ${linear}` },
+    ]);
+    expect(channelProblems(channel({ rewriteUrlsConfig: [{ fromHost: 'a', toHost: 'b', fromPort: 1, toPort: 2, pathTransform: 's/(?<!x)y/z/' }] }))).toEqual([
+      { path: 'body.rewriteUrlsConfig.0.pathTransform', message: `has a "from" pattern that lookbehind (?<!...) is not supported; ${linear}` },
+    ]);
+    // Backtracks exponentially in RegExp but runs in linear time here, so it is accepted.
+    expect(channelProblems(channel({ urlPattern: '^/x/(a+)+$' }))).toEqual([]);
+  });
+
+  it('lists every unusable pattern of a stored channel, for the start-up warning', () => {
+    const stored = channel({ urlPattern: '^/(?=x)', routes: [route({ pathTransform: 's/(a)\\1/b/' })], matchContentRegex: 'ok' });
+    expect(unusablePatterns(stored).map((p) => p.path)).toEqual(['channel.urlPattern', 'channel.routes.0.pathTransform']);
+    expect(unusablePatterns(channel())).toEqual([]);
   });
 
   it('needs a urlPattern on http and polling channels only', () => {

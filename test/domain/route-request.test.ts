@@ -11,6 +11,16 @@ describe('route request shaping', () => {
     expect(applyPathTransform('/x', 'not-a-transform')).toBe('/x');
   });
 
+  it('transforms paths in linear time, with $1 and $<name> as String.prototype.replace, and leaves refused transforms alone', () => {
+    expect(applyPathTransform('/fhir/Patient/7', 's/^\\/fhir\\/(?<type>\\w+)\\/(\\d+)/\\/api\\/$2\\/$<type>/')).toBe('/api/7/Patient');
+    // Backtracks exponentially in RegExp; short inputs here, test/api/regex-safety.test.ts has the long ones.
+    const hostile = `/x/${'a'.repeat(8)}b`;
+    expect(applyPathTransform(hostile, 's/^\\/x\\/(a+)+$/\\/y/')).toBe(hostile);
+    expect(applyPathTransform(`/x/${'a'.repeat(8)}`, 's/^\\/x\\/(a+)+$/\\/y/')).toBe('/y');
+    // Stored before transforms were checked: never applied.
+    expect(applyPathTransform('/api/x', 's/(?<=\\/api)\\/x/\\/y/')).toBe('/api/x');
+  });
+
   it('drops hop-by-hop headers and the client Authorization unless forwarded, and adds route Basic auth', () => {
     const incoming = { host: 'junction:5001', connection: 'keep-alive', 'transfer-encoding': 'chunked', authorization: 'Basic Y2xpZW50OnB3', 'content-type': 'application/json', 'x-custom': ['a', 'b'] };
     const plain = outgoingHeaders(incoming, { route: { forwardAuthHeader: false }, clientIp: '10.0.0.7', transactionId: 'abc' });

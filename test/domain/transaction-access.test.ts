@@ -86,6 +86,17 @@ describe('transaction query translation', () => {
     expect(parseFilters(undefined)).toEqual({ ok: true, filter: {} });
   });
 
+  it('refuses request.path patterns that cannot run in linear time, saying why', () => {
+    expect(problems({ 'request.path': '^/(a)\\1$' })).toEqual([
+      { path: 'querystring.filters.request.path', message: 'backreferences such as \\1 are not supported; Junction matches patterns in linear time' },
+    ]);
+    expect(problems({ 'request.path': '(?<=/fhir)/Patient' })).toEqual([
+      { path: 'querystring.filters.request.path', message: 'lookbehind (?<=...) is not supported; Junction matches patterns in linear time' },
+    ]);
+    // Backtracks exponentially in RegExp, but RE2 runs it in linear time, so it is accepted.
+    expect(parseFilters(JSON.stringify({ 'request.path': '^/ok/(a+)+$' })).ok).toBe(true);
+  });
+
   it('names the filter key of every problem', () => {
     expect(problems('{not json')).toEqual([{ path: 'querystring.filters', message: 'must be a JSON object' }]);
     expect(problems([1])[0]?.path).toBe('querystring.filters');

@@ -249,10 +249,10 @@ test.describe('channels', () => {
 
     // The server refuses both; the first problem's tab opens and a summary lists them all.
     const summary = page.getByRole('alert').filter({ hasText: 'The channel was not saved' });
-    await expect(summary).toContainText('URL pattern is not a valid regular expression.');
+    await expect(summary).toContainText('URL pattern is not a valid regular expression: missing closing ).');
     await expect(summary).toContainText('Route 1 (target) › Path transform cannot be set together with path; use one of them.');
     await expect(tab(page, 'Basics')).toHaveAttribute('aria-selected', 'true');
-    await expect(page.getByLabel(/^URL pattern/)).toHaveAccessibleDescription(/URL pattern is not a valid regular expression\./);
+    await expect(page.getByLabel(/^URL pattern/)).toHaveAccessibleDescription(/URL pattern is not a valid regular expression: missing closing \)/);
     await expect(tab(page, 'Routes')).toContainText('1');
     await expectNoHorizontalScroll(page);
     await shot(page, testInfo, 'editor-server-errors');

@@ -15,6 +15,8 @@ import type { Logger } from 'pino';
 import { StoreError, StoreOpenError, UniqueConstraintError } from '../store.js';
 import type { Changes } from '../store.js';
 import { normaliseTransactionFilter } from '../transaction-filter.js';
+import { cachedPattern } from '../../domain/safe-pattern.js';
+import type { PatternResult } from '../../domain/safe-pattern.js';
 import type { PageOptions, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
 import { toNedbUpdate } from '../nedb/changes.js';
 import { checkSetFields, toStoredTransaction } from '../nedb/transactions/documents.js';
@@ -393,17 +395,17 @@ function pageBounds(options: PageOptions): { limit: number; skip: number } {
   return { limit, skip };
 }
 
-/** The SQL `regexp(pattern, value)` function, compiling each distinct pattern once per query. */
+/** The SQL `regexp(pattern, value)` function, in linear time (safe-pattern.ts); a refused pattern matches nothing. */
 function regexpFunction(): (pattern: unknown, value: unknown) => number {
   let source = '';
-  let compiled: RegExp | null = null;
+  let compiled: PatternResult | null = null;
   return (pattern, value) => {
     if (typeof pattern !== 'string' || typeof value !== 'string') return 0;
     if (compiled === null || pattern !== source) {
-      compiled = new RegExp(pattern);
+      compiled = cachedPattern(pattern);
       source = pattern;
     }
-    return compiled.test(value) ? 1 : 0;
+    return compiled.ok && compiled.pattern.test(value) ? 1 : 0;
   };
 }
 

@@ -45,8 +45,15 @@ export function toTransactionQuery(filter: TransactionFilter): TransactionQuery 
   // A transaction that was never re-run has no wasRerun field at all.
   if (f.wasRerun !== undefined) conditions.wasRerun = f.wasRerun ? true : { $ne: true };
   result.query = toNedbQuery(COLLECTION, conditions);
-  // Added after the translation, which (rightly) refuses regular expressions from general callers.
-  if (f.path !== undefined) result.query['request.path'] = { $regex: f.path };
+  // Added after the translation, which (rightly) refuses functions from general callers. A function, not NeDB's
+  // $regex: that would run V8's backtracking RegExp, and the pattern must run in linear time (safe-pattern.ts).
+  const pattern = f.path;
+  if (pattern !== undefined) {
+    result.query.$where = function (this: { request?: { path?: unknown } }): boolean {
+      const path = this.request?.path;
+      return typeof path === 'string' && pattern.test(path);
+    };
+  }
   return result;
 }
 
