@@ -3,18 +3,36 @@
  * params and query strings are coerced, since they arrive as text.
  */
 import { Ajv } from 'ajv';
-import type { ErrorObject, Options, ValidateFunction } from 'ajv';
+import type { ErrorObject, Options, SchemaValidateFunction, ValidateFunction } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ValidationProblem } from '../contracts/api.js';
 import { pointerToDotted as dotted } from '../domain/json-pointer.js';
+import { freeFormProblem } from '../domain/free-form.js';
+import type { FreeFormLimits } from '../domain/free-form.js';
 
-const common: Options = { allErrors: true, removeAdditional: false, strict: false, useDefaults: true };
+/** The schema keyword that puts a free-form value (settings, config values) under the rules of domain/free-form.ts. */
+export const FREE_FORM_KEYWORD = 'freeForm';
+
+// strictNumbers is on by itself only when `strict` is: `1e309` parses to Infinity, which ajv otherwise takes as a number.
+const common: Options = { allErrors: true, removeAdditional: false, strict: false, strictNumbers: true, useDefaults: true };
+
+function pointer(segments: readonly string[]): string {
+  return segments.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+const checkFreeForm: SchemaValidateFunction = (limits: FreeFormLimits, data: unknown, _parent, context): boolean => {
+  const problem = freeFormProblem(data, limits);
+  if (problem === null) return true;
+  checkFreeForm.errors = [{ keyword: FREE_FORM_KEYWORD, instancePath: `${context?.instancePath ?? ''}${pointer(problem.at)}`, params: {}, message: problem.message }];
+  return false;
+};
 
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ ...common, ...options });
   // ajv-formats is CommonJS: under NodeNext its default import is module.exports, which carries `.default` too.
   formatsPlugin.default(ajv, ['email', 'date-time', 'date', 'uri', 'uuid', 'ipv4', 'ipv6', 'hostname']);
+  ajv.addKeyword({ keyword: FREE_FORM_KEYWORD, schemaType: 'object', errors: true, validate: checkFreeForm });
   return ajv;
 }
 
