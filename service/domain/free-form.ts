@@ -11,9 +11,11 @@ export interface FreeFormLimits {
   maxValues: number;
   maxKeyLength: number;
   maxStringLength: number;
+  /** Keys must be storable field names (no leading $, no dot); off for values that are read but never stored. */
+  storableKeys: boolean;
 }
 
-export const DEFAULT_FREE_FORM_LIMITS: FreeFormLimits = { maxDepth: 16, maxValues: 2000, maxKeyLength: 100, maxStringLength: 65_536 };
+export const DEFAULT_FREE_FORM_LIMITS: FreeFormLimits = { maxDepth: 16, maxValues: 2000, maxKeyLength: 100, maxStringLength: 65_536, storableKeys: true };
 
 export interface FreeFormProblem {
   /** Keys and indexes from the value to the offending part; empty for the value itself. */
@@ -55,7 +57,7 @@ export function freeFormProblem(value: unknown, limits: FreeFormLimits = DEFAULT
       continue;
     }
     for (const key of keys) {
-      const problem = freeFormKeyProblem(key, limits.maxKeyLength);
+      const problem = limits.storableKeys ? freeFormKeyProblem(key, limits.maxKeyLength) : null;
       if (problem !== null) return { at, message: problem };
       stack.push({ value: (item as Record<string, unknown>)[key], at: [...at, key], depth: depth + 1 });
     }

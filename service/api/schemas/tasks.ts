@@ -22,7 +22,8 @@ export type TaskCreateBody = Static<typeof TaskCreateBody>;
 
 export const BulkRerunBody = Type.Object(
   {
-    filters: Type.Union([FreeFormObject(), Type.String({ maxLength: 10_000 })], {
+    // Filter keys are dotted paths and operators ($gte), read but never stored, so only depth and size are bounded here.
+    filters: Type.Union([FreeFormObject({ limits: { storableKeys: false } }), Type.String({ maxLength: 10_000 })], {
       description: 'the transaction list filters, as an object or as its JSON text',
     }),
     batchSize: Type.Optional(BatchSize),
