@@ -36,12 +36,30 @@ function makeAjv(options: Options): Ajv {
   return ajv;
 }
 
+/**
+ * Where a coerced value is not a finite number. ajv coerces the text "Infinity" or "1e999" to Infinity without the
+ * finiteness check strictNumbers makes on real numbers, and then skips minimum and maximum for it (ajv issue 2212).
+ * Query strings and path parameters are flat, so one level (and the items of a repeated key) is all there is to check.
+ */
+function nonFiniteErrors(data: unknown): ErrorObject[] {
+  if (typeof data !== 'object' || data === null) return [];
+  const errors: ErrorObject[] = [];
+  for (const [key, value] of Object.entries(data)) {
+    const values: unknown[] = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === 'number' && !Number.isFinite(v))) {
+      errors.push({ keyword: 'finite', instancePath: pointer([key]), schemaPath: '', params: {}, message: 'must be a finite number' });
+    }
+  }
+  return errors;
+}
+
 /** A validator compiler that picks strict or coercing validation by request part. */
 export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const strict = makeAjv({ coerceTypes: false });
   const coercing = makeAjv({ coerceTypes: 'array' });
   return ({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? strict : coercing;
+    const coerces = httpPart !== 'body';
+    const ajv = coerces ? coercing : strict;
     // Compiled on a route's first request, not at start-up: compiling every route's schemas up front was a third of
     // the time to ready (measured in docs/BENCHMARKS.md), and most routes of a clinic's install are rarely called.
     let compiled: ValidateFunction | undefined;
@@ -50,7 +68,10 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
         compiled ??= ajv.compile(schema as object);
         const valid = compiled(data);
         validate.errors = compiled.errors ?? null;
-        return valid;
+        if (!valid || !coerces) return valid;
+        const nonFinite = nonFiniteErrors(data);
+        validate.errors = nonFinite.length > 0 ? nonFinite : null;
+        return nonFinite.length === 0;
       },
       { errors: null as ErrorObject[] | null },
     );
