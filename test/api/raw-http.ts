@@ -15,7 +15,11 @@ export function rawRequest(t: TestJunction, request: string | Buffer): Promise<R
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = connect({ host: '127.0.0.1', port: Number(port), ca: t.certificate, servername: 'localhost' }, () => socket.write(request));
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      // An accepted upgrade keeps the connection open; its head is all there is to read.
+      if (Buffer.concat(chunks).toString('latin1').startsWith('HTTP/1.1 101')) socket.destroy();
+    });
     socket.on('error', reject);
     socket.on('close', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
