@@ -18,7 +18,7 @@ export function writeRawError(socket: Duplex, error: AppError, headers: Record<s
     'Cache-Control: no-store',
     ...Object.entries({ ...error.headers, ...headers }).map(([name, value]) => `${name}: ${value}`),
   ];
-  // A peer that never reads must not keep the socket open: destroy once the answer is flushed, whatever happens.
+  // Closed as soon as the answer is flushed, rather than waiting for the peer to close its side.
   socket.once('finish', () => socket.destroy());
   socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
 }
