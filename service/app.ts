@@ -38,7 +38,8 @@ import { AuditRecorder } from './audit/recorder.js';
 import { FailedLoginAudit } from './audit/failed-logins.js';
 import { applicationActivityEvent } from './audit/events.js';
 import { Authenticator } from './api/auth/authenticator.js';
-import { createApiServer } from './api/server.js';
+import { createApiServer, routesOf } from './api/server.js';
+import type { RegisteredRoute } from './api/server.js';
 import { findConsoleDir } from './api/console.js';
 import type { LiveFeedOptions } from './api/live-feed.js';
 import { MediatorRegistry } from './mediators/registry.js';
@@ -108,6 +109,11 @@ export class Junction {
     const smallBodies =
       config.storage.transactionLog === 'sqlite' ? new SqliteBodyBlobs({ file: join(config.dataDir, 'bodies.sqlite'), logger: txLogger }) : undefined;
     this.bodies = new BodyFiles(join(config.dataDir, 'bodies'), smallBodies);
+  }
+
+  /** The management API's routes once started (tests reach every route from this list rather than one kept by hand). */
+  get apiRoutes(): readonly RegisteredRoute[] {
+    return this.#api === undefined ? [] : routesOf(this.#api);
   }
 
   /** Opens the store, seeds the first-run account and starts listening. Rejects with a message that says what to fix. */

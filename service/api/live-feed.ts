@@ -6,13 +6,12 @@
  * the handshake, so a refused client gets a plain HTTP 401/403 and never an open socket, and nothing else (a Fastify
  * plugin wrapping each socket in a stream) sits between the event bus and the socket.
  */
-import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { RawData } from 'ws';
-import { AppError } from '../errors.js';
+import { AppError, errorCatalogue } from '../errors.js';
 import type { ApiAuthenticationType } from '../contracts/api.js';
 import type { LiveEventType, LiveFrame } from '../contracts/live-feed.js';
 import { canViewChannel, isAdmin } from '../domain/permissions.js';
@@ -23,6 +22,7 @@ import type { ChannelRecord, UserRecord } from '../storage/records.js';
 import type { Store } from '../storage/store.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { parseBasic, SESSION_COOKIE } from './auth/hook.js';
+import { writeRawError } from './raw-answer.js';
 
 export const LIVE_FEED_PATH = '/ws';
 
@@ -68,17 +68,12 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function refuse(socket: Duplex, error: AppError): void {
-  const body = JSON.stringify(error.toBody());
-  const lines = [
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`,
-    'Connection: close',
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    ...Object.entries(error.headers).map(([name, value]) => `${name}: ${value}`),
-  ];
-  socket.once('finish', () => socket.destroy());
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+/** The answer to a handshake that ws refused (a POST, a missing Sec-WebSocket-Key, an unknown version, ...). */
+function handshakeError(req: IncomingMessage, reason: string): AppError {
+  if (req.method !== 'GET') return new AppError('METHOD_NOT_ALLOWED', `The live feed is opened with GET, not ${req.method ?? 'this method'}`, null, { headers: { allow: 'GET' } });
+  // RFC 6455 4.4: a server that does not speak the requested version names the ones it does.
+  const headers = /version/i.test(reason) ? { 'sec-websocket-version': '13, 8' } : undefined;
+  return new AppError('BAD_HANDSHAKE', `${errorCatalogue.BAD_HANDSHAKE.message} (ws: ${reason})`, { reason }, headers === undefined ? {} : { headers });
 }
 
 /** The live feed of one API server. `attach` hooks it onto the server's upgrades; Fastify's close stops it. */
@@ -100,6 +95,11 @@ export class LiveFeed {
     this.#maxClients = options.maxClients ?? 500;
     this.#pingIntervalMs = options.pingIntervalMs ?? 30_000;
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES, clientTracking: false });
+    // With a listener, ws leaves the answer to a refused handshake to us instead of writing its own plain text.
+    this.#wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => {
+      this.#logger.info({ reason: err.message, method: req.method }, 'live feed handshake refused');
+      writeRawError(socket, handshakeError(req, err.message));
+    });
     this.#listeners = {
       'transaction.started': (event) => this.#transaction('transaction.started', event),
       'transaction.completed': (event) => this.#transaction('transaction.completed', event),
@@ -113,7 +113,7 @@ export class LiveFeed {
     app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       this.#upgrade(app, req, socket, head).catch((err: unknown) => {
         this.#logger.error({ err }, 'live feed upgrade failed');
-        if (!socket.destroyed) refuse(socket, new AppError('INTERNAL'));
+        if (!socket.destroyed) writeRawError(socket, new AppError('INTERNAL'));
       });
     });
     // Upgraded sockets no longer belong to the HTTP server, so its close would wait for them forever.
@@ -153,12 +153,12 @@ export class LiveFeed {
     // The socket is ours from here; its errors must not go unhandled.
     socket.on('error', () => undefined);
     const path = (req.url ?? '').split('?')[0];
-    if (path !== LIVE_FEED_PATH) return refuse(socket, new AppError('NOT_FOUND', `No websocket at ${path ?? ''}; the live feed is ${LIVE_FEED_PATH}`));
-    if (this.#closing) return refuse(socket, new AppError('SERVICE_STOPPING'));
-    if (this.#clients.size >= this.#maxClients) return refuse(socket, new AppError('TOO_MANY_CONNECTIONS'));
+    if (path !== LIVE_FEED_PATH) return writeRawError(socket, new AppError('NOT_FOUND', `No websocket at ${path ?? ''}; the live feed is ${LIVE_FEED_PATH}`));
+    if (this.#closing) return writeRawError(socket, new AppError('SERVICE_STOPPING'));
+    if (this.#clients.size >= this.#maxClients) return writeRawError(socket, new AppError('TOO_MANY_CONNECTIONS'));
     const identity = await this.#identify(app, req);
-    if ('error' in identity) return refuse(socket, identity.error);
-    if (this.#closing) return refuse(socket, new AppError('SERVICE_STOPPING'));
+    if ('error' in identity) return writeRawError(socket, identity.error);
+    if (this.#closing) return writeRawError(socket, new AppError('SERVICE_STOPPING'));
     this.#wss.handleUpgrade(req, socket, head, (ws) => this.#open(ws, identity.user, identity.sessionToken));
   }
 

@@ -5,7 +5,8 @@ import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { ServerCertificate } from '../tls/server-certificate.js';
-import { installErrorHandling } from './error-handler.js';
+import { answerClientError, installErrorHandling, sendError } from './error-handler.js';
+import { installJsonBodyParser } from './json-body.js';
 import { createValidatorCompiler } from './validation.js';
 import { installAuthentication } from './auth/hook.js';
 import type { AuthHookOptions } from './auth/hook.js';
@@ -43,6 +44,23 @@ export interface ApiServerOptions {
 
 export type ApiDeps = AuthHookOptions & AuthRoutesDeps & ServiceRoutesDeps & UserRoutesDeps & ChannelRoutesDeps & ClientRoutesDeps & RoleRoutesDeps & TransactionRoutesDeps & MediatorRoutesDeps & LiveFeedDeps & TaskRoutesDeps;
 
+/** Longest path parameter the router accepts; longer ones get 414 PATH_PARAMETER_TOO_LONG. */
+export const MAX_PARAM_LENGTH = 500;
+
+/** A route as registered, so tests can reach every route without keeping a list by hand. */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  schema: Readonly<Record<string, unknown>>;
+}
+
+const registeredRoutes = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/** The routes registered on an API server built by createApiServer, HEAD routes included. */
+export function routesOf(app: FastifyInstance): readonly RegisteredRoute[] {
+  return registeredRoutes.get(app) ?? [];
+}
+
 /** Builds the management API (not yet listening). */
 export async function createApiServer(options: ApiServerOptions, deps: ApiDeps): Promise<FastifyInstance> {
   if (options.protocol === 'https' && options.certificate === undefined) throw new Error('HTTPS needs a server certificate');
@@ -56,15 +74,25 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
     bodyLimit: options.bodyLimitBytes,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     requestIdHeader: false,
+    // A malformed percent-escape or an over-long path parameter is found by the router, before any route runs.
+    frameworkErrors: sendError,
+    clientErrorHandler: answerClientError,
   };
   // The HTTPS and HTTP variants differ only in the raw server type, which no route depends on.
   const app = fastify(serverOptions as FastifyServerOptions).withTypeProvider<TypeBoxTypeProvider>();
 
+  const routes: RegisteredRoute[] = [];
+  registeredRoutes.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, schema: (route.schema ?? {}) as Record<string, unknown> });
+  });
+
   app.setValidatorCompiler(createValidatorCompiler());
   // The API speaks JSON only: a text body is refused with 415 instead of reaching the validator as a string.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
   installErrorHandling(app);
   await app.register(cookie);
   installAuthentication(app, deps);

@@ -3,19 +3,54 @@
  * params and query strings are coerced, since they arrive as text.
  */
 import { Ajv } from 'ajv';
-import type { ErrorObject, Options, ValidateFunction } from 'ajv';
+import type { ErrorObject, Options, SchemaValidateFunction, ValidateFunction } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ValidationProblem } from '../contracts/api.js';
 import { pointerToDotted as dotted } from '../domain/json-pointer.js';
+import { freeFormProblem } from '../domain/free-form.js';
+import type { FreeFormLimits } from '../domain/free-form.js';
 
-const common: Options = { allErrors: true, removeAdditional: false, strict: false, useDefaults: true };
+/** The schema keyword that puts a free-form value (settings, config values) under the rules of domain/free-form.ts. */
+export const FREE_FORM_KEYWORD = 'freeForm';
+
+// strictNumbers is on by itself only when `strict` is: `1e309` parses to Infinity, which ajv otherwise takes as a number.
+const common: Options = { allErrors: true, removeAdditional: false, strict: false, strictNumbers: true, useDefaults: true };
+
+function pointer(segments: readonly string[]): string {
+  return segments.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+const checkFreeForm: SchemaValidateFunction = (limits: FreeFormLimits, data: unknown, _parent, context): boolean => {
+  const problem = freeFormProblem(data, limits);
+  if (problem === null) return true;
+  checkFreeForm.errors = [{ keyword: FREE_FORM_KEYWORD, instancePath: `${context?.instancePath ?? ''}${pointer(problem.at)}`, params: {}, message: problem.message }];
+  return false;
+};
 
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ ...common, ...options });
   // ajv-formats is CommonJS: under NodeNext its default import is module.exports, which carries `.default` too.
   formatsPlugin.default(ajv, ['email', 'date-time', 'date', 'uri', 'uuid', 'ipv4', 'ipv6', 'hostname']);
+  ajv.addKeyword({ keyword: FREE_FORM_KEYWORD, schemaType: 'object', errors: true, validate: checkFreeForm });
   return ajv;
+}
+
+/**
+ * Where a coerced value is not a finite number. ajv coerces the text "Infinity" or "1e999" to Infinity without the
+ * finiteness check strictNumbers makes on real numbers, and then skips minimum and maximum for it (ajv issue 2212).
+ * Query strings and path parameters are flat, so one level (and the items of a repeated key) is all there is to check.
+ */
+function nonFiniteErrors(data: unknown): ErrorObject[] {
+  if (typeof data !== 'object' || data === null) return [];
+  const errors: ErrorObject[] = [];
+  for (const [key, value] of Object.entries(data)) {
+    const values: unknown[] = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === 'number' && !Number.isFinite(v))) {
+      errors.push({ keyword: 'finite', instancePath: pointer([key]), schemaPath: '', params: {}, message: 'must be a finite number' });
+    }
+  }
+  return errors;
 }
 
 /** A validator compiler that picks strict or coercing validation by request part. */
@@ -23,7 +58,8 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const strict = makeAjv({ coerceTypes: false });
   const coercing = makeAjv({ coerceTypes: 'array' });
   return ({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? strict : coercing;
+    const coerces = httpPart !== 'body';
+    const ajv = coerces ? coercing : strict;
     // Compiled on a route's first request, not at start-up: compiling every route's schemas up front was a third of
     // the time to ready (measured in docs/BENCHMARKS.md), and most routes of a clinic's install are rarely called.
     let compiled: ValidateFunction | undefined;
@@ -32,7 +68,10 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
         compiled ??= ajv.compile(schema as object);
         const valid = compiled(data);
         validate.errors = compiled.errors ?? null;
-        return valid;
+        if (!valid || !coerces) return valid;
+        const nonFinite = nonFiniteErrors(data);
+        validate.errors = nonFinite.length > 0 ? nonFinite : null;
+        return nonFinite.length === 0;
       },
       { errors: null as ErrorObject[] | null },
     );

@@ -11,6 +11,8 @@ const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Group = Type.String({ minLength: 1, maxLength: 100 });
 const Groups = Type.Array(Group, { maxItems: 200, uniqueItems: true });
 const Port = Type.Integer({ minimum: 1, maximum: 65535 });
+// Counts with no natural bound still stay exact integers: beyond that, a stored value is no longer the value sent.
+const Count = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Pattern = Type.String({ minLength: 1, maxLength: 2000 });
 // Letters only; whether it is a known method, and repeats in any case, are told by the channel rules.
 const Method = Type.String({ pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name such as GET' });
@@ -78,7 +80,7 @@ const RewriteRule = Type.Object(
 // Fields that may be removed by a PUT; ranges are repeated in the channel rules for callers that skip HTTP.
 const clearable = {
   description: Text,
-  priority: Type.Integer({ minimum: 1 }),
+  priority: Count,
   matchContentRegex: Pattern,
   matchContentXpath: Pattern,
   matchContentJson: Pattern,
@@ -86,7 +88,7 @@ const clearable = {
   tcpHost: Type.String({ minLength: 1, maxLength: 253 }),
   tcpPort: Port,
   pollingSchedule: Type.String({ minLength: 1, maxLength: 200 }),
-  autoRetryMaxAttempts: Type.Integer({ minimum: 1 }),
+  autoRetryMaxAttempts: Count,
   timeout: Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'milliseconds' }),
   maxBodyAgeDays: Type.Integer({ minimum: 1, maximum: 36_500 }),
 };
@@ -104,7 +106,7 @@ const settings = {
   requestBody: Type.Boolean(),
   responseBody: Type.Boolean(),
   autoRetryEnabled: Type.Boolean(),
-  autoRetryPeriodMinutes: Type.Integer({ minimum: 1 }),
+  autoRetryPeriodMinutes: Count,
   rewriteUrls: Type.Boolean(),
   addAutoRewriteRules: Type.Boolean(),
   rewriteUrlsConfig: Type.Array(RewriteRule, { maxItems: 100 }),
@@ -144,10 +146,10 @@ const nullableClearable = {
 
 /** Read-only fields of an answer: accepted (and ignored) so a channel fetched with GET can be sent back with PUT. */
 const readOnly = {
-  _id: Type.String(),
-  createdAt: Type.String(),
-  updatedAt: Type.String(),
-  updatedBy: Type.Object({ id: Type.String(), name: Type.String() }),
+  _id: Type.String({ maxLength: 100 }),
+  createdAt: Type.String({ maxLength: 100 }),
+  updatedAt: Type.String({ maxLength: 100 }),
+  updatedBy: Type.Object({ id: Type.String({ maxLength: 100 }), name: Type.String({ maxLength: 300 }) }),
 };
 
 /** A PUT body: any subset of the fields; null removes a clearable field; a given `routes` replaces them all. */

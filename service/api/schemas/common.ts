@@ -1,5 +1,9 @@
 /** Schema pieces shared by several routes. */
 import { Type } from 'typebox';
+import type { TSchemaOptions } from 'typebox';
+import { DEFAULT_FREE_FORM_LIMITS } from '../../domain/free-form.js';
+import type { FreeFormLimits } from '../../domain/free-form.js';
+import { FREE_FORM_KEYWORD } from '../validation.js';
 
 /** The JSON error shape, for response documentation. */
 export const ErrorResponse = Type.Object({
@@ -10,3 +14,23 @@ export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254
 
 /** A route with no query string accepts none, so a typo in a query key is reported instead of ignored. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+/** Most items one page of a list holds. */
+export const MAX_PAGE_LIMIT = 1000;
+// Beyond this, page × limit is no longer an exact integer, and no list is that long.
+const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / MAX_PAGE_LIMIT);
+
+/** OpenHIM's paging query: `filterLimit` items per page, `filterPage` counted from 0. */
+export const Paging = {
+  filterLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT })),
+  filterPage: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PAGE, description: 'the page, counted from 0' })),
+};
+
+/**
+ * An object of any keys and values that is stored as given (settings, configuration values): its depth, size, key
+ * names and numbers are checked by domain/free-form.ts, so a value the store cannot hold is refused with a 400 here.
+ */
+export function FreeFormObject(options: TSchemaOptions & { limits?: Partial<FreeFormLimits> } = {}) {
+  const { limits, ...rest } = options;
+  return Type.Record(Type.String(), Type.Unknown(), { ...rest, [FREE_FORM_KEYWORD]: { ...DEFAULT_FREE_FORM_LIMITS, ...limits } });
+}

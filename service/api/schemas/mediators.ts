@@ -7,6 +7,7 @@ import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { CONFIG_TYPES } from '../../domain/mediator-config.js';
 import { ChannelCreateBody, RouteBody } from './channels.js';
+import { FreeFormObject } from './common.js';
 
 const Text = Type.String({ maxLength: 2000 });
 
@@ -27,7 +28,8 @@ const TemplateDef = Type.Object(defFields, { additionalProperties: false });
 
 export const ConfigDef = Type.Object({ ...defFields, template: Type.Optional(Type.Array(TemplateDef, { maxItems: 200 })) }, { additionalProperties: false });
 
-const ConfigValues = Type.Record(Type.String(), Type.Unknown(), { description: 'parameter name to value, checked against configDefs' });
+// A bigstring value may hold a certificate or a template, so strings may be longer than the free-form default.
+const ConfigValues = FreeFormObject({ description: 'parameter name to value, checked against configDefs', limits: { maxStringLength: 1_000_000 } });
 
 export const MediatorRegistrationBody = Type.Object(
   {
@@ -74,7 +76,7 @@ export const PublicMediatorSchema = Type.Object({
   endpoints: Type.Array(PublicRoute),
   defaultChannelConfig: Type.Array(Type.Object({ ...ChannelCreateBody.properties, routes: Type.Array(PublicRoute) })),
   configDefs: Type.Array(Type.Object({ ...defFields, template: Type.Optional(Type.Array(Type.Object(defFields))) })),
-  config: ConfigValues,
+  config: Type.Record(Type.String(), Type.Unknown()),
   installedChannels: Type.Array(Type.Object({ name: Type.String(), channelId: Type.String() })),
   online: Type.Boolean({ description: 'a heartbeat arrived within mediators.offlineAfterSeconds' }),
   _uptime: Type.Optional(Type.Number()),

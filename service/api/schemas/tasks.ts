@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { TASK_STATUSES } from '../../domain/tasks.js';
 import { MAX_BATCH_SIZE, MAX_TASK_TRANSACTIONS } from '../../tasks/queue.js';
+import { FreeFormObject, Paging } from './common.js';
 
 const HexId = Type.String({ pattern: '^[0-9a-f]{24}$', description: '24 hexadecimal characters' });
 const BatchSize = Type.Integer({ minimum: 1, maximum: MAX_BATCH_SIZE, description: 'how many of the transactions are re-run at the same time' });
@@ -21,7 +22,8 @@ export type TaskCreateBody = Static<typeof TaskCreateBody>;
 
 export const BulkRerunBody = Type.Object(
   {
-    filters: Type.Union([Type.Object({}, { additionalProperties: true }), Type.String({ maxLength: 10_000 })], {
+    // Filter keys are dotted paths and operators ($gte), read but never stored, so only depth and size are bounded here.
+    filters: Type.Union([FreeFormObject({ limits: { storableKeys: false } }), Type.String({ maxLength: 10_000 })], {
       description: 'the transaction list filters, as an object or as its JSON text',
     }),
     batchSize: Type.Optional(BatchSize),
@@ -32,8 +34,7 @@ export const BulkRerunBody = Type.Object(
 export type BulkRerunBody = Static<typeof BulkRerunBody>;
 
 const Page = {
-  filterLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-  filterPage: Type.Optional(Type.Integer({ minimum: 0 })),
+  ...Paging,
   filters: Type.Optional(Type.String({ maxLength: 10_000, description: 'a JSON object of filters' })),
 };
 

@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { TRANSACTION_STATUSES } from '../../domain/transaction-status.js';
+import { Paging } from './common.js';
 
 const Filters = Type.String({ maxLength: 10_000, description: 'a JSON object of OpenHIM transaction filters' });
 const Id = Type.String({ minLength: 1, maxLength: 64 });
@@ -13,8 +14,7 @@ export type Representation = Static<typeof Representation>;
 
 export const TransactionListQuery = Type.Object(
   {
-    filterLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    filterPage: Type.Optional(Type.Integer({ minimum: 0 })),
+    ...Paging,
     filterRepresentation: Type.Optional(Representation),
     filters: Type.Optional(Filters),
   },

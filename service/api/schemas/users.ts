@@ -2,13 +2,14 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { PASSWORD_MAX_LENGTH } from '../../domain/password-policy.js';
-import { Email } from './common.js';
+import { Email, FreeFormObject } from './common.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 100 });
 const Group = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9 _.@-]{0,63}$', description: 'letters, digits, space, _ . @ -' });
 const Groups = Type.Array(Group, { maxItems: 50, uniqueItems: true });
 const Msisdn = Type.String({ pattern: '^\\+?[0-9]{6,15}$', description: 'international phone number, digits only' });
-const Settings = Type.Record(Type.String(), Type.Unknown(), { maxProperties: 100 });
+// The console's own preferences: any shape, within the free-form rules (depth, size, storable keys, finite numbers).
+const Settings = FreeFormObject({ maxProperties: 100 });
 // Length rules beyond "a string" are checked by the password policy, so the message can say what to change.
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH * 4 });
 

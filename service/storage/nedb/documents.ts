@@ -22,8 +22,14 @@ export function fieldNameProblem(name: string): string | null {
   return null;
 }
 
+/**
+ * Deepest nesting of objects and arrays a document may have. The API refuses deep free-form values well before this;
+ * the bound keeps a value from anywhere else from overflowing the stack of this recursive copy.
+ */
+export const MAX_DOCUMENT_DEPTH = 64;
+
 /** Deep-copies a caller's value for storage: drops undefined fields, rejects values that would not survive a restart. */
-export function toStorable(collection: string, value: unknown, path: string): unknown {
+export function toStorable(collection: string, value: unknown, path: string, depth = 0): unknown {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
     if (Number.isFinite(value)) return value;
@@ -33,10 +39,13 @@ export function toStorable(collection: string, value: unknown, path: string): un
     if (Number.isNaN(value.getTime())) throw unsupported(collection, path, 'an invalid Date');
     return new Date(value.getTime());
   }
+  if ((Array.isArray(value) || isPlainObject(value)) && depth >= MAX_DOCUMENT_DEPTH) {
+    throw new StoreError(`${collection}: ${path === '' ? 'the document' : `field "${path}"`} nests objects and arrays more than ${MAX_DOCUMENT_DEPTH} levels deep`);
+  }
   if (Array.isArray(value)) {
     return value.map((item: unknown, i) => {
       if (item === undefined) throw unsupported(collection, `${path}[${i}]`, 'undefined');
-      return toStorable(collection, item, `${path}[${i}]`);
+      return toStorable(collection, item, `${path}[${i}]`, depth + 1);
     });
   }
   if (isPlainObject(value)) {
@@ -46,7 +55,7 @@ export function toStorable(collection: string, value: unknown, path: string): un
       const where = path === '' ? key : `${path}.${key}`;
       const problem = fieldNameProblem(key);
       if (problem !== null) throw new StoreError(`${collection}: field name "${where}" ${problem}`);
-      copy[key] = toStorable(collection, item, where);
+      copy[key] = toStorable(collection, item, where, depth + 1);
     }
     return copy;
   }
