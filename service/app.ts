@@ -13,6 +13,7 @@ import { createSqliteTransactionLog } from './storage/sqlite/transaction-log.js'
 import { SqliteBodyBlobs } from './storage/sqlite/body-blobs.js';
 import type { TransactionLog } from './storage/transactions.js';
 import type { Store } from './storage/store.js';
+import { uniqueLiveChannelNames } from './storage/live-channel-names.js';
 import { observeCollection } from './storage/observe.js';
 import { BodyFiles } from './storage/bodies/body-files.js';
 import { ChannelCache } from './pipeline/channel-cache.js';
@@ -137,7 +138,8 @@ export class Junction {
 
     const channels = new ChannelCache(this.store.channels);
     const store = this.store;
-    // The API writes channels through an observed collection, so the pipeline's channel cache is never stale.
+    // The API writes channels through an observed collection, so the pipeline's channel cache is never stale, and
+    // through the live-name check, which no store index can express.
     const apiStore: Store = {
       engine: store.engine,
       users: store.users,
@@ -148,7 +150,7 @@ export class Junction {
       tasks: store.tasks,
       taskTransactions: store.taskTransactions,
       autoRetries: store.autoRetries,
-      channels: observeCollection(store.channels, () => {
+      channels: observeCollection(uniqueLiveChannelNames(store.channels), () => {
         channels.invalidate();
         // Polling channels are rescheduled as soon as they are enabled, disabled, edited or deleted.
         this.#polling?.changed();
