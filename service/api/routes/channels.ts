@@ -59,8 +59,8 @@ function conflict(err: unknown, restoring = false): never {
   if (err instanceof ChannelNameTakenError && restoring) {
     const { holder } = err;
     const message =
-      `is used by channel "${holder.name}" (_id ${holder._id}), which was created after this one was deleted; ` +
-      'to restore this channel, give it another name in the same request, e.g. {"status": "enabled", "name": "<new name>"}';
+      `is used by channel "${holder.name}" (_id ${holder._id}), which is not deleted; ` +
+      'to restore this channel, give it another name in the same request: {"status": "enabled", "name": "<new name>"}';
     throw new AppError('CONFLICT', `body.name ${message}`, [{ path: 'body.name', message }]);
   }
   if (err instanceof UniqueConstraintError) {
