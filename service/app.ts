@@ -13,6 +13,7 @@ import { createSqliteTransactionLog } from './storage/sqlite/transaction-log.js'
 import { SqliteBodyBlobs } from './storage/sqlite/body-blobs.js';
 import type { TransactionLog } from './storage/transactions.js';
 import type { Store } from './storage/store.js';
+import { uniqueLiveChannelNames } from './storage/live-channel-names.js';
 import { observeCollection } from './storage/observe.js';
 import { BodyFiles } from './storage/bodies/body-files.js';
 import { ChannelCache } from './pipeline/channel-cache.js';
@@ -155,7 +156,8 @@ export class Junction {
       for (const p of unusablePatterns(stored)) logger.warn({ channel: stored.name, field: p.path, reason: p.message }, 'a channel pattern is refused and never matches until the channel is edited');
     }
     const store = this.store;
-    // The API writes channels through an observed collection, so the pipeline's channel cache is never stale.
+    // The API writes channels through an observed collection, so the pipeline's channel cache is never stale, and
+    // through the live-name check, which no store index can express.
     const apiStore: Store = {
       engine: store.engine,
       users: store.users,
@@ -166,7 +168,7 @@ export class Junction {
       tasks: store.tasks,
       taskTransactions: store.taskTransactions,
       autoRetries: store.autoRetries,
-      channels: observeCollection(store.channels, () => {
+      channels: observeCollection(uniqueLiveChannelNames(store.channels), () => {
         channels.invalidate();
         // Polling channels are rescheduled as soon as they are enabled, disabled, edited or deleted.
         this.#polling?.changed();

@@ -2,6 +2,9 @@
  * Roles are not stored: a role is a name found in channels' `allow` lists and clients' `roles`. These pure
  * functions build that view and plan which channels and clients gain or lose a role (SPEC.md "Roles", rules 1-6).
  * Deleted channels take no part: they are neither shown nor changed.
+ *
+ * A channel's `allow` mixes client ids and role names, so one name must never be both: no role is named like a
+ * client's clientID, and no client holds its own clientID as a role. The roles API and the clients API both keep it.
  */
 import type { ChannelRef, ClientRef, Role } from '../contracts/roles.js';
 
@@ -172,6 +175,13 @@ function withReferences(world: RoleWorld, input: RoleInput, build: (channels: Se
   }
 }
 
+/** Refuses giving role `role` to the client whose clientID it is (only data stored before the rule can lead here). */
+function selfHolder(world: RoleWorld, refs: readonly ClientRef[] | undefined, role: string): RolePlan | null {
+  const index = (refs ?? []).findIndex((ref) => (ref._id !== undefined ? world.clients.find((c) => c._id === ref._id) : world.clients.find((c) => c.clientID === ref.clientID))?.clientID === role);
+  if (index < 0) return null;
+  return refuse('VALIDATION_FAILED', `body.clients.${index}`, `is the client whose clientID is ${role}; a client cannot hold its own clientID as a role`);
+}
+
 /** POST: a new role needs a name that is free and at least one channel or client (rules 1 and 2). */
 export function planCreateRole(world: RoleWorld, input: RoleInput): RolePlan {
   const name = input.name;
@@ -192,11 +202,41 @@ export function planUpdateRole(world: RoleWorld, name: string, input: RoleInput)
     const clash = nameProblem(world, to);
     if (clash !== null) return clash;
   }
-  return withReferences(world, input, (channels, clients) => plan(world, name, to, (id) => channels?.has(id), (id) => clients?.has(id)));
+  return withReferences(world, input, (channels, clients) => selfHolder(world, input.clients, to) ?? plan(world, name, to, (id) => channels?.has(id), (id) => clients?.has(id)));
 }
 
 /** DELETE: the role leaves every channel and client. */
 export function planDeleteRole(world: RoleWorld, name: string): RolePlan {
   if (findRole(world, name) === null) return refuse('NOT_FOUND', 'params.name', `no role named ${name}`);
   return plan(world, name, name, () => false, () => false);
+}
+
+/** A client as a write to the clients API would leave it; `_id` is absent for a new one. */
+export interface ClientRolesInput {
+  _id?: string;
+  clientID: string;
+  roles: readonly string[];
+}
+
+/**
+ * Why a client may not have this clientID and these roles, or null: it holds its own clientID as a role (400), its
+ * clientID is a role another client holds, or one of its roles is another client's clientID (409). `sent` says which
+ * of the two fields the request sets: only those are checked, so an edit of other fields is not refused for a
+ * clash stored before these rules. Paths name the request's fields (`body.clientID`, `body.roles.<i>`).
+ */
+export function clientRolesProblem(clients: readonly RoleClient[], client: ClientRolesInput, sent: { clientID: boolean; roles: boolean }): RoleProblem | null {
+  const own = client.roles.indexOf(client.clientID);
+  if (own >= 0 && sent.roles) {
+    return { code: 'VALIDATION_FAILED', path: `body.roles.${own}`, message: `is this client's own clientID; a client cannot hold its own clientID as a role, or channel allow lists could not tell the client from the role` };
+  }
+  if (own >= 0 && sent.clientID) {
+    return { code: 'VALIDATION_FAILED', path: 'body.clientID', message: `is one of this client's roles; a client cannot hold its own clientID as a role, so choose another clientID or remove the role` };
+  }
+  const others = clients.filter((c) => c._id !== client._id);
+  if (sent.clientID && others.some((c) => c.roles.includes(client.clientID))) {
+    return { code: 'CONFLICT', path: 'body.clientID', message: 'is already a role name; choose another clientID' };
+  }
+  const index = sent.roles ? client.roles.findIndex((role) => others.some((c) => c.clientID === role)) : -1;
+  if (index >= 0) return { code: 'CONFLICT', path: `body.roles.${index}`, message: "is another client's clientID; choose another role name" };
+  return null;
 }

@@ -51,7 +51,8 @@ export async function installDefaultChannels(
   const drafts = defaults.map((d) => channelDraft(d));
   refuseIfInvalid(drafts.flatMap((draft) => channelProblems(draft, `defaultChannelConfig.${mediator.defaultChannelConfig.findIndex((d) => d.name === draft.name)}`)));
   for (const draft of drafts) {
-    if ((await channels.findOne({ name: draft.name })) !== null) {
+    // A deleted channel kept for its transactions does not hold its name (domain/channel-names.ts).
+    if ((await channels.findOne({ name: draft.name, status: { $ne: 'deleted' } })) !== null) {
       const problem = { path: 'body', message: `names channel "${draft.name}", but a channel with that name already exists; rename or delete it first` };
       throw new AppError('CONFLICT', `A channel named "${draft.name}" already exists`, [problem]);
     }

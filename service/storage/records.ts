@@ -289,7 +289,8 @@ export const collectionSpecs = {
   users: { name: 'users', unique: ['email'], indexed: [] },
   sessions: { name: 'sessions', unique: ['tokenHash'], indexed: ['userId', 'expiresAt'] },
   audits: { name: 'audits', unique: [], indexed: ['eventIdentification.eventDateTime'] },
-  channels: { name: 'channels', unique: ['name'], indexed: ['status'] },
+  // Names are unique among live channels only (a deleted one frees its name): storage/live-channel-names.ts checks it.
+  channels: { name: 'channels', unique: [], indexed: ['status', 'name'] },
   clients: { name: 'clients', unique: ['clientID', 'customTokenHash', 'certFingerprint'], indexed: ['clientDomain', 'roles'] },
   mediators: { name: 'mediators', unique: ['urn'], indexed: [] },
   tasks: { name: 'tasks', unique: [], indexed: ['status', 'created'] },

@@ -234,4 +234,133 @@ describe('channels API', () => {
     expect(names(await t.request('/channels?includeDeleted=true', { headers: nurse }))).not.toContain('Retired lab');
     expect(errorPaths(await t.request('/channels?includeDeleted=maybe', { headers: admin }))).toEqual(['querystring.includeDeleted']);
   });
+
+  describe('a channel kept as deleted', () => {
+    const publicChannel = (name: string, path: string, extra: Record<string, unknown> = {}) => ({
+      name,
+      urlPattern: `^${path}$`,
+      authType: 'public',
+      routes: [{ name: 'gone', host: '127.0.0.1', port: 9, primary: true }],
+      ...extra,
+    });
+
+    /** Sends one request on the HTTP port and returns the id of the channel its stored transaction names. */
+    async function channelOfRequest(path: string): Promise<string | undefined> {
+      const sent = await fetch(`${t.httpUrl}${path}`);
+      await sent.arrayBuffer();
+      return (await completedTransaction(t, sent.headers.get('x-openhim-transactionid'))).channelID;
+    }
+
+    /** Creates a public channel, routes one transaction through it and deletes it, so it is kept as deleted. */
+    async function keptDeleted(name: string, path: string): Promise<Channel> {
+      const created = await create(publicChannel(name, path));
+      expect(created.status, created.text).toBe(201);
+      const channel = created.body as Channel;
+      expect(await channelOfRequest(path)).toBe(channel._id);
+      expect((await t.request(`/channels/${channel._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
+      return channel;
+    }
+
+    it('is shown by GET /channels/:id with status deleted, and stays deleted through an edit', async () => {
+      const kept = await keptDeleted('Old referrals', '/old-referrals');
+      const shown = await t.request(`/channels/${kept._id}`, { headers: admin });
+      expect(shown.status).toBe(200);
+      expect(shown.body).toMatchObject({ _id: kept._id, name: 'Old referrals', status: 'deleted' });
+      const edited = await put(kept._id, { description: 'kept for its transactions' });
+      expect(edited.status).toBe(200);
+      expect(edited.body).toMatchObject({ status: 'deleted', description: 'kept for its transactions' });
+      // It is never matched: the request finds no channel.
+      const sent = await fetch(`${t.httpUrl}/old-referrals`);
+      await sent.arrayBuffer();
+      expect(sent.status).toBe(404);
+      // DELETE again keeps it (its transaction still refers to it) and answers as before.
+      expect((await t.request(`/channels/${kept._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
+      expect((await t.request(`/channels/${kept._id}`, { headers: admin })).body).toMatchObject({ status: 'deleted' });
+    });
+
+    it('is restored by PUT with status enabled or disabled, as in OpenHIM', async () => {
+      const first = await keptDeleted('Old imaging', '/old-imaging');
+      const restored = await put(first._id, { status: 'enabled' });
+      expect(restored.status, restored.text).toBe(200);
+      expect(restored.body).toMatchObject({ _id: first._id, name: 'Old imaging', status: 'enabled' });
+      expect((await t.request('/channels', { headers: admin })).body as Channel[]).toContainEqual(expect.objectContaining({ _id: first._id }));
+      // Matched again once restored.
+      expect(await channelOfRequest('/old-imaging')).toBe(first._id);
+
+      const second = await keptDeleted('Old dispensing', '/old-dispensing');
+      const disabled = await put(second._id, { status: 'disabled' });
+      expect(disabled.status).toBe(200);
+      expect(disabled.body).toMatchObject({ status: 'disabled' });
+    });
+
+    it('frees its name: a new channel may take it, and the live one is the one matched', async () => {
+      const old = await keptDeleted('Lab feed', '/lab-feed');
+      const reused = await create(publicChannel('Lab feed', '/lab-feed'));
+      expect(reused.status, reused.text).toBe(201);
+      const live = reused.body as Channel;
+      expect(await channelOfRequest('/lab-feed')).toBe(live._id);
+      // A rename onto the name is free too, while the name's only other holder is deleted.
+      const renamed = (await create(publicChannel('Lab feed 2', '/lab-feed-2'))).body as Channel;
+      expect((await put(live._id, { name: 'Lab feed (live)' })).status).toBe(200);
+      expect((await put(renamed._id, { name: 'Lab feed' })).status).toBe(200);
+      expect((await t.request(`/channels/${old._id}`, { headers: admin })).body).toMatchObject({ name: 'Lab feed', status: 'deleted' });
+    });
+
+    it('answers 409 naming the clash when its name is taken by a live channel, and restores under a new name in the same PUT', async () => {
+      const old = await keptDeleted('Pharmacy feed', '/pharmacy-old');
+      const taker = (await create(publicChannel('Pharmacy feed', '/pharmacy-new'))).body as Channel;
+      const clash = await put(old._id, { status: 'enabled' });
+      expect(clash.status).toBe(409);
+      expect(errorPaths(clash)).toEqual(['body.name']);
+      const message = (clash.body as { error: { message: string } }).error.message;
+      expect(message).toContain(taker._id);
+      expect(message).toMatch(/another name in the same request/);
+      expect((await t.request(`/channels/${old._id}`, { headers: admin })).body).toMatchObject({ status: 'deleted' });
+
+      const restored = await put(old._id, { status: 'enabled', name: 'Pharmacy feed (old)' });
+      expect(restored.status, restored.text).toBe(200);
+      expect(restored.body).toMatchObject({ name: 'Pharmacy feed (old)', status: 'enabled' });
+      expect((await t.request(`/channels/${taker._id}`, { headers: admin })).body).toMatchObject({ name: 'Pharmacy feed', status: 'enabled' });
+    });
+
+    it('lets only one of two simultaneous writes take a free name', async () => {
+      const old = await keptDeleted('Contested', '/contested');
+      const answers = await Promise.all([create(publicChannel('Contested', '/contested-a')), create(publicChannel('Contested', '/contested-b')), put(old._id, { status: 'enabled' })]);
+      expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409]);
+      const live = ((await t.request('/channels', { headers: admin })).body as Channel[]).filter((c) => c.name === 'Contested');
+      expect(live).toHaveLength(1);
+    });
+
+    it('cannot be triggered until it is restored', async () => {
+      const created = await create({ name: 'Old poll', type: 'polling', urlPattern: '^/old-poll$', pollingSchedule: '1 days', routes: [{ name: 'p', host: '127.0.0.1', port: 9, primary: true }] });
+      const poll = created.body as Channel;
+      const first = await t.request(`/channels/${poll._id}/trigger`, { method: 'POST', headers: admin });
+      expect(first.status, first.text).toBe(200);
+      await completedTransaction(t, (first.body as { transactionId: string }).transactionId);
+      expect((await t.request(`/channels/${poll._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
+      const refused = await t.request(`/channels/${poll._id}/trigger`, { method: 'POST', headers: admin });
+      expect(refused.status).toBe(409);
+      expect((refused.body as { error: { message: string } }).error.message).toMatch(/is deleted; restore it/);
+    });
+
+    it('does not hold its name against a mediator default channel', async () => {
+      await keptDeleted('Stock orders', '/stock-orders');
+      const mediator = {
+        urn: 'urn:mediator:stock',
+        version: '1.0.0',
+        name: 'Stock mediator',
+        endpoints: [{ name: 'stock', host: '127.0.0.1', port: 9 }],
+        defaultChannelConfig: [{ name: 'Stock orders', urlPattern: '^/stock-orders$', authType: 'public', routes: [{ name: 'stock', host: '127.0.0.1', port: 9, primary: true }] }],
+      };
+      expect((await t.request('/mediators', { method: 'POST', headers: admin, json: mediator })).status).toBe(201);
+      const installed = await t.request('/mediators/urn%3Amediator%3Astock/channels', { method: 'POST', headers: admin, json: ['Stock orders'] });
+      expect(installed.status, installed.text).toBe(201);
+      const [channel] = installed.body as Channel[];
+      expect(channel).toMatchObject({ name: 'Stock orders', status: 'enabled' });
+      expect(await channelOfRequest('/stock-orders')).toBe(channel?._id);
+      // The live one now holds the name: a second install is refused.
+      const again = await t.request('/mediators/urn%3Amediator%3Astock/channels', { method: 'POST', headers: admin, json: ['Stock orders'] });
+      expect(again.status).toBe(409);
+    });
+  });
 });

@@ -194,6 +194,48 @@ describe('clients API', () => {
     expect((await post({ clientID: 'future-client', name: 'F' })).status).toBe(201);
   });
 
+  it('refuses with 400 a client that would hold its own clientID as a role, on POST and PUT, naming the field', async () => {
+    const own = await post({ clientID: 'self-lab', name: 'Self', roles: ['lab', 'self-lab'] });
+    expect(own.status).toBe(400);
+    expect(own.body).toMatchObject({ error: { code: 'VALIDATION_FAILED', details: [{ path: 'body.roles.1' }] } });
+    expect((own.body as { error: { message: string } }).error.message).toMatch(/own clientID/);
+    expect(await t.junction.store.clients.count({ clientID: 'self-lab' })).toBe(0);
+
+    const made = await post({ clientID: 'self-ris', name: 'RIS', roles: ['radiology'] });
+    expect(made.status).toBe(201);
+    const id = (made.body as Client)._id;
+    // Adding the role...
+    const addRole = await put(id, { roles: ['radiology', 'self-ris'] });
+    expect(addRole.status).toBe(400);
+    expect(addRole.body).toMatchObject({ error: { details: [{ path: 'body.roles.1' }] } });
+    // ...or renaming onto a role it holds.
+    const rename = await put(id, { clientID: 'radiology' });
+    expect(rename.status).toBe(400);
+    expect(rename.body).toMatchObject({ error: { details: [{ path: 'body.clientID' }] } });
+    // Both at once names the roles, which is what was sent to hold the clientID.
+    expect((await put(id, { clientID: 'ris-2', roles: ['ris-2'] })).body).toMatchObject({ error: { details: [{ path: 'body.roles.0' }] } });
+    expect((await t.request(`/clients/${id}`, { headers: admin })).body).toMatchObject({ clientID: 'self-ris', roles: ['radiology'] });
+    // Renaming away from the clash together with the roles is fine.
+    expect((await put(id, { clientID: 'radiology', roles: ['imaging'] })).status).toBe(200);
+  });
+
+  it('refuses with 409 a rename onto a role another client holds, and a role named like another client', async () => {
+    const holder = await post({ clientID: 'ward-app', name: 'Ward app', roles: ['ward'] });
+    expect(holder.status).toBe(201);
+    const other = (await post({ clientID: 'bed-board', name: 'Bed board' })).body as Client;
+    const rename = await put(other._id, { clientID: 'ward' });
+    expect(rename.status).toBe(409);
+    expect(rename.body).toMatchObject({ error: { code: 'CONFLICT', details: [{ path: 'body.clientID' }] } });
+    const role = await put(other._id, { roles: ['beds', 'ward-app'] });
+    expect(role.status).toBe(409);
+    expect(role.body).toMatchObject({ error: { code: 'CONFLICT', details: [{ path: 'body.roles.1' }] } });
+    // The roles API keeps the same rule from its side.
+    const roleNamedLikeClient = await t.request('/roles', { method: 'POST', headers: admin, json: { name: 'bed-board', clients: [{ clientID: 'ward-app' }] } });
+    expect(roleNamedLikeClient.status).toBe(409);
+    expect((await t.request('/roles/ward', { method: 'PUT', headers: admin, json: { name: 'bed-board' } })).status).toBe(409);
+    expect((await t.request(`/clients/${other._id}`, { headers: admin })).body).toMatchObject({ clientID: 'bed-board', roles: [] });
+  });
+
   it('refuses non-admins with 403 on every route', async () => {
     const nurse = { email: 'nurse@clinic.example', firstname: 'N', surname: 'N', groups: ['nurses'], password: 'nurse-password-1' };
     expect((await t.request('/users', { method: 'POST', headers: admin, json: nurse })).status).toBe(201);

@@ -158,6 +158,28 @@ describe('roles API', () => {
     expect(((await send('GET', '/roles')).body as Role[]).map((r) => r.name)).toEqual(['his', 'laboratory', 'nurses']);
   });
 
+  it('resolves a channel by name to the live one when a deleted channel has the same name', async () => {
+    const live = await send('POST', '/channels', { name: 'retired', urlPattern: '^/retired-again$', routes: [{ name: 'r', host: '127.0.0.1', port: 9, primary: true }] });
+    expect(live.status, live.text).toBe(201);
+    const liveId = (live.body as { _id: string })._id;
+    const res = await send('POST', '/roles', { name: 'archive', channels: [{ name: 'retired' }] });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ name: 'archive', channels: [{ _id: liveId, name: 'retired' }] });
+    expect((await t.junction.store.channels.findById(liveId))?.allow).toEqual(['archive']);
+    expect((await t.junction.store.channels.findById(ids.retired!))?.allow).toEqual(['lab']);
+  });
+
+  it('refuses to give a role to the client whose clientID it is (data stored before that rule)', async () => {
+    // Only a client stored before the rule can hold its own clientID as a role; the roles API must not add to it.
+    const now = new Date();
+    const legacy = await t.junction.store.clients.insert({ clientID: 'legacy', name: 'Legacy', roles: ['legacy'], createdAt: now, updatedAt: now });
+    const res = await send('PUT', '/roles/legacy', { clients: [{ clientID: 'pharm' }, { _id: legacy._id }] });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: { code: 'VALIDATION_FAILED', details: [{ path: 'body.clients.1' }] } });
+    expect(await roles('pharm')).toEqual([]);
+    await t.junction.store.clients.removeById(legacy._id);
+  });
+
   it('refuses non-admins with 403', async () => {
     const nurse = { email: 'nurse@clinic.example', firstname: 'N', surname: 'N', groups: ['nurses'], password: 'nurse-password-1' };
     expect((await send('POST', '/users', nurse)).status).toBe(201);

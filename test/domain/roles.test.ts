@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findRole, listRoles, planCreateRole, planDeleteRole, planUpdateRole } from '../../service/domain/roles.js';
+import { clientRolesProblem, findRole, listRoles, planCreateRole, planDeleteRole, planUpdateRole } from '../../service/domain/roles.js';
 import type { RoleChanges, RolePlan, RoleWorld } from '../../service/domain/roles.js';
 
 const world: RoleWorld = {
@@ -147,5 +147,35 @@ describe('updating a role', () => {
     expect(problem(planUpdateRole(world, 'lab', { name: 'his' }))).toMatchObject({ code: 'CONFLICT', path: 'body.name' });
     expect(problem(planUpdateRole(world, 'lab', { name: 'lims' }))).toMatchObject({ code: 'CONFLICT', path: 'body.name' });
     expect(problem(planUpdateRole(world, 'lab', { clients: [{ _id: 'zzz' }] }))).toMatchObject({ code: 'VALIDATION_FAILED', path: 'body.clients.0' });
+  });
+});
+
+describe('a client\'s clientID and roles', () => {
+  const both = { clientID: true, roles: true };
+
+  it('may not hold its own clientID as a role (400, naming what was sent)', () => {
+    expect(clientRolesProblem(world.clients, { clientID: 'ris', roles: ['his', 'ris'] }, both)).toMatchObject({ code: 'VALIDATION_FAILED', path: 'body.roles.1' });
+    expect(clientRolesProblem(world.clients, { _id: 'k2', clientID: 'lab', roles: ['lab', 'his'] }, { clientID: true, roles: false })).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      path: 'body.clientID',
+    });
+    // A clash stored before the rule does not block an edit of other fields.
+    expect(clientRolesProblem(world.clients, { _id: 'k9', clientID: 'old', roles: ['old'] }, { clientID: false, roles: false })).toBeNull();
+  });
+
+  it('may not take a role another client holds as its clientID, nor hold another client\'s clientID (409)', () => {
+    expect(clientRolesProblem(world.clients, { clientID: 'lab', roles: [] }, both)).toMatchObject({ code: 'CONFLICT', path: 'body.clientID' });
+    expect(clientRolesProblem(world.clients, { clientID: 'ris', roles: ['x', 'pharm'] }, both)).toMatchObject({ code: 'CONFLICT', path: 'body.roles.1' });
+    // Its own current values are not a clash with itself.
+    expect(clientRolesProblem(world.clients, { _id: 'k2', clientID: 'lims', roles: ['lab', 'his'] }, both)).toBeNull();
+  });
+
+  it('is not given its own clientID through the roles API', () => {
+    const legacy: RoleWorld = { ...world, clients: [...world.clients, { _id: 'k4', clientID: 'old', roles: ['old'] }] };
+    expect(problem(planUpdateRole(legacy, 'old', { clients: [{ clientID: 'pharm' }, { clientID: 'old' }] }))).toMatchObject({ code: 'VALIDATION_FAILED', path: 'body.clients.1' });
+    expect(changes(planUpdateRole(legacy, 'old', { clients: [{ clientID: 'pharm' }] })).clients).toEqual([
+      { _id: 'k3', roles: ['old'] },
+      { _id: 'k4', roles: [] },
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The Channels area as an administrator uses it: creating a channel with every kind of setting through the editor,
- * the server's refusals shown beside the fields they concern, editing, enabling/disabling, triggering and deleting
- * from the list. Each change is checked on the server too.
+ * the server's refusals shown beside the fields they concern, editing, enabling/disabling, triggering, deleting and
+ * restoring from the list. Each change is checked on the server too.
  */
 import type { Locator, Page, TestInfo } from '@playwright/test';
 import { ROOT_EMAIL, expect, expectNoHorizontalScroll, shot as fullPageShot, signIn, test } from './fixtures.js';
@@ -385,8 +385,75 @@ test.describe('channels', () => {
     const deletedRow = page.getByRole('row', { name: /Pharmacy/ });
     await expect(deletedRow).toContainText('deleted');
     await expect(deletedRow.getByRole('switch')).toHaveCount(0);
-    await expect(deletedRow.getByRole('link')).toHaveCount(0);
+    await expect(deletedRow.getByRole('button', { name: 'Restore Pharmacy' })).toBeVisible();
     await shot(page, testInfo, 'list-with-deleted');
+  });
+
+  test('restores deleted channels from the list and from their read-only page, renaming one whose name was taken', async ({ console: page, junction }, testInfo) => {
+    const upstream = { host: '127.0.0.1', port: 9, primary: true };
+    /** A public channel that has one transaction, deleted: the service keeps it, marked deleted. */
+    async function keptDeleted(name: string, path: string): Promise<ApiChannel> {
+      const channel = await createByApi(junction, { name, urlPattern: `^${path}$`, authType: 'public', routes: [{ name: 'r', ...upstream }] });
+      const sent = await fetch(`${junction.httpUrl}${path}`);
+      expect(sent.status).toBe(500);
+      expect((await junction.api('DELETE', `/channels/${channel._id}`)).status).toBe(200);
+      return channel;
+    }
+    const radiology = await keptDeleted('Radiology', '/radiology');
+    const pharmacy = await keptDeleted('Pharmacy', '/pharmacy-old');
+    const lab = await keptDeleted('Lab', '/lab');
+    // A new channel took Pharmacy's name after it was deleted.
+    const taker = await createByApi(junction, { name: 'Pharmacy', urlPattern: '^/pharmacy$', routes: [{ name: 'p', ...upstream }] });
+
+    await page.goto(`${junction.apiUrl}/#/channels`);
+    await expect(page.getByRole('row')).toHaveCount(2);
+    await setSwitch(page.getByRole('switch', { name: 'Show deleted channels' }), true);
+    await expect(page.getByRole('row')).toHaveCount(5);
+    await expect(page.getByRole('button', { name: 'Restore Pharmacy' })).toHaveCount(1);
+
+    // Restored as it was, enabled.
+    await page.getByRole('button', { name: 'Restore Radiology' }).click();
+    const radiologyDialog = page.getByRole('dialog', { name: 'Restore channel “Radiology”' });
+    await expect(radiologyDialog.getByLabel(/^Name/)).toHaveValue('Radiology');
+    await shot(page, testInfo, 'restore-dialog');
+    await radiologyDialog.getByRole('button', { name: 'Restore channel' }).click();
+    await expect(radiologyDialog).toBeHidden();
+    await expect(page.getByRole('status')).toContainText('Channel “Radiology” was restored; it is enabled.');
+    await expect(page.getByRole('switch', { name: 'Enable Radiology' })).toBeChecked();
+    expect((await junction.api('GET', `/channels/${radiology._id}`)).json).toMatchObject({ name: 'Radiology', status: 'enabled' });
+
+    // Its name is taken: the refusal shows under the name, and a new name (restored disabled) gets past it.
+    await page.getByRole('button', { name: 'Restore Pharmacy' }).click();
+    const pharmacyDialog = page.getByRole('dialog', { name: 'Restore channel “Pharmacy”' });
+    await pharmacyDialog.getByRole('button', { name: 'Restore channel' }).click();
+    const name = pharmacyDialog.getByLabel(/^Name/);
+    await expect(name).toHaveAttribute('aria-invalid', 'true');
+    await expect(pharmacyDialog).toContainText(`Is used by channel "Pharmacy" (_id ${taker._id})`);
+    await shot(page, testInfo, 'restore-name-taken');
+    expect((await junction.api('GET', `/channels/${pharmacy._id}`)).json).toMatchObject({ status: 'deleted' });
+    await name.fill('Pharmacy (old)');
+    await setSwitch(pharmacyDialog.getByRole('switch', { name: /^Enabled/ }), false);
+    await pharmacyDialog.getByRole('button', { name: 'Restore channel' }).click();
+    await expect(pharmacyDialog).toBeHidden();
+    await expect(page.getByRole('status')).toContainText('Channel “Pharmacy (old)” was restored; it is disabled.');
+    expect((await junction.api('GET', `/channels/${pharmacy._id}`)).json).toMatchObject({ name: 'Pharmacy (old)', status: 'disabled' });
+    expect((await junction.api('GET', `/channels/${taker._id}`)).json).toMatchObject({ name: 'Pharmacy', status: 'enabled' });
+
+    // A deleted channel opens read-only, and can be restored from there.
+    await page.getByRole('link', { name: 'Lab', exact: true }).click();
+    await expect(page.getByText('This channel is deleted')).toBeVisible();
+    await expect(page.getByLabel(/^Name/)).toHaveValue('Lab');
+    await expect(page.getByLabel(/^Name/)).toBeDisabled();
+    await expect(page.getByRole('button', { name: 'Save channel' })).toHaveCount(0);
+    await shot(page, testInfo, 'deleted-read-only');
+    await page.getByRole('button', { name: 'Restore channel' }).click();
+    const labDialog = page.getByRole('dialog', { name: 'Restore channel “Lab”' });
+    await labDialog.getByRole('button', { name: 'Restore channel' }).click();
+    await expect(labDialog).toBeHidden();
+    await expect(page.getByText('This channel is deleted')).toBeHidden();
+    await expect(page.getByLabel(/^Name/)).toBeEnabled();
+    await expect(page.getByRole('button', { name: 'Save channel' })).toBeVisible();
+    expect((await junction.api('GET', `/channels/${lab._id}`)).json).toMatchObject({ status: 'enabled' });
   });
 
   test('asks before leaving an editor with unsaved changes', async ({ console: page, junction }) => {

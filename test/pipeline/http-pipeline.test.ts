@@ -220,7 +220,8 @@ describe('the HTTP transaction pipeline, against real upstream servers', () => {
     const removed = await t.request(`/channels/${id}`, { method: 'DELETE', headers: admin });
     expect(removed.status).toBe(200);
     expect(await t.junction.store.channels.findById(id)).toMatchObject({ status: 'deleted' });
-    expect((await t.request(`/channels/${id}`, { headers: admin })).status).toBe(404);
+    // Still shown, as in OpenHIM, so its transactions' channel can be read and restored.
+    expect((await t.request(`/channels/${id}`, { headers: admin })).body).toMatchObject({ _id: id, status: 'deleted' });
     expect((await fetch(`${t.httpUrl}/echo/after-delete`)).status).toBe(404);
   });
 

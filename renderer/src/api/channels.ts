@@ -33,6 +33,14 @@ export function setChannelStatus(id: string, status: 'enabled' | 'disabled'): Pr
   return updateChannel(id, { status });
 }
 
+/**
+ * Brings back a channel kept as deleted: as in OpenHIM, a PUT that sets its status. A new name, sent in the same
+ * request, gets past a live channel that took the old one meanwhile.
+ */
+export function restoreChannel(id: string, status: 'enabled' | 'disabled', name?: string): Promise<Channel> {
+  return updateChannel(id, name === undefined ? { status } : { status, name });
+}
+
 export function deleteChannel(id: string): Promise<ChannelDeleteAnswer> {
   return api.delete<ChannelDeleteAnswer>(`/channels/${seg(id)}`);
 }

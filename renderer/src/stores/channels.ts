@@ -1,5 +1,5 @@
 /**
- * The Channels area: the list with its actions (enable/disable, delete, trigger), the notice of what just happened,
+ * The Channels area: the list with its actions (enable/disable, delete, restore, trigger), the notice of what just happened,
  * and the look-ups the editor suggests from (clients, roles, users and their groups).
  */
 import { create } from 'zustand';
@@ -10,12 +10,19 @@ import {
   listClientChoices,
   listRoleNames,
   listUserChoices,
+  restoreChannel,
   setChannelStatus,
   triggerChannel,
 } from '../api/channels';
 import type { ClientChoice, UserChoice } from '../api/channels';
 
-export type ChannelAction = 'status' | 'delete' | 'trigger';
+export type ChannelAction = 'status' | 'delete' | 'restore' | 'trigger';
+
+/** How a deleted channel comes back: its status, and a new name when a live channel has taken the old one. */
+export interface RestoreChoice {
+  status: 'enabled' | 'disabled';
+  name?: string;
+}
 
 export interface ChannelNotice {
   text: string;
@@ -49,6 +56,8 @@ interface ChannelsState {
   setIncludeDeleted: (include: boolean) => void;
   setStatus: (channel: Channel, enabled: boolean) => Promise<void>;
   remove: (channel: Channel) => Promise<void>;
+  /** Rejects when the service refuses, so the restore dialog can show why next to the name. */
+  restore: (channel: Channel, choice: RestoreChoice) => Promise<Channel>;
   trigger: (channel: Channel) => Promise<void>;
   /** Called by the editor after a save, so the list is current and says what happened. */
   saved: (channel: Channel, created: boolean) => void;
@@ -123,6 +132,18 @@ export const useChannels = create<ChannelsState>()((set, get) => {
         // The service may keep it, marked deleted, when transactions refer to it: the list asks again.
         await get().load();
       });
+    },
+
+    async restore(channel, choice) {
+      setBusy(channel._id, 'restore');
+      set({ actionError: null, notice: null });
+      try {
+        const restored = await restoreChannel(channel._id, choice.status, choice.name);
+        set((s) => ({ channels: replace(s.channels, restored), notice: { text: `Channel “${restored.name}” was restored; it is ${restored.status}.` } }));
+        return restored;
+      } finally {
+        setBusy(channel._id, undefined);
+      }
     },
 
     trigger(channel) {

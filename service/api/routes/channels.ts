@@ -1,6 +1,9 @@
 /**
  * Channels: `GET/POST /channels`, `GET/PUT/DELETE /channels/:channelId`, `POST /channels/:channelId/trigger` (fires a
  * polling channel now). Admins change and trigger channels; groups in a channel's ACLs may read it.
+ *
+ * A channel deleted while transactions refer to it is kept with status `deleted`, as in OpenHIM: GET still shows it,
+ * and a PUT that sets `status` to enabled or disabled restores it. Its name is free for other channels meanwhile.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -14,6 +17,7 @@ import type { ValidationProblem } from '../../contracts/api.js';
 import type { ChannelRecord, RouteRecord, UserRecord } from '../../storage/records.js';
 import type { Changes, Store } from '../../storage/store.js';
 import { UniqueConstraintError } from '../../storage/store.js';
+import { ChannelNameTakenError } from '../../storage/live-channel-names.js';
 import { currentUser } from '../auth/hook.js';
 import { NoQuery } from '../schemas/common.js';
 import { ChannelCreateBody, ChannelListQuery, ChannelParams, ChannelUpdateBody, PublicChannelSchema } from '../schemas/channels.js';
@@ -50,7 +54,15 @@ function refuseIfInvalid(problems: ValidationProblem[]): void {
   if (first !== undefined) throw new AppError('VALIDATION_FAILED', `${first.path} ${first.message}`, problems);
 }
 
-function conflict(err: unknown): never {
+/** Maps a taken unique field to 409; a restore is told how to get past the clash. */
+function conflict(err: unknown, restoring = false): never {
+  if (err instanceof ChannelNameTakenError && restoring) {
+    const { holder } = err;
+    const message =
+      `is used by channel "${holder.name}" (_id ${holder._id}), which is not deleted; ` +
+      'to restore this channel, give it another name in the same request: {"status": "enabled", "name": "<new name>"}';
+    throw new AppError('CONFLICT', `body.name ${message}`, [{ path: 'body.name', message }]);
+  }
   if (err instanceof UniqueConstraintError) {
     const problem = { path: `body.${err.field}`, message: 'is already used by another channel' };
     throw new AppError('CONFLICT', `${problem.path} ${problem.message}`, [problem]);
@@ -75,9 +87,10 @@ function requireAdmin(user: UserRecord, action: string): void {
 export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebox {
   const channels = deps.store.channels;
 
+  /** The channel with this id, deleted ones included (they stay viewable and restorable). */
   async function load(id: string): Promise<ChannelRecord> {
     const channel = await channels.findById(id);
-    if (channel === null || channel.status === 'deleted') throw new AppError('NOT_FOUND', `No channel with id ${id}`);
+    if (channel === null) throw new AppError('NOT_FOUND', `No channel with id ${id}`);
     return channel;
   }
 
@@ -110,7 +123,8 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
       const channel = await channels.findById(request.params.channelId);
       // Non-admins get 403 for unknown ids too, so ids of channels they cannot see are not confirmed.
       if (!isAdmin(user) && (channel === null || !canViewChannel(user, channel))) throw new AppError('FORBIDDEN', 'You are not allowed to view this channel');
-      return publicChannel(await load(request.params.channelId));
+      if (channel === null) throw new AppError('NOT_FOUND', `No channel with id ${request.params.channelId}`);
+      return publicChannel(channel);
     });
 
     app.put('/channels/:channelId', { schema: { params, querystring, body: ChannelUpdateBody, response: { 200: PublicChannelSchema } } }, async (request) => {
@@ -135,9 +149,11 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
         set: { ...draft, updatedAt: new Date(), updatedBy: { id: user._id, name: user.email } },
         unset: unset as Changes<ChannelRecord>['unset'],
       };
-      const updated = await channels.updateById(stored._id, update).catch(conflict);
+      // A deleted channel stays deleted through an edit; only a status in the body brings it back.
+      const restoring = stored.status === 'deleted' && draft.status !== 'deleted';
+      const updated = await channels.updateById(stored._id, update).catch((err: unknown) => conflict(err, restoring));
       if (updated === null) throw new AppError('NOT_FOUND', `No channel with id ${stored._id}`);
-      request.log.info({ channel: updated.name, by: user.email, fields: Object.keys(changes) }, 'channel updated');
+      request.log.info({ channel: updated.name, by: user.email, fields: Object.keys(changes) }, restoring ? 'channel restored' : 'channel updated');
       return publicChannel(updated);
     });
 
@@ -146,8 +162,9 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
       requireAdmin(user, 'delete');
       const channel = await load(request.params.channelId);
       const keep = deps.hasTransactions !== undefined && (await deps.hasTransactions(channel._id));
-      if (keep) await channels.updateById(channel._id, { set: { status: 'deleted', updatedAt: new Date(), updatedBy: { id: user._id, name: user.email } } });
-      else await channels.removeById(channel._id);
+      // Deleting a channel kept as deleted removes it for good once no transaction refers to it any more (retention).
+      if (!keep) await channels.removeById(channel._id);
+      else if (channel.status !== 'deleted') await channels.updateById(channel._id, { set: { status: 'deleted', updatedAt: new Date(), updatedBy: { id: user._id, name: user.email } } });
       request.log.info({ channel: channel.name, by: user.email, kept: keep }, 'channel deleted');
       return { message: `Channel ${channel.name} deleted` };
     });
@@ -157,6 +174,7 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
       requireAdmin(user, 'trigger');
       const channel = await load(request.params.channelId);
       if (channel.type !== 'polling') throw new AppError('BAD_REQUEST', `Channel ${channel.name} is a ${channel.type} channel; only polling channels can be triggered`);
+      if (channel.status === 'deleted') throw new AppError('CONFLICT', `Channel ${channel.name} is deleted; restore it with PUT {"status": "enabled"} to trigger it`);
       if (channel.status !== 'enabled') throw new AppError('CONFLICT', `Channel ${channel.name} is disabled; enable it to trigger it`);
       const triggered = deps.triggerPolling(channel._id);
       if (triggered === undefined) throw new AppError('STORE_UNAVAILABLE', 'Polling channels are not running yet; try again in a moment');

@@ -4,6 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { isAdmin } from '../../domain/permissions.js';
+import { clientRolesProblem } from '../../domain/roles.js';
+import type { ClientRolesInput } from '../../domain/roles.js';
 import { secretChanges } from '../../accounts/client-credentials.js';
 import type { ClientRecord } from '../../storage/records.js';
 import type { Store } from '../../storage/store.js';
@@ -41,20 +43,12 @@ export function clientRoutes(deps: ClientRoutesDeps): FastifyPluginAsyncTypebox 
   }
 
   /**
-   * Channel `allow` lists mix client ids and role names, so a name held as a role by a client must not also be a
-   * clientID. An entry found only in `allow` is not checked: it may be a grant made before the client was registered.
+   * Channel `allow` lists mix client ids and role names, so a name must not be both (domain/roles.ts). An entry found
+   * only in `allow` is not checked: it may be a grant made before the client was registered.
    */
-  async function refuseRoleClash(clientID: string | undefined, roles: readonly string[] | undefined, self?: string): Promise<void> {
-    const others = (await store.clients.find({})).filter((c) => c._id !== self);
-    if (clientID !== undefined && others.some((c) => c.roles.includes(clientID))) {
-      const message = 'is already a role name; choose another clientID';
-      throw new AppError('CONFLICT', `body.clientID ${message}`, [{ path: 'body.clientID', message }]);
-    }
-    const index = roles?.findIndex((role) => others.some((c) => c.clientID === role)) ?? -1;
-    if (index >= 0) {
-      const message = "is another client's clientID; choose another role name";
-      throw new AppError('CONFLICT', `body.roles.${index} ${message}`, [{ path: `body.roles.${index}`, message }]);
-    }
+  async function refuseRoleClash(client: ClientRolesInput, sent: { clientID: boolean; roles: boolean }): Promise<void> {
+    const problem = clientRolesProblem(await store.clients.find({}), client, sent);
+    if (problem !== null) throw new AppError(problem.code, `${problem.path} ${problem.message}`, [{ path: problem.path, message: problem.message }]);
   }
 
   /** Keeps channel grants pointing at the client when its clientID changes, and drops them when it is deleted. */
@@ -76,8 +70,8 @@ export function clientRoutes(deps: ClientRoutesDeps): FastifyPluginAsyncTypebox 
       requireAdmin(request);
       const body = request.body;
       const roles = [...new Set(body.roles ?? [])];
+      await refuseRoleClash({ clientID: body.clientID, roles }, { clientID: true, roles: true });
       const secrets = await secretChanges(body);
-      await refuseRoleClash(body.clientID, roles);
       const now = new Date();
       const record: Omit<ClientRecord, '_id'> = { clientID: body.clientID, name: body.name, roles, ...secrets.set, createdAt: now, updatedAt: now };
       for (const field of CLIENT_OPTIONAL_FIELDS) {
@@ -110,8 +104,9 @@ export function clientRoutes(deps: ClientRoutesDeps): FastifyPluginAsyncTypebox 
         const body = request.body;
         const renamed = body.clientID !== undefined && body.clientID !== target.clientID ? body.clientID : undefined;
         const roles = body.roles === undefined ? undefined : [...new Set(body.roles)];
+        const after = { _id: target._id, clientID: renamed ?? target.clientID, roles: roles ?? target.roles };
+        await refuseRoleClash(after, { clientID: renamed !== undefined, roles: roles !== undefined });
         const secrets = await secretChanges(body);
-        await refuseRoleClash(renamed, roles, target._id);
         const set: Partial<Omit<ClientRecord, '_id'>> = { ...secrets.set, updatedAt: new Date() };
         const unset: Exclude<keyof ClientRecord, '_id'>[] = [...secrets.unset];
         if (body.clientID !== undefined) set.clientID = body.clientID;

@@ -1,7 +1,8 @@
 /**
  * Creates or edits a channel: every setting the API accepts, in tabs. The server checks the whole channel; when it
  * refuses, each problem is shown next to its input, the first problem's tab is opened, and a summary lists them all.
- * Nothing typed is lost on an error or a session expiry: the form is only left after a successful save.
+ * Nothing typed is lost on an error or a session expiry: the form is only left after a successful save. A channel
+ * kept as deleted is shown read-only until it is restored.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { FormEvent } from 'react';
@@ -13,6 +14,7 @@ import { createChannel, getChannel, updateChannel } from '../../api/channels';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { useChannels } from '../../stores/channels';
+import type { RestoreChoice } from '../../stores/channels';
 import { isAdmin, useSession } from '../../stores/session';
 import { clientProblems, createBody, emptyForm, formFromChannel, updateBody } from './form';
 import type { ChannelForm } from './form';
@@ -25,6 +27,7 @@ import { MatchingTab } from './MatchingTab';
 import { RewritingTab } from './RewritingTab';
 import { RetriesTab } from './RetriesTab';
 import { AlertsTab } from './AlertsTab';
+import { RestoreChannelForm } from './RestoreChannelForm';
 
 const PANELS: Record<TabId, (props: TabProps) => React.ReactNode> = {
   basics: BasicsTab,
@@ -72,6 +75,12 @@ function ProblemSummary({ errors, form, onGo }: { errors: FieldErrors; form: Cha
   );
 }
 
+/** The form for a stored channel; the clients must be loaded first, as they tell client grants from roles in `allow`. */
+function formFor(channel: Channel): ChannelForm {
+  const clientIds = new Set(useChannels.getState().lookups.clients.map((c) => c.clientID));
+  return formFromChannel(channel, clientIds);
+}
+
 function Editor({ id }: { id: string | undefined }) {
   const creating = id === undefined;
   const navigate = useNavigate();
@@ -79,6 +88,8 @@ function Editor({ id }: { id: string | undefined }) {
   const loadLookups = useChannels((s) => s.loadLookups);
   const lookupError = useChannels((s) => s.lookups.error);
   const saved = useChannels((s) => s.saved);
+  const restore = useChannels((s) => s.restore);
+  const [restoring, setRestoring] = useState(false);
 
   const [form, setForm] = useState<ChannelForm | null>(creating ? emptyForm() : null);
   const [stored, setStored] = useState<Channel | null>(null);
@@ -99,12 +110,10 @@ function Editor({ id }: { id: string | undefined }) {
       void lookups;
       return;
     }
-    // The clients must be known first: they tell which `allow` entries are clients and which are roles.
     Promise.all([getChannel(id, controller.signal), lookups])
       .then(([channel]) => {
-        const clientIds = new Set(useChannels.getState().lookups.clients.map((c) => c.clientID));
         setStored(channel);
-        setForm(formFromChannel(channel, clientIds));
+        setForm(formFor(channel));
       })
       .catch((err: unknown) => {
         if (!controller.signal.aborted) setLoadError(err);
@@ -129,6 +138,13 @@ function Editor({ id }: { id: string | undefined }) {
     window.addEventListener('beforeunload', warn);
     return () => window.removeEventListener('beforeunload', warn);
   }, [dirty]);
+
+  const restoreHere = async (choice: RestoreChoice) => {
+    if (stored === null) return;
+    const restored = await restore(stored, choice);
+    setStored(restored);
+    setForm(formFor(restored));
+  };
 
   const update = useCallback((patch: Partial<ChannelForm>) => {
     setForm((current) => (current === null ? current : { ...current, ...patch }));
@@ -206,89 +222,112 @@ function Editor({ id }: { id: string | undefined }) {
   }
   const props: TabProps = { form, update, errors };
   const Panel = PANELS[tab];
+  const deleted = stored?.status === 'deleted';
+  const editable = admin && !deleted;
   return (
-    <form onSubmit={submit} aria-label={title} noValidate>
-      <Stack gap="md">
-        <PageHeader title={title}>
-          <Anchor component={Link} to="/channels" size="sm">
-            Back to the channels
-          </Anchor>
-        </PageHeader>
-        {!admin && (
-          <Alert color="blue" title="Read only">
-            Only administrators can change channels.
-          </Alert>
-        )}
-        {admin && lookupError !== null && (
-          <Alert color="yellow" title="No suggestions">
-            Clients, roles and user groups could not be loaded to suggest them; you can still type them in.
-          </Alert>
-        )}
-        <ProblemSummary errors={errors} form={form} onGo={goTo} />
-        <ErrorAlert error={saveError} action="save the channel" onClose={() => setSaveError(null)} />
+    <>
+      <form onSubmit={submit} aria-label={title} noValidate>
+        <Stack gap="md">
+          <PageHeader title={title}>
+            <Anchor component={Link} to="/channels" size="sm">
+              Back to the channels
+            </Anchor>
+          </PageHeader>
+          {!admin && (
+            <Alert color="blue" title="Read only">
+              Only administrators can change channels.
+            </Alert>
+          )}
+          {deleted && (
+            <Alert color="red" title="This channel is deleted">
+              <Stack gap="xs" align="flex-start">
+                <Text size="sm">
+                  It is kept, read-only, because transactions were recorded through it. Junction does not route requests through it, and its name is free
+                  for other channels.
+                </Text>
+                {admin && (
+                  <Button size="xs" variant="light" onClick={() => setRestoring(true)}>
+                    Restore channel
+                  </Button>
+                )}
+              </Stack>
+            </Alert>
+          )}
+          {admin && lookupError !== null && (
+            <Alert color="yellow" title="No suggestions">
+              Clients, roles and user groups could not be loaded to suggest them; you can still type them in.
+            </Alert>
+          )}
+          <ProblemSummary errors={errors} form={form} onGo={goTo} />
+          <ErrorAlert error={saveError} action="save the channel" onClose={() => setSaveError(null)} />
 
-        <Tabs value={tab} onChange={(v) => setTab((v ?? 'basics') as TabId)} keepMounted={false}>
-          <Tabs.List>
-            {TABS.map(({ id: tabId, label }) => {
-              const count = errors.countIn(tabId);
-              return (
-                <Tabs.Tab
-                  key={tabId}
-                  value={tabId}
-                  rightSection={
-                    count > 0 ? (
-                      <Badge color="red" size="sm" circle>
-                        {count}
-                        <VisuallyHidden>{count === 1 ? ' problem' : ' problems'}</VisuallyHidden>
-                      </Badge>
-                    ) : undefined
-                  }
-                >
-                  {label}
-                </Tabs.Tab>
-              );
-            })}
-          </Tabs.List>
-          <fieldset disabled={!admin} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
-            <Tabs.Panel value={tab} pt="md">
-              <Panel {...props} />
-            </Tabs.Panel>
-          </fieldset>
-        </Tabs>
+          <Tabs value={tab} onChange={(v) => setTab((v ?? 'basics') as TabId)} keepMounted={false}>
+            <Tabs.List>
+              {TABS.map(({ id: tabId, label }) => {
+                const count = errors.countIn(tabId);
+                return (
+                  <Tabs.Tab
+                    key={tabId}
+                    value={tabId}
+                    rightSection={
+                      count > 0 ? (
+                        <Badge color="red" size="sm" circle>
+                          {count}
+                          <VisuallyHidden>{count === 1 ? ' problem' : ' problems'}</VisuallyHidden>
+                        </Badge>
+                      ) : undefined
+                    }
+                  >
+                    {label}
+                  </Tabs.Tab>
+                );
+              })}
+            </Tabs.List>
+            <fieldset disabled={!editable} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
+              <Tabs.Panel value={tab} pt="md">
+                <Panel {...props} />
+              </Tabs.Panel>
+            </fieldset>
+          </Tabs>
 
-        {admin && (
-          <Paper withBorder p="sm" pos="sticky" bottom={0} style={{ zIndex: 5 }}>
-            <Group justify="space-between">
-              <Text size="sm" c="dimmed" aria-live="polite">
-                {dirty ? 'You have unsaved changes.' : creating ? 'Fill in the channel, then save it.' : 'No changes yet.'}
-              </Text>
-              <Group gap="xs">
-                <Button component={Link} to="/channels" variant="default">
-                  Cancel
-                </Button>
-                <Button type="submit" loading={saving}>
-                  Save channel
-                </Button>
+          {editable && (
+            <Paper withBorder p="sm" pos="sticky" bottom={0} style={{ zIndex: 5 }}>
+              <Group justify="space-between">
+                <Text size="sm" c="dimmed" aria-live="polite">
+                  {dirty ? 'You have unsaved changes.' : creating ? 'Fill in the channel, then save it.' : 'No changes yet.'}
+                </Text>
+                <Group gap="xs">
+                  <Button component={Link} to="/channels" variant="default">
+                    Cancel
+                  </Button>
+                  <Button type="submit" loading={saving}>
+                    Save channel
+                  </Button>
+                </Group>
               </Group>
-            </Group>
-          </Paper>
-        )}
-      </Stack>
-
-      <Modal opened={blocker.state === 'blocked'} onClose={() => blocker.reset?.()} title="Leave without saving?">
-        <Stack>
-          <Text size="sm">Your changes to this channel have not been saved. If you leave now they are lost.</Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => blocker.reset?.()}>
-              Stay here
-            </Button>
-            <Button color="red" onClick={() => blocker.proceed?.()}>
-              Leave and discard
-            </Button>
-          </Group>
+            </Paper>
+          )}
         </Stack>
+
+        <Modal opened={blocker.state === 'blocked'} onClose={() => blocker.reset?.()} title="Leave without saving?">
+          <Stack>
+            <Text size="sm">Your changes to this channel have not been saved. If you leave now they are lost.</Text>
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => blocker.reset?.()}>
+                Stay here
+              </Button>
+              <Button color="red" onClick={() => blocker.proceed?.()}>
+                Leave and discard
+              </Button>
+            </Group>
+          </Stack>
+        </Modal>
+      </form>
+      {/* Outside the channel form: a form's submit would bubble through the portal into it. */}
+      <Modal opened={restoring && stored !== null} onClose={() => setRestoring(false)} title={`Restore channel “${stored?.name ?? ''}”`}>
+        {stored !== null && <RestoreChannelForm channel={stored} onRestore={restoreHere} onDone={() => setRestoring(false)} />}
       </Modal>
-    </form>
+    </>
   );
 }
 

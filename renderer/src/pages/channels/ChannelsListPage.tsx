@@ -1,6 +1,6 @@
-/** Every channel with its routing at a glance, and the quick actions: enable/disable, trigger now, delete. */
+/** Every channel with its routing at a glance, and the quick actions: enable/disable, trigger now, delete, restore. */
 import { useEffect, useMemo, useState } from 'react';
-import { Alert, Anchor, Badge, Button, Code, Group, Loader, Stack, Switch, Text, Tooltip } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Code, Group, Loader, Modal, Stack, Switch, Text, Tooltip } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import type { ColumnDef } from '@tanstack/react-table';
 import { Link } from 'react-router';
@@ -13,6 +13,7 @@ import type { ColumnMeta } from '../../components/DataTable';
 import { useChannels } from '../../stores/channels';
 import { isAdmin, useSession } from '../../stores/session';
 import { STATUS_COLOR, TYPE_LABEL } from './labels';
+import { RestoreChannelForm } from './RestoreChannelForm';
 
 const column = createColumnHelper<Channel>();
 
@@ -23,15 +24,17 @@ function primaryRoute(channel: Channel) {
 function NameCell({ channel }: { channel: Channel }) {
   return (
     <Stack gap={0}>
-      {channel.status === 'deleted' ? (
-        <Text fw={500} td="line-through" c="dimmed">
-          {channel.name}
-        </Text>
-      ) : (
-        <Anchor component={Link} to={`/channels/${channel._id}`} fw={500} style={{ overflowWrap: 'anywhere' }}>
-          {channel.name}
-        </Anchor>
-      )}
+      {/* A deleted channel opens read-only, so what its transactions went through can still be read. */}
+      <Anchor
+        component={Link}
+        to={`/channels/${channel._id}`}
+        fw={500}
+        td={channel.status === 'deleted' ? 'line-through' : undefined}
+        c={channel.status === 'deleted' ? 'dimmed' : undefined}
+        style={{ overflowWrap: 'anywhere' }}
+      >
+        {channel.name}
+      </Anchor>
       {channel.description !== undefined && (
         <Text size="xs" c="dimmed" lineClamp={2}>
           {channel.description}
@@ -56,11 +59,25 @@ function TypeCell({ channel }: { channel: Channel }) {
   );
 }
 
-function ActionsCell({ channel, onDelete }: { channel: Channel; onDelete: (channel: Channel) => void }) {
+interface ActionsProps {
+  channel: Channel;
+  onDelete: (channel: Channel) => void;
+  onRestore: (channel: Channel) => void;
+}
+
+function ActionsCell({ channel, onDelete, onRestore }: ActionsProps) {
   const busy = useChannels((s) => s.busy[channel._id]);
   const setStatus = useChannels((s) => s.setStatus);
   const trigger = useChannels((s) => s.trigger);
-  if (channel.status === 'deleted') return null;
+  if (channel.status === 'deleted') {
+    return (
+      <Tooltip label="Bring the channel back, enabled or disabled">
+        <Button size="compact-xs" variant="light" aria-label={`Restore ${channel.name}`} loading={busy === 'restore'} onClick={() => onRestore(channel)}>
+          Restore
+        </Button>
+      </Tooltip>
+    );
+  }
   const enabled = channel.status === 'enabled';
   return (
     <Group gap="xs" wrap="wrap">
@@ -97,9 +114,11 @@ export function ChannelsListPage() {
   const load = useChannels((s) => s.load);
   const setIncludeDeleted = useChannels((s) => s.setIncludeDeleted);
   const remove = useChannels((s) => s.remove);
+  const restore = useChannels((s) => s.restore);
   const dismiss = useChannels((s) => s.dismiss);
   const admin = isAdmin(useSession((s) => s.user));
   const [confirming, setConfirming] = useState<Channel | null>(null);
+  const [restoring, setRestoring] = useState<Channel | null>(null);
 
   useEffect(() => {
     void load();
@@ -159,7 +178,7 @@ export function ChannelsListPage() {
           },
         }),
         ...(admin
-          ? [column.display({ id: 'actions', header: 'Actions', meta: { width: '18%' } satisfies ColumnMeta, cell: (c) => <ActionsCell channel={c.row.original} onDelete={setConfirming} /> })]
+          ? [column.display({ id: 'actions', header: 'Actions', meta: { width: '18%' } satisfies ColumnMeta, cell: (c) => <ActionsCell channel={c.row.original} onDelete={setConfirming} onRestore={setRestoring} /> })]
           : []),
       ] as ColumnDef<Channel, unknown>[],
     [admin],
@@ -231,9 +250,13 @@ export function ChannelsListPage() {
       >
         <Text size="sm">
           Junction stops routing requests through this channel. If transactions were recorded through it, the channel is kept, marked deleted, so those
-          transactions stay readable; it cannot be edited again.
+          transactions stay readable; it can be restored from this list with “Show deleted channels”.
         </Text>
       </ConfirmDialog>
+
+      <Modal opened={restoring !== null} onClose={() => setRestoring(null)} title={`Restore channel “${restoring?.name ?? ''}”`}>
+        {restoring !== null && <RestoreChannelForm channel={restoring} onRestore={(choice) => restore(restoring, choice)} onDone={() => setRestoring(null)} />}
+      </Modal>
     </Stack>
   );
 }
