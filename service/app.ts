@@ -191,7 +191,7 @@ export class Junction {
     const tasks = new TaskQueue({ tasks: store.tasks, items: store.taskTransactions, channels: store.channels, log, events: this.events, wake: () => this.#taskRunner?.wake() });
 
     this.#api = await createApiServer(
-      { logger, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes, liveFeed: this.#options.liveFeed, consoleDir: this.#options.consoleDir === undefined ? findConsoleDir() : this.#options.consoleDir },
+      { logger, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes, idleTimeoutMs: config.api.idleTimeoutSeconds * 1000, liveFeed: this.#options.liveFeed, consoleDir: this.#options.consoleDir === undefined ? findConsoleDir() : this.#options.consoleDir },
       {
         authenticator,
         types,

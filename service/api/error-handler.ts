@@ -90,3 +90,20 @@ export function installErrorHandling(app: FastifyInstance): void {
     void reply.code(404).type('application/json; charset=utf-8').send(error.toBody());
   });
 }
+
+/**
+ * A connection that went silent for the idle deadline: a request still arriving gets 408 in the error shape; any other
+ * (an answer under way to a client that stopped reading, or an idle one) is closed. Node would only destroy it.
+ */
+export function answerIdleConnections(app: FastifyInstance): void {
+  app.server.on('timeout', (socket: Socket) => {
+    const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.destroyed) return;
+    if (current !== undefined && current !== null && current.headersSent !== true && socket.writable) {
+      app.log.info({ code: 'REQUEST_TIMEOUT', status: 408 }, 'a client went silent in the middle of a request');
+      writeRawError(socket, new AppError('REQUEST_TIMEOUT'));
+      return;
+    }
+    socket.destroy();
+  });
+}

@@ -5,7 +5,7 @@ import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { ServerCertificate } from '../tls/server-certificate.js';
-import { answerClientError, installErrorHandling, sendError } from './error-handler.js';
+import { answerClientError, answerIdleConnections, installErrorHandling, sendError } from './error-handler.js';
 import { installJsonBodyParser } from './json-body.js';
 import { createValidatorCompiler } from './validation.js';
 import { installAuthentication } from './auth/hook.js';
@@ -37,6 +37,8 @@ export interface ApiServerOptions {
   protocol: 'https' | 'http';
   certificate?: ServerCertificate;
   bodyLimitBytes: number;
+  /** Longest a connection may stay silent in the middle of a request before the client gets 408 and is cut off. */
+  idleTimeoutMs: number;
   liveFeed?: LiveFeedOptions;
   /** The built console to serve at `/`; null serves none (the API works alone). */
   consoleDir?: string | null;
@@ -72,6 +74,9 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
     ...tls,
     loggerInstance: options.logger.child({ component: 'api' }) as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,
+    // Fastify sets no deadline by default, and Node 20 does not apply `requestTimeout` to HTTPS servers, so a client
+    // that stops mid-body would hold its connection (and its request) forever. An idle deadline on the socket ends it.
+    connectionTimeout: options.idleTimeoutMs,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
@@ -94,6 +99,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   app.removeContentTypeParser('text/plain');
   installJsonBodyParser(app);
   installErrorHandling(app);
+  answerIdleConnections(app);
   await app.register(cookie);
   installAuthentication(app, deps);
 

@@ -65,6 +65,7 @@ export const configSchema = Type.Object(
           description: 'Protocol of the management API; plain `http` must be chosen explicitly.',
         }),
         bodyLimitBytes: int(1024, 1073741824, 5242880, 'Largest request body the management API accepts, in bytes.'),
+        idleTimeoutSeconds: int(1, 3600, 120, 'Longest the management API waits on a connection that has gone silent in the middle of a request, in seconds; the client then gets 408 and is disconnected.'),
         authenticationTypes: Type.Array(Type.Enum(['basic', 'local', 'token']), {
           minItems: 1,
           uniqueItems: true,

@@ -25,10 +25,12 @@ export interface FreeFormProblem {
 
 /** Why a key cannot be stored as a field name, or null when it can. */
 export function freeFormKeyProblem(key: string, maxKeyLength = DEFAULT_FREE_FORM_LIMITS.maxKeyLength): string | null {
+  // Worded to follow the key's own path (`body.settings.a.b is not a usable map key…`), as the console shows it.
   const rule = `keys must be 1 to ${maxKeyLength} characters, not start with $ and not contain a dot`;
-  if (key === '' || key.length > maxKeyLength || key.startsWith('$') || key.includes('.')) return `has the key ${JSON.stringify(key.slice(0, 120))}: ${rule}`;
+  if (key === '') return `has an empty key: ${rule}`;
+  if (key.length > maxKeyLength || key.startsWith('$') || key.includes('.')) return `is not a usable map key: ${rule}`;
   // Assigning it would replace the prototype of a copy instead of storing a field.
-  if (key === '__proto__') return 'has the key "__proto__", which is reserved';
+  if (key === '__proto__') return 'is a reserved key and cannot be used';
   return null;
 }
 
@@ -58,7 +60,8 @@ export function freeFormProblem(value: unknown, limits: FreeFormLimits = DEFAULT
     }
     for (const key of keys) {
       const problem = limits.storableKeys ? freeFormKeyProblem(key, limits.maxKeyLength) : null;
-      if (problem !== null) return { at, message: problem };
+      // Named at the key itself (an empty key can only be named through its object).
+      if (problem !== null) return { at: key === '' ? at : [...at, key.slice(0, 120)], message: problem };
       stack.push({ value: (item as Record<string, unknown>)[key], at: [...at, key], depth: depth + 1 });
     }
   }

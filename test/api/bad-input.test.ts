@@ -55,9 +55,9 @@ describe('bad input gets a 4xx in the one error shape and writes nothing', () =>
 
     // As JSON text: JSON.stringify cannot write 1e309, which JSON.parse reads as Infinity.
     const badSettings: [string, string, string][] = [
-      ['a key starting with $', '{"$where":1}', 'body.settings'],
-      ['a key with a dot', '{"a.b":1}', 'body.settings'],
-      ['a nested key starting with $', '{"list":{"$set":{"x":1}}}', 'body.settings.list'],
+      ['a key starting with $', '{"$where":1}', 'body.settings.$where'],
+      ['a key with a dot', '{"a.b":1}', 'body.settings.a.b'],
+      ['a nested key starting with $', '{"list":{"$set":{"x":1}}}', 'body.settings.list.$set'],
       ['an Infinity', '{"list":[1e309]}', 'body.settings.list.0'],
     ];
     for (const [name, settings, path] of badSettings) {
@@ -69,8 +69,8 @@ describe('bad input gets a 4xx in the one error shape and writes nothing', () =>
     }
 
     it('refuses reserved keys in mediator configuration, transaction properties and bulk re-run filters', async () => {
-      expect(expectError(await send('PUT', '/mediators/urn:mediator:lab/config', '{"$where":"1"}'), 400, 'VALIDATION_FAILED')).toBe('body');
-      expect(expectError(await send('PUT', '/mediators/urn:mediator:lab/config', '{"codes":{"a.b":"1"}}'), 400, 'VALIDATION_FAILED')).toBe('body.codes');
+      expect(expectError(await send('PUT', '/mediators/urn:mediator:lab/config', '{"$where":"1"}'), 400, 'VALIDATION_FAILED')).toBe('body.$where');
+      expect(expectError(await send('PUT', '/mediators/urn:mediator:lab/config', '{"codes":{"a.b":"1"}}'), 400, 'VALIDATION_FAILED')).toBe('body.codes.a.b');
       expect(expectError(await send('PUT', `/transactions/${HEX_ID}`, '{"properties":{"$x":"y"}}'), 400, 'VALIDATION_FAILED')).toMatch(/^body\.properties/);
       expect(expectError(await send('POST', '/bulkrerun', `{"filters":${deeplyNested(100)}}`), 400, 'VALIDATION_FAILED')).toMatch(/^body\.filters/);
     });

@@ -25,9 +25,9 @@ describe('freeFormProblem', () => {
   });
 
   it('refuses keys a store cannot hold, at any level', () => {
-    expect(freeFormProblem({ $where: 1 })).toEqual({ at: [], message: expect.stringContaining('"$where"') as string });
-    expect(freeFormProblem({ ok: { 'a.b': 1 } })).toEqual({ at: ['ok'], message: expect.stringContaining('"a.b"') as string });
-    expect(freeFormProblem({ ok: [{ '': 1 }] })?.at).toEqual(['ok', '0']);
+    expect(freeFormProblem({ $where: 1 })).toEqual({ at: ['$where'], message: expect.stringMatching(/^is not a usable map key/) as string });
+    expect(freeFormProblem({ ok: { 'a.b': 1 } })).toEqual({ at: ['ok', 'a.b'], message: expect.stringMatching(/^is not a usable map key/) as string });
+    expect(freeFormProblem({ ok: [{ '': 1 }] })).toEqual({ at: ['ok', '0'], message: expect.stringMatching(/^has an empty key/) as string });
     expect(freeFormProblem({ ['k'.repeat(101)]: 1 })?.message).toMatch(/1 to 100 characters/);
   });
 

@@ -44,7 +44,7 @@ async function transactions(junction: E2EJunction, upstream: Upstream, count: nu
     routes: [{ name: 'Lab system', host: '127.0.0.1', port: upstream.port, primary: true }],
   });
   expect(channel.status, channel.text).toBe(201);
-  const client = await junction.api('POST', '/clients', { clientID: 'lab', name: 'Lab', roles: ['lab'], password: 'lab-client-pass-1' });
+  const client = await junction.api('POST', '/clients', { clientID: 'lab', name: 'Lab', roles: ['laboratory'], password: 'lab-client-pass-1' });
   expect(client.status, client.text).toBe(201);
   const ids: string[] = [];
   for (let i = 1; i <= count; i++) {

@@ -82,7 +82,7 @@ async function created(junction: E2EJunction, path: string, body: unknown): Prom
 export async function setupLab(junction: E2EJunction): Promise<LabSetup> {
   const server = await upstream();
   const route = (name: string, primary: boolean) => ({ name, host: '127.0.0.1', port: server.port, primary });
-  const clientId = await created(junction, '/clients', { clientID: 'lab', name: CLIENT_NAME, roles: ['lab'], password: CLIENT_PASSWORD });
+  const clientId = await created(junction, '/clients', { clientID: 'lab', name: CLIENT_NAME, roles: ['laboratory'], password: CLIENT_PASSWORD });
   const labChannelId = await created(junction, '/channels', {
     name: LAB_CHANNEL,
     urlPattern: '^/lab/.*$',
