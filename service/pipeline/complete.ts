@@ -61,6 +61,8 @@ export class Completion {
       },
     );
     this.#allDone = Promise.all([...others, this.#requestBodyDone]).then(() => undefined);
+    // Awaited by finished(); if answering failed first, nobody does, and a rejection must not end the process.
+    this.#allDone.catch(() => undefined);
   }
 
   /** Records what the client is about to be told; resolves once it is committed, and only then may the answer go out. */
