@@ -44,10 +44,12 @@ describe('answers that break off: every transaction reaches a final status', () 
 
   /** The faulty upstream: the path names the fault and the framing, e.g. `/p/reset/large/3`. */
   function misbehave(req: IncomingMessage, res: ServerResponse): void {
-    const [, , fault, framing] = (req.url ?? '').split('/') as [string, string, Fault, Framing];
+    const [, side, fault, framing] = (req.url ?? '').split('/') as [string, string, Fault, Framing];
     const size = SIZE[framing];
+    // Under /m/ the upstream is a mediator: its answer is a structured response, which Junction reads whole first.
+    const type = side === 'm' ? 'application/json+openhim' : 'text/plain';
     void readBody(req).then(() => {
-      res.writeHead(200, { 'content-type': 'text/plain', ...(framing === 'chunked' ? {} : { 'content-length': String(size) }) });
+      res.writeHead(200, { 'content-type': type, ...(framing === 'chunked' ? {} : { 'content-length': String(size) }) });
       if (fault === 'ok') {
         res.end('k'.repeat(size));
         return;
@@ -74,6 +76,7 @@ describe('answers that break off: every transaction reaches a final status', () 
     });
     const route = (name: string, port: number, primary: boolean) => ({ name, host: '127.0.0.1', port, primary });
     await channel({ name: 'faulty-primary', urlPattern: '^/p/.*$', authType: 'public', timeout: TIMEOUT_MS, routes: [route('faulty', faulty.port, true)] });
+    await channel({ name: 'faulty-mediator', urlPattern: '^/m/.*$', authType: 'public', timeout: TIMEOUT_MS, routes: [route('mediator', faulty.port, true)] });
     await channel({ name: 'faulty-secondary', urlPattern: '^/s/.*$', authType: 'public', timeout: TIMEOUT_MS, routes: [route('good', good.port, true), route('faulty', faulty.port, false)] });
     t.junction.events.on('transaction.started', (e) => started.set(e.path, e.transactionId));
     t.junction.events.on('transaction.completed', (e) => completed.set(e.transactionId, e));
@@ -116,7 +119,7 @@ describe('answers that break off: every transaction reaches a final status', () 
     return { event, tx };
   }
 
-  const path = (side: 'p' | 's', fault: Fault, framing: Framing) => `/${side}/${fault}/${framing}/${++counter}`;
+  const path = (side: 'p' | 's' | 'm', fault: Fault, framing: Framing) => `/${side}/${fault}/${framing}/${++counter}`;
   const ERRORS: Record<Exclude<Fault, 'ok'>, RegExp> = {
     reset: /in the middle of its answer/,
     stall: new RegExp(`sent no more of its answer within ${TIMEOUT_MS} ms`),
@@ -169,6 +172,24 @@ describe('answers that break off: every transaction reaches a final status', () 
       expect(event.status).toBe('Failed');
       expect(tx.status).toBe('Failed');
       expect(tx.error?.message).toMatch(ERRORS.leave);
+    });
+  });
+
+  describe('a mediator (structured response) as the primary route', () => {
+    it.each([
+      ['reset', 'small'],
+      ['reset', 'chunked'],
+      ['stall', 'small'],
+      ['stall', 'chunked'],
+    ] as const)('%s in a %s structured answer: the client gets an error answer and the transaction is Failed', async (fault, framing) => {
+      const p = path('m', fault, framing);
+      const seen = await call(p);
+      // A structured answer is read whole before anything is sent, so Junction can still answer with its own error.
+      expect(seen).toMatchObject({ status: fault === 'stall' ? 504 : 500, complete: true });
+      const { event, tx } = await finished(p);
+      expect(event.status).toBe('Failed');
+      expect(tx).toMatchObject({ status: 'Failed', response: { status: seen.status } });
+      expect(tx.error?.message).toMatch(ERRORS[fault]);
     });
   });
 
