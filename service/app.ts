@@ -124,7 +124,7 @@ export class Junction {
     await this.transactions.open();
     await this.bodies.open();
     const interrupted = await this.transactions.failInterrupted();
-    if (interrupted > 0) logger.warn({ transactions: interrupted }, 'marked transactions interrupted by the last stop as Failed');
+    if (interrupted > 0) logger.warn({ transactions: interrupted }, 'finished the transactions interrupted by the last stop (see storage/interrupted.ts)');
 
     const types = config.api.authenticationTypes;
     const accounts = new UserAccounts({ users: this.store.users, logger, legacyTokens: types.includes('token') });

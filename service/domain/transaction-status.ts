@@ -6,15 +6,21 @@ export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 /** What one route produced: an HTTP status, or a network failure / timeout (no status). */
 export interface RouteOutcome {
   status?: number;
+  /**
+   * The answer started (it has a status) but did not get through whole: the route reset or stalled in the middle of
+   * its body, or, for the primary, the client left before it had all of it. Counts as a failure, like no answer:
+   * whoever waited for it did not get a usable answer.
+   */
+  incomplete?: boolean;
 }
 
 function is2xx(outcome: RouteOutcome): boolean {
-  return outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+  return outcome.incomplete !== true && outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
 }
 
-// A route that never answered (reset, refused, timed out) counts like a 5xx: the service behind it failed.
+// A route that never answered (reset, refused, timed out), or whose answer broke off, counts like a 5xx.
 function is5xxOrFailed(outcome: RouteOutcome): boolean {
-  return outcome.status === undefined || outcome.status >= 500;
+  return outcome.status === undefined || outcome.status >= 500 || outcome.incomplete === true;
 }
 
 /**

@@ -1,6 +1,10 @@
 /**
  * The transaction path, read top to bottom: authenticate → match channel → authorise → store request → route →
  * respond and store response. Each step lives in its own file; this class only runs them in order.
+ *
+ * Every transaction it stores ends in a final status and a `transaction.completed` event, whatever breaks: a route,
+ * the client, or a defect (issue 12). Every wait has a limit (route timeouts, the stall watchdog), every stream move
+ * settles (relay.ts), and the outcome is committed before the client's answer leaves (complete.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
@@ -10,8 +14,10 @@ import type { AuditRecorder } from '../audit/recorder.js';
 import { dayOf } from '../storage/bodies/body-files.js';
 import type { BodyFiles, BodyRef } from '../storage/bodies/body-files.js';
 import type { ChannelRecord } from '../storage/records.js';
-import type { TransactionLog, TransactionIdFactory, TransactionResponse } from '../storage/transactions.js';
+import type { TransactionLog, TransactionIdFactory } from '../storage/transactions.js';
+import { answerBrokeOff } from '../routing/http.js';
 import type { HttpRouter } from '../routing/http.js';
+import type { TransactionStatus } from '../domain/transaction-status.js';
 import type { ClientAuthenticator, PresentedCredentials } from './authenticate.js';
 import type { ChannelCache } from './channel-cache.js';
 import { splitTarget } from './context.js';
@@ -20,11 +26,15 @@ import { matchChannel } from './match-channel.js';
 import { authoriseRequest } from './authorise.js';
 import { requestSection, storedHeaders, storeRequest } from './store-request.js';
 import { hasBody, startRoutes } from './route.js';
-import { drainResponse, routeFailure, sendError, sendPrimary } from './respond.js';
-import { storeResponse } from './store-response.js';
-import type { Outcome } from './store-response.js';
+import type { RouteRun } from './route.js';
+import { answerWithError, routeFailure, sendError, sendPrimary, storedBody } from './respond.js';
+import type { Answering } from './respond.js';
+import { copy } from './relay.js';
+import type { MoveOptions } from './relay.js';
+import { Completion } from './complete.js';
+import type { OtherOutcome } from './store-response.js';
 import { answerStructured } from './structured-response.js';
-import type { MediatorOutcome } from './structured-response.js';
+import { STALL_GRACE_MS, Watchdog } from './watchdog.js';
 import { isStructuredResponse } from '../domain/mediator-response.js';
 import type { LiveEvents } from '../events/live.js';
 
@@ -48,6 +58,15 @@ export interface PipelineDeps {
   logger: Logger;
   newId: TransactionIdFactory;
   limits: PipelineLimits;
+}
+
+/** How far one transaction got, so that a failure anywhere finishes it exactly once. */
+interface RunState {
+  /** The Processing record was inserted (before that there is nothing to finish). */
+  stored: boolean;
+  /** `transaction.completed` was emitted: the transaction is finished. */
+  finished: boolean;
+  completion?: Completion;
 }
 
 export class Pipeline {
@@ -92,14 +111,13 @@ export class Pipeline {
    * retries and polling ticks, which have no caller to authenticate. Never rejects.
    */
   async run(ctx: TransactionContext, channel: ChannelRecord): Promise<void> {
+    const state: RunState = { stored: false, finished: false };
     try {
-      await this.#process(ctx, channel);
+      await this.#process(ctx, channel, state);
     } catch (err) {
       this.#deps.logger.error({ err, transactionId: ctx.id }, 'transaction failed inside Junction');
+      await this.#fail(ctx, channel, state, (err as Error).message);
       sendError(ctx.res, new AppError('INTERNAL'), ctx.id);
-      await this.#deps.log
-        .update(ctx.id, { set: { status: 'Failed', error: { message: (err as Error).message } } })
-        .catch((e: unknown) => this.#deps.logger.error({ err: e, transactionId: ctx.id }, 'could not mark the transaction Failed'));
     }
   }
 
@@ -138,54 +156,142 @@ export class Pipeline {
   }
 
   /** Steps 4–6: store, route, answer, store again. */
-  async #process(ctx: TransactionContext, channel: ChannelRecord): Promise<void> {
+  async #process(ctx: TransactionContext, channel: ChannelRecord, state: RunState): Promise<void> {
     const { log, events, router, limits } = this.#deps;
     const stored = await storeRequest(ctx, channel, log);
+    state.stored = true;
     events.emit('transaction.started', { transactionId: ctx.id, channelID: channel._id, status: stored.status, method: ctx.method, path: ctx.path });
 
-    // Requests without a body (most GETs) get no body file at all.
-    const requestSink = this.#sink(ctx, channel, 'req', channel.requestBody && hasBody(ctx));
-    const routes = channel.routes.filter((r) => r.status === 'enabled');
-    const started = startRoutes(ctx, routes, router, channel.timeout ?? limits.defaultTimeoutMs, requestSink?.stream);
-
-    const primary = await started.primary;
-    let response: TransactionResponse;
-    let mediator: MediatorOutcome | undefined;
-    if (primary.answer !== undefined && isStructuredResponse(primary.answer.headers['content-type'])) {
-      const sink = (suffix: string, store: boolean) => this.#sink(ctx, channel, suffix, store);
-      const answeredAt = primary.answeredAt ?? new Date();
-      ({ response, mediator } = await answerStructured({ ctx, channel, answer: primary.answer, answeredAt, sink, capBytes: limits.bodyCapBytes, logger: this.#deps.logger }));
-    } else if (primary.answer !== undefined) {
-      const sink = this.#sink(ctx, channel, 'res', channel.responseBody);
-      await sendPrimary(ctx, channel, primary.answer, sink?.stream, limits.bodyCapBytes);
-      const body = await sink?.done;
-      response = { status: primary.answer.status, headers: storedHeaders(primary.answer.headers), timestamp: primary.answeredAt ?? new Date(), ...(body === undefined ? {} : { body }) };
-    } else {
-      const error = routeFailure(primary.error ?? new Error('no answer'));
-      sendError(ctx.res, error, ctx.id);
-      response = { status: error.status, headers: {}, timestamp: new Date() };
+    const timeoutMs = channel.timeout ?? limits.defaultTimeoutMs;
+    const abort = new AbortController();
+    const watchdog = new Watchdog(timeoutMs + STALL_GRACE_MS, () => this.#stalled(ctx, channel, state, abort, timeoutMs + STALL_GRACE_MS));
+    const moving: MoveOptions = { touch: () => watchdog.touch(), signal: abort.signal };
+    try {
+      // Requests without a body (most GETs) get no body file at all.
+      const requestSink = this.#sink(ctx, channel, 'req', channel.requestBody && hasBody(ctx));
+      const routes = channel.routes.filter((r) => r.status === 'enabled');
+      const started = startRoutes(ctx, routes, router, { timeoutMs, signal: abort.signal, touch: moving.touch }, requestSink?.stream);
+      // Other routes' answers are read as soon as they come, not after the primary's: a body left unread would stall.
+      const others = started.others.map(({ started: begun, run }, index) => ({
+        started: begun,
+        outcome: run.then((done) => this.#readOther(ctx, channel, done, index, timeoutMs, moving)),
+      }));
+      const completion = new Completion({
+        log,
+        id: ctx.id,
+        channel,
+        request: requestSection(ctx),
+        others,
+        ...(requestSink === undefined ? {} : { requestBody: requestSink.done }),
+        requestComplete: () => ctx.req.complete,
+      });
+      state.completion = completion;
+      await this.#answer(ctx, channel, await started.primary, completion, timeoutMs, moving);
+      const record = await completion.finished();
+      this.#completed(ctx, channel, state, record?.status ?? 'Failed', record?.response?.status);
+    } finally {
+      watchdog.stop();
     }
+  }
 
-    const others = await Promise.all(
-      started.others.map(async (promise, index) => {
-        const run = await promise;
-        if (run.answer === undefined) return { run };
-        const sink = this.#sink(ctx, channel, `r${index + 1}`, channel.responseBody);
-        await drainResponse(run.answer, sink?.stream);
-        const body = await sink?.done;
-        return body === undefined ? { run } : { run, body };
-      }),
+  /** Step 5b/6: answers the client from the primary route (or with Junction's error), committing the outcome first. */
+  async #answer(ctx: TransactionContext, channel: ChannelRecord, primary: RouteRun, completion: Completion, timeoutMs: number, moving: MoveOptions): Promise<void> {
+    const { limits, logger } = this.#deps;
+    const { route, answer } = primary;
+    const answering: Answering = {
+      ...moving,
+      ctx,
+      channel,
+      capBytes: limits.bodyCapBytes,
+      logger,
+      brokeOff: (err) => answerBrokeOff(err, route, timeoutMs),
+      commit: (response, brokeOff) => {
+        if (brokeOff !== undefined) primary.brokeOff = brokeOff;
+        return completion.answered(primary, response);
+      },
+    };
+    if (answer === undefined) {
+      await answerWithError(answering, routeFailure(primary.error ?? new Error('no answer')));
+      return;
+    }
+    const answeredAt = primary.answeredAt ?? new Date();
+    if (isStructuredResponse(answer.headers['content-type'])) {
+      await answerStructured({
+        ...answering,
+        answer,
+        answeredAt,
+        sink: (suffix, store) => this.#sink(ctx, channel, suffix, store),
+        commit: (response, brokeOff, mediator) => {
+          if (brokeOff !== undefined) primary.brokeOff = brokeOff;
+          return completion.answered(primary, response, mediator);
+        },
+      });
+      return;
+    }
+    const sink = this.#sink(ctx, channel, 'res', channel.responseBody);
+    await sendPrimary({ ...answering, ...(sink === undefined ? {} : { sink }) }, answer, { status: answer.status, headers: storedHeaders(answer.headers), timestamp: answeredAt });
+  }
+
+  /** Reads another route's answer into its body file (or discards it), recording where it broke off. Never rejects. */
+  async #readOther(ctx: TransactionContext, channel: ChannelRecord, run: RouteRun, index: number, timeoutMs: number, moving: MoveOptions): Promise<OtherOutcome> {
+    const { answer } = run;
+    if (answer === undefined) return { run };
+    try {
+      const sink = this.#sink(ctx, channel, `r${index + 1}`, channel.responseBody);
+      const copied = await copy(answer.body, [], { ...moving, ...(sink === undefined ? {} : { sink: sink.stream }) });
+      // What arrived is stored, up to where it broke.
+      sink?.stream.end(copied.last);
+      if (copied.failure !== undefined) run.brokeOff = copied.failure.side === 'source' ? answerBrokeOff(copied.failure.error, run.route, timeoutMs) : copied.failure.error;
+      const body = await storedBody(sink, this.#deps.logger, ctx.id);
+      return body === undefined ? { run } : { run, body };
+    } catch (err) {
+      answer.body.destroy();
+      run.brokeOff = err as Error;
+      return { run };
+    }
+  }
+
+  /**
+   * Nothing moved for the route timeout plus a grace (watchdog.ts): gives up on the transaction. Everything it waits
+   * on is aborted, so the ordinary path finishes it as Failed with this reason; should even that not happen (a
+   * defect), it is marked Failed here after another grace.
+   */
+  #stalled(ctx: TransactionContext, channel: ChannelRecord, state: RunState, abort: AbortController, limitMs: number): void {
+    const reason = new Error(
+      `nothing moved for ${limitMs} ms (the client stopped reading its answer or sending its request, or a part of Junction stalled); Junction gave up on the transaction`,
     );
-    const requestBody = await requestSink?.done;
-    const outcome: Outcome = { request: requestSection(ctx), primary, response, others, ...(requestBody === undefined ? {} : { requestBody }), ...(mediator === undefined ? {} : { mediator }) };
-    const completed = await storeResponse(log, ctx.id, channel, outcome);
-    events.emit('transaction.completed', {
+    this.#deps.logger.warn({ transactionId: ctx.id, channel: channel.name, limitMs }, 'transaction stalled; giving up on it');
+    abort.abort(reason);
+    ctx.res.destroy();
+    ctx.req.destroy();
+    const last = setTimeout(() => void this.#fail(ctx, channel, state, reason.message), STALL_GRACE_MS);
+    last.unref();
+  }
+
+  /** Finishes a transaction as Failed with `message`, unless it is finished already; never rejects. */
+  async #fail(ctx: TransactionContext, channel: ChannelRecord, state: RunState, message: string): Promise<void> {
+    if (state.finished || !state.stored) return;
+    state.completion?.abandon();
+    let record = null;
+    try {
+      record = await this.#deps.log.update(ctx.id, { set: { status: 'Failed', error: { message } } });
+    } catch (err) {
+      this.#deps.logger.error({ err, transactionId: ctx.id }, 'could not mark the transaction Failed');
+    }
+    this.#completed(ctx, channel, state, 'Failed', record?.response?.status);
+  }
+
+  /** Emits `transaction.completed`, once per transaction. */
+  #completed(ctx: TransactionContext, channel: ChannelRecord, state: RunState, status: TransactionStatus, responseStatus: number | undefined): void {
+    if (state.finished) return;
+    state.finished = true;
+    this.#deps.events.emit('transaction.completed', {
       transactionId: ctx.id,
       channelID: channel._id,
-      status: completed?.status ?? 'Failed',
+      status,
       method: ctx.method,
       path: ctx.path,
-      responseStatus: response.status,
+      ...(responseStatus === undefined ? {} : { responseStatus }),
     });
   }
 }

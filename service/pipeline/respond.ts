@@ -1,18 +1,35 @@
-/** Answers to the client: the primary route's response (rewritten when the channel asks), or a JSON error. */
+/**
+ * Answers to the client: the primary route's response (rewritten when the channel asks), or a JSON error.
+ *
+ * What the client was told is what the log says (issue 12): the outcome is committed to the transaction log before
+ * the answer's last byte leaves. A small answer is read whole, committed, then sent in one write; a streamed one is
+ * sent as it arrives except its last chunk, which waits for the commit. A SIGKILL in between leaves a client without
+ * a complete answer and a transaction that start-up recovery marks Failed, never a client with a 200 and a Failed
+ * transaction.
+ *
+ * When the answer breaks off (the route resets or stalls mid-body, or the client leaves), the client did not get a
+ * usable answer, so the transaction is Failed with the error recorded, whatever status line went out first: the same
+ * rule recovery applies to a client that was never answered. If nothing was sent yet, the client gets Junction's own
+ * error answer (500, or 504 for a stall) instead of a broken one.
+ */
 import type { ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
+import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import { responseHeaders, TRANSACTION_ID_HEADER, applyPathTransform } from '../domain/route-request.js';
 import { rewriteBody, rewriteUrl } from '../domain/url-rewrite.js';
 import type { RewriteRule } from '../domain/url-rewrite.js';
+import type { BodyRef, BodySink } from '../storage/bodies/body-files.js';
 import type { ChannelRecord } from '../storage/records.js';
+import type { TransactionResponse } from '../storage/transactions.js';
 import type { RouteAnswer } from '../routing/http.js';
 import type { TransactionContext } from './context.js';
+import { clientGone, copy, failureOf, readUpTo } from './relay.js';
+import type { MoveFailure, MoveOptions, Read } from './relay.js';
 
-/** Sends an AppError as the JSON error shape; a no-op when headers already went out. */
+/** Sends an AppError as the JSON error shape; once headers went out it can only cut the connection. */
 export function sendError(res: ServerResponse, error: AppError, transactionId?: string): void {
+  if (res.writableEnded) return;
   if (res.headersSent) {
     res.destroy();
     return;
@@ -54,84 +71,145 @@ function isRewritable(contentType: string | string[] | undefined): boolean {
   return type.endsWith('json') || type.endsWith('xml');
 }
 
-/** Streams the primary's answer to the client and to its body file; returns when both are done. */
-export async function sendPrimary(ctx: TransactionContext, channel: ChannelRecord, answer: RouteAnswer, sink: Writable | undefined, capBytes: number): Promise<void> {
-  const { res } = ctx;
-  const headers = responseHeaders(answer.headers);
-  headers[TRANSACTION_ID_HEADER] = ctx.id;
-  const rules = rewriteRules(ctx, channel);
-  if (rules.length > 0 && typeof headers.location === 'string') headers.location = rewriteUrl(headers.location, rules);
-  if (rules.length > 0 && isRewritable(headers['content-type'])) {
-    // Rewriting needs the whole body, so it is read only up to the body cap; a longer body passes unchanged.
-    const iterator = (answer.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for (let next = await iterator.next(); next.done !== true; next = size > capBytes ? { done: true, value: undefined } : await iterator.next()) {
-      chunks.push(next.value);
-      size += next.value.length;
-    }
-    if (size <= capBytes) {
-      const text = Buffer.from(rewriteBody(Buffer.concat(chunks).toString('utf8'), headers['content-type'] as string, rules));
-      headers['content-length'] = String(text.length);
-      res.writeHead(answer.status, headers);
-      res.end(text);
-      sink?.end(text);
-      return;
-    }
-    res.writeHead(answer.status, headers);
-    const rest = Readable.from((async function* () {
-      yield* chunks;
-      for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) yield next.value;
-    })());
-    const toClient = pipeline(rest, res).catch(() => undefined);
-    if (sink !== undefined) rest.pipe(sink);
-    await toClient;
-    return;
-  }
-  const length = Number(answer.headers['content-length']);
-  if (Number.isInteger(length) && length <= SMALL_BODY_BYTES) {
-    // Small answers are read whole and written once, to the client and the body file: far cheaper than two pipes.
-    let body: Buffer;
-    try {
-      body = await readAll(answer.body, SMALL_BODY_BYTES);
-    } catch (err) {
-      sink?.destroy(err as Error);
-      res.destroy();
-      return;
-    }
-    res.writeHead(answer.status, headers);
-    res.end(body);
-    sink?.end(body);
-    return;
-  }
-  res.writeHead(answer.status, headers);
-  const toClient = pipeline(answer.body, res).catch(() => undefined);
-  if (sink !== undefined) answer.body.pipe(sink);
-  await toClient;
+/** Records the client's answer durably; resolves once committed. `brokeOff` says why the answer did not get through whole. */
+export type Commit = (response: TransactionResponse, brokeOff?: Error) => Promise<void>;
+
+/** What answering the client needs besides the answer itself. */
+export interface Answering extends MoveOptions {
+  ctx: TransactionContext;
+  channel: ChannelRecord;
+  /** Largest body rewritten (and stored). */
+  capBytes: number;
+  /** The response's body file, when bodies are stored. */
+  sink?: BodySink;
+  logger: Logger;
+  /** Describes a failure of the route's body for the record (its origin, the timeout). */
+  brokeOff: (err: unknown) => Error;
+  commit: Commit;
+}
+
+/** What the transaction records of the answer when it goes out: the upstream's status and headers as stored. */
+export interface Shown {
+  status: number;
+  headers: Record<string, string>;
+  timestamp: Date;
 }
 
 /** Answers declaring at most this many bytes are read whole before they are sent on. */
 const SMALL_BODY_BYTES = 64 * 1024;
 
-async function readAll(body: Readable, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new Error('the route sent more than its Content-Length');
-    chunks.push(chunk);
+/** The stored body's reference; a body file that failed (the disk) is logged and left out, the answer goes on. */
+export async function storedBody(sink: BodySink | undefined, logger: Logger, transactionId: string): Promise<BodyRef | undefined> {
+  if (sink === undefined) return undefined;
+  try {
+    return await sink.done;
+  } catch (err) {
+    logger.error({ err, transactionId }, 'a body could not be stored; the transaction is recorded without it');
+    return undefined;
   }
-  return Buffer.concat(chunks, size);
 }
 
-/** Reads a route's response body into its body file, or discards it when bodies are not stored. */
-export async function drainResponse(answer: RouteAnswer, sink: Writable | undefined): Promise<void> {
-  if (sink === undefined) {
-    answer.body.resume();
-    await new Promise<void>((resolve) => answer.body.once('close', resolve));
+/** Commits, and if the commit fails answers with Junction's own error instead (the log then never says otherwise). */
+async function commitFirst(a: Answering, response: TransactionResponse, brokeOff?: Error): Promise<void> {
+  try {
+    await a.commit(response, brokeOff);
+  } catch (err) {
+    sendError(a.ctx.res, new AppError('INTERNAL'), a.ctx.id);
+    throw err;
+  }
+}
+
+function failureError(a: Answering, failure: MoveFailure): Error {
+  return failure.side === 'source' ? a.brokeOff(failure.error) : failure.error;
+}
+
+/** The client gets Junction's error answer, after the log recorded it. */
+export async function answerWithError(a: Answering, error: AppError, brokeOff?: Error): Promise<void> {
+  await commitFirst(a, { status: error.status, headers: {}, timestamp: new Date() }, brokeOff);
+  sendError(a.ctx.res, error, a.ctx.id);
+}
+
+/**
+ * The answer broke off while it was being read, before anything was sent. A route's failure is answered with
+ * Junction's own error; a client that left (or was given up on) gets nothing more, and the upstream's answer is
+ * recorded with why it did not reach the client.
+ */
+export async function answerBrokenRead(a: Answering, shown: Shown, failure: MoveFailure): Promise<void> {
+  const error = failureError(a, failure);
+  a.sink?.stream.destroy(error);
+  if (failure.side === 'source') {
+    await answerWithError(a, routeFailure(error), error);
     return;
   }
-  await pipeline(answer.body, sink);
+  a.ctx.res.destroy();
+  await a.commit(shown, error);
+}
+
+/** Sends an answer read whole: stored, committed, then written once. */
+async function sendWhole(a: Answering, shown: Shown, headers: Record<string, string | string[]>, body: Buffer): Promise<void> {
+  const { res } = a.ctx;
+  a.sink?.stream.end(body);
+  const stored = await storedBody(a.sink, a.logger, a.ctx.id);
+  const response: TransactionResponse = { ...shown, ...(stored === undefined ? {} : { body: stored }) };
+  if (clientGone(res)) {
+    await a.commit(response, failureOf(undefined, true, a.signal).error);
+    return;
+  }
+  await commitFirst(a, response);
+  res.writeHead(shown.status, headers);
+  res.end(body);
+}
+
+/** Streams an answer on as it arrives, its last chunk held back until the outcome is committed. */
+async function sendStreamed(a: Answering, shown: Shown, headers: Record<string, string | string[]>, source: Readable, prefix: readonly Buffer[]): Promise<void> {
+  const { res } = a.ctx;
+  res.writeHead(shown.status, headers);
+  const copied = await copy(source, prefix, { ...a, res, sink: a.sink?.stream });
+  // What arrived is stored, up to where it broke.
+  a.sink?.stream.end(copied.last);
+  // A broken answer must not look complete to the client: a chunked one would end cleanly on res.end().
+  if (copied.failure !== undefined) res.destroy();
+  const stored = await storedBody(a.sink, a.logger, a.ctx.id);
+  const response: TransactionResponse = { ...shown, ...(stored === undefined ? {} : { body: stored }) };
+  if (copied.failure !== undefined) {
+    await a.commit(response, failureError(a, copied.failure));
+    return;
+  }
+  await commitFirst(a, response);
+  res.end(copied.last);
+}
+
+/**
+ * Sends the primary's answer to the client and its body file, committing the outcome before the last byte; `read` is
+ * what was already read of the body (a structured response passed through raw). Rejects only when the commit fails.
+ */
+export async function sendPrimary(a: Answering, answer: RouteAnswer, shown: Shown, read?: Read): Promise<void> {
+  const { ctx, channel, capBytes } = a;
+  const headers = responseHeaders(answer.headers);
+  headers[TRANSACTION_ID_HEADER] = ctx.id;
+  const rules = rewriteRules(ctx, channel);
+  if (rules.length > 0 && typeof headers.location === 'string') headers.location = rewriteUrl(headers.location, rules);
+  const rewrite = rules.length > 0 && isRewritable(headers['content-type']);
+  const length = Number(answer.headers['content-length']);
+  // Small answers are read whole and written once, to the client and the body file: far cheaper than two pipes.
+  // Rewriting needs the whole body too, so it is read up to the body cap; a longer body passes unchanged.
+  const small = Number.isInteger(length) && length <= SMALL_BODY_BYTES;
+  let whole = read;
+  if (whole === undefined && (rewrite || small)) whole = await readUpTo(answer.body, rewrite ? capBytes : SMALL_BODY_BYTES, { ...a, res: ctx.res });
+  if (whole?.failure !== undefined) {
+    await answerBrokenRead(a, shown, whole.failure);
+    return;
+  }
+  if (whole?.ended === true) {
+    let body = Buffer.concat(whole.chunks, whole.size);
+    if (rewrite) {
+      body = Buffer.from(rewriteBody(body.toString('utf8'), headers['content-type'] as string, rules));
+      headers['content-length'] = String(body.length);
+    }
+    await sendWhole(a, shown, headers, body);
+    return;
+  }
+  await sendStreamed(a, shown, headers, answer.body, whole?.chunks ?? []);
 }
 
 /** The error a failed primary route gives the client: 504 on a timeout, 500 otherwise. */

@@ -17,12 +17,28 @@ export interface RouteRun {
   request: TransactionRequest;
   answer?: RouteAnswer;
   answeredAt?: Date;
+  /** The route could not be reached, or did not answer in time: there is no answer. */
   error?: Error;
+  /**
+   * The answer came but did not get through whole: its body broke off (reset, stalled), or, for the primary, the
+   * client left before it had all of it. Set while the body is moved (respond.ts, relay.ts).
+   */
+  brokeOff?: Error;
 }
 
 export interface RouteStart {
   primary: Promise<RouteRun>;
-  others: Promise<RouteRun>[];
+  /** Each other route as it was started (`started`, with no answer yet), and its run once it answered or failed. */
+  others: { started: RouteRun; run: Promise<RouteRun> }[];
+}
+
+export interface RoutingOptions {
+  /** Milliseconds to wait for each route's headers, and at most between two chunks of its body. */
+  timeoutMs: number;
+  /** Aborts every route of the transaction (its stall watchdog). */
+  signal: AbortSignal;
+  /** Called on every chunk of the request body and every answer, so the watchdog sees progress. */
+  touch: () => void;
 }
 
 /** True when the request carries a body (a stream body on a GET would make undici send chunked framing). */
@@ -45,7 +61,7 @@ function declaredSmall(ctx: TransactionContext): boolean {
 }
 
 /** Reads a small body whole; rejects when the client hangs up first or sends more than it declared. */
-function readSmall(ctx: TransactionContext): Promise<Buffer> {
+function readSmall(ctx: TransactionContext, touch: () => void): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const source: Readable = ctx.body;
     const chunks: Buffer[] = [];
@@ -55,6 +71,7 @@ function readSmall(ctx: TransactionContext): Promise<Buffer> {
       reject(err);
     };
     const onData = (chunk: Buffer) => {
+      touch();
       size += chunk.length;
       if (size > SMALL_BODY_BYTES) {
         fail(new Error('the request body is longer than its Content-Length'));
@@ -72,8 +89,8 @@ function readSmall(ctx: TransactionContext): Promise<Buffer> {
 }
 
 /** Starts all enabled routes; `requestSink` receives a copy of the request body for the transaction log. */
-export function startRoutes(ctx: TransactionContext, routes: readonly RouteRecord[], router: HttpRouter, timeoutMs: number, requestSink?: Writable): RouteStart {
-  if (declaredSmall(ctx)) return startBuffered(ctx, routes, router, timeoutMs, requestSink);
+export function startRoutes(ctx: TransactionContext, routes: readonly RouteRecord[], router: HttpRouter, options: RoutingOptions, requestSink?: Writable): RouteStart {
+  if (declaredSmall(ctx)) return startBuffered(ctx, routes, router, options, requestSink);
   const withBody = hasBody(ctx);
   const branches = routes.map((route) => {
     const pipe = withBody ? new PassThrough() : undefined;
@@ -84,6 +101,7 @@ export function startRoutes(ctx: TransactionContext, routes: readonly RouteRecor
   for (const { pipe } of branches) if (pipe !== undefined) ctx.body.pipe(pipe);
   if (requestSink !== undefined) ctx.body.pipe(requestSink);
   else if (!withBody) ctx.body.resume();
+  if (withBody) ctx.body.on('data', options.touch);
   // A client that hangs up mid-upload would otherwise leave the routes and the body file waiting forever.
   // (Its 'error' is expected then; the close handler below turns it into a failed transaction.)
   ctx.req.on('error', () => undefined);
@@ -94,36 +112,52 @@ export function startRoutes(ctx: TransactionContext, routes: readonly RouteRecor
     requestSink?.destroy(err);
   });
 
-  const runs = branches.map(({ route, pipe }) => ({ route, promise: runRoute(ctx, route, router, timeoutMs, pipe ?? null) }));
+  const runs = branches.map(({ route, pipe }) => {
+    const prepared = routeRequest(ctx, route);
+    return { route, prepared, promise: runRoute(ctx, route, prepared, router, options, pipe ?? null) };
+  });
   return split(runs);
 }
 
 /** The small-body path: one read, then the same buffer to every route and to the body file. */
-function startBuffered(ctx: TransactionContext, routes: readonly RouteRecord[], router: HttpRouter, timeoutMs: number, requestSink?: Writable): RouteStart {
+function startBuffered(ctx: TransactionContext, routes: readonly RouteRecord[], router: HttpRouter, options: RoutingOptions, requestSink?: Writable): RouteStart {
   ctx.req.on('error', () => undefined);
-  const body = readSmall(ctx);
+  const body = readSmall(ctx, options.touch);
   body.then(
     (buffer) => requestSink?.end(buffer),
     (err: Error) => requestSink?.destroy(err),
   );
-  const runs = routes.map((route) => ({
-    route,
-    promise: body.then(
-      (buffer) => runRoute(ctx, route, router, timeoutMs, buffer),
-      (err: Error): RouteRun => ({ route, request: routeRequest(ctx, route).request, error: err }),
-    ),
-  }));
+  const runs = routes.map((route) => {
+    const prepared = routeRequest(ctx, route);
+    return {
+      route,
+      prepared,
+      promise: body.then(
+        (buffer) => runRoute(ctx, route, prepared, router, options, buffer),
+        (err: Error): RouteRun => ({ route, request: prepared.request, error: err }),
+      ),
+    };
+  });
   return split(runs);
 }
 
-function split(runs: { route: RouteRecord; promise: Promise<RouteRun> }[]): RouteStart {
+function split(runs: { route: RouteRecord; prepared: Prepared; promise: Promise<RouteRun> }[]): RouteStart {
   const primary = runs.find((r) => r.route.primary) ?? runs[0];
   if (primary === undefined) throw new Error('a channel without enabled routes reached routing');
-  return { primary: primary.promise, others: runs.filter((r) => r !== primary).map((r) => r.promise) };
+  return {
+    primary: primary.promise,
+    others: runs.filter((r) => r !== primary).map((r) => ({ started: { route: r.route, request: r.prepared.request }, run: r.promise })),
+  };
+}
+
+interface Prepared {
+  path: string;
+  headers: Record<string, string>;
+  request: TransactionRequest;
 }
 
 /** The downstream path and headers of a route, and the request as stored (credentials masked). */
-function routeRequest(ctx: TransactionContext, route: RouteRecord): { path: string; headers: Record<string, string>; request: TransactionRequest } {
+function routeRequest(ctx: TransactionContext, route: RouteRecord): Prepared {
   const path = routePath(route, ctx.path);
   const headers = outgoingHeaders(ctx.req.headers, { route, clientIp: ctx.clientIp, transactionId: ctx.id });
   const request: TransactionRequest = {
@@ -138,9 +172,9 @@ function routeRequest(ctx: TransactionContext, route: RouteRecord): { path: stri
   return { path, headers, request };
 }
 
-async function runRoute(ctx: TransactionContext, route: RouteRecord, router: HttpRouter, timeoutMs: number, body: PassThrough | Buffer | null): Promise<RouteRun> {
+async function runRoute(ctx: TransactionContext, route: RouteRecord, prepared: Prepared, router: HttpRouter, options: RoutingOptions, body: PassThrough | Buffer | null): Promise<RouteRun> {
   const pipe = body instanceof PassThrough ? body : undefined;
-  const { path, headers, request } = routeRequest(ctx, route);
+  const { path, headers, request } = prepared;
   if (route.type !== 'http') {
     pipe?.resume();
     return { route, request, error: new Error(`route ${route.name}: ${route.type} routes are sent by the TCP/MLLP transports, which this HTTP channel cannot use`) };
@@ -153,8 +187,10 @@ async function runRoute(ctx: TransactionContext, route: RouteRecord, router: Htt
       querystring: ctx.querystring,
       headers,
       body,
-      timeoutMs,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
     });
+    options.touch();
     return { route, request, answer, answeredAt: new Date() };
   } catch (err) {
     // Keep the source flowing for the other routes.

@@ -1,4 +1,9 @@
-/** Step 6: the second write: response, other routes, final status (SPEC.md table), re-run and retry flags. */
+/**
+ * Step 6: the second write: response, other routes, final status (SPEC.md table), re-run and retry flags. It is
+ * written before the client's answer leaves (complete.ts); when other routes are still running then, it is first
+ * written as "answered" (still Processing, with the status start-up recovery gives it if Junction stops before they
+ * finish), and again when they have.
+ */
 import { computeStatus } from '../domain/transaction-status.js';
 import type { RouteOutcome, TransactionStatus } from '../domain/transaction-status.js';
 import type { BodyRef } from '../storage/bodies/body-files.js';
@@ -9,44 +14,58 @@ import type { RouteRun } from './route.js';
 import { storedHeaders } from './store-request.js';
 import type { MediatorOutcome } from './structured-response.js';
 
+/** A route other than the primary: its run, its stored answer body, or `pending` while it is still running. */
+export interface OtherOutcome {
+  run: RouteRun;
+  body?: BodyRef;
+  pending?: boolean;
+}
+
 export interface Outcome {
   request: TransactionRequest;
   requestBody?: BodyRef;
   primary: RouteRun;
   /** What the client was sent (the primary's answer, or Junction's error answer). */
   response: TransactionResponse;
-  others: { run: RouteRun; body?: BodyRef }[];
+  others: OtherOutcome[];
   /** Present when the primary answered with a structured mediator response (used or malformed). */
   mediator?: MediatorOutcome;
 }
 
-function exchange(run: RouteRun, body?: BodyRef): ExchangeRecord {
+/** A route's exchange as recorded; one still running has only its request (recovery marks it interrupted). */
+function exchange({ run, body, pending }: OtherOutcome): ExchangeRecord {
   const record: ExchangeRecord = { name: run.route.name, request: run.request };
+  if (pending === true) return record;
   if (run.answer !== undefined) {
     record.response = { status: run.answer.status, headers: storedHeaders(run.answer.headers), timestamp: run.answeredAt ?? new Date(), ...(body === undefined ? {} : { body }) };
   }
-  if (run.error !== undefined) record.error = { message: run.error.message };
+  const error = run.error ?? run.brokeOff;
+  if (error !== undefined) record.error = { message: error.message };
   return record;
+}
+
+/** What a route produced, for the status rules; one still running counts as failed (the status if it never finishes). */
+function routeOutcome({ run, pending }: OtherOutcome): RouteOutcome {
+  if (pending === true || run.answer === undefined) return {};
+  return run.brokeOff === undefined ? { status: run.answer.status } : { status: run.answer.status, incomplete: true };
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** What the primary route produced; a mediator's answer is judged by the response it gave the client, not by the 200 that carried it. */
 function primaryOutcome(outcome: Outcome): RouteOutcome {
-  if (outcome.mediator !== undefined && outcome.mediator.malformed === undefined) return { status: outcome.response.status };
-  return outcome.primary.answer === undefined ? {} : { status: outcome.primary.answer.status };
+  const incomplete = outcome.primary.brokeOff === undefined ? {} : { incomplete: true };
+  if (outcome.mediator !== undefined && outcome.mediator.malformed === undefined) return { status: outcome.response.status, ...incomplete };
+  return outcome.primary.answer === undefined ? {} : { status: outcome.primary.answer.status, ...incomplete };
 }
 
 /** The final status, and whether the transaction can be re-run and should be retried automatically. */
 export function finalState(channel: ChannelRecord, outcome: Outcome): { status: TransactionStatus; canRerun: boolean; autoRetry: boolean } {
   const { mediator } = outcome;
-  const computed = computeStatus(
-    primaryOutcome(outcome),
-    outcome.others.map(({ run }) => (run.answer === undefined ? {} : { status: run.answer.status })),
-    mediator?.status,
-  );
-  // A structured response that breaks the contract says nothing reliable about the outcome, so it is not a success.
-  const status = mediator?.malformed === undefined ? computed : 'Failed';
+  const computed = computeStatus(primaryOutcome(outcome), outcome.others.map(routeOutcome), mediator?.status);
+  // A structured response that breaks the contract says nothing reliable about the outcome, so it is not a success;
+  // nor is an answer the client did not get whole, whatever the mediator said.
+  const status = mediator?.malformed === undefined && outcome.primary.brokeOff === undefined ? computed : 'Failed';
   // A POST that sent no body (Content-Length: 0) has nothing to lose, so it stays re-runnable.
   const { headers } = outcome.request;
   const sentBody = headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
@@ -59,7 +78,8 @@ export function finalState(channel: ChannelRecord, outcome: Outcome): { status: 
 
 /** The transaction's error: the primary's failure, the mediator's reported error, or why its answer was unusable. */
 function transactionError(outcome: Outcome): TransactionRecord['error'] {
-  if (outcome.primary.error !== undefined) return { message: outcome.primary.error.message };
+  const primaryError = outcome.primary.error ?? outcome.primary.brokeOff;
+  if (primaryError !== undefined) return { message: primaryError.message };
   if (outcome.mediator?.malformed !== undefined) return { message: `The mediator's answer could not be used: ${outcome.mediator.malformed}` };
   return outcome.mediator?.error;
 }
@@ -70,21 +90,26 @@ function mediatorSections(mediator: MediatorOutcome | undefined): Partial<Transa
   return { orchestrations: mediator.orchestrations, ...(Object.keys(mediator.properties).length === 0 ? {} : { properties: mediator.properties }) };
 }
 
-/** Completes the transaction in the log. */
-export function storeResponse(log: TransactionLog, id: string, channel: ChannelRecord, outcome: Outcome): Promise<TransactionRecord | null> {
+/**
+ * Writes the outcome: `final` completes the transaction; `answered` records what the client is being told while
+ * other routes still run, keeping it Processing with `statusIfInterrupted` (what recovery makes it if they never
+ * finish). `replacesAnswered` clears that field again on the final write.
+ */
+export function storeResponse(log: TransactionLog, id: string, channel: ChannelRecord, outcome: Outcome, stage: 'answered' | 'final', replacesAnswered = false): Promise<TransactionRecord | null> {
   const { status, canRerun, autoRetry } = finalState(channel, outcome);
   const request = outcome.requestBody === undefined ? outcome.request : { ...outcome.request, body: outcome.requestBody };
   const error = transactionError(outcome);
   return log.update(id, {
     set: {
-      status,
+      ...(stage === 'final' ? { status } : { status: 'Processing', statusIfInterrupted: status }),
       request,
       response: outcome.response,
-      routes: outcome.others.map(({ run, body }) => exchange(run, body)),
+      routes: outcome.others.map(exchange),
       canRerun,
       autoRetry,
       ...mediatorSections(outcome.mediator),
       ...(error === undefined ? {} : { error }),
     },
+    ...(replacesAnswered ? { unset: ['statusIfInterrupted'] } : {}),
   });
 }

@@ -4,17 +4,16 @@
  * body files), properties, status and error are kept for the transaction. A body that breaks the contract is passed
  * to the client as it came and recorded as a failure, never as a success.
  */
-import { Readable } from 'node:stream';
-import type { Logger } from 'pino';
 import { parseMediatorResponse, reportsError } from '../domain/mediator-response.js';
 import type { MediatorError, MediatorResponse, Orchestration } from '../domain/mediator-response.js';
 import type { TransactionStatus } from '../domain/transaction-status.js';
 import type { BodyRef, BodySink } from '../storage/bodies/body-files.js';
-import type { ChannelRecord } from '../storage/records.js';
 import type { ExchangeRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import type { RouteAnswer } from '../routing/http.js';
-import type { TransactionContext } from './context.js';
-import { sendPrimary } from './respond.js';
+import { readUpTo } from './relay.js';
+import type { Read } from './relay.js';
+import { answerBrokenRead, sendPrimary } from './respond.js';
+import type { Answering, Shown } from './respond.js';
 import { storedHeaders } from './store-request.js';
 
 /** What the mediator said about the transaction, for the second write. */
@@ -33,28 +32,12 @@ export interface MediatorOutcome {
 /** Opens a body file for `<transaction id>-<suffix>`, or returns undefined when the body is not to be stored. */
 export type SinkFactory = (suffix: string, store: boolean) => BodySink | undefined;
 
-export interface StructuredInput {
-  ctx: TransactionContext;
-  channel: ChannelRecord;
+export interface StructuredInput extends Omit<Answering, 'sink' | 'commit'> {
   answer: RouteAnswer;
   answeredAt: Date;
   sink: SinkFactory;
-  /** Largest structured body parsed (and largest body stored); a longer one is passed through raw. */
-  capBytes: number;
-  logger: Logger;
-}
-
-/** Reads at most `cap` bytes; `rest` continues the stream when it was longer. */
-async function readUpTo(body: Readable, cap: number): Promise<{ chunks: Buffer[]; size: number; rest?: AsyncIterator<Buffer> }> {
-  const iterator = (body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
-    chunks.push(next.value);
-    size += next.value.length;
-    if (size > cap) return { chunks, size, rest: iterator };
-  }
-  return { chunks, size };
+  /** Records the client's answer with what the mediator said (see respond.ts `Commit`). */
+  commit: (response: TransactionResponse, brokeOff: Error | undefined, mediator: MediatorOutcome | undefined) => Promise<void>;
 }
 
 async function storeText(sink: BodySink | undefined, text: string | undefined): Promise<BodyRef | undefined> {
@@ -78,53 +61,59 @@ async function orchestrationRecord(o: Orchestration, index: number, input: Struc
   return record;
 }
 
-/** Sends the raw answer (already partly read) through the ordinary path, and records why it was not used. */
-async function passRaw(input: StructuredInput, chunks: Buffer[], rest: AsyncIterator<Buffer> | undefined, malformed: string): Promise<{ response: TransactionResponse; mediator: MediatorOutcome }> {
-  const { ctx, channel, answer, answeredAt, sink, capBytes, logger } = input;
-  logger.warn({ transactionId: ctx.id, channel: channel.name, problem: malformed }, 'mediator answered with a malformed structured response; the client got it unchanged');
-  const body = Readable.from(
-    (async function* () {
-      yield* chunks;
-      if (rest !== undefined) for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value;
-    })(),
-  );
-  const responseSink = sink('res', channel.responseBody);
-  await sendPrimary(ctx, channel, { ...answer, body }, responseSink?.stream, capBytes);
-  const stored = await responseSink?.done;
-  return {
-    response: { status: answer.status, headers: storedHeaders(answer.headers), timestamp: answeredAt, ...(stored === undefined ? {} : { body: stored }) },
-    mediator: { orchestrations: [], properties: {}, reportedError: false, malformed },
-  };
+/** The ordinary answer path for this mediator answer, recording `mediator` with it. */
+function answering(input: StructuredInput, sink: BodySink | undefined, mediator: MediatorOutcome | undefined): Answering {
+  const { sink: _factory, commit, ...rest } = input;
+  return { ...rest, ...(sink === undefined ? {} : { sink }), commit: (response, brokeOff) => commit(response, brokeOff, mediator) };
 }
 
-/** Answers the client from a structured mediator response and returns what the transaction records of it. */
-export async function answerStructured(input: StructuredInput): Promise<{ response: TransactionResponse; mediator: MediatorOutcome }> {
+/** Sends the raw answer (already partly read) through the ordinary path, and records why it was not used. */
+async function passRaw(input: StructuredInput, shown: Shown, read: Read, malformed: string): Promise<void> {
+  const { ctx, channel, answer, sink, logger } = input;
+  logger.warn({ transactionId: ctx.id, channel: channel.name, problem: malformed }, 'mediator answered with a malformed structured response; the client got it unchanged');
+  const mediator: MediatorOutcome = { orchestrations: [], properties: {}, reportedError: false, malformed };
+  await sendPrimary(answering(input, sink('res', channel.responseBody), mediator), answer, shown, read);
+}
+
+/** Answers the client from a structured mediator response, recording what the transaction keeps of it first. */
+export async function answerStructured(input: StructuredInput): Promise<void> {
   const { ctx, channel, answer, answeredAt, sink, capBytes, logger } = input;
-  const read = await readUpTo(answer.body, capBytes);
-  if (read.rest !== undefined) return passRaw(input, read.chunks, read.rest, `the structured response is larger than ${capBytes} bytes, the most Junction reads`);
+  const shown: Shown = { status: answer.status, headers: storedHeaders(answer.headers), timestamp: answeredAt };
+  const read = await readUpTo(answer.body, capBytes, { ...input, res: ctx.res });
+  if (read.failure !== undefined) {
+    await answerBrokenRead(answering(input, undefined, undefined), shown, read.failure);
+    return;
+  }
+  if (!read.ended) {
+    await passRaw(input, shown, read, `the structured response is larger than ${capBytes} bytes, the most Junction reads`);
+    return;
+  }
   const parsed = parseMediatorResponse(Buffer.concat(read.chunks).toString('utf8'));
-  if (!parsed.ok) return passRaw(input, read.chunks, undefined, `the structured response ${parsed.problem}`);
+  if (!parsed.ok) {
+    await passRaw(input, shown, read, `the structured response ${parsed.problem}`);
+    return;
+  }
   const value: MediatorResponse = parsed.value;
   if (value.skippedProperties.length > 0) {
     logger.warn({ transactionId: ctx.id, urn: value.urn, properties: value.skippedProperties }, 'mediator properties left out: names must have no dot or leading $, values must be text');
   }
 
-  const body = Buffer.from(value.response.body, 'utf8');
-  const headers = { ...value.response.headers, 'content-length': String(body.length) };
-  const responseSink = sink('res', channel.responseBody);
-  // The ordinary answer path applies the channel's URL rewriting and the transaction id header here too.
-  await sendPrimary(ctx, channel, { status: value.response.status, headers, body: Readable.from([body]) }, responseSink?.stream, capBytes);
-  const stored = await responseSink?.done;
-
+  // The orchestrations are part of the record committed before the client's answer leaves.
   const orchestrations: ExchangeRecord[] = [];
   for (const [i, o] of value.orchestrations.entries()) orchestrations.push(await orchestrationRecord(o, i, input));
   const mediator: MediatorOutcome = { orchestrations, properties: value.properties, reportedError: reportsError(value) };
   if (value.status !== undefined) mediator.status = value.status;
   if (value.error !== undefined) mediator.error = value.error;
+
+  const body = Buffer.from(value.response.body, 'utf8');
+  const headers = { ...value.response.headers, 'content-length': String(body.length) };
   // Header names with a dot or a leading $ can be sent but not stored as field names.
   const recorded = Object.fromEntries(Object.entries(storedHeaders(value.response.headers)).filter(([name]) => !name.includes('.') && !name.startsWith('$')));
-  return {
-    response: { status: value.response.status, headers: recorded, timestamp: value.response.timestamp ?? answeredAt, ...(stored === undefined ? {} : { body: stored }) },
-    mediator,
-  };
+  // The ordinary answer path applies the channel's URL rewriting and the transaction id header here too.
+  await sendPrimary(
+    answering(input, sink('res', channel.responseBody), mediator),
+    { status: value.response.status, headers, body: answer.body },
+    { status: value.response.status, headers: recorded, timestamp: value.response.timestamp ?? answeredAt },
+    { chunks: [body], size: body.length, ended: true },
+  );
 }

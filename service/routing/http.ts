@@ -50,6 +50,21 @@ function isTimeout(err: unknown): boolean {
   return err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError || err instanceof errors.ConnectTimeoutError;
 }
 
+/** The origin (`http://host:port`) of a route, as messages name it. */
+export function originOf(target: RouteTarget): string {
+  return `${target.secured ? 'https' : 'http'}://${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
+}
+
+/**
+ * Why an answer's body stopped before its end, once its status had arrived: a stall past the timeout (undici's
+ * bodyTimeout), or a connection that closed or reset in the middle of it.
+ */
+export function answerBrokeOff(err: unknown, target: RouteTarget, timeoutMs: number): RouteError {
+  const origin = originOf(target);
+  if (isTimeout(err)) return new RouteError('timeout', `${origin} sent no more of its answer within ${timeoutMs} ms`, { cause: err });
+  return new RouteError('connection', `${origin} stopped in the middle of its answer: ${(err as Error).message}`, { cause: err });
+}
+
 export interface HttpRouterOptions {
   /** Extra CA certificates (PEM) trusted for HTTPS routes, on top of the system's. */
   trustedCAs?: readonly string[];
@@ -70,7 +85,7 @@ export class HttpRouter {
 
   /** Sends one request downstream and resolves when the response headers arrive; the body streams afterwards. */
   async send(call: RouteCall): Promise<RouteAnswer> {
-    const origin = `${call.target.secured ? 'https' : 'http'}://${call.target.host.includes(':') ? `[${call.target.host}]` : call.target.host}:${call.target.port}`;
+    const origin = originOf(call.target);
     const path = call.querystring === '' ? call.path : `${call.path}?${call.querystring}`;
     try {
       const response = await this.#agent.request({
@@ -83,6 +98,9 @@ export class HttpRouter {
         bodyTimeout: call.timeoutMs,
         signal: call.signal,
       });
+      // Errors of the body reach whoever reads it; this keeps one that comes after its reader stopped (a body
+      // destroyed because the client left) from being an uncaught exception that ends the process.
+      response.body.on('error', () => undefined);
       return { status: response.statusCode, headers: response.headers, body: response.body };
     } catch (err) {
       if (isTimeout(err)) throw new RouteError('timeout', `${origin} did not answer within ${call.timeoutMs} ms`, { cause: err });

@@ -41,6 +41,12 @@ export interface TransactionRecord extends StoredDoc {
   clientID?: string;
   clientIP: string;
   status: TransactionStatus;
+  /**
+   * Set while Processing once the client was answered and other routes still run: the status start-up recovery
+   * gives the transaction if Junction stops before they finish (they are then recorded as interrupted). Without it,
+   * an interrupted transaction's client was never answered, and recovery marks it Failed.
+   */
+  statusIfInterrupted?: TransactionStatus;
   request: TransactionRequest;
   response?: TransactionResponse;
   routes: ExchangeRecord[];
@@ -93,7 +99,11 @@ export interface TransactionLog {
   count(filter: TransactionFilter): Promise<number>;
   /** Every match, newest first, one partition at a time, so an export never holds the whole log in memory. */
   stream(filter: TransactionFilter): AsyncIterable<TransactionRecord>;
-  /** At start-up: transactions left in Processing by a crash become Failed. Returns how many. */
+  /**
+   * At start-up: finishes the transactions a crash left Processing (storage/interrupted.ts). One whose client was
+   * answered gets its `statusIfInterrupted`, its unfinished routes marked interrupted; any other becomes Failed.
+   * Returns how many it finished.
+   */
   failInterrupted(): Promise<number>;
   /** True when any partition holds a transaction of this channel. */
   hasChannel(channelID: string): Promise<boolean>;

@@ -5,7 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { managementApiScenario } from './scenarios/management-api.js';
 import { largeBodyScenario } from './scenarios/large-body.js';
 import { logScaleScenario } from './scenarios/log-scale.js';
@@ -17,6 +17,10 @@ import type { PatternRow } from './scenarios/patterns.js';
 
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+/** `--baseline=<folder>`: another build (a checkout built with `npm run build:service`) measured beside this one. */
+const baseline = process.argv.find((a) => a.startsWith('--baseline='))?.slice('--baseline='.length);
+/** `--rounds=<n>`: round-robin rounds of the proxy scenario, each as long as one default round. */
+const roundsArg = process.argv.find((a) => a.startsWith('--rounds='))?.slice('--rounds='.length);
 
 interface Scenario {
   name: string;
@@ -27,10 +31,18 @@ interface Scenario {
 const scenarios: Scenario[] = [
   {
     name: 'proxy',
-    run: () => proxyScenario(quick ? 3 : 15, quick ? 1 : 3),
+    run: () => {
+      const rounds = roundsArg === undefined ? (quick ? 1 : 3) : Number(roundsArg);
+      if (!Number.isSafeInteger(rounds) || rounds < 1) throw new Error('--rounds must be a whole number of 1 or more');
+      return proxyScenario((quick ? 3 : 5) * rounds, rounds, baseline === undefined ? undefined : resolve(baseline, 'dist', 'service', 'index.js'));
+    },
     print: (f: Awaited<ReturnType<typeof proxyScenario>>) => {
       console.log('\nProxy: 50 connections, 1 KB POST bodies and answers, full speed (each row: the median round)');
-      console.table(Object.fromEntries(Object.entries(f.full).map(([k, r]) => [k, { 'req/s': r.rps, 'p50 ms': r.p50ms, 'p99 ms': r.p99ms, errors: r.errors + r.timeouts, non2xx: r.requests - (r.statuses[200] ?? 0) }])));
+      console.table(
+        Object.fromEntries(
+          Object.entries(f.full).map(([k, r]) => [k, { 'req/s': r.rps, 'p50 ms': r.p50ms, 'p99 ms': r.p99ms, 'CPU ms/req': r.cpuMsPerRequest ?? '', errors: r.errors + r.timeouts, non2xx: r.requests - (r.statuses[200] ?? 0) }]),
+        ),
+      );
       console.log('Same, at an even 1,000 requests/s (open loop, latency from each request\'s due time)');
       console.table(Object.fromEntries(Object.entries(f.fixedRate).map(([k, r]) => [k, { 'req/s': r.rps, 'p50 ms': r.p50ms, 'p99 ms': r.p99ms, errors: r.errors + r.timeouts }])));
       const ratio = (n: number | undefined) => (n === undefined ? 'n/a' : n.toFixed(2));
@@ -38,6 +50,10 @@ const scenarios: Scenario[] = [
         `junction / bare undici: ${ratio(f.ratios.junctionToBare)} (target >= 0.50); junction / direct: ${ratio(f.ratios.junctionToDirect)}; bare / direct: ${ratio(f.ratios.bareToDirect)}; nginx / direct: ${ratio(f.ratios.nginxToDirect)}`,
       );
       console.log(`added p99 at 1,000 req/s over direct: ${f.addedP99AtFixedRateMs.toFixed(2)} ms (target <= 5 ms)`);
+      if (f.ratios.baselineToBare !== undefined) console.log(`baseline (full) / bare undici: ${ratio(f.ratios.baselineToBare)}; this build / baseline: ${ratio(f.ratios.junctionToBare / f.ratios.baselineToBare)}`);
+      if (f.againstBaseline !== undefined) {
+        console.log(`this build / baseline, full storage, per round: req/s ${f.againstBaseline.rpsRatios.join(', ')}; CPU per request ${f.againstBaseline.cpuRatios.join(', ')}`);
+      }
     },
   },
   {

@@ -247,6 +247,41 @@ export function describeTransactionLogContract(label: string, openAt: OpenLog): 
       await crashed.close();
     });
 
+    it('finishes a transaction interrupted after its client was answered from what was recorded, not as Failed', async () => {
+      const d = await dir();
+      const crashed = await openAt(d);
+      const at = new Date(`${DAY1}T10:00:00Z`);
+      const request = { path: '/r', querystring: '', method: 'POST', headers: {}, timestamp: at };
+      // What the pipeline commits before the client's answer leaves while a secondary route still runs.
+      const answered = await crashed.insert(tx(`${DAY1}T10:00:00Z`, { status: 'Processing' }));
+      await crashed.update(answered._id, {
+        set: {
+          status: 'Processing',
+          statusIfInterrupted: 'Completed with error(s)',
+          response: { status: 200, headers: {}, timestamp: at },
+          routes: [
+            { name: 'done', request, response: { status: 201, headers: {}, timestamp: at } },
+            { name: 'running', request },
+          ],
+        },
+      });
+      const unanswered = await crashed.insert(tx(`${DAY1}T10:00:01Z`, { status: 'Processing' }));
+      // Not closed: abandoned as a killed process would leave it.
+
+      const log = await open(d);
+      expect(await log.failInterrupted()).toBe(2);
+      const recovered = await log.get(answered._id);
+      expect(recovered).toMatchObject({ status: 'Completed with error(s)', response: { status: 200 } });
+      expect(recovered?.error).toBeUndefined();
+      expect(recovered?.statusIfInterrupted).toBeUndefined();
+      expect(recovered?.routes[0]).toEqual({ name: 'done', request, response: { status: 201, headers: {}, timestamp: at } });
+      expect(recovered?.routes[1]?.error?.message).toMatch(/^Interrupted: Junction stopped before this route/);
+      expect(await log.get(unanswered._id)).toMatchObject({ status: 'Failed', error: { message: expect.stringMatching(/^Interrupted/) as unknown } });
+      expect(await log.count({ status: ['Completed with error(s)'] })).toBe(1);
+      expect(await log.failInterrupted()).toBe(0);
+      await crashed.close();
+    });
+
     it('lists days, knows its channels, and drops whole days before a day', async () => {
       const log = await open(await seeded([tx(`${DAY3}T10:00:00Z`), tx(`${DAY2}T10:00:00Z`, { channelID: 'ch-b' }), tx(`${DAY1}T10:00:00Z`)]));
       expect(await log.days()).toEqual([DAY1, DAY2, DAY3]);

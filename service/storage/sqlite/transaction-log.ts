@@ -14,6 +14,7 @@ import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { StoreError, StoreOpenError, UniqueConstraintError } from '../store.js';
 import type { Changes } from '../store.js';
+import { finishInterrupted } from '../interrupted.js';
 import { normaliseTransactionFilter } from '../transaction-filter.js';
 import { cachedPattern } from '../../domain/safe-pattern.js';
 import type { PatternResult } from '../../domain/safe-pattern.js';
@@ -28,7 +29,6 @@ import { toSqlCondition } from './where.js';
 import type { SqlValue } from './where.js';
 
 const COLLECTION = 'transactions';
-const INTERRUPTED = 'Interrupted: Junction stopped before the transaction completed';
 /** Rows per export batch and per retention delete: small enough to keep each pause of the event loop short. */
 const BATCH = 500;
 const NEWEST_FIRST = 'ORDER BY ts DESC, id DESC';
@@ -249,18 +249,25 @@ class SqliteLog implements SqliteTransactionLog {
   failInterrupted(): Promise<number> {
     return this.#run('failInterrupted', (s, db) => {
       this.#inFlight.clear();
-      const failed = db.transaction(() => {
+      const { failed, answered } = db.transaction(() => {
         const rows = db.prepare<[], Row>("SELECT id, ts, doc FROM transactions WHERE status = 'Processing'").all();
+        let answeredCount = 0;
         for (const row of rows) {
           const record = decodeDocument<TransactionRecord>(row.doc);
-          record.status = 'Failed';
-          record.error = { message: INTERRUPTED };
+          const changes = finishInterrupted(record);
+          Object.assign(record, changes.set);
+          if (changes.unsetStatusIfInterrupted) {
+            delete record.statusIfInterrupted;
+            answeredCount += 1;
+          }
           s.replace.run(columns(record));
         }
-        return rows.length;
+        return { failed: rows.length - answeredCount, answered: answeredCount };
       })();
-      if (failed > 0) this.logger.warn({ failed }, 'transactions interrupted by the previous stop were marked Failed');
-      return failed;
+      if (failed + answered > 0) {
+        this.logger.warn({ failed, answered }, 'transactions interrupted by the previous stop were finished: Failed, or as their client was answered');
+      }
+      return failed + answered;
     });
   }
 

@@ -90,13 +90,16 @@ export async function startBareProxy(upstreamPort: number): Promise<Running> {
 
 export const ADMIN = { user: 'root@junction.local', password: 'bench-admin-password-1' };
 
-/** Junction with its defaults, on plain-HTTP transaction port `httpPort`, with the data in `dataDir`. */
-export async function startJunction(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<RunningJunction> {
+/**
+ * Junction with its defaults, on plain-HTTP transaction port `httpPort`, with the data in `dataDir`. `entry` runs
+ * another build (a baseline's `dist/service/index.js`) instead of this one.
+ */
+export async function startJunction(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = [], entry = SERVICE_ENTRY): Promise<RunningJunction> {
   const httpPort = await freePort();
   const httpsPort = await freePort();
   const apiPort = await freePort();
   const { child, message, ms } = await spawnReady<{ type: string; apiUrl: string }>(
-    SERVICE_ENTRY,
+    entry,
     {
       JUNCTION_DATA_DIR: dataDir,
       JUNCTION_API_HOST: '127.0.0.1',
@@ -163,6 +166,19 @@ http {
   }
   child.kill('SIGKILL');
   throw new Error(`nginx did not start: ${await readFile(join(dir, 'nginx-error.log'), 'utf8').catch(() => '')}`);
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc; NaN where /proc is not available. */
+export async function cpuMs(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th, in clock ticks (100/s on Linux).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Resident set size of a process in MB, from /proc. */

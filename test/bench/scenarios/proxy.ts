@@ -3,6 +3,9 @@
  * directly, a bare undici pass-through proxy, nginx (when installed) and Junction with full storage, all in one run.
  * Then the same targets at an even 1,000 requests/s (lib/load.ts runPaced), where the added p99 is what a clinic's
  * client would notice.
+ *
+ * With a baseline (`--baseline=<folder of another build>`), that build's Junction runs beside this one and takes its
+ * turn in every round, so a change is measured against the code before it in the same sitting, alternating.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,28 +13,36 @@ import { join } from 'node:path';
 import { openApi, passThroughChannel } from '../lib/api.js';
 import { runLoad, runPaced } from '../lib/load.js';
 import type { LoadResult } from '../lib/load.js';
-import { nginxAvailable, startBareProxy, startJunction, startNginx, startUpstream } from '../lib/processes.js';
+import { cpuMs, nginxAvailable, startBareProxy, startJunction, startNginx, startUpstream } from '../lib/processes.js';
 import type { Running } from '../lib/processes.js';
 
+/** A round's figures, with the CPU the proxy process used per request when it is one of ours. */
+export type ProxyResult = LoadResult & { cpuMsPerRequest?: number };
+
 export interface ProxyFigures {
-  full: Record<string, LoadResult>;
+  full: Record<string, ProxyResult>;
   fixedRate: Record<string, LoadResult>;
-  ratios: { junctionToBare: number; junctionToDirect: number; nginxToDirect?: number; bareToDirect: number };
+  ratios: { junctionToBare: number; junctionToDirect: number; nginxToDirect?: number; bareToDirect: number; baselineToBare?: number };
   addedP99AtFixedRateMs: number;
+  /** With a baseline: this build's full-storage req/s over the baseline's, and the same for CPU per request, per round. */
+  againstBaseline?: { rpsRatios: number[]; cpuRatios: number[] };
 }
 
 const BODY = Buffer.from(JSON.stringify({ resourceType: 'Observation', note: 'y'.repeat(1024 - 44) }).slice(0, 1024));
 
 /** The round with the median of `key` (the rest of its figures come with it, so each row is one real measurement). */
-function median(results: LoadResult[], key: 'rps' | 'p99ms'): LoadResult {
+function median<T extends LoadResult>(results: T[], key: 'rps' | 'p99ms'): T {
   const sorted = [...results].sort((a, b) => a[key] - b[key]);
   const middle = sorted[Math.floor(sorted.length / 2)];
   if (middle === undefined) throw new Error('no rounds measured');
   return middle;
 }
 
-/** Runs the proxy comparison: each target gets `seconds` of load in all, split over `rounds` round-robin rounds. */
-export async function proxyScenario(seconds: number, rounds = 1): Promise<ProxyFigures> {
+/**
+ * Runs the proxy comparison: each target gets `seconds` of load in all, split over `rounds` round-robin rounds;
+ * `baselineEntry` adds another build's Junction (its `dist/service/index.js`) as targets of their own.
+ */
+export async function proxyScenario(seconds: number, rounds = 1, baselineEntry?: string): Promise<ProxyFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'junction-bench-proxy-'));
   const running: Running[] = [];
   try {
@@ -45,12 +56,21 @@ export async function proxyScenario(seconds: number, rounds = 1): Promise<ProxyF
     // Two channels on one Junction: full storage under /fhir/, metadata only under /meta/.
     await api.json('POST', '/channels', passThroughChannel(upstream.port, 'bench-full', { urlPattern: '^/fhir/.*$' }));
     await api.json('POST', '/channels', passThroughChannel(upstream.port, 'bench-metadata', { urlPattern: '^/meta/.*$', bodies: false }));
-    const targets: [string, number, string][] = [
+    const targets: [string, number, string, number?][] = [
       ['direct', upstream.port, '/fhir/Observation'],
-      ['bare undici proxy', bare.port, '/fhir/Observation'],
-      ['junction (metadata only)', junction.port, '/meta/Observation'],
-      ['junction (full storage)', junction.port, '/fhir/Observation'],
+      ['bare undici proxy', bare.port, '/fhir/Observation', bare.child.pid],
+      ['junction (metadata only)', junction.port, '/meta/Observation', junction.child.pid],
+      ['junction (full storage)', junction.port, '/fhir/Observation', junction.child.pid],
     ];
+    if (baselineEntry !== undefined) {
+      const baseline = await startJunction(join(dir, 'baseline-data'), {}, [], baselineEntry);
+      running.push(baseline);
+      const baselineApi = await openApi(baseline.apiUrl, baseline.dataDir);
+      await baselineApi.json('POST', '/channels', passThroughChannel(upstream.port, 'bench-full', { urlPattern: '^/fhir/.*$' }));
+      await baselineApi.json('POST', '/channels', passThroughChannel(upstream.port, 'bench-metadata', { urlPattern: '^/meta/.*$', bodies: false }));
+      await baselineApi.close();
+      targets.push(['baseline (metadata only)', baseline.port, '/meta/Observation', baseline.child.pid], ['baseline (full storage)', baseline.port, '/fhir/Observation', baseline.child.pid]);
+    }
     if (nginxAvailable()) {
       const nginx = await startNginx(upstream.port, dir);
       running.push(nginx);
@@ -68,10 +88,16 @@ export async function proxyScenario(seconds: number, rounds = 1): Promise<ProxyF
     for (const [, port, path] of targets) await load(port, path, { durationMs: 1000 }); // warm-up: connections, JIT, channel cache
     // Round-robin rounds, reporting each target's median: a noisy neighbour then hits every target alike instead of
     // whichever one happened to run during it.
-    const fullRounds: Record<string, LoadResult[]> = {};
+    const fullRounds: Record<string, ProxyResult[]> = {};
     const pacedRounds: Record<string, LoadResult[]> = {};
     for (let round = 0; round < rounds; round++) {
-      for (const [name, port, path] of targets) (fullRounds[name] ??= []).push(await load(port, path, { durationMs: (seconds * 1000) / rounds }));
+      for (const [name, port, path, pid] of targets) {
+        const cpuBefore = await cpuMs(pid);
+        const result: ProxyResult = await load(port, path, { durationMs: (seconds * 1000) / rounds });
+        const cpu = (await cpuMs(pid)) - cpuBefore;
+        if (Number.isFinite(cpu) && result.requests > 0) result.cpuMsPerRequest = Number((cpu / result.requests).toFixed(3));
+        (fullRounds[name] ??= []).push(result);
+      }
       for (const [name, port, path] of targets) {
         (pacedRounds[name] ??= []).push(
           await runPaced({
@@ -98,9 +124,19 @@ export async function proxyScenario(seconds: number, rounds = 1): Promise<ProxyF
         junctionToDirect: rps('junction (full storage)') / rps('direct'),
         bareToDirect: rps('bare undici proxy') / rps('direct'),
         ...(full.nginx === undefined ? {} : { nginxToDirect: rps('nginx') / rps('direct') }),
+        ...(baselineEntry === undefined ? {} : { baselineToBare: rps('baseline (full storage)') / rps('bare undici proxy') }),
       },
       addedP99AtFixedRateMs: (fixedRate['junction (full storage)']?.p99ms ?? Number.NaN) - (fixedRate.direct?.p99ms ?? Number.NaN),
     };
+    if (baselineEntry !== undefined) {
+      const ours = fullRounds['junction (full storage)'] ?? [];
+      const theirs = fullRounds['baseline (full storage)'] ?? [];
+      const ratio = (a: number | undefined, b: number | undefined) => Number(((a ?? Number.NaN) / (b ?? Number.NaN)).toFixed(3));
+      figures.againstBaseline = {
+        rpsRatios: ours.map((r, i) => ratio(r.rps, theirs[i]?.rps)),
+        cpuRatios: ours.map((r, i) => ratio(r.cpuMsPerRequest, theirs[i]?.cpuMsPerRequest)),
+      };
+    }
     await api.close();
     return figures;
   } finally {

@@ -1,6 +1,8 @@
 /** Start-up recovery and retention for the transaction log: both work on whole days, never by scanning. */
 import type { Logger } from 'pino';
+import { finishInterrupted } from '../../interrupted.js';
 import { StoreError } from '../../store.js';
+import type { TransactionRecord } from '../../transactions.js';
 import { describeError } from '../errors.js';
 import type { DayIndex } from './day-index.js';
 import { dayOfId, isDay } from './ids.js';
@@ -15,9 +17,7 @@ export interface Opened {
   partitions: PartitionCache;
 }
 
-const INTERRUPTED = 'Interrupted: Junction stopped before the transaction completed';
-
-/** Marks Failed the journaled transactions of the previous run still Processing; returns how many. */
+/** Finishes the journaled transactions of the previous run still Processing (storage/interrupted.ts); returns how many. */
 export async function failInterrupted({ index, journal, partitions }: Opened, logger: Logger): Promise<number> {
   const byDay = new Map<string | null, string[]>();
   for (const id of journal.takeLeftover()) {
@@ -29,17 +29,27 @@ export async function failInterrupted({ index, journal, partitions }: Opened, lo
     // Entries of dropped days (or malformed ones) have nothing left to fail.
     if (day !== null && index.has(day)) {
       try {
-        const update = { $set: { status: 'Failed', error: { message: INTERRUPTED } } };
-        failed += await partitions.use(day, (ds) => ds.update({ _id: { $in: ids }, status: 'Processing' }, update, { multi: true }), true);
+        failed += await partitions.use(
+          day,
+          async (ds) => {
+            const left = (await ds.find({ _id: { $in: ids }, status: 'Processing' })) as TransactionRecord[];
+            for (const record of left) {
+              const { set, unsetStatusIfInterrupted } = finishInterrupted(record);
+              await ds.update({ _id: record._id }, { $set: set, ...(unsetStatusIfInterrupted ? { $unset: { statusIfInterrupted: true } } : {}) });
+            }
+            return left.length;
+          },
+          true,
+        );
       } catch (err) {
         // Left in the journal, so the next start tries again; one damaged day must not stop start-up.
-        logger.error({ day, err }, `cannot mark interrupted transactions Failed: ${describeError(err)}`);
+        logger.error({ day, err }, `cannot finish interrupted transactions: ${describeError(err)}`);
         continue;
       }
     }
     await journal.remove(ids);
   }
-  if (failed > 0) logger.warn({ failed }, 'transactions interrupted by the previous stop were marked Failed');
+  if (failed > 0) logger.warn({ finished: failed }, 'transactions interrupted by the previous stop were finished: Failed, or as their client was answered');
   return failed;
 }
 

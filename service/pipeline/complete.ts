@@ -1,0 +1,111 @@
+/**
+ * Step 6, in time: the outcome is committed before the client's answer leaves (issue 12), so after any crash the log
+ * says what the client was told.
+ *
+ * - When everything else has finished by then (the other routes, the request body's file), the one write is the
+ *   final one: the common case, one commit per transaction as before.
+ * - When other routes still run, the client does not wait for them: an "answered" write records the response and the
+ *   status recovery gives the transaction if Junction stops before they finish (`statusIfInterrupted`), and the
+ *   final write follows when they have.
+ */
+import type { BodyRef } from '../storage/bodies/body-files.js';
+import type { ChannelRecord } from '../storage/records.js';
+import type { TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
+import type { RouteRun } from './route.js';
+import { storeResponse } from './store-response.js';
+import type { OtherOutcome, Outcome } from './store-response.js';
+import type { MediatorOutcome } from './structured-response.js';
+
+export interface CompletionOptions {
+  log: TransactionLog;
+  id: string;
+  channel: ChannelRecord;
+  request: TransactionRequest;
+  /** Each other route as started, and its outcome once it answered and its body was moved (never rejects). */
+  others: { started: RouteRun; outcome: Promise<OtherOutcome> }[];
+  /** The request body's file; rejects when the client broke off the upload. */
+  requestBody?: Promise<BodyRef>;
+  /** True once the whole request body arrived (its file is then only a commit away, and is waited for). */
+  requestComplete: () => boolean;
+}
+
+export class Completion {
+  readonly #options: CompletionOptions;
+  readonly #others: OtherOutcome[];
+  #requestBody: BodyRef | undefined;
+  #requestBodySettled: boolean;
+  readonly #requestBodyDone: Promise<void>;
+  readonly #allDone: Promise<void>;
+  #answer: { primary: RouteRun; response: TransactionResponse; mediator?: MediatorOutcome } | undefined;
+  #written: 'nothing' | 'answered' | 'final' = 'nothing';
+  #record: TransactionRecord | null = null;
+  #abandoned = false;
+
+  constructor(options: CompletionOptions) {
+    this.#options = options;
+    this.#others = options.others.map(({ started }) => ({ run: started, pending: true }));
+    const others = options.others.map(({ outcome }, i) =>
+      outcome.then((done) => {
+        this.#others[i] = done;
+      }),
+    );
+    this.#requestBodySettled = options.requestBody === undefined;
+    this.#requestBodyDone = (options.requestBody ?? Promise.resolve(undefined)).then(
+      (ref) => {
+        this.#requestBody = ref;
+        this.#requestBodySettled = true;
+      },
+      () => {
+        // The upload broke off; the routes recorded that, and the body is simply not stored.
+        this.#requestBodySettled = true;
+      },
+    );
+    this.#allDone = Promise.all([...others, this.#requestBodyDone]).then(() => undefined);
+    // Awaited by finished(); if answering failed first, nobody does, and a rejection must not end the process.
+    this.#allDone.catch(() => undefined);
+  }
+
+  /** Records what the client is about to be told; resolves once it is committed, and only then may the answer go out. */
+  async answered(primary: RouteRun, response: TransactionResponse, mediator?: MediatorOutcome): Promise<void> {
+    this.#answer = mediator === undefined ? { primary, response } : { primary, response, mediator };
+    if (this.#abandoned) return;
+    if (!this.#requestBodySettled && this.#options.requestComplete()) await this.#requestBodyDone;
+    if (this.#requestBodySettled && !this.#others.some((o) => o.pending === true)) {
+      this.#record = await this.#store('final');
+      this.#written = 'final';
+      return;
+    }
+    await this.#store('answered');
+    this.#written = 'answered';
+  }
+
+  /** Waits for the other routes and the request body, writes the final record unless it is written, and returns it. */
+  async finished(): Promise<TransactionRecord | null> {
+    if (this.#written === 'final' || this.#abandoned) return this.#record;
+    await this.#allDone;
+    if (this.#abandoned) return this.#record;
+    this.#record = await this.#store('final');
+    this.#written = 'final';
+    return this.#record;
+  }
+
+  /** Stops every later write: the transaction was finished another way (the stall watchdog). */
+  abandon(): void {
+    this.#abandoned = true;
+  }
+
+  #store(stage: 'answered' | 'final'): Promise<TransactionRecord | null> {
+    const answer = this.#answer;
+    if (answer === undefined) throw new Error('a transaction was completed before its client was answered');
+    const { log, id, channel, request } = this.#options;
+    const outcome: Outcome = {
+      request,
+      primary: answer.primary,
+      response: answer.response,
+      others: [...this.#others],
+      ...(this.#requestBody === undefined ? {} : { requestBody: this.#requestBody }),
+      ...(answer.mediator === undefined ? {} : { mediator: answer.mediator }),
+    };
+    return storeResponse(log, id, channel, outcome, stage, stage === 'final' && this.#written === 'answered');
+  }
+}
