@@ -13,13 +13,14 @@ import { until } from '../helpers/wait.js';
 
 describe('the outcome is committed before the answer leaves', () => {
   let t: TestJunction;
+  let admin: { authorization: string };
   let up: Upstream;
   /** Answers of the held secondary route, released by the test. */
   const held: (() => void)[] = [];
 
   beforeAll(async () => {
     t = await startJunction();
-    const admin = { authorization: await unlockRoot(t) };
+    admin = { authorization: await unlockRoot(t) };
     up = await httpUpstream((req, res) => {
       void readBody(req).then(() => {
         const url = req.url ?? '';
@@ -72,6 +73,10 @@ describe('the outcome is committed before the answer leaves', () => {
     expect(answered?.routes).toHaveLength(1);
     expect(answered?.routes[0]?.name).toBe('held');
     expect(answered?.routes[0]?.response).toBeUndefined();
+    // Recovery's note is internal: the API shows the transaction as Processing, without it.
+    const shown = await t.request(`/transactions/${id}`, { headers: admin });
+    expect(shown.body).toMatchObject({ _id: id, status: 'Processing' });
+    expect(shown.body).not.toHaveProperty('statusIfInterrupted');
 
     const release = await until('the secondary to be asked', () => held.shift());
     release();

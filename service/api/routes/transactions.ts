@@ -93,7 +93,8 @@ async function present(files: BodyFiles, tx: TransactionRecord, representation: 
     headers: detailed,
     bodyCap: withBodies ? (representation === 'fulltruncate' ? TRUNCATED_BODY_BYTES : INLINE_BODY_BYTES) : null,
   };
-  const { request, response, routes, orchestrations, ...rest } = tx;
+  // statusIfInterrupted is start-up recovery's note for a transaction answered while other routes still run.
+  const { request, response, routes, orchestrations, statusIfInterrupted: _recovery, ...rest } = tx;
   const view: View = { ...rest, request: await exchangePart(files, request, options) };
   if (response !== undefined) view.response = await exchangePart(files, response, options);
   if (detailed) {
