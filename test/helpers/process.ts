@@ -25,6 +25,24 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Environment for a service process on loopback: free ports for the API (plain HTTP) and both transaction ports,
+ * the given data folder and admin password, and no log file.
+ */
+export async function loopbackServiceEnv(dataDir: string, adminPassword: string): Promise<Record<string, string> & { JUNCTION_API_PORT: string; JUNCTION_ROUTER_HTTP_PORT: string; JUNCTION_ADMIN_PASSWORD: string }> {
+  return {
+    JUNCTION_DATA_DIR: dataDir,
+    JUNCTION_API_PORT: String(await freePort()),
+    JUNCTION_API_HOST: '127.0.0.1',
+    JUNCTION_API_PROTOCOL: 'http',
+    JUNCTION_ROUTER_HOST: '127.0.0.1',
+    JUNCTION_ROUTER_HTTP_PORT: String(await freePort()),
+    JUNCTION_ROUTER_HTTPS_PORT: String(await freePort()),
+    JUNCTION_ADMIN_PASSWORD: adminPassword,
+    JUNCTION_LOGGING_FILE_ENABLED: 'false',
+  };
+}
+
 export function runService(args: string[], env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, ['dist/service/index.js', ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },

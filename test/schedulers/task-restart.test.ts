@@ -10,7 +10,7 @@ import type { TestJunction } from '../helpers/junction.js';
 import { httpUpstream, readBody } from '../helpers/upstream.js';
 import type { Upstream } from '../helpers/upstream.js';
 import { sleep, until } from '../helpers/wait.js';
-import { freePort, runService } from '../helpers/process.js';
+import { loopbackServiceEnv, runService } from '../helpers/process.js';
 import type { ServiceProcess } from '../helpers/process.js';
 import { newTransactionId } from '../../service/storage/nedb/transaction-log.js';
 import type { TransactionRecord } from '../../service/storage/transactions.js';
@@ -153,17 +153,7 @@ describe('re-run tasks across restarts', () => {
       cleanups.push(() => upstream.close());
       const dataDir = await tempDir();
       cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-      const env = {
-        JUNCTION_DATA_DIR: dataDir,
-        JUNCTION_API_PORT: String(await freePort()),
-        JUNCTION_API_HOST: '127.0.0.1',
-        JUNCTION_API_PROTOCOL: 'http',
-        JUNCTION_ROUTER_HOST: '127.0.0.1',
-        JUNCTION_ROUTER_HTTP_PORT: String(await freePort()),
-        JUNCTION_ROUTER_HTTPS_PORT: String(await freePort()),
-        JUNCTION_ADMIN_PASSWORD: 'crash-test-password-1',
-        JUNCTION_LOGGING_FILE_ENABLED: 'false',
-      };
+      const env = await loopbackServiceEnv(dataDir, 'crash-test-password-1');
       const api = `http://127.0.0.1:${env.JUNCTION_API_PORT}`;
       const headers = { authorization: basic(ROOT_EMAIL, env.JUNCTION_ADMIN_PASSWORD), 'content-type': 'application/json' };
       const call = async (path: string, init: { method?: string; json?: unknown } = {}) => {

@@ -12,7 +12,7 @@ import { Agent, request } from 'undici';
 import { basic, ROOT_EMAIL, tempDir } from '../helpers/junction.js';
 import { httpUpstream, readBody } from '../helpers/upstream.js';
 import type { Upstream } from '../helpers/upstream.js';
-import { freePort, runService } from '../helpers/process.js';
+import { loopbackServiceEnv, runService } from '../helpers/process.js';
 import type { ServiceProcess } from '../helpers/process.js';
 import { createSqliteTransactionLog } from '../../service/storage/sqlite/transaction-log.js';
 
@@ -60,17 +60,7 @@ describe('answers and the log across SIGKILLs under load', () => {
     cleanups.push(() => upstream.close());
     const dataDir = await tempDir();
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    const env = {
-      JUNCTION_DATA_DIR: dataDir,
-      JUNCTION_API_PORT: String(await freePort()),
-      JUNCTION_API_HOST: '127.0.0.1',
-      JUNCTION_API_PROTOCOL: 'http',
-      JUNCTION_ROUTER_HOST: '127.0.0.1',
-      JUNCTION_ROUTER_HTTP_PORT: String(await freePort()),
-      JUNCTION_ROUTER_HTTPS_PORT: String(await freePort()),
-      JUNCTION_ADMIN_PASSWORD: 'crash-answers-password-1',
-      JUNCTION_LOGGING_FILE_ENABLED: 'false',
-    };
+    const env = await loopbackServiceEnv(dataDir, 'crash-answers-password-1');
     const api = `http://127.0.0.1:${env.JUNCTION_API_PORT}`;
     const proxy = `http://127.0.0.1:${env.JUNCTION_ROUTER_HTTP_PORT}`;
     const dispatcher = new Agent({ connections: CLIENTS + 40, pipelining: 1 });
