@@ -44,6 +44,8 @@ export function queueAutoRetries(log: TransactionLog, queue: Collection<AutoRetr
   };
 
   return {
+    open: () => log.open(),
+    close: () => log.close(),
     insert: (doc: TransactionRecord) => (doc.autoRetry ? queued(doc._id, () => log.insert(doc)) : log.insert(doc)),
     update: (id: string, changes: Changes<TransactionRecord>) => (changes.set?.autoRetry === true ? queued(id, () => log.update(id, changes)) : log.update(id, changes)),
     written: async (id: string) => {
