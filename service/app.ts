@@ -138,10 +138,11 @@ export class Junction {
     const mediators = this.#mediatorRegistry();
     // Whatever flags a transaction for auto retry writes through this log, which queues it (auto-retry-queue.ts).
     const log = queueAutoRetries(this.transactions, this.store.autoRetries, logger.child({ component: 'auto-retry' }));
-    const tasks = new TaskQueue({ tasks: this.store.tasks, items: this.store.taskTransactions, channels: this.store.channels, log, events: this.events, wake: () => this.#taskRunner?.wake() });
-    this.#api = await this.#createApi({ accounts, sessions, audit, mediators, log, tasks, certificate: tls.certificate });
+    const tasks = this.#taskQueue(log);
+    const api = await this.#createApi({ accounts, sessions, audit, mediators, log, tasks, certificate: tls.certificate });
+    this.#api = api;
     const pipeline = this.#createPipeline(channels, log, audit, tls);
-    const { apiUrl, apiPort, httpUrl, httpsUrl } = await this.#listen(pipeline, tls);
+    const { apiUrl, apiPort, httpUrl, httpsUrl } = await this.#listen(api, pipeline, tls);
     this.#startSchedulers(pipeline, log);
     await audit.record(applicationActivityEvent('start', config.auditEvents.auditSourceID));
     logger.info({ apiUrl, httpUrl, httpsUrl, version, dataDir: config.dataDir }, 'Junction is ready');
@@ -207,6 +208,12 @@ export class Junction {
       logger: logger.child({ component: 'mediators' }),
       offlineAfterMs: config.mediators.offlineAfterSeconds * 1000,
     });
+  }
+
+  /** Re-run tasks as the API creates them; the task runner (a scheduled job) is woken for each. */
+  #taskQueue(log: TransactionLog): TaskQueue {
+    const { tasks, taskTransactions, channels } = this.store;
+    return new TaskQueue({ tasks, items: taskTransactions, channels, log, events: this.events, wake: () => this.#taskRunner?.wake() });
   }
 
   async #createApi(parts: { accounts: UserAccounts; sessions: Sessions; audit: AuditRecorder; mediators: MediatorRegistry; log: QueueingTransactionLog; tasks: TaskQueue; certificate: ServerCertificate }): Promise<FastifyInstance> {
@@ -276,7 +283,7 @@ export class Junction {
   }
 
   /** Starts the transaction ports, then the management API; returns the URLs they answer on. */
-  async #listen(pipeline: Pipeline, tls: Tls): Promise<{ apiUrl: string; apiPort: number; httpUrl: string; httpsUrl: string }> {
+  async #listen(api: FastifyInstance, pipeline: Pipeline, tls: Tls): Promise<{ apiUrl: string; apiPort: number; httpUrl: string; httpsUrl: string }> {
     const { config, logger } = this.#options;
     this.#ports = new TransactionPorts(pipeline, {
       host: config.router.host,
@@ -288,8 +295,6 @@ export class Junction {
       logger,
     });
     const ports = await this.#ports.start();
-    const api = this.#api;
-    if (api === undefined) throw new Error('the management API is built before it listens');
     await api.listen({ host: config.api.host, port: config.api.port });
     const apiPort = (api.server.address() as AddressInfo).port;
     // No audit repository listeners are bound yet (the ATNA servers arrive with their own issue).
