@@ -29,6 +29,14 @@ describe('file validation', () => {
     expect(err.problems).toEqual(['routers (in /etc/junction.json): is not a known setting; did you mean router?']);
   });
 
+  it('refuses the removed storage.engine and storage.transactionLog like any unknown key, so no file silently loses its NeDB log', () => {
+    const err = configError(() => withFile({ storage: { engine: 'nedb', transactionLog: 'nedb' } }));
+    expect(err.problems).toEqual([
+      'storage.engine (in /etc/junction.json): is not a known setting',
+      'storage.transactionLog (in /etc/junction.json): is not a known setting',
+    ]);
+  });
+
   it('names the key, the allowed range and the wrong value', () => {
     const err = configError(() => withFile({ api: { port: '8080' } }));
     expect(err.problems).toEqual(['api.port (in /etc/junction.json): must be an integer between 1 and 65535, not "8080"']);
