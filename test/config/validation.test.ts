@@ -29,6 +29,15 @@ describe('file validation', () => {
     expect(err.problems).toEqual(['routers (in /etc/junction.json): is not a known setting; did you mean router?']);
   });
 
+  it('refuses keys named like object prototype properties, at any depth', () => {
+    const file = JSON.parse('{"__proto__": {"x": 1}, "api": {"constructor": 1, "__proto__": {"port": 1}}}') as unknown;
+    expect(configError(() => withFile(file)).problems).toEqual([
+      '__proto__ (in /etc/junction.json): is not a known setting',
+      'api.constructor (in /etc/junction.json): is not a known setting',
+      'api.__proto__ (in /etc/junction.json): is not a known setting',
+    ]);
+  });
+
   it('names the key, the allowed range and the wrong value', () => {
     const err = configError(() => withFile({ api: { port: '8080' } }));
     expect(err.problems).toEqual(['api.port (in /etc/junction.json): must be an integer between 1 and 65535, not "8080"']);
