@@ -4,6 +4,7 @@
  * Routes, accounts and mediators all answer with these, so the wording of a problem list is decided here once.
  */
 import { AppError } from './errors.js';
+import type { ErrorCode } from './errors.js';
 import type { ValidationProblem } from './contracts/api.js';
 import { UniqueConstraintError } from './storage/store.js';
 
@@ -11,6 +12,11 @@ import { UniqueConstraintError } from './storage/store.js';
 export function invalidInput(problems: readonly ValidationProblem[], fallback?: string): AppError {
   const first = problems[0];
   return new AppError('VALIDATION_FAILED', first === undefined ? fallback : `${first.path} ${first.message}`, problems);
+}
+
+/** One problem refused under `code` (VALIDATION_FAILED, CONFLICT…), worded and listed the way invalidInput words and lists them. */
+export function refusal(code: ErrorCode, problem: ValidationProblem): AppError {
+  return new AppError(code, `${problem.path} ${problem.message}`, [problem]);
 }
 
 /** Throws invalidInput when there is any problem; does nothing for an empty list. */

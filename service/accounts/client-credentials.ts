@@ -4,7 +4,7 @@
  */
 import { createHash, timingSafeEqual, X509Certificate } from 'node:crypto';
 import type { AppError } from '../errors.js';
-import { invalidInput } from '../refusals.js';
+import { refusal } from '../refusals.js';
 import type { ClientRecord } from '../storage/records.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
@@ -73,7 +73,7 @@ export interface SecretChanges {
 const HEX_LENGTH = { sha512: 128, sha256: 64 } as const;
 
 function invalid(path: string, message: string): AppError {
-  return invalidInput([{ path, message }]);
+  return refusal('VALIDATION_FAILED', { path, message });
 }
 
 function prehashed(input: ClientSecretsInput): Pick<ClientRecord, 'passwordHash' | 'passwordAlgorithm' | 'passwordSalt'> | null {

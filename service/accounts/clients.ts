@@ -7,7 +7,7 @@ import { AppError } from '../errors.js';
 import type { ClientCreateInput, ClientUpdateInput } from '../contracts/clients.js';
 import { clientRolesProblem } from '../domain/roles.js';
 import type { ClientRolesInput } from '../domain/roles.js';
-import { conflict } from '../refusals.js';
+import { conflict, refusal } from '../refusals.js';
 import type { ChannelRecord, ClientRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 import { secretChanges } from './client-credentials.js';
@@ -116,7 +116,7 @@ export class ClientAccounts {
    */
   async #refuseRoleClash(client: ClientRolesInput, sent: { clientID: boolean; roles: boolean }): Promise<void> {
     const problem = clientRolesProblem(await this.#clients.find({}), client, sent);
-    if (problem !== null) throw new AppError(problem.code, `${problem.path} ${problem.message}`, [{ path: problem.path, message: problem.message }]);
+    if (problem !== null) throw refusal(problem.code, { path: problem.path, message: problem.message });
   }
 
   /** Keeps channel grants pointing at the client when its clientID changes, and drops them when it is deleted. */

@@ -4,6 +4,7 @@
  * decide.
  */
 import { AppError } from '../errors.js';
+import { refusal } from '../refusals.js';
 import { findRole, listRoles, planCreateRole, planDeleteRole, planUpdateRole } from '../domain/roles.js';
 import type { RoleInput, RolePlan, RoleView, RoleWorld } from '../domain/roles.js';
 import type { ChannelRecord, ClientRecord } from '../storage/records.js';
@@ -65,7 +66,7 @@ export class Roles {
   async #apply(result: RolePlan): Promise<RoleView> {
     if (!result.ok) {
       const { code, message, path } = result.problem;
-      throw new AppError(code, code === 'NOT_FOUND' ? message : `${path} ${message}`, code === 'NOT_FOUND' ? null : [{ path, message }]);
+      throw code === 'NOT_FOUND' ? new AppError(code, message, null) : refusal(code, { path, message });
     }
     const now = new Date();
     for (const channel of result.changes.channels) await this.#options.channels.updateById(channel._id, { set: { allow: channel.allow, updatedAt: now } });

@@ -13,7 +13,7 @@ import type { ChannelInput } from '../domain/channel-draft.js';
 import { channelProblems } from '../domain/channel-rules.js';
 import type { ChannelDraft } from '../domain/channel-rules.js';
 import { PASSWORD_MASK } from '../domain/password-mask.js';
-import { conflict, refuseIfInvalid } from '../refusals.js';
+import { conflict, refusal, refuseIfInvalid } from '../refusals.js';
 import type { Author } from '../accounts/users.js';
 import type { ChannelRecord, RouteRecord } from '../storage/records.js';
 import type { Changes, Collection } from '../storage/store.js';
@@ -78,7 +78,7 @@ function restoreConflict(err: unknown): never {
     const message =
       `is used by channel "${holder.name}" (_id ${holder._id}), which is not deleted; ` +
       'to restore this channel, give it another name in the same request: {"status": "enabled", "name": "<new name>"}';
-    throw new AppError('CONFLICT', `body.name ${message}`, [{ path: 'body.name', message }]);
+    throw refusal('CONFLICT', { path: 'body.name', message });
   }
   return channelConflict(err);
 }
