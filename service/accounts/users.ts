@@ -1,4 +1,7 @@
-/** User accounts: creation, updates, deletion, credentials and first-run seeding, over the users collection. */
+/**
+ * User accounts: creation, updates, deletion, credentials and first-run seeding, over the users collection; and a user
+ * as the author of a change (`updatedBy`).
+ */
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import { conflict } from '../refusals.js';
@@ -54,6 +57,13 @@ export class UserAccounts {
   /** Finds a user by email, case-insensitively. */
   findByEmail(email: string): Promise<UserRecord | null> {
     return this.#users.findOne({ email: normaliseEmail(email) });
+  }
+
+  /** The user with this email, case-insensitively; 404 when there is none. */
+  async get(email: string): Promise<UserRecord> {
+    const user = await this.findByEmail(email);
+    if (user === null) throw new AppError('NOT_FOUND', `No user with email ${email}`);
+    return user;
   }
 
   findById(id: string): Promise<UserRecord | null> {

@@ -29,12 +29,6 @@ function onlyOwnPasswordChange(actor: UserRecord, target: UserRecord, body: User
 export function userRoutes(deps: UserRoutesDeps): FastifyPluginAsyncTypebox {
   const { accounts, sessions } = deps;
 
-  async function load(email: string): Promise<UserRecord> {
-    const user = await accounts.findByEmail(email);
-    if (user === null) throw new AppError('NOT_FOUND', `No user with email ${email}`);
-    return user;
-  }
-
   return async (app) => {
     app.get('/users', { schema: { querystring: NoQuery, response: { 200: Type.Array(PublicUserSchema) } } }, async (request) => {
       enforce(canListUsers(currentUser(request)));
@@ -52,7 +46,7 @@ export function userRoutes(deps: UserRoutesDeps): FastifyPluginAsyncTypebox {
       const actor = currentUser(request);
       // Checked before the lookup, so a non-admin cannot tell which addresses have accounts.
       enforce(canAddressUser(actor, request.params.email));
-      const target = await load(request.params.email);
+      const target = await accounts.get(request.params.email);
       enforce(canReadUser(actor, target));
       return publicUser(target);
     });
@@ -66,7 +60,7 @@ export function userRoutes(deps: UserRoutesDeps): FastifyPluginAsyncTypebox {
       async (request) => {
         const actor = currentUser(request);
         enforce(canAddressUser(actor, request.params.email));
-        const target = await load(request.params.email);
+        const target = await accounts.get(request.params.email);
         onlyOwnPasswordChange(actor, target, request.body);
         enforce(canUpdateUser(actor, target, request.body));
         const updated = await accounts.update(target, request.body);
@@ -83,7 +77,7 @@ export function userRoutes(deps: UserRoutesDeps): FastifyPluginAsyncTypebox {
     app.delete('/users/:email', { schema: { params: UserParams, querystring: NoQuery } }, async (request) => {
       const actor = currentUser(request);
       enforce(canAddressUser(actor, request.params.email));
-      const target = await load(request.params.email);
+      const target = await accounts.get(request.params.email);
       enforce(canDeleteUser(actor, target));
       await accounts.remove(target);
       await sessions.destroyForUser(target._id);
