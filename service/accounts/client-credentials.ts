@@ -3,7 +3,8 @@
  * custom token digests, certificate parsing, and turning an API body's secrets into stored fields.
  */
 import { createHash, timingSafeEqual, X509Certificate } from 'node:crypto';
-import { AppError } from '../errors.js';
+import type { AppError } from '../errors.js';
+import { refusal } from '../refusals.js';
 import type { ClientRecord } from '../storage/records.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
@@ -72,7 +73,7 @@ export interface SecretChanges {
 const HEX_LENGTH = { sha512: 128, sha256: 64 } as const;
 
 function invalid(path: string, message: string): AppError {
-  return new AppError('VALIDATION_FAILED', `${path} ${message}`, [{ path, message }]);
+  return refusal('VALIDATION_FAILED', { path, message });
 }
 
 function prehashed(input: ClientSecretsInput): Pick<ClientRecord, 'passwordHash' | 'passwordAlgorithm' | 'passwordSalt'> | null {

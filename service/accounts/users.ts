@@ -1,12 +1,14 @@
-/** User accounts: creation, updates, deletion, credentials and first-run seeding, over the users collection. */
+/**
+ * User accounts: creation, updates, deletion, credentials and first-run seeding, over the users collection; and a user
+ * as the author of a change (`updatedBy`).
+ */
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
+import { conflict } from '../refusals.js';
 import { ADMIN_GROUP } from '../domain/permissions.js';
 import { passwordProblem } from '../domain/password-policy.js';
 import type { Collection } from '../storage/store.js';
-import { UniqueConstraintError } from '../storage/store.js';
 import type { UserRecord } from '../storage/records.js';
-import type { PublicUser } from '../contracts/api.js';
 import { hashPassword, legacyTokenCredential, verifyPassword } from './passwords.js';
 import type { UserCreateInput } from '../contracts/users.js';
 
@@ -19,29 +21,17 @@ export type NewUserInput = UserCreateInput;
 
 export type UserChanges = Partial<Omit<NewUserInput, 'password' | 'msisdn'>> & { password?: string; msisdn?: string | null };
 
+/** Who made a change, as records keep it in `updatedBy`. */
+export type Author = { id: string; name: string };
+
+/** The user as the author of a change. */
+export function authorOf(user: UserRecord): Author {
+  return { id: user._id, name: user.email };
+}
+
 /** Lower-cases and trims an email so lookups and uniqueness ignore case. */
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
-}
-
-/** The public view of a user: everything except password material. */
-export function publicUser(user: UserRecord): PublicUser {
-  const view: PublicUser = {
-    _id: user._id,
-    email: user.email,
-    firstname: user.firstname,
-    surname: user.surname,
-    groups: [...user.groups],
-    dailyReport: user.dailyReport,
-    weeklyReport: user.weeklyReport,
-    settings: user.settings,
-    passwordChangeRequired: user.passwordChangeRequired,
-    builtin: user.builtin === true,
-    createdAt: user.createdAt.toISOString(),
-    updatedAt: user.updatedAt.toISOString(),
-  };
-  if (user.msisdn !== undefined) view.msisdn = user.msisdn;
-  return view;
 }
 
 function checkPassword(password: string, email: string): void {
@@ -51,12 +41,7 @@ function checkPassword(password: string, email: string): void {
   }
 }
 
-function conflict(err: unknown): never {
-  if (err instanceof UniqueConstraintError) {
-    throw new AppError('CONFLICT', `A user with this ${err.field} already exists`, [{ path: `body.${err.field}`, message: 'already in use' }]);
-  }
-  throw err;
-}
+const userConflict = conflict({ message: (field) => `A user with this ${field} already exists`, problem: 'already in use' });
 
 export class UserAccounts {
   readonly #users: Collection<UserRecord>;
@@ -72,6 +57,13 @@ export class UserAccounts {
   /** Finds a user by email, case-insensitively. */
   findByEmail(email: string): Promise<UserRecord | null> {
     return this.#users.findOne({ email: normaliseEmail(email) });
+  }
+
+  /** The user with this email, case-insensitively; 404 when there is none. */
+  async get(email: string): Promise<UserRecord> {
+    const user = await this.findByEmail(email);
+    if (user === null) throw new AppError('NOT_FOUND', `No user with email ${email}`);
+    return user;
   }
 
   findById(id: string): Promise<UserRecord | null> {
@@ -117,7 +109,7 @@ export class UserAccounts {
       ...(await this.#credentials(input.password)),
     };
     if (input.msisdn !== undefined) record.msisdn = input.msisdn;
-    return this.#users.insert(record).catch(conflict);
+    return this.#users.insert(record).catch(userConflict);
   }
 
   /** Applies validated changes; a new password clears the forced-change flag unless an admin sets it again. */
@@ -143,7 +135,7 @@ export class UserAccounts {
       Object.assign(set, await this.#credentials(changes.password), { passwordChangeRequired: false });
     }
     if (changes.passwordChangeRequired !== undefined) set.passwordChangeRequired = changes.passwordChangeRequired;
-    const updated = await this.#users.updateById(target._id, { set, unset }).catch(conflict);
+    const updated = await this.#users.updateById(target._id, { set, unset }).catch(userConflict);
     if (updated === null) throw new AppError('NOT_FOUND', `No user with email ${target.email}`);
     return updated;
   }

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
 import { StoreError } from '../storage/store.js';
+import { invalidInput } from '../refusals.js';
 import { writeRawError } from './raw-answer.js';
 import { describeValidationErrors } from './validation.js';
 
@@ -25,10 +26,7 @@ function toAppError(error: FastifyError | Error): AppError {
   const fastifyError = error as FastifyError;
   if (fastifyError.validation !== undefined) {
     const part = fastifyError.validationContext ?? 'request';
-    const problems = describeValidationErrors(fastifyError.validation, part);
-    const first = problems[0];
-    const message = first === undefined ? 'The request is not valid' : `${first.path} ${first.message}`;
-    return new AppError('VALIDATION_FAILED', message, problems);
+    return invalidInput(describeValidationErrors(fastifyError.validation, part), 'The request is not valid');
   }
   const mapped = fastifyError.code === undefined ? undefined : frameworkCodes[fastifyError.code];
   if (mapped !== undefined) {

@@ -5,6 +5,10 @@ import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { ServerCertificate } from '../tls/server-certificate.js';
+import { ChannelCatalogue } from '../channels/catalogue.js';
+import type { ChannelCatalogueOptions } from '../channels/catalogue.js';
+import { ClientAccounts } from '../accounts/clients.js';
+import { Roles } from '../accounts/roles.js';
 import { answerClientError, answerIdleConnections, installErrorHandling, sendError } from './error-handler.js';
 import { installJsonBodyParser } from './json-body.js';
 import { createValidatorCompiler } from './validation.js';
@@ -17,11 +21,8 @@ import type { ServiceRoutesDeps } from './routes/service.js';
 import { userRoutes } from './routes/users.js';
 import type { UserRoutesDeps } from './routes/users.js';
 import { channelRoutes } from './routes/channels.js';
-import type { ChannelRoutesDeps } from './routes/channels.js';
 import { clientRoutes } from './routes/clients.js';
-import type { ClientRoutesDeps } from './routes/clients.js';
 import { roleRoutes } from './routes/roles.js';
-import type { RoleRoutesDeps } from './routes/roles.js';
 import { transactionRoutes } from './routes/transactions.js';
 import type { TransactionRoutesDeps } from './routes/transactions.js';
 import { taskRoutes } from './routes/tasks.js';
@@ -44,7 +45,19 @@ export interface ApiServerOptions {
   consoleDir?: string | null;
 }
 
-export type ApiDeps = AuthHookOptions & AuthRoutesDeps & ServiceRoutesDeps & UserRoutesDeps & ChannelRoutesDeps & ClientRoutesDeps & RoleRoutesDeps & TransactionRoutesDeps & MediatorRoutesDeps & LiveFeedDeps & TaskRoutesDeps;
+/**
+ * What the API is built from. The channel catalogue, client accounts and roles are built here from the store's
+ * collections: the API is their only user.
+ */
+export type ApiDeps = AuthHookOptions &
+  AuthRoutesDeps &
+  ServiceRoutesDeps &
+  UserRoutesDeps &
+  Omit<ChannelCatalogueOptions, 'channels'> &
+  Omit<TransactionRoutesDeps, 'channels'> &
+  MediatorRoutesDeps &
+  LiveFeedDeps &
+  TaskRoutesDeps;
 
 /** Longest path parameter the router accepts; longer ones get 414 PATH_PARAMETER_TOO_LONG. */
 export const MAX_PARAM_LENGTH = 500;
@@ -113,10 +126,12 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(serviceRoutes(deps));
   await app.register(authRoutes(deps));
   await app.register(userRoutes(deps));
-  await app.register(channelRoutes(deps));
-  await app.register(clientRoutes(deps));
-  await app.register(roleRoutes(deps));
-  await app.register(transactionRoutes(deps));
+  const { store } = deps;
+  const channels = new ChannelCatalogue({ channels: store.channels, hasTransactions: deps.hasTransactions, triggerPolling: deps.triggerPolling });
+  await app.register(channelRoutes({ channels }));
+  await app.register(clientRoutes({ clients: new ClientAccounts({ clients: store.clients, channels: store.channels }) }));
+  await app.register(roleRoutes({ roles: new Roles({ channels: store.channels, clients: store.clients }) }));
+  await app.register(transactionRoutes({ ...deps, channels }));
   await app.register(taskRoutes(deps));
   await app.register(mediatorRoutes(deps));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);

@@ -1,4 +1,8 @@
-/** Writes audit events to the internal audit collection; the ATNA network interfaces plug in here later. */
+/**
+ * Stores Junction's own audit events (logins, failed-login summaries, application start and stop) in the internal
+ * audit collection, each with `auditEvents.auditSourceID` as its source. Sending them to another audit repository
+ * (`auditEvents.interface`) is not built yet, so the config refuses anything but `internal`.
+ */
 import type { Logger } from 'pino';
 import type { Collection } from '../storage/store.js';
 import type { AuditRecord } from '../storage/records.js';

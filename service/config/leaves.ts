@@ -17,6 +17,8 @@ export interface JsonSchema {
   description?: string;
   defaultText?: string;
   secret?: boolean;
+  /** What is missing for this key to work; only its default is accepted until then. */
+  unavailable?: string;
 }
 
 export interface Leaf {

@@ -2,6 +2,7 @@
 import { typeLabel } from './describe.js';
 import { envNameFor } from './env.js';
 import { configLeaves } from './leaves.js';
+import type { JsonSchema } from './leaves.js';
 
 export interface ConfigReferenceRow {
   key: string;
@@ -9,6 +10,11 @@ export interface ConfigReferenceRow {
   default: string;
   env: string;
   description: string;
+}
+
+function describeKey(schema: JsonSchema): string {
+  const description = schema.description ?? '';
+  return schema.unavailable === undefined ? description : `${description} Not available yet: ${schema.unavailable}; only the default is accepted.`;
 }
 
 /** One row per leaf key: type, default (as JSON), environment variable(s) and description. */
@@ -20,7 +26,7 @@ export function configReference(): ConfigReferenceRow[] {
       type: typeLabel(schema),
       default: schema.defaultText ?? (schema.default === undefined ? '(none)' : JSON.stringify(schema.default)),
       env: secret ? `${env} or ${env}_FILE` : env,
-      description: schema.description ?? '',
+      description: describeKey(schema),
     };
   });
 }

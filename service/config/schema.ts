@@ -1,6 +1,6 @@
 /**
- * The configuration schema: the single source of truth for keys, types, defaults, descriptions and secrets.
- * Validation, environment parsing and the README reference table are all derived from it.
+ * The configuration schema: the single source of truth for keys, types, defaults, descriptions, secrets and the keys
+ * not available yet. Validation, environment parsing and the README reference table are all derived from it.
  */
 import { Type, type Static } from 'typebox';
 
@@ -12,23 +12,40 @@ function section<T extends Parameters<typeof Type.Object>[0]>(properties: T, des
   return Type.Object(properties, { additionalProperties: false, description });
 }
 
-function int(minimum: number, maximum: number, defaultValue: number, description: string) {
-  return Type.Integer({ minimum, maximum, default: defaultValue, description });
+/**
+ * `unavailable` marks a key whose feature is not built yet: validation accepts only its default, so a setting never
+ * seems to work while it does nothing. The value says what is missing; messages and the reference table quote it.
+ */
+interface Unavailable {
+  unavailable?: string;
 }
 
-function port(defaultValue: number, description: string) {
-  return int(1, 65535, defaultValue, description);
+// Both go when the ATNA audit repository is built (issue 17), together with the rules between the keys that it
+// needs again: a host for a network interface, and the enabled listeners' ports in the port-clash check.
+const auditRepositoryMissing: Unavailable = {
+  unavailable: 'the ATNA audit repository is not built, so nothing listens for audit messages',
+};
+const auditForwardingMissing: Unavailable = {
+  unavailable: 'sending audit events to another audit repository is not built, so they are stored internally',
+};
+
+function int(minimum: number, maximum: number, defaultValue: number, description: string, extra: Unavailable = {}) {
+  return Type.Integer({ minimum, maximum, default: defaultValue, description, ...extra });
 }
 
-function bool(defaultValue: boolean, description: string) {
-  return Type.Boolean({ default: defaultValue, description });
+function port(defaultValue: number, description: string, extra: Unavailable = {}) {
+  return int(1, 65535, defaultValue, description, extra);
+}
+
+function bool(defaultValue: boolean, description: string, extra: Unavailable = {}) {
+  return Type.Boolean({ default: defaultValue, description, ...extra });
 }
 
 function auditServer(defaultPort: number, transport: string) {
   return section(
     {
-      enabled: bool(false, `Listen for ATNA audit messages over ${transport}.`),
-      port: port(defaultPort, `Port of the ${transport} audit listener.`),
+      enabled: bool(false, `Listen for ATNA audit messages over ${transport}.`, auditRepositoryMissing),
+      port: port(defaultPort, `Port of the ${transport} audit listener.`, auditRepositoryMissing),
     },
     `ATNA audit repository listener over ${transport}.`,
   );
@@ -169,12 +186,15 @@ export const configSchema = Type.Object(
         interface: Type.Enum(['internal', 'udp', 'tls', 'tcp'], {
           default: 'internal',
           description: "Where Junction's own audit events go: `internal` stores them in the data folder.",
+          ...auditForwardingMissing,
         }),
         host: Type.String({
           default: '',
           description: 'Audit repository host; required unless `auditEvents.interface` is `internal`.',
+          ...auditForwardingMissing,
         }),
-        port: port(5051, 'Audit repository port.'),
+        port: port(5051, 'Audit repository port.', auditForwardingMissing),
+        // In use today: every audit event Junction stores carries it.
         auditSourceID: Type.String({
           minLength: 1,
           default: 'Junction',

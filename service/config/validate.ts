@@ -1,6 +1,7 @@
 /** Schema validation by ajv, with its errors turned into messages that name the key, the source and what is allowed. */
+import { isDeepStrictEqual } from 'node:util';
 import { Ajv } from 'ajv';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv';
 import { allowedText } from './describe.js';
 import { configLeaves, getPath, schemaAt } from './leaves.js';
 import { configSchema } from './schema.js';
@@ -20,6 +21,12 @@ function compiled(): ValidateFunction {
     // strict mode catches mistakes in the schema itself; the two annotations below are ours (docs and secrets).
     const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false });
     ajv.addVocabulary(['secret', 'defaultText']);
+    // A key whose feature is not built yet holds its default or nothing (see `unavailable` in schema.ts).
+    ajv.addKeyword({
+      keyword: 'unavailable',
+      schemaType: 'string',
+      validate: (_missing: string, value: unknown, parent?: AnySchemaObject) => isDeepStrictEqual(value, parent?.default),
+    });
     validator = ajv.compile(configSchema);
   }
   return validator;
@@ -55,6 +62,10 @@ function describe(err: ErrorObject, merged: unknown, locate: Locate, secretKeys:
     const { where, showsValue } = locate(leaf);
     // Secrets are never echoed: error messages end up in logs and support tickets.
     const value = secretKeys.has(leaf) || showsValue ? '' : `, not ${shown(getPath(merged, leaf))}`;
+    if (err.keyword === 'unavailable') {
+      const problem = `${where}: is not available yet: ${schema.unavailable}; only the default ${shown(schema.default)} is accepted${value}`;
+      return { key: leaf, problem };
+    }
     return { key: leaf, problem: `${where}: must be ${allowedText(schema)}${value}` };
   }
   // Only a section can be left: something other than an object was given where a group of settings belongs.

@@ -1,4 +1,7 @@
-/** Who may do what with user accounts. Pure decisions; the routes call them and turn a refusal into a 403. */
+/**
+ * Who may do what: user accounts, channels, mediators and admin-only work. Pure decisions; the API's guards
+ * (api/guards.ts) turn a refusal into its error.
+ */
 
 export const ADMIN_GROUP = 'admin';
 
@@ -29,14 +32,27 @@ function sameGroups(a: readonly string[], b: readonly string[]): boolean {
   return left.length === right.length && left.every((g, i) => g === right[i]);
 }
 
+/** Admin-only work; `work` completes the refusal "Only admins can …" (for example "delete channels"). */
+export function adminOnly(actor: { groups: readonly string[] }, work: string): Decision {
+  return isAdmin(actor) ? allow : deny(`Only admins can ${work}`);
+}
+
 /** Listing every account is an admin task. */
 export function canListUsers(actor: Actor): Decision {
-  return isAdmin(actor) ? allow : deny('Only admins can list users');
+  return adminOnly(actor, 'list users');
 }
 
 /** Admins may create accounts; nobody else. */
 export function canCreateUser(actor: Actor): Decision {
-  return isAdmin(actor) ? allow : deny('Only admins can create users');
+  return adminOnly(actor, 'create users');
+}
+
+/**
+ * Admins may address any account by email; others only their own, whether the address exists or not, so the
+ * answer does not reveal which accounts exist.
+ */
+export function canAddressUser(actor: { email: string; groups: readonly string[] }, email: string): Decision {
+  return isAdmin(actor) || actor.email === email.toLowerCase() ? allow : deny('You can only view or change your own user account');
 }
 
 /** Admins read any account; everyone reads their own. */
@@ -80,12 +96,4 @@ export interface ChannelAcls {
 export function canViewChannel(actor: { groups: readonly string[] }, channel: ChannelAcls): boolean {
   if (isAdmin(actor)) return true;
   return [...channel.txViewAcl, ...channel.txViewFullAcl, ...channel.txRerunAcl].some((g) => actor.groups.includes(g));
-}
-
-/**
- * Mediators (registering, heartbeats, configuration, default channels) are admin work, as in OpenHIM: a mediator
- * authenticates as an admin API user, and its configuration may hold credentials.
- */
-export function canManageMediators(actor: { groups: readonly string[] }): Decision {
-  return isAdmin(actor) ? allow : deny('Only admins can view or manage mediators; a mediator must log in as an API user in the admin group');
 }

@@ -6,20 +6,12 @@ import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import type { ValidationProblem } from '../contracts/api.js';
 import { channelDraft } from '../domain/channel-draft.js';
-import type { ChannelInput } from '../domain/channel-draft.js';
 import { channelProblems } from '../domain/channel-rules.js';
 import type { ChannelRecord, MediatorChannelDefault, MediatorRecord } from '../storage/records.js';
-import type { Changes, Collection } from '../storage/store.js';
-import { UniqueConstraintError } from '../storage/store.js';
-
-export type Author = { id: string; name: string };
-
-const SERVICE_FIELDS = ['_id', 'createdAt', 'updatedAt', 'updatedBy'] as const;
-
-function refuseIfInvalid(problems: readonly ValidationProblem[]): void {
-  const first = problems[0];
-  if (first !== undefined) throw new AppError('VALIDATION_FAILED', `${first.path} ${first.message}`, problems);
-}
+import type { Collection } from '../storage/store.js';
+import { redraft, replacement } from '../channels/catalogue.js';
+import { conflict, refuseIfInvalid } from '../refusals.js';
+import type { Author } from '../accounts/users.js';
 
 /** The defaults named in `names` (all of them when empty); an unknown name is a 400 naming its position. */
 export function pickDefaults(mediator: MediatorRecord, names: readonly string[]): MediatorChannelDefault[] {
@@ -60,12 +52,8 @@ export async function installDefaultChannels(
   const installed: ChannelRecord[] = [];
   for (const draft of drafts) {
     const now = new Date();
-    try {
-      installed.push(await channels.insert({ ...draft, createdAt: now, updatedAt: now, updatedBy: by }));
-    } catch (err) {
-      if (err instanceof UniqueConstraintError) throw new AppError('CONFLICT', `A channel named "${draft.name}" already exists`);
-      throw err;
-    }
+    const taken = conflict({ message: () => `A channel named "${draft.name}" already exists` });
+    installed.push(await channels.insert({ ...draft, createdAt: now, updatedAt: now, updatedBy: by }).catch(taken));
   }
   return installed;
 }
@@ -92,17 +80,13 @@ export async function updateInstalledChannels(
       continue;
     }
     // The default's name only links the two; an admin may have renamed the channel, and that name stays.
-    const merged: Record<string, unknown> = { ...stored, ...fresh, name: stored.name };
-    for (const key of SERVICE_FIELDS) delete merged[key];
-    const draft = channelDraft(merged as ChannelInput);
+    const draft = redraft({ ...stored, ...fresh, name: stored.name });
     const problems = channelProblems(draft, `channel ${stored.name}`);
     if (problems.length > 0) {
       logger.warn({ urn: mediator.urn, channel: stored.name, problems }, 'installed mediator channel not updated: the new default would break the channel rules');
       continue;
     }
-    const unset = Object.keys(stored).filter((k) => !(k in draft) && !(SERVICE_FIELDS as readonly string[]).includes(k));
-    const changes: Changes<ChannelRecord> = { set: { ...draft, updatedAt: new Date(), updatedBy: by }, unset: unset as Changes<ChannelRecord>['unset'] };
-    if ((await channels.updateById(stored._id, changes)) !== null) updated.push(stored._id);
+    if ((await channels.updateById(stored._id, replacement(stored, draft, by))) !== null) updated.push(stored._id);
   }
   return updated;
 }

@@ -5,7 +5,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
-import type { ValidationProblem } from '../contracts/api.js';
 import { carryOverConfig, configProblems, unmaskConfig } from '../domain/mediator-config.js';
 import type { ConfigValues } from '../domain/mediator-config.js';
 import { configDue, isOnline, registrationAction, registrationProblems } from '../domain/mediator-registration.js';
@@ -13,9 +12,9 @@ import type { RegistrationAction, RegistrationDoc } from '../domain/mediator-reg
 import type { LiveEvents } from '../events/live.js';
 import type { ChannelRecord, MediatorRecord } from '../storage/records.js';
 import type { Changes, Collection } from '../storage/store.js';
-import { UniqueConstraintError } from '../storage/store.js';
+import { conflict, refuseIfInvalid } from '../refusals.js';
 import { installDefaultChannels, pickDefaults, updateInstalledChannels } from './default-channels.js';
-import type { Author } from './default-channels.js';
+import type { Author } from '../accounts/users.js';
 
 export interface MediatorRegistryOptions {
   mediators: Collection<MediatorRecord>;
@@ -33,11 +32,6 @@ export interface Heartbeat {
   uptime: number;
   /** Asks for the configuration in the answer. */
   config?: boolean;
-}
-
-function refuseIfInvalid(problems: readonly ValidationProblem[]): void {
-  const first = problems[0];
-  if (first !== undefined) throw new AppError('VALIDATION_FAILED', `${first.path} ${first.message}`, problems);
 }
 
 export class MediatorRegistry {
@@ -96,10 +90,7 @@ export class MediatorRegistry {
           updatedAt: now,
           updatedBy: by,
         })
-        .catch((err: unknown) => {
-          if (err instanceof UniqueConstraintError) throw new AppError('CONFLICT', `Mediator ${doc.urn} was registered by another request at the same time; register again`);
-          throw err;
-        });
+        .catch(conflict({ message: () => `Mediator ${doc.urn} was registered by another request at the same time; register again` }));
       logger.info({ urn: doc.urn, version: doc.version, by: by.name }, 'mediator registered');
       return { action: 'create', mediator: created };
     }

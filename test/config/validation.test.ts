@@ -37,6 +37,15 @@ describe('file validation', () => {
     ]);
   });
 
+  it('refuses keys named like object prototype properties, at any depth', () => {
+    const file = JSON.parse('{"__proto__": {"x": 1}, "api": {"constructor": 1, "__proto__": {"port": 1}}}') as unknown;
+    expect(configError(() => withFile(file)).problems).toEqual([
+      '__proto__ (in /etc/junction.json): is not a known setting',
+      'api.constructor (in /etc/junction.json): is not a known setting',
+      'api.__proto__ (in /etc/junction.json): is not a known setting',
+    ]);
+  });
+
   it('names the key, the allowed range and the wrong value', () => {
     const err = configError(() => withFile({ api: { port: '8080' } }));
     expect(err.problems).toEqual(['api.port (in /etc/junction.json): must be an integer between 1 and 65535, not "8080"']);
@@ -136,34 +145,59 @@ describe('cross-field rules', () => {
     expect(ok.config.authentication.jwt.secretOrPublicKey).toBe('s3cret');
   });
 
-  it('needs an audit host unless audit events stay internal', () => {
-    expect(configError(() => withFile({ auditEvents: { interface: 'tcp' } })).problems).toEqual([
-      'auditEvents.host: must be set when auditEvents.interface is "tcp", or set auditEvents.interface to "internal"',
-    ]);
-    expect(withFile({ auditEvents: { interface: 'udp', host: 'audit.local' } }).config.auditEvents.host).toBe('audit.local');
-  });
-
-  it('needs every enabled listening port to be different', () => {
+  it('needs every listening port to be different', () => {
     expect(configError(() => withFile({ router: { httpPort: 8080 } })).problems).toEqual([
       'api.port and router.httpPort are both 8080: every listening port must be different; change one of them',
     ]);
-    const three = configError(() =>
-      withFile({ api: { port: 5000 }, auditing: { servers: { udp: { enabled: true, port: 5000 } } } }),
-    );
+    const three = configError(() => withFile({ api: { port: 5000 }, router: { httpPort: 5000 } }));
     expect(three.problems).toEqual([
-      'api.port and router.httpsPort and auditing.servers.udp.port are all 5000: every listening port must be different; change all but one',
+      'api.port and router.httpsPort and router.httpPort are all 5000: every listening port must be different; change all but one',
+    ]);
+  });
+});
+
+describe('keys not available yet: the ATNA audit repository is not built', () => {
+  const listening = 'is not available yet: the ATNA audit repository is not built, so nothing listens for audit messages';
+  const forwarding = 'is not available yet: sending audit events to another audit repository is not built, so they are stored internally';
+
+  it('loads their defaults, left out or written out', () => {
+    const servers = { udp: { enabled: false, port: 5050 }, tls: { enabled: false, port: 5051 }, tcp: { enabled: false, port: 5052 } };
+    const written = withFile(
+      { auditing: { servers }, auditEvents: { interface: 'internal', host: '' } },
+      { JUNCTION_AUDIT_EVENTS_PORT: '5051' },
+    ).config;
+    expect(written.auditing.servers).toEqual(servers);
+    expect(written.auditEvents).toEqual({ interface: 'internal', host: '', port: 5051, auditSourceID: 'Junction' });
+    expect(withFile({}).config.auditing).toEqual(written.auditing);
+  });
+
+  it('refuses an audit listener switched on or moved, naming the key, what is missing and the default', () => {
+    const err = configError(() =>
+      withFile({ auditing: { servers: { udp: { enabled: true } } } }, { JUNCTION_AUDITING_SERVERS_TLS_PORT: '6514' }),
+    );
+    expect(err.problems).toEqual([
+      `auditing.servers.udp.enabled (in /etc/junction.json): ${listening}; only the default false is accepted, not true`,
+      `JUNCTION_AUDITING_SERVERS_TLS_PORT="6514" (auditing.servers.tls.port): ${listening}; only the default 5051 is accepted`,
     ]);
   });
 
-  it('ignores ports of audit servers that are off, and reports clashes once they are on', () => {
-    expect(withFile({ auditing: { servers: { tcp: { port: 8080 } } } }).config.auditing.servers.tcp.port).toBe(8080);
-    expect(
-      configError(() => withFile({ auditing: { servers: { tcp: { port: 8080 } } } }, { JUNCTION_AUDITING_SERVERS_TCP_ENABLED: 'yes' }))
-        .problems,
-    ).toEqual(['api.port and auditing.servers.tcp.port are both 8080: every listening port must be different; change one of them']);
+  it('refuses sending audit events elsewhere, with nothing else to fix', () => {
+    const err = configError(() => withFile({ auditEvents: { interface: 'tcp', host: 'audit.local', port: 6514 } }));
+    expect(err.problems).toEqual([
+      `auditEvents.interface (in /etc/junction.json): ${forwarding}; only the default "internal" is accepted, not "tcp"`,
+      `auditEvents.host (in /etc/junction.json): ${forwarding}; only the default "" is accepted, not "audit.local"`,
+      `auditEvents.port (in /etc/junction.json): ${forwarding}; only the default 5051 is accepted, not 6514`,
+    ]);
+    expect(configError(() => withFile({ auditEvents: { interface: 'udp' } })).problems).toHaveLength(1);
   });
 
-  it('does not treat the outgoing audit port as a listening port', () => {
-    expect(withFile({ auditEvents: { port: 8080 } }).config.auditEvents.port).toBe(8080);
+  it('says a value of the wrong type is wrong, once', () => {
+    expect(configError(() => withFile({ auditing: { servers: { tcp: { port: 'x' } } } })).problems).toEqual([
+      'auditing.servers.tcp.port (in /etc/junction.json): must be an integer between 1 and 65535, not "x"',
+    ]);
+  });
+
+  it('accepts auditEvents.auditSourceID, which every stored audit event carries', () => {
+    expect(withFile({ auditEvents: { auditSourceID: 'Clinic A' } }).config.auditEvents.auditSourceID).toBe('Clinic A');
   });
 });

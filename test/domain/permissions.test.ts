@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canCreateUser, canDeleteUser, canListUsers, canReadUser, canUpdateUser, canViewChannel, isAdmin } from '../../service/domain/permissions.js';
+import { adminOnly, canAddressUser, canCreateUser, canDeleteUser, canListUsers, canReadUser, canUpdateUser, canViewChannel, isAdmin } from '../../service/domain/permissions.js';
 
 const admin = { _id: 'a', groups: ['admin'] };
 const nurse = { _id: 'n', groups: ['nurses'] };
@@ -39,5 +39,21 @@ describe('channel visibility', () => {
     expect(canViewChannel({ groups: ['admin'] }, { txViewAcl: [], txViewFullAcl: [], txRerunAcl: [] })).toBe(true);
     for (const group of ['lab', 'doctors', 'support']) expect(canViewChannel({ groups: [group] }, acls)).toBe(true);
     expect(canViewChannel({ groups: ['reception'] }, acls)).toBe(false);
+  });
+});
+
+describe('admin-only work', () => {
+  it('refuses everyone outside the admin group, naming the work', () => {
+    expect(adminOnly(admin, 'delete channels')).toEqual({ allowed: true });
+    expect(adminOnly(nurse, 'delete channels')).toMatchObject({ allowed: false, reason: 'Only admins can delete channels' });
+  });
+});
+
+describe('addressing a user account by email', () => {
+  const nurseByEmail = { email: 'nurse@clinic.example', groups: ['nurses'] };
+  it('lets admins address any account and others only their own, in any letter case', () => {
+    expect(canAddressUser({ email: 'root@clinic.example', groups: ['admin'] }, 'someone@clinic.example').allowed).toBe(true);
+    expect(canAddressUser(nurseByEmail, 'Nurse@Clinic.example').allowed).toBe(true);
+    expect(canAddressUser(nurseByEmail, 'doctor@clinic.example')).toMatchObject({ allowed: false, reason: 'You can only view or change your own user account' });
   });
 });

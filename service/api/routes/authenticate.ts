@@ -2,12 +2,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
-import { publicUser } from '../../accounts/users.js';
 import type { UserAccounts } from '../../accounts/users.js';
 import type { Sessions } from '../../accounts/sessions.js';
 import type { ApiAuthenticationType } from '../../contracts/api.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { SESSION_COOKIE } from '../auth/hook.js';
+import { publicUser } from '../views/users.js';
 import { NoQuery } from '../schemas/common.js';
 import { PublicUserSchema } from '../schemas/users.js';
 

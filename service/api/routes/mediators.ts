@@ -6,49 +6,23 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AppError } from '../../errors.js';
-import { canManageMediators } from '../../domain/permissions.js';
-import { maskConfig } from '../../domain/mediator-config.js';
 import { castRegistrationValues } from '../../domain/mediator-registration.js';
-import { PASSWORD_MASK } from '../../domain/password-mask.js';
-import type { MediatorRecord, MediatorRoute, UserRecord } from '../../storage/records.js';
+import { authorOf } from '../../accounts/users.js';
+import type { MediatorRecord } from '../../storage/records.js';
 import type { MediatorRegistry } from '../../mediators/registry.js';
-import { currentUser } from '../auth/hook.js';
+import { requireAdmin } from '../guards.js';
+import { publicChannel } from '../views/channels.js';
+import { publicMediator } from '../views/mediators.js';
 import { NoQuery } from '../schemas/common.js';
 import { PublicChannelSchema } from '../schemas/channels.js';
 import { ConfigBody, HeartbeatBody, InstallChannelsBody, MediatorParams, MediatorRegistrationBody, PublicMediatorSchema } from '../schemas/mediators.js';
-import type { PublicMediator } from '../schemas/mediators.js';
-import { publicChannel } from './channels.js';
 
 export interface MediatorRoutesDeps {
   mediators: MediatorRegistry;
 }
 
-function maskRoute<T extends MediatorRoute>(route: T): T {
-  return route.password === undefined || route.password === '' ? route : { ...route, password: PASSWORD_MASK };
-}
-
-/** The answer view: passwords masked (routes and config), dates as text, online status from the heartbeats. */
-function publicMediator(mediator: MediatorRecord, online: boolean): PublicMediator {
-  const { _configModifiedTS, _lastHeartbeat, createdAt, updatedAt, ...rest } = mediator;
-  return {
-    ...rest,
-    endpoints: mediator.endpoints.map(maskRoute),
-    defaultChannelConfig: mediator.defaultChannelConfig.map((c) => ({ ...c, routes: c.routes.map(maskRoute) })) as PublicMediator['defaultChannelConfig'],
-    config: maskConfig(mediator.configDefs, mediator.config),
-    online,
-    ...(_lastHeartbeat === undefined ? {} : { _lastHeartbeat: _lastHeartbeat.toISOString() }),
-    ...(_configModifiedTS === undefined ? {} : { _configModifiedTS: _configModifiedTS.toISOString() }),
-    createdAt: createdAt.toISOString(),
-    updatedAt: updatedAt.toISOString(),
-  };
-}
-
-function requireManager(user: UserRecord): { id: string; name: string } {
-  const decision = canManageMediators(user);
-  if (!decision.allowed) throw new AppError('FORBIDDEN', decision.reason);
-  return { id: user._id, name: user.email };
-}
+// Admin work, as in OpenHIM: a mediator authenticates as an admin API user, and its configuration may hold credentials.
+const WORK = 'view or manage mediators; a mediator must log in as an API user in the admin group';
 
 export function mediatorRoutes(deps: MediatorRoutesDeps): FastifyPluginAsyncTypebox {
   const { mediators } = deps;
@@ -59,7 +33,7 @@ export function mediatorRoutes(deps: MediatorRoutesDeps): FastifyPluginAsyncType
     const params = MediatorParams;
 
     app.get('/mediators', { schema: { querystring, response: { 200: Type.Array(PublicMediatorSchema) } } }, async (request) => {
-      requireManager(currentUser(request));
+      requireAdmin(request, WORK);
       return (await mediators.list()).map(view);
     });
 
@@ -71,26 +45,26 @@ export function mediatorRoutes(deps: MediatorRoutesDeps): FastifyPluginAsyncType
         preValidation: async (request) => castRegistrationValues(request.body),
       },
       async (request, reply) => {
-        const by = requireManager(currentUser(request));
+        const by = authorOf(requireAdmin(request, WORK));
         const { mediator } = await mediators.register(request.body, by);
         return reply.code(201).send(view(mediator));
       },
     );
 
     app.get('/mediators/:urn', { schema: { params, querystring, response: { 200: PublicMediatorSchema } } }, async (request) => {
-      requireManager(currentUser(request));
+      requireAdmin(request, WORK);
       return view(await mediators.get(request.params.urn));
     });
 
     app.delete('/mediators/:urn', { schema: { params, querystring } }, async (request) => {
-      const by = requireManager(currentUser(request));
+      const by = authorOf(requireAdmin(request, WORK));
       const removed = await mediators.remove(request.params.urn);
       request.log.info({ urn: removed.urn, by: by.name }, 'mediator deleted');
       return { message: `Mediator ${removed.urn} deleted` };
     });
 
     app.post('/mediators/:urn/heartbeat', { schema: { params, querystring, body: HeartbeatBody } }, async (request, reply) => {
-      requireManager(currentUser(request));
+      requireAdmin(request, WORK);
       const config = await mediators.heartbeat(request.params.urn, request.body);
       // An empty body means "nothing new"; OpenHIM's client libraries treat any non-empty body as the configuration.
       if (config === null) return reply.code(200).send();
@@ -98,7 +72,7 @@ export function mediatorRoutes(deps: MediatorRoutesDeps): FastifyPluginAsyncType
     });
 
     app.put('/mediators/:urn/config', { schema: { params, querystring, body: ConfigBody, response: { 200: PublicMediatorSchema } } }, async (request) => {
-      const by = requireManager(currentUser(request));
+      const by = authorOf(requireAdmin(request, WORK));
       return view(await mediators.updateConfig(request.params.urn, request.body, by));
     });
 
@@ -106,7 +80,7 @@ export function mediatorRoutes(deps: MediatorRoutesDeps): FastifyPluginAsyncType
       '/mediators/:urn/channels',
       { schema: { params, querystring, body: InstallChannelsBody, response: { 201: Type.Array(PublicChannelSchema) } } },
       async (request, reply) => {
-        const by = requireManager(currentUser(request));
+        const by = authorOf(requireAdmin(request, WORK));
         const installed = await mediators.installChannels(request.params.urn, request.body, by);
         return reply.code(201).send(installed.map(publicChannel));
       },

@@ -1,4 +1,8 @@
-/** Service endpoints: `GET /heartbeat`, `GET /about`, and the unauthenticated `GET /health`. */
+/**
+ * The service's own status: the public `GET /heartbeat` (OpenHIM's uptimes of the core and of each mediator) and
+ * `GET /health` (the store's state; 503 until it is ready), and `GET /about` for any user (versions and time zone;
+ * admins also get the ports being listened on).
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AboutAnswer, HealthAnswer, HeartbeatAnswer, ServicePort } from '../../contracts/api.js';
 import { isAdmin } from '../../domain/permissions.js';

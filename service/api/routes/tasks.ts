@@ -4,13 +4,12 @@
  * (for instance, transactions that were already re-run). Users see and change the tasks they created; admins all.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AppError } from '../../errors.js';
-import type { ValidationProblem } from '../../contracts/api.js';
+import { invalidInput } from '../../refusals.js';
 import { parseTaskItemFilters, parseTaskListFilters } from '../../domain/tasks.js';
 import { parseFilters, translateFilters } from '../../domain/transaction-access.js';
-import type { TaskRecord, TaskTransactionRecord } from '../../storage/records.js';
 import type { TaskQueue } from '../../tasks/queue.js';
 import { currentUser } from '../auth/hook.js';
+import { itemView, taskView } from '../views/tasks.js';
 import { NoQuery } from '../schemas/common.js';
 import { BulkRerunBody, TaskCreateBody, TaskListQuery, TaskParams, TaskUpdateBody } from '../schemas/tasks.js';
 
@@ -22,20 +21,6 @@ const DEFAULT_LIMIT = 20;
 // A task's own page of transactions defaults larger: the console shows them all for small tasks.
 const DEFAULT_ITEM_LIMIT = 100;
 
-function invalid(problems: readonly ValidationProblem[]): AppError {
-  const first = problems[0];
-  return new AppError('VALIDATION_FAILED', first === undefined ? undefined : `${first.path} ${first.message}`, problems);
-}
-
-function taskView(task: TaskRecord): Record<string, unknown> {
-  return { ...task, created: task.created.toISOString(), ...(task.completedDate === undefined ? {} : { completedDate: task.completedDate.toISOString() }) };
-}
-
-function itemView(item: TaskTransactionRecord): Record<string, unknown> {
-  const { tid, tstatus, rerunID, rerunStatus, error } = item;
-  return { tid, tstatus, ...(rerunID === undefined ? {} : { rerunID }), ...(rerunStatus === undefined ? {} : { rerunStatus }), ...(error === undefined ? {} : { error }) };
-}
-
 function page(query: TaskListQuery, defaultLimit: number): { limit: number; skip: number } {
   const limit = query.filterLimit ?? defaultLimit;
   return { limit, skip: limit * (query.filterPage ?? 0) };
@@ -46,7 +31,7 @@ export function taskRoutes(deps: TaskRoutesDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/tasks', { schema: { querystring: TaskListQuery } }, async (request) => {
       const parsed = parseTaskListFilters(request.query.filters);
-      if (!parsed.ok) throw invalid(parsed.problems);
+      if (!parsed.ok) throw invalidInput(parsed.problems);
       const listed = await tasks.list(currentUser(request), parsed.filter, page(request.query, DEFAULT_LIMIT));
       return listed.map(taskView);
     });
@@ -64,7 +49,7 @@ export function taskRoutes(deps: TaskRoutesDeps): FastifyPluginAsyncTypebox {
       const { filters, batchSize = 1, pauseQueue = false } = request.body;
       const parsed = typeof filters === 'string' ? parseFilters(filters) : translateFilters(filters, 'body.filters');
       // parseFilters names problems as the list query's; here they are in the body.
-      if (!parsed.ok) throw invalid(parsed.problems.map((p) => ({ ...p, path: p.path.replace(/^querystring\.filters/, 'body.filters') })));
+      if (!parsed.ok) throw invalidInput(parsed.problems.map((p) => ({ ...p, path: p.path.replace(/^querystring\.filters/, 'body.filters') })));
       const created = await tasks.createFromFilter(user, parsed.filter, { batchSize, paused: pauseQueue });
       request.log.info({ task: created.task._id, by: user.email, transactions: created.task.totalTransactions }, 'bulk re-run task created');
       return reply.code(201).send({ ...taskView(created.task), warnings: created.warnings });
@@ -73,7 +58,7 @@ export function taskRoutes(deps: TaskRoutesDeps): FastifyPluginAsyncTypebox {
     app.get('/tasks/:id', { schema: { params: TaskParams, querystring: TaskListQuery } }, async (request) => {
       const task = await tasks.get(currentUser(request), request.params.id);
       const parsed = parseTaskItemFilters(request.query.filters);
-      if (!parsed.ok) throw invalid(parsed.problems);
+      if (!parsed.ok) throw invalidInput(parsed.problems);
       const items = await tasks.transactions(task._id, parsed.filter, page(request.query, DEFAULT_ITEM_LIMIT));
       return { ...taskView(task), transactions: items.map(itemView) };
     });

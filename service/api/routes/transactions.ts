@@ -9,144 +9,43 @@ import { AppError } from '../../errors.js';
 import { isAdmin } from '../../domain/permissions.js';
 import { parseFilters, parseTransactionQuery, restrictToChannels, transactionAccess, viewableChannels } from '../../domain/transaction-access.js';
 import type { TransactionAccess } from '../../domain/transaction-access.js';
-import type { ValidationProblem } from '../../contracts/api.js';
-import type { BodyFiles, BodyRef } from '../../storage/bodies/body-files.js';
-import type { ChannelRecord, UserRecord } from '../../storage/records.js';
-import type { Store } from '../../storage/store.js';
-import type { ExchangeRecord, TransactionFilter, TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../../storage/transactions.js';
+import { invalidInput } from '../../refusals.js';
+import type { ChannelCatalogue } from '../../channels/catalogue.js';
+import type { BodyFiles } from '../../storage/bodies/body-files.js';
+import type { UserRecord } from '../../storage/records.js';
+import type { TransactionFilter, TransactionLog, TransactionRecord } from '../../storage/transactions.js';
 import { currentUser } from '../auth/hook.js';
+import { requireAdmin } from '../guards.js';
+import { exported, present } from '../views/transactions.js';
+import type { View } from '../views/transactions.js';
+import { CSV_HEADER, csvRow } from '../views/transactions-csv.js';
 import { NoQuery } from '../schemas/common.js';
 import { ClientTransactionParams, ExportQuery, TransactionGetQuery, TransactionListQuery, TransactionParams, TransactionUpdateBody } from '../schemas/transactions.js';
-import type { Representation } from '../schemas/transactions.js';
 
 export interface TransactionRoutesDeps {
   transactions: TransactionLog;
   bodies: BodyFiles;
-  store: Store;
+  /** Where the channels' ACLs are read, to scope what a user may see. */
+  channels: ChannelCatalogue;
 }
-
-/** Most bytes of one body shown inline by the `full` representation and the export. */
-export const INLINE_BODY_BYTES = 1024 * 1024;
-/** Most bytes of one body shown inline by the `fulltruncate` representation. */
-export const TRUNCATED_BODY_BYTES = 1024;
-
-/** The fixed columns of the CSV export. */
-export const CSV_COLUMNS = ['_id', 'timestamp', 'status', 'channelID', 'clientID', 'clientIP', 'method', 'path', 'querystring', 'responseStatus', 'durationMs'] as const;
 
 const ALL_ACCESS: TransactionAccess = { view: true, bodies: true };
 const NO_ACCESS: TransactionAccess = { view: false, bodies: false };
 
-type View = Record<string, unknown>;
 /** The channels a user may see: every channel, or the listed ones with what may be seen of each. */
 type Scope = 'all' | Map<string, TransactionAccess>;
-
-function refuseIfInvalid(problems: readonly ValidationProblem[]): void {
-  const first = problems[0];
-  if (first !== undefined) throw new AppError('VALIDATION_FAILED', `${first.path} ${first.message}`, problems);
-}
-
-function requireAdmin(user: UserRecord, action: string): void {
-  if (!isAdmin(user)) throw new AppError('FORBIDDEN', `Only admins can ${action} transactions`);
-}
-
-/** A body as text for an answer, at most `cap` bytes; `bodyTruncated` when the stored body was cut or is longer. */
-async function bodyText(files: BodyFiles, ref: BodyRef, cap: number): Promise<View> {
-  try {
-    const body = await files.readText(ref, cap);
-    return { body, bodyTruncated: ref.truncated || ref.size > cap };
-  } catch (err) {
-    // Retention (maxBodyAgeDays) may have removed the file while the transaction stays.
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { bodyRemoved: true };
-    throw err;
-  }
-}
-
-interface ViewOptions {
-  headers: boolean;
-  /** Bytes of each body to show, or null to leave bodies out. */
-  bodyCap: number | null;
-}
-
-async function exchangePart(files: BodyFiles, part: TransactionRequest | TransactionResponse, options: ViewOptions): Promise<View> {
-  const { body, headers, ...rest } = part;
-  const view: View = { ...rest };
-  if (options.headers) view.headers = headers;
-  if (body !== undefined && options.bodyCap !== null) Object.assign(view, await bodyText(files, body, options.bodyCap));
-  return view;
-}
-
-async function exchange(files: BodyFiles, record: ExchangeRecord, options: ViewOptions): Promise<View> {
-  const { request, response, ...rest } = record;
-  const view: View = { ...rest, request: await exchangePart(files, request, options) };
-  if (response !== undefined) view.response = await exchangePart(files, response, options);
-  return view;
-}
-
-/** One transaction as the representation shows it (OpenHIM projections), bodies only with permission. */
-async function present(files: BodyFiles, tx: TransactionRecord, representation: Representation | undefined, access: TransactionAccess): Promise<View> {
-  if (representation === 'bulkrerun') {
-    return { _id: tx._id, channelID: tx.channelID, canRerun: tx.canRerun, ...(tx.childIDs === undefined ? {} : { childIDs: tx.childIDs }) };
-  }
-  const detailed = representation === 'simpledetails' || representation === 'full' || representation === 'fulltruncate';
-  const withBodies = access.bodies && (representation === 'full' || representation === 'fulltruncate');
-  const options: ViewOptions = {
-    headers: detailed,
-    bodyCap: withBodies ? (representation === 'fulltruncate' ? TRUNCATED_BODY_BYTES : INLINE_BODY_BYTES) : null,
-  };
-  // statusIfInterrupted is start-up recovery's note for a transaction answered while other routes still run.
-  const { request, response, routes, orchestrations, statusIfInterrupted: _recovery, ...rest } = tx;
-  const view: View = { ...rest, request: await exchangePart(files, request, options) };
-  if (response !== undefined) view.response = await exchangePart(files, response, options);
-  if (detailed) {
-    const shown: View[] = [];
-    for (const route of routes) shown.push(await exchange(files, route, options));
-    view.routes = shown;
-    const orchestrated: View[] = [];
-    for (const o of orchestrations) orchestrated.push(await exchange(files, o, options));
-    view.orchestrations = orchestrated;
-  }
-  return view;
-}
-
-function csvCell(value: string | number | undefined): string {
-  if (value === undefined) return '';
-  let text = String(value);
-  // A cell starting like a formula is run by spreadsheets; the caller controls paths and query strings.
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-function csvRow(tx: TransactionRecord): string {
-  const started = tx.request.timestamp;
-  const ended = tx.response?.timestamp;
-  const cells = [
-    tx._id,
-    started.toISOString(),
-    tx.status,
-    tx.channelID,
-    tx.clientID,
-    tx.clientIP,
-    tx.request.method,
-    tx.request.path,
-    tx.request.querystring,
-    tx.response?.status,
-    ended === undefined ? undefined : ended.getTime() - started.getTime(),
-  ];
-  return `${cells.map(csvCell).join(',')}\r\n`;
-}
 
 function stamp(): string {
   return new Date().toISOString().replace(/[:.]/g, '-');
 }
 
 export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsyncTypebox {
-  const { transactions, bodies, store } = deps;
+  const { transactions, bodies, channels } = deps;
 
   async function scopeOf(user: UserRecord): Promise<Scope> {
     if (isAdmin(user)) return 'all';
     // Deleted channels are included: their transactions keep their history and their ACLs.
-    const channels: ChannelRecord[] = await store.channels.find({});
-    return viewableChannels(user, channels);
+    return viewableChannels(user, await channels.list(true));
   }
 
   function accessIn(scope: Scope, channelID: string): TransactionAccess {
@@ -162,8 +61,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
 
   async function list(user: UserRecord, query: TransactionListQuery, forced: TransactionFilter = {}): Promise<View[] | { count: number }> {
     const parsed = parseTransactionQuery(query);
-    if (!parsed.ok) refuseIfInvalid(parsed.problems);
-    if (!parsed.ok) return [];
+    if (!parsed.ok) throw invalidInput(parsed.problems);
     const scope = await scopeOf(user);
     const filter = scoped({ ...parsed.value.filter, ...forced }, scope);
     const representation = query.filterRepresentation;
@@ -182,7 +80,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
       if (tx === null) throw new AppError('NOT_FOUND', `No transaction with id ${id}`);
       return { tx, access: ALL_ACCESS };
     }
-    const channel = tx === null ? null : await store.channels.findById(tx.channelID);
+    const channel = tx === null ? null : await channels.find(tx.channelID);
     const access = channel === null ? NO_ACCESS : transactionAccess(user, channel);
     if (tx === null || !access.view) throw new AppError('FORBIDDEN', 'You are not allowed to view this transaction');
     return { tx, access };
@@ -198,38 +96,23 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
     app.get('/transactions/export', { schema: { querystring: ExportQuery } }, async (request, reply) => {
       const user = currentUser(request);
       const parsed = parseFilters(request.query.filters);
-      if (!parsed.ok) refuseIfInvalid(parsed.problems);
+      if (!parsed.ok) throw invalidInput(parsed.problems);
       const format = request.query.format ?? 'ndjson';
       const withBodies = request.query.bodies === true;
       const scope = await scopeOf(user);
-      const filter = parsed.ok ? scoped(parsed.filter, scope) : null;
+      const filter = scoped(parsed.filter, scope);
       if (withBodies && scope !== 'all' && filter !== null) {
         const included = filter.channelID ?? [];
         if (included.some((id) => scope.get(id)?.bodies !== true)) {
           throw new AppError('FORBIDDEN', 'Bodies can be exported only for channels whose txViewFullAcl names one of your groups; narrow filters.channelID to those channels');
         }
       }
-      const options: ViewOptions = { headers: false, bodyCap: withBodies ? INLINE_BODY_BYTES : null };
       async function* lines(): AsyncGenerator<string> {
-        if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`;
+        if (format === 'csv') yield CSV_HEADER;
         if (filter === null) return;
         for await (const tx of transactions.stream(filter)) {
-          if (format === 'csv') {
-            yield csvRow(tx);
-            continue;
-          }
-          const view = await present(bodies, tx, undefined, accessIn(scope, tx.channelID));
-          if (withBodies) {
-            view.request = await exchangePart(bodies, tx.request, options);
-            if (tx.response !== undefined) view.response = await exchangePart(bodies, tx.response, options);
-          }
-          // What a mediator did is part of the record being exported, with bodies under the same rule as the rest.
-          if (tx.orchestrations.length > 0) {
-            const orchestrated: View[] = [];
-            for (const o of tx.orchestrations) orchestrated.push(await exchange(bodies, o, options));
-            view.orchestrations = orchestrated;
-          }
-          yield `${JSON.stringify(view)}\n`;
+          if (format === 'csv') yield csvRow(tx);
+          else yield `${JSON.stringify(await exported(bodies, tx, accessIn(scope, tx.channelID), withBodies))}\n`;
         }
       }
       const extension = format === 'csv' ? 'csv' : 'ndjson';
@@ -247,8 +130,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
     });
 
     app.put('/transactions/:id', { schema: { params: TransactionParams, querystring: TransactionGetQuery, body: TransactionUpdateBody } }, async (request) => {
-      const user = currentUser(request);
-      requireAdmin(user, 'change');
+      const user = requireAdmin(request, 'change transactions');
       const updated = await transactions.update(request.params.id, { set: request.body });
       if (updated === null) throw new AppError('NOT_FOUND', `No transaction with id ${request.params.id}`);
       request.log.info({ transaction: updated._id, by: user.email, fields: Object.keys(request.body) }, 'transaction updated');
@@ -256,8 +138,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
     });
 
     app.delete('/transactions/:id', { schema: { params: TransactionParams, querystring: NoQuery } }, async (request) => {
-      const user = currentUser(request);
-      requireAdmin(user, 'delete');
+      const user = requireAdmin(request, 'delete transactions');
       if (!(await transactions.remove(request.params.id))) throw new AppError('NOT_FOUND', `No transaction with id ${request.params.id}`);
       request.log.info({ transaction: request.params.id, by: user.email }, 'transaction deleted');
       return { message: `Transaction ${request.params.id} deleted` };

@@ -2,30 +2,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
-import { canCreateUser, canDeleteUser, canListUsers, canReadUser, canUpdateUser, isAdmin } from '../../domain/permissions.js';
-import type { Decision } from '../../domain/permissions.js';
-import { publicUser } from '../../accounts/users.js';
+import { canAddressUser, canCreateUser, canDeleteUser, canListUsers, canReadUser, canUpdateUser } from '../../domain/permissions.js';
 import type { UserAccounts } from '../../accounts/users.js';
 import type { Sessions } from '../../accounts/sessions.js';
 import type { UserRecord } from '../../storage/records.js';
 import { currentUser } from '../auth/hook.js';
+import { enforce } from '../guards.js';
+import { publicUser } from '../views/users.js';
 import { NoQuery } from '../schemas/common.js';
 import { PublicUserSchema, UserCreateBody, UserParams, UserUpdateBody } from '../schemas/users.js';
 
 export interface UserRoutesDeps {
   accounts: UserAccounts;
   sessions: Sessions;
-}
-
-/** Non-admins get 403 for any address but their own, whether it exists or not, so the route does not reveal accounts. */
-function ownUnlessAdmin(actor: UserRecord, email: string): void {
-  if (!isAdmin(actor) && actor.email !== email.toLowerCase()) {
-    throw new AppError('FORBIDDEN', 'You can only view or change your own user account');
-  }
-}
-
-function enforce(decision: Decision): void {
-  if (!decision.allowed) throw new AppError(decision.code ?? 'FORBIDDEN', decision.reason);
 }
 
 /** While the first-run password is pending, the only change allowed is the user's own new password. */
@@ -39,12 +28,6 @@ function onlyOwnPasswordChange(actor: UserRecord, target: UserRecord, body: User
 
 export function userRoutes(deps: UserRoutesDeps): FastifyPluginAsyncTypebox {
   const { accounts, sessions } = deps;
-
-  async function load(email: string): Promise<UserRecord> {
-    const user = await accounts.findByEmail(email);
-    if (user === null) throw new AppError('NOT_FOUND', `No user with email ${email}`);
-    return user;
-  }
 
   return async (app) => {
     app.get('/users', { schema: { querystring: NoQuery, response: { 200: Type.Array(PublicUserSchema) } } }, async (request) => {
@@ -61,8 +44,9 @@ export function userRoutes(deps: UserRoutesDeps): FastifyPluginAsyncTypebox {
 
     app.get('/users/:email', { schema: { params: UserParams, querystring: NoQuery, response: { 200: PublicUserSchema } } }, async (request) => {
       const actor = currentUser(request);
-      ownUnlessAdmin(actor, request.params.email);
-      const target = await load(request.params.email);
+      // Checked before the lookup, so a non-admin cannot tell which addresses have accounts.
+      enforce(canAddressUser(actor, request.params.email));
+      const target = await accounts.get(request.params.email);
       enforce(canReadUser(actor, target));
       return publicUser(target);
     });
@@ -75,8 +59,8 @@ export function userRoutes(deps: UserRoutesDeps): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         const actor = currentUser(request);
-        ownUnlessAdmin(actor, request.params.email);
-        const target = await load(request.params.email);
+        enforce(canAddressUser(actor, request.params.email));
+        const target = await accounts.get(request.params.email);
         onlyOwnPasswordChange(actor, target, request.body);
         enforce(canUpdateUser(actor, target, request.body));
         const updated = await accounts.update(target, request.body);
@@ -92,8 +76,8 @@ export function userRoutes(deps: UserRoutesDeps): FastifyPluginAsyncTypebox {
 
     app.delete('/users/:email', { schema: { params: UserParams, querystring: NoQuery } }, async (request) => {
       const actor = currentUser(request);
-      ownUnlessAdmin(actor, request.params.email);
-      const target = await load(request.params.email);
+      enforce(canAddressUser(actor, request.params.email));
+      const target = await accounts.get(request.params.email);
       enforce(canDeleteUser(actor, target));
       await accounts.remove(target);
       await sessions.destroyForUser(target._id);

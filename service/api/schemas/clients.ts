@@ -1,8 +1,6 @@
-/** Request and response schemas of the clients routes, and the public view of a client they answer with. */
+/** Request and response schemas of the clients routes. */
 import { Type } from 'typebox';
 import type { Static, TSchema } from 'typebox';
-import { certificateSubjectCN } from '../../accounts/client-credentials.js';
-import type { ClientRecord } from '../../storage/records.js';
 import { Email } from './common.js';
 
 export const ClientID = Type.String({ pattern: '^[A-Za-z0-9._-]{1,100}$', description: 'letters, digits, . _ -' });
@@ -101,29 +99,3 @@ export const PublicClientSchema = Type.Object({
   updatedAt: Type.String(),
 });
 export type PublicClient = Static<typeof PublicClientSchema>;
-
-/** The descriptive fields a client may have or not; null on update removes one. */
-export const CLIENT_OPTIONAL_FIELDS = ['clientDomain', 'organization', 'location', 'softwareName', 'description', 'contactPerson', 'contactPersonEmail'] as const;
-
-/** The public view of a client: descriptive fields and which credentials are set, never the secrets themselves. */
-export function publicClient(client: ClientRecord): PublicClient {
-  const view: PublicClient = {
-    _id: client._id,
-    clientID: client.clientID,
-    name: client.name,
-    roles: [...client.roles],
-    hasPassword: client.passwordHash !== undefined,
-    hasCustomToken: client.customTokenHash !== undefined,
-    createdAt: client.createdAt.toISOString(),
-    updatedAt: client.updatedAt.toISOString(),
-  };
-  for (const field of CLIENT_OPTIONAL_FIELDS) {
-    const value = client[field];
-    if (value !== undefined) view[field] = value;
-  }
-  if (client.passwordHash !== undefined && client.passwordAlgorithm !== undefined) view.passwordAlgorithm = client.passwordAlgorithm;
-  if (client.certFingerprint !== undefined) view.certFingerprint = client.certFingerprint;
-  const cn = client.certPem === undefined ? undefined : certificateSubjectCN(client.certPem);
-  if (cn !== undefined) view.certificateSubjectCN = cn;
-  return view;
-}

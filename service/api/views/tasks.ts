@@ -1,0 +1,13 @@
+/** The public views of a re-run task and of one of its transactions, as the task routes answer with them. */
+import type { TaskRecord, TaskTransactionRecord } from '../../storage/records.js';
+
+/** A task with its dates as text. */
+export function taskView(task: TaskRecord): Record<string, unknown> {
+  return { ...task, created: task.created.toISOString(), ...(task.completedDate === undefined ? {} : { completedDate: task.completedDate.toISOString() }) };
+}
+
+/** One transaction of a task: what it was, and how its re-run went so far. */
+export function itemView(item: TaskTransactionRecord): Record<string, unknown> {
+  const { tid, tstatus, rerunID, rerunStatus, error } = item;
+  return { tid, tstatus, ...(rerunID === undefined ? {} : { rerunID }), ...(rerunStatus === undefined ? {} : { rerunStatus }), ...(error === undefined ? {} : { error }) };
+}

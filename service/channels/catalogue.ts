@@ -1,0 +1,161 @@
+/**
+ * The configured channels: creating, changing, deleting and restoring them, and triggering a polling channel now,
+ * over the channels collection. Every write goes through the channel defaults and rules (domain/channel-draft.ts,
+ * domain/channel-rules.ts); who may do it is the API's guards' concern.
+ *
+ * A channel deleted while transactions refer to it is kept with status `deleted`, as in OpenHIM: it stays readable,
+ * and an update that sets `status` to enabled or disabled restores it. Its name is free for other channels meanwhile.
+ */
+import { AppError } from '../errors.js';
+import type { ValidationProblem } from '../contracts/api.js';
+import { channelDraft } from '../domain/channel-draft.js';
+import type { ChannelInput } from '../domain/channel-draft.js';
+import { channelProblems } from '../domain/channel-rules.js';
+import type { ChannelDraft } from '../domain/channel-rules.js';
+import { PASSWORD_MASK } from '../domain/password-mask.js';
+import { conflict, refusal, refuseIfInvalid } from '../refusals.js';
+import type { Author } from '../accounts/users.js';
+import type { ChannelRecord, RouteRecord } from '../storage/records.js';
+import type { Changes, Collection } from '../storage/store.js';
+import { ChannelNameTakenError } from '../storage/live-channel-names.js';
+
+export interface ChannelCatalogueOptions {
+  /** The channels collection every writer shares, so the pipeline's channel cache sees each change. */
+  channels: Collection<ChannelRecord>;
+  /** When present and true, a deletion marks the channel `deleted` so its transactions keep their channel. */
+  hasTransactions?: (channelId: string) => Promise<boolean>;
+  /** Fires one tick of a polling channel now (or joins the one in flight); undefined until the schedulers run. */
+  triggerPolling: (channelId: string) => { transactionId: string; alreadyRunning: boolean } | undefined;
+}
+
+/** A partial update: any channel fields, null removing one; `_id` may repeat the channel's own id. */
+export type ChannelChanges = { readonly _id?: string } & Readonly<Record<string, unknown>>;
+
+/** A polling channel fired on request. */
+export interface Triggered {
+  channel: ChannelRecord;
+  transactionId: string;
+  /** The previous trigger's poll is still running, and this one joined it instead of starting a second. */
+  alreadyRunning: boolean;
+}
+
+const SERVICE_FIELDS = ['_id', 'createdAt', 'updatedAt', 'updatedBy'] as const;
+
+/**
+ * A stored channel with changes merged onto it, as a draft without the service's own fields. It is checked whole
+ * afterwards, so a partial change cannot leave a channel that breaks the rules.
+ */
+export function redraft(merged: Readonly<Record<string, unknown>>): ChannelDraft {
+  const fields: Record<string, unknown> = { ...merged };
+  for (const key of SERVICE_FIELDS) delete fields[key];
+  return channelDraft(fields as unknown as ChannelInput);
+}
+
+/** The write that turns a stored channel into `draft`: its fields set, the fields the draft no longer has removed. */
+export function replacement(stored: ChannelRecord, draft: ChannelDraft, by: Author): Changes<ChannelRecord> {
+  const unset = Object.keys(stored).filter((k) => !(k in draft) && !(SERVICE_FIELDS as readonly string[]).includes(k));
+  return { set: { ...draft, updatedAt: new Date(), updatedBy: by }, unset: unset as Changes<ChannelRecord>['unset'] };
+}
+
+/** Swaps masks sent back for the stored password of the route with the same name; a mask with nothing behind it is a problem. */
+function unmaskPasswords(routes: RouteRecord[], stored: readonly RouteRecord[]): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  routes.forEach((route, i) => {
+    if (route.password !== PASSWORD_MASK) return;
+    const previous = stored.find((r) => r.name === route.name)?.password;
+    if (previous === undefined) problems.push({ path: `body.routes.${i}.password`, message: 'is the mask shown in answers; send the real password' });
+    else route.password = previous;
+  });
+  return problems;
+}
+
+const channelConflict = conflict({ message: (field) => `body.${field} is already used by another channel`, problem: 'is already used by another channel' });
+
+/** A taken name on a restore is told how to get past the clash; any other taken field is an ordinary 409. */
+function restoreConflict(err: unknown): never {
+  if (err instanceof ChannelNameTakenError) {
+    const { holder } = err;
+    const message =
+      `is used by channel "${holder.name}" (_id ${holder._id}), which is not deleted; ` +
+      'to restore this channel, give it another name in the same request: {"status": "enabled", "name": "<new name>"}';
+    throw refusal('CONFLICT', { path: 'body.name', message });
+  }
+  return channelConflict(err);
+}
+
+export class ChannelCatalogue {
+  readonly #options: ChannelCatalogueOptions;
+
+  constructor(options: ChannelCatalogueOptions) {
+    this.#options = options;
+  }
+
+  /** The channels by name; those kept as `deleted` only when asked for. */
+  list(includeDeleted: boolean): Promise<ChannelRecord[]> {
+    const query = includeDeleted ? {} : { status: { $ne: 'deleted' as const } };
+    return this.#options.channels.find(query, { sort: { name: 1 } });
+  }
+
+  /** The channel with this id, deleted ones included, or null. */
+  find(id: string): Promise<ChannelRecord | null> {
+    return this.#options.channels.findById(id);
+  }
+
+  /** The channel with this id, deleted ones included (they stay viewable and restorable); 404 when unknown. */
+  async get(id: string): Promise<ChannelRecord> {
+    const channel = await this.find(id);
+    if (channel === null) throw new AppError('NOT_FOUND', `No channel with id ${id}`);
+    return channel;
+  }
+
+  /** Creates a channel from a POST body; 400 when it breaks the rules, 409 when its name is taken. */
+  async create(body: ChannelInput, by: Author): Promise<ChannelRecord> {
+    const draft = channelDraft(body);
+    refuseIfInvalid([...unmaskPasswords(draft.routes, []), ...channelProblems(draft)]);
+    const now = new Date();
+    return this.#options.channels.insert({ ...draft, createdAt: now, updatedAt: now, updatedBy: by }).catch(channelConflict);
+  }
+
+  /** Applies a partial update; `restoring` when it brings a deleted channel back. Masked passwords keep the stored ones. */
+  async update(id: string, changes: ChannelChanges, by: Author): Promise<{ channel: ChannelRecord; restoring: boolean }> {
+    const stored = await this.get(id);
+    const { _id, ...fields } = changes;
+    if (_id !== undefined && _id !== stored._id) {
+      refuseIfInvalid([{ path: 'body._id', message: `must be ${stored._id}, the id in the URL, or left out` }]);
+    }
+    const merged: Record<string, unknown> = { ...stored };
+    for (const [key, value] of Object.entries(fields)) {
+      if (value === null) delete merged[key];
+      else merged[key] = value;
+    }
+    const draft = redraft(merged);
+    refuseIfInvalid([...(fields.routes === undefined ? [] : unmaskPasswords(draft.routes, stored.routes)), ...channelProblems(draft)]);
+    // A deleted channel stays deleted through an edit; only a status in the body brings it back.
+    const restoring = stored.status === 'deleted' && draft.status !== 'deleted';
+    const updated = await this.#options.channels.updateById(stored._id, replacement(stored, draft, by)).catch(restoring ? restoreConflict : channelConflict);
+    if (updated === null) throw new AppError('NOT_FOUND', `No channel with id ${stored._id}`);
+    return { channel: updated, restoring };
+  }
+
+  /** Deletes a channel, or keeps it as `deleted` while transactions refer to it (`kept`). 404 when unknown. */
+  async remove(id: string, by: Author): Promise<{ channel: ChannelRecord; kept: boolean }> {
+    const { channels, hasTransactions } = this.#options;
+    const channel = await this.get(id);
+    const kept = hasTransactions !== undefined && (await hasTransactions(channel._id));
+    // Deleting a channel kept as deleted removes it for good once no transaction refers to it any more (retention).
+    if (!kept) await channels.removeById(channel._id);
+    else if (channel.status !== 'deleted') await channels.updateById(channel._id, { set: { status: 'deleted', updatedAt: new Date(), updatedBy: by } });
+    return { channel, kept };
+  }
+
+  /** Fires an enabled polling channel now; 400 for other channel types, 409 when it is disabled or deleted. */
+  async trigger(id: string): Promise<Triggered> {
+    const channel = await this.get(id);
+    if (channel.type !== 'polling') throw new AppError('BAD_REQUEST', `Channel ${channel.name} is a ${channel.type} channel; only polling channels can be triggered`);
+    if (channel.status === 'deleted') throw new AppError('CONFLICT', `Channel ${channel.name} is deleted; restore it with PUT {"status": "enabled"} to trigger it`);
+    if (channel.status !== 'enabled') throw new AppError('CONFLICT', `Channel ${channel.name} is disabled; enable it to trigger it`);
+    const triggered = this.#options.triggerPolling(channel._id);
+    if (triggered === undefined) throw new AppError('STORE_UNAVAILABLE', 'Polling channels are not running yet; try again in a moment');
+    return { channel, ...triggered };
+  }
+}
