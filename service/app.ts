@@ -1,6 +1,7 @@
 /**
  * Composition root: builds every part from the configuration and passes dependencies down. Nothing else in the
- * service knows which storage implementation is in use, and nothing starts at import time.
+ * service knows which storage implementation is in use, and nothing starts at import time. `start()` reads as the
+ * list of parts, each built by one private step below it, in the order they must start.
  */
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -8,13 +9,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { JunctionConfig } from './config/index.js';
 import { createNedbStore } from './storage/nedb/index.js';
-import { createNedbTransactionLog, newTransactionId } from './storage/nedb/transaction-log.js';
 import { createSqliteTransactionLog } from './storage/sqlite/transaction-log.js';
 import { SqliteBodyBlobs } from './storage/sqlite/body-blobs.js';
+import { newTransactionId } from './storage/transaction-ids.js';
 import type { TransactionLog } from './storage/transactions.js';
 import type { Store } from './storage/store.js';
-import { uniqueLiveChannelNames } from './storage/live-channel-names.js';
-import { observeCollection } from './storage/observe.js';
+import { withCheckedChannels } from './storage/checked-channels.js';
 import { BodyFiles } from './storage/bodies/body-files.js';
 import { ChannelCache } from './pipeline/channel-cache.js';
 import { unusablePatterns } from './domain/channel-rules.js';
@@ -31,6 +31,7 @@ import { PollingChannels } from './schedulers/polling.js';
 import { TaskRunner } from './schedulers/task-runner.js';
 import { Replays } from './pipeline/replay.js';
 import { queueAutoRetries } from './storage/auto-retry-queue.js';
+import type { QueueingTransactionLog } from './storage/auto-retry-queue.js';
 import { TaskQueue } from './tasks/queue.js';
 import { UserAccounts } from './accounts/users.js';
 import { Sessions } from './accounts/sessions.js';
@@ -74,10 +75,17 @@ export interface StartedJunction {
 const SESSION_PURGE_MS = 60 * 60_000;
 const SUMMARY_FLUSH_MS = 60_000;
 
+/** The server certificate of the API and the HTTPS transaction port, and the CAs trusted for clients and routes. */
+interface Tls {
+  certificate: ServerCertificate;
+  trustedCAs: readonly string[];
+}
+
 /** One Junction service instance: `start()` opens the store and the listeners, `stop()` closes them in reverse. */
 export class Junction {
+  /** The configuration collections, with channels wrapped once (storage/checked-channels.ts) for every part alike. */
   readonly store: Store;
-  readonly transactions: TransactionLog & { open(): Promise<void>; close(): Promise<void> };
+  readonly transactions: TransactionLog;
   readonly bodies: BodyFiles;
   readonly events = new LiveEvents();
   readonly #options: JunctionOptions;
@@ -87,6 +95,7 @@ export class Junction {
   #schedulers: Schedulers | undefined;
   #taskRunner: TaskRunner | undefined;
   #polling: PollingChannels | undefined;
+  #channelCache: ChannelCache | undefined;
   #timers: NodeJS.Timeout[] = [];
   #listeningPorts: ServicePort[] = [];
   #audit: AuditRecorder | undefined;
@@ -96,19 +105,20 @@ export class Junction {
   constructor(options: JunctionOptions) {
     this.#options = options;
     const { config, logger } = options;
-    this.store = createNedbStore({
+    const store = createNedbStore({
       dataDir: config.dataDir,
       logger: logger.child({ component: 'store' }),
       compactionIntervalMs: config.storage.compactionIntervalMinutes * 60_000,
     });
+    this.store = withCheckedChannels(store, () => {
+      this.#channelCache?.invalidate();
+      // Polling channels are rescheduled as soon as they are enabled, disabled, edited or deleted.
+      this.#polling?.changed();
+    });
     const txLogger = logger.child({ component: 'transactions' });
-    this.transactions =
-      config.storage.transactionLog === 'sqlite'
-        ? createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger })
-        : createNedbTransactionLog({ dir: join(config.dataDir, 'transactions'), logger: txLogger });
-    // With the SQLite engine, small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
-    const smallBodies =
-      config.storage.transactionLog === 'sqlite' ? new SqliteBodyBlobs({ file: join(config.dataDir, 'bodies.sqlite'), logger: txLogger }) : undefined;
+    this.transactions = createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger });
+    // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
+    const smallBodies = new SqliteBodyBlobs({ file: join(config.dataDir, 'bodies.sqlite'), logger: txLogger });
     this.bodies = new BodyFiles(join(config.dataDir, 'bodies'), smallBodies);
   }
 
@@ -120,85 +130,107 @@ export class Junction {
   /** Opens the store, seeds the first-run account and starts listening. Rejects with a message that says what to fix. */
   async start(): Promise<StartedJunction> {
     const { config, logger, version } = this.#options;
+    await this.#openStorage();
+    const { accounts, sessions } = await this.#openAccounts();
+    const audit = this.#startAudit();
+    const tls = await this.#loadTls();
+    const channels = await this.#loadChannels();
+    const mediators = this.#mediatorRegistry();
+    // Whatever flags a transaction for auto retry writes through this log, which queues it (auto-retry-queue.ts).
+    const log = queueAutoRetries(this.transactions, this.store.autoRetries, logger.child({ component: 'auto-retry' }));
+    const tasks = this.#taskQueue(log);
+    const api = await this.#createApi({ accounts, sessions, audit, mediators, log, tasks, certificate: tls.certificate });
+    this.#api = api;
+    const pipeline = this.#createPipeline(channels, log, audit, tls);
+    const { apiUrl, apiPort, httpUrl, httpsUrl } = await this.#listen(api, pipeline, tls);
+    this.#startSchedulers(pipeline, log);
+    await audit.record(applicationActivityEvent('start', config.auditEvents.auditSourceID));
+    logger.info({ apiUrl, httpUrl, httpsUrl, version, dataDir: config.dataDir }, 'Junction is ready');
+    return { apiUrl, apiPort, httpUrl, httpsUrl, certificate: tls.certificate };
+  }
+
+  /** Opens the store, the transaction log and the bodies, then finishes what the last stop interrupted. */
+  async #openStorage(): Promise<void> {
     await this.store.open();
     await this.transactions.open();
     await this.bodies.open();
     const interrupted = await this.transactions.failInterrupted();
-    if (interrupted > 0) logger.warn({ transactions: interrupted }, 'finished the transactions interrupted by the last stop (see storage/interrupted.ts)');
+    if (interrupted > 0) this.#options.logger.warn({ transactions: interrupted }, 'finished the transactions interrupted by the last stop (see storage/interrupted.ts)');
+  }
 
-    const types = config.api.authenticationTypes;
-    const accounts = new UserAccounts({ users: this.store.users, logger, legacyTokens: types.includes('token') });
+  /** User accounts (with the first-run super user) and login sessions, expired ones purged now and every hour. */
+  async #openAccounts(): Promise<{ accounts: UserAccounts; sessions: Sessions }> {
+    const { config, logger } = this.#options;
+    const accounts = new UserAccounts({ users: this.store.users, logger, legacyTokens: config.api.authenticationTypes.includes('token') });
     await accounts.dropLegacyCredentialsUnlessEnabled();
     await accounts.seedSuperUser(config.adminPassword);
-
     const sessions = new Sessions({ sessions: this.store.sessions, idleMinutes: config.api.sessionTimeoutMinutes });
     await sessions.purgeExpired();
     this.#every(SESSION_PURGE_MS, async () => {
       await sessions.purgeExpired();
     });
+    return { accounts, sessions };
+  }
 
-    const audit = new AuditRecorder({ audits: this.store.audits, logger, auditSourceID: config.auditEvents.auditSourceID });
-    this.#audit = audit;
-    const clock = this.#options.clock;
-    const throttle = new LoginThrottle({ ...config.api.loginThrottle, ...(clock === undefined ? {} : { now: clock }) });
-    const authenticator = new Authenticator({ accounts, sessions, throttle, audit });
+  #startAudit(): AuditRecorder {
+    const { config, logger } = this.#options;
+    this.#audit = new AuditRecorder({ audits: this.store.audits, logger, auditSourceID: config.auditEvents.auditSourceID });
+    return this.#audit;
+  }
 
-    const https = config.api.protocol === 'https';
+  async #loadTls(): Promise<Tls> {
+    const { config, logger } = this.#options;
     // The HTTPS transaction port always needs the certificate, even when the API is on plain HTTP.
     const { trustedCAFiles, ...serverTls } = config.tls;
     const certificate = await loadServerCertificate({ dataDir: config.dataDir, ...serverTls, logger });
     const trustedCAs = await loadTrustedCAs(trustedCAFiles);
-    if (!https) logger.warn('the management API is on plain HTTP (api.protocol=http): credentials cross the network unencrypted');
+    if (config.api.protocol !== 'https') logger.warn('the management API is on plain HTTP (api.protocol=http): credentials cross the network unencrypted');
+    return { certificate, trustedCAs };
+  }
 
-    const channels = new ChannelCache(this.store.channels);
+  /** The pipeline's channel cache, which every write through `store.channels` invalidates. */
+  async #loadChannels(): Promise<ChannelCache> {
+    const channels = this.store.channels;
+    this.#channelCache = new ChannelCache(channels);
     // A channel saved before patterns had to run in linear time may hold one that now never matches: say so once.
-    for (const stored of await this.store.channels.find({ status: { $ne: 'deleted' } })) {
-      for (const p of unusablePatterns(stored)) logger.warn({ channel: stored.name, field: p.path, reason: p.message }, 'a channel pattern is refused and never matches until the channel is edited');
+    for (const stored of await channels.find({ status: { $ne: 'deleted' } })) {
+      for (const p of unusablePatterns(stored)) this.#options.logger.warn({ channel: stored.name, field: p.path, reason: p.message }, 'a channel pattern is refused and never matches until the channel is edited');
     }
-    const store = this.store;
-    // The API writes channels through an observed collection, so the pipeline's channel cache is never stale, and
-    // through the live-name check, which no store index can express.
-    const apiStore: Store = {
-      engine: store.engine,
-      users: store.users,
-      sessions: store.sessions,
-      audits: store.audits,
-      clients: store.clients,
-      mediators: store.mediators,
-      tasks: store.tasks,
-      taskTransactions: store.taskTransactions,
-      autoRetries: store.autoRetries,
-      channels: observeCollection(uniqueLiveChannelNames(store.channels), () => {
-        channels.invalidate();
-        // Polling channels are rescheduled as soon as they are enabled, disabled, edited or deleted.
-        this.#polling?.changed();
-      }),
-      open: () => store.open(),
-      close: () => store.close(),
-      health: () => store.health(),
-    };
+    return this.#channelCache;
+  }
 
-    const mediators = new MediatorRegistry({
-      mediators: store.mediators,
-      channels: apiStore.channels,
+  #mediatorRegistry(): MediatorRegistry {
+    const { config, logger } = this.#options;
+    return new MediatorRegistry({
+      mediators: this.store.mediators,
+      channels: this.store.channels,
       events: this.events,
       logger: logger.child({ component: 'mediators' }),
       offlineAfterMs: config.mediators.offlineAfterSeconds * 1000,
     });
+  }
 
-    // Whatever flags a transaction for auto retry writes through this log, which queues it (auto-retry-queue.ts).
-    const log = queueAutoRetries(this.transactions, store.autoRetries, logger.child({ component: 'auto-retry' }));
-    const tasks = new TaskQueue({ tasks: store.tasks, items: store.taskTransactions, channels: store.channels, log, events: this.events, wake: () => this.#taskRunner?.wake() });
+  /** Re-run tasks as the API creates them; the task runner (a scheduled job) is woken for each. */
+  #taskQueue(log: TransactionLog): TaskQueue {
+    const { tasks, taskTransactions, channels } = this.store;
+    return new TaskQueue({ tasks, items: taskTransactions, channels, log, events: this.events, wake: () => this.#taskRunner?.wake() });
+  }
 
-    this.#api = await createApiServer(
+  async #createApi(parts: { accounts: UserAccounts; sessions: Sessions; audit: AuditRecorder; mediators: MediatorRegistry; log: QueueingTransactionLog; tasks: TaskQueue; certificate: ServerCertificate }): Promise<FastifyInstance> {
+    const { config, logger, version, clock } = this.#options;
+    const { accounts, sessions, audit, mediators, log, tasks, certificate } = parts;
+    const https = config.api.protocol === 'https';
+    const throttle = new LoginThrottle({ ...config.api.loginThrottle, ...(clock === undefined ? {} : { now: clock }) });
+    const authenticator = new Authenticator({ accounts, sessions, throttle, audit });
+    return createApiServer(
       { logger, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes, idleTimeoutMs: config.api.idleTimeoutSeconds * 1000, liveFeed: this.#options.liveFeed, consoleDir: this.#options.consoleDir === undefined ? findConsoleDir() : this.#options.consoleDir },
       {
         authenticator,
-        types,
+        types: config.api.authenticationTypes,
         accounts,
         sessions,
         secureCookies: https,
-        store: apiStore,
+        store: this.store,
         version,
         mediatorUptimes: () => mediators.uptimes(),
         listeningPorts: () => this.#listeningPorts,
@@ -211,15 +243,17 @@ export class Junction {
         bodies: this.bodies,
       },
     );
+  }
 
-    this.#router = new HttpRouter({ trustedCAs });
-    // One guard for every transaction port, so a guesser cannot get a fresh budget by switching port or transport.
+  /** One guard for every transaction port, so a guesser cannot get a fresh budget by switching port or transport. */
+  #clientGuard(audit: AuditRecorder): ClientAuthGuard {
+    const { config, clock } = this.#options;
     const limits = config.authentication.throttle;
     const failedClientLogins = new FailedLoginAudit({ audit, windowSeconds: limits.windowSeconds, ...(clock === undefined ? {} : { now: clock }) });
     this.#failedClientLogins = failedClientLogins;
     // Summaries are also written as failures arrive; this covers a flood that stops and is followed by quiet.
     this.#every(SUMMARY_FLUSH_MS, () => failedClientLogins.flushEnded());
-    const guard: ClientAuthGuard = {
+    return {
       throttle: new FailureThrottle({
         maxFailuresPerIdentityAndAddress: limits.maxFailuresPerClientPerAddress,
         maxFailuresPerIdentity: limits.maxFailuresPerClient,
@@ -229,9 +263,14 @@ export class Junction {
       }),
       failures: failedClientLogins,
     };
-    const pipeline = new Pipeline({
+  }
+
+  #createPipeline(channels: ChannelCache, log: TransactionLog, audit: AuditRecorder, tls: Tls): Pipeline {
+    const { config, logger } = this.#options;
+    this.#router = new HttpRouter({ trustedCAs: tls.trustedCAs });
+    return new Pipeline({
       channels,
-      clientAuth: new ClientAuthenticator({ clients: store.clients, settings: config.authentication, guard }),
+      clientAuth: new ClientAuthenticator({ clients: this.store.clients, settings: config.authentication, guard: this.#clientGuard(audit) }),
       log,
       bodies: this.bodies,
       router: this.#router,
@@ -241,43 +280,51 @@ export class Junction {
       newId: newTransactionId,
       limits: { bodyCapBytes: config.router.maxBodyBytes, matchBodyLimitBytes: config.router.matchBodyLimitBytes, defaultTimeoutMs: config.router.timeoutMs },
     });
+  }
+
+  /** Starts the transaction ports, then the management API; returns the URLs they answer on. */
+  async #listen(api: FastifyInstance, pipeline: Pipeline, tls: Tls): Promise<{ apiUrl: string; apiPort: number; httpUrl: string; httpsUrl: string }> {
+    const { config, logger } = this.#options;
     this.#ports = new TransactionPorts(pipeline, {
       host: config.router.host,
       httpPort: config.router.httpPort,
       httpsPort: config.router.httpsPort,
-      certificate,
+      certificate: tls.certificate,
       requestClientCertificates: config.authentication.enableMutualTLSAuthentication,
-      trustedCAs,
+      trustedCAs: tls.trustedCAs,
       logger,
     });
     const ports = await this.#ports.start();
-    await this.#api.listen({ host: config.api.host, port: config.api.port });
-    const address = this.#api.server.address() as AddressInfo;
-    const host = config.api.host === '0.0.0.0' || config.api.host === '::' ? '127.0.0.1' : config.api.host;
-    const hostPart = host.includes(':') ? `[${host}]` : host;
-    const apiUrl = `${config.api.protocol}://${hostPart}:${address.port}`;
-    const routerHost = config.router.host === '0.0.0.0' || config.router.host === '::' ? '127.0.0.1' : config.router.host;
-    const routerPart = routerHost.includes(':') ? `[${routerHost}]` : routerHost;
-    const httpUrl = `http://${routerPart}:${ports.httpPort}`;
-    const httpsUrl = `https://${routerPart}:${ports.httpsPort}`;
+    await api.listen({ host: config.api.host, port: config.api.port });
+    const apiPort = (api.server.address() as AddressInfo).port;
     // No audit repository listeners are bound yet (the ATNA servers arrive with their own issue).
-    this.#listeningPorts = listeningPorts(config.api.protocol, address.port, ports);
-    this.#schedulers = new Schedulers(
-      [retentionJob({ transactions: this.transactions, bodies: this.bodies, channels: store.channels, maxAgeDays: config.retention.maxAgeDays, logger })],
+    this.#listeningPorts = listeningPorts(config.api.protocol, apiPort, ports);
+    return {
+      apiUrl: localUrl(config.api.protocol, config.api.host, apiPort),
+      apiPort,
+      httpUrl: localUrl('http', config.router.host, ports.httpPort),
+      httpsUrl: localUrl('https', config.router.host, ports.httpsPort),
+    };
+  }
+
+  /** The scheduled jobs: retention, re-run tasks, polling channels and auto retry. */
+  #startSchedulers(pipeline: Pipeline, log: QueueingTransactionLog): void {
+    const { config, logger } = this.#options;
+    const { channels, clients, tasks, taskTransactions, autoRetries } = this.store;
+    const schedulers = new Schedulers(
+      [retentionJob({ transactions: this.transactions, bodies: this.bodies, channels, maxAgeDays: config.retention.maxAgeDays, logger })],
       logger.child({ component: 'schedulers' }),
     );
-    const replays = new Replays({ pipeline, log, bodies: this.bodies, channels: store.channels, clients: store.clients, newId: newTransactionId });
-    this.#taskRunner = new TaskRunner({ tasks: store.tasks, items: store.taskTransactions, log, replays, events: this.events, concurrency: config.tasks.concurrency, logger: logger.child({ component: 'tasks' }) });
-    this.#polling = new PollingChannels({ registry: this.#schedulers, channels: store.channels, replays, logger: logger.child({ component: 'polling' }) });
-    this.#schedulers.add(this.#taskRunner.job());
-    this.#schedulers.add(this.#polling.job());
-    this.#schedulers.add(
-      autoRetryJob({ queue: store.autoRetries, log, channels: store.channels, replays, events: this.events, minuteMs: config.autoRetry.minuteMs, logger: logger.child({ component: 'auto-retry' }) }, config.autoRetry.scanIntervalMs),
+    this.#schedulers = schedulers;
+    const replays = new Replays({ pipeline, log, bodies: this.bodies, channels, clients, newId: newTransactionId });
+    this.#taskRunner = new TaskRunner({ tasks, items: taskTransactions, log, replays, events: this.events, concurrency: config.tasks.concurrency, logger: logger.child({ component: 'tasks' }) });
+    this.#polling = new PollingChannels({ registry: schedulers, channels, replays, logger: logger.child({ component: 'polling' }) });
+    schedulers.add(this.#taskRunner.job());
+    schedulers.add(this.#polling.job());
+    schedulers.add(
+      autoRetryJob({ queue: autoRetries, log, channels, replays, events: this.events, minuteMs: config.autoRetry.minuteMs, logger: logger.child({ component: 'auto-retry' }) }, config.autoRetry.scanIntervalMs),
     );
-    this.#schedulers.start();
-    await audit.record(applicationActivityEvent('start', config.auditEvents.auditSourceID));
-    logger.info({ apiUrl, httpUrl, httpsUrl, version, dataDir: config.dataDir }, 'Junction is ready');
-    return { apiUrl, apiPort: address.port, httpUrl, httpsUrl, certificate };
+    schedulers.start();
   }
 
   #every(ms: number, job: () => Promise<void>): void {
@@ -309,4 +356,10 @@ export class Junction {
     })();
     return this.#stopping;
   }
+}
+
+/** The URL a local client uses for a listener: a wildcard address is reached on loopback; IPv6 goes in brackets. */
+function localUrl(protocol: string, host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `${protocol}://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }

@@ -228,13 +228,7 @@ export const configSchema = Type.Object(
     ),
     storage: section(
       {
-        engine: Type.Enum(['nedb'], { default: 'nedb', description: 'Storage engine.' }),
-        compactionIntervalMinutes: int(1, 10080, 60, 'How often the data files are compacted, in minutes.'),
-        transactionLog: Type.Enum(['sqlite', 'nedb'], {
-          default: 'sqlite',
-          description:
-            'Engine of the transaction log: sqlite (one indexed file; lists stay fast at any size) or nedb (one file per day; lists slow down once many days are kept).',
-        }),
+        compactionIntervalMinutes: int(1, 10080, 60, 'How often the configuration data files (`*.db`) are compacted, in minutes.'),
       },
       'Data storage.',
     ),

@@ -2,9 +2,9 @@
  * A transaction log wrapper that queues transactions for auto retry as they are flagged. Whatever sets
  * `autoRetry: true` (the pipeline on a connection error or timeout, a mediator's `error`, an admin's PUT) writes
  * through it, and the id goes into the small autoRetries collection first, so the auto-retry scan reads that queue
- * instead of every day partition of the log. The queue may hold ids whose flag is off (a crash between the two
- * writes, or an admin clearing the flag); the scan drops those, after `written(id)`, so that it never mistakes the
- * moment between the two writes for a stale entry.
+ * instead of scanning the log. The queue may hold ids whose flag is off (a crash between the two writes, or an admin
+ * clearing the flag); the scan drops those, after `written(id)`, so that it never mistakes the moment between the
+ * two writes for a stale entry.
  */
 import type { Logger } from 'pino';
 import type { AutoRetryRecord } from './records.js';
@@ -44,6 +44,8 @@ export function queueAutoRetries(log: TransactionLog, queue: Collection<AutoRetr
   };
 
   return {
+    open: () => log.open(),
+    close: () => log.close(),
     insert: (doc: TransactionRecord) => (doc.autoRetry ? queued(doc._id, () => log.insert(doc)) : log.insert(doc)),
     update: (id: string, changes: Changes<TransactionRecord>) => (changes.set?.autoRetry === true ? queued(id, () => log.update(id, changes)) : log.update(id, changes)),
     written: async (id: string) => {

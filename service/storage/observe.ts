@@ -1,5 +1,6 @@
 /** A collection wrapper that reports every successful write, so in-memory caches stay exact without polling. */
-import type { Changes, Collection, Filter, FindOptions, NewDoc, StoredDoc } from './store.js';
+import type { StoredDoc } from './records.js';
+import type { Changes, Collection, Filter, FindOptions, NewDoc } from './store.js';
 
 /** Wraps a collection; `onChange` runs after each insert, update or remove that succeeded. */
 export function observeCollection<T extends StoredDoc>(collection: Collection<T>, onChange: () => void): Collection<T> {

@@ -1,7 +1,11 @@
 /** Shapes of stored documents. These are internal: API answers are built from them by the public views in api/. */
-import type { CollectionSpec, StoredDoc } from './store.js';
 import type { TaskItemStatus, TaskStatus } from '../domain/tasks.js';
 import type { TransactionStatus } from '../domain/transaction-status.js';
+
+/** Every stored document has a string id assigned by the store. */
+export interface StoredDoc {
+  _id: string;
+}
 
 /** Legacy credential for the deprecated token scheme: sha512(salt + password), kept only while that scheme is on. */
 export interface LegacyTokenCredential {
@@ -283,17 +287,3 @@ export interface AutoRetryRecord extends StoredDoc {
   queuedAt: Date;
   childID?: string;
 }
-
-/** Layout of every configuration collection; each storage implementation creates these. */
-export const collectionSpecs = {
-  users: { name: 'users', unique: ['email'], indexed: [] },
-  sessions: { name: 'sessions', unique: ['tokenHash'], indexed: ['userId', 'expiresAt'] },
-  audits: { name: 'audits', unique: [], indexed: ['eventIdentification.eventDateTime'] },
-  // Names are unique among live channels only (a deleted one frees its name): storage/live-channel-names.ts checks it.
-  channels: { name: 'channels', unique: [], indexed: ['status', 'name'] },
-  clients: { name: 'clients', unique: ['clientID', 'customTokenHash', 'certFingerprint'], indexed: ['clientDomain', 'roles'] },
-  mediators: { name: 'mediators', unique: ['urn'], indexed: [] },
-  tasks: { name: 'tasks', unique: [], indexed: ['status', 'created'] },
-  taskTransactions: { name: 'taskTransactions', unique: [], indexed: ['taskID', 'tstatus'] },
-  autoRetries: { name: 'autoRetries', unique: [], indexed: [] },
-} as const satisfies Record<string, CollectionSpec>;

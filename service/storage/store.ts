@@ -1,22 +1,17 @@
 /**
  * Storage interfaces. Only `app.ts` knows which implementation is in use; everything else sees these types.
  *
- * Two kinds of data live here:
- * - configuration collections (users, sessions, channels, clients, ...): small, one `Collection` each;
- * - the transaction log (arrives with the pipeline): a time series kept in day partitions, with bodies in
- *   body files on disk referenced from lean, indexed transaction documents. It will be a separate member of
- *   `Store` (a `TransactionLog`), not a `Collection`, because its queries walk partitions newest-first and
- *   its retention drops whole partitions and whole day folders of body files.
+ * Two kinds of data live in storage, each behind its own interface:
+ * - configuration collections (users, sessions, channels, clients, ...): small, one `Collection` each, together the
+ *   `Store` (NeDB in the embedded default);
+ * - the transaction log (`TransactionLog` in transactions.ts): a time series with its own queries (newest first,
+ *   filtered, streamed) and retention by whole days (SQLite in the embedded default). Bodies are kept beside it
+ *   (storage/bodies/).
  *
  * The query language is deliberately small so that every engine (NeDB, PostgreSQL) can honour it exactly.
  */
-import type { AuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, UserRecord } from './records.js';
+import type { AuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, StoredDoc, UserRecord } from './records.js';
 import type { AutoRetryRecord, TaskRecord, TaskTransactionRecord } from './records.js';
-
-/** Every stored document has a string id assigned by the store. */
-export interface StoredDoc {
-  _id: string;
-}
 
 export type Scalar = string | number | boolean | Date | null;
 
@@ -88,15 +83,15 @@ export interface CollectionSpec {
 export type StoreState = 'closed' | 'opening' | 'ready' | 'failed';
 
 export interface StoreHealth {
-  engine: 'nedb';
+  /** The engine's name, as the health and about answers show it (`nedb` for the embedded store). */
+  engine: string;
   state: StoreState;
   /** Collections whose last write or compaction failed, with the reason. Empty when healthy. */
   problems: { collection: string; message: string }[];
 }
 
-/** The whole persistent state of one Junction installation. */
+/** The configuration collections of one Junction installation (the transaction log is a separate `TransactionLog`). */
 export interface Store {
-  readonly engine: 'nedb';
   readonly users: Collection<UserRecord>;
   readonly sessions: Collection<SessionRecord>;
   readonly audits: Collection<AuditRecord>;

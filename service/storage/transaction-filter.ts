@@ -2,6 +2,7 @@
  * Validating a `TransactionFilter` once, for every engine: each engine translates the normalised form into its own
  * query language, so a filter means the same thing whichever engine stores the log.
  */
+import { isPlainObject } from '../domain/plain-object.js';
 import { cachedPattern } from '../domain/safe-pattern.js';
 import type { SafePattern } from '../domain/safe-pattern.js';
 import { isTransactionStatus, parseStatusPattern } from '../domain/transaction-status.js';
@@ -69,12 +70,6 @@ export function normaliseTransactionFilter(filter: TransactionFilter): Normalise
     result.wasRerun = filter.wasRerun;
   }
   return result;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
 }
 
 function pathPattern(value: unknown): SafePattern {

@@ -1,11 +1,12 @@
 /**
- * The transaction log: a time series kept in day partitions (one per UTC day of the request). Documents stay lean;
- * bodies are in body files (storage/bodies/), referenced by `BodyRef`. Queries walk partitions newest-first and load
- * only the days they need; retention drops whole days.
+ * The transaction log: a time series ordered by request time, whose ids encode the request's UTC day
+ * (storage/transaction-ids.ts). Documents stay lean; bodies are in body files (storage/bodies/), referenced by
+ * `BodyRef`. Queries read newest first and only what they return; retention drops whole days.
  */
 import type { TransactionStatus } from '../domain/transaction-status.js';
 import type { BodyRef } from './bodies/body-files.js';
-import type { Changes, StoredDoc } from './store.js';
+import type { StoredDoc } from './records.js';
+import type { Changes } from './store.js';
 
 export interface TransactionRequest {
   host?: string;
@@ -88,16 +89,20 @@ export interface PageOptions {
 
 /** The transaction log. All methods reject with a `StoreError` subclass on failure. */
 export interface TransactionLog {
-  /** Stage 1: stores a new transaction (normally Processing) in the partition of its request day. */
+  /** Opens the log's files or connection. Rejects with `StoreOpenError` naming what to inspect or restore. */
+  open(): Promise<void>;
+  /** Finishes pending writes and releases the log's files or connection. Safe to call twice. */
+  close(): Promise<void>;
+  /** Stage 1: stores a new transaction (normally Processing); its id must encode its request day. */
   insert(doc: TransactionRecord): Promise<TransactionRecord>;
   /** Stage 2 and later edits: applies changes in place; null when the id is unknown. */
   update(id: string, changes: Changes<TransactionRecord>): Promise<TransactionRecord | null>;
   get(id: string): Promise<TransactionRecord | null>;
   remove(id: string): Promise<boolean>;
-  /** Newest first (by request timestamp), loading only the partitions the filter's date range needs. */
+  /** Newest first (by request timestamp, then id), skipping `skip` matches. */
   page(filter: TransactionFilter, options: PageOptions): Promise<TransactionRecord[]>;
   count(filter: TransactionFilter): Promise<number>;
-  /** Every match, newest first, one partition at a time, so an export never holds the whole log in memory. */
+  /** Every match, newest first, one batch at a time, so an export never holds the whole log in memory. */
   stream(filter: TransactionFilter): AsyncIterable<TransactionRecord>;
   /**
    * At start-up: finishes the transactions a crash left Processing (storage/interrupted.ts). One whose client was
@@ -105,11 +110,11 @@ export interface TransactionLog {
    * Returns how many it finished.
    */
   failInterrupted(): Promise<number>;
-  /** True when any partition holds a transaction of this channel. */
+  /** True when the log holds any transaction of this channel. */
   hasChannel(channelID: string): Promise<boolean>;
-  /** Days that have a partition (`yyyy-mm-dd`), oldest first. */
+  /** Days that have held transactions (`yyyy-mm-dd`), oldest first. */
   days(): Promise<string[]>;
-  /** Global retention: drops the partitions of days before `day`; returns the days dropped. */
+  /** Global retention: drops every transaction of the days before `day`; returns the days dropped. */
   dropDaysBefore(day: string): Promise<string[]>;
 }
 

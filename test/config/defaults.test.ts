@@ -42,7 +42,7 @@ describe('defaults', () => {
       auditEvents: { interface: 'internal', host: '', port: 5051, auditSourceID: 'Junction' },
       logging: { level: 'info', file: { enabled: true, maxSizeMB: 10, maxFiles: 7 } },
       retention: { maxAgeDays: 0 },
-      storage: { engine: 'nedb', compactionIntervalMinutes: 60, transactionLog: 'sqlite' },
+      storage: { compactionIntervalMinutes: 60 },
       mediators: { offlineAfterSeconds: 60 },
       tasks: { concurrency: 1 },
       autoRetry: { scanIntervalMs: 60_000, minuteMs: 60_000 },

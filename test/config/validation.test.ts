@@ -29,6 +29,14 @@ describe('file validation', () => {
     expect(err.problems).toEqual(['routers (in /etc/junction.json): is not a known setting; did you mean router?']);
   });
 
+  it('refuses the removed storage.engine and storage.transactionLog like any unknown key, so no file silently loses its NeDB log', () => {
+    const err = configError(() => withFile({ storage: { engine: 'nedb', transactionLog: 'nedb' } }));
+    expect(err.problems).toEqual([
+      'storage.engine (in /etc/junction.json): is not a known setting',
+      'storage.transactionLog (in /etc/junction.json): is not a known setting',
+    ]);
+  });
+
   it('refuses keys named like object prototype properties, at any depth', () => {
     const file = JSON.parse('{"__proto__": {"x": 1}, "api": {"constructor": 1, "__proto__": {"port": 1}}}') as unknown;
     expect(configError(() => withFile(file)).problems).toEqual([

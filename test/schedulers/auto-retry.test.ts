@@ -11,7 +11,7 @@ import type { Upstream } from '../helpers/upstream.js';
 import { sleep, until } from '../helpers/wait.js';
 import type { AutoRetryMaxAttemptedEvent } from '../../service/events/live.js';
 import type { TransactionRecord } from '../../service/storage/transactions.js';
-import { newTransactionId } from '../../service/storage/nedb/transaction-log.js';
+import { newTransactionId } from '../../service/storage/transaction-ids.js';
 
 const MINUTE_MS = 100;
 

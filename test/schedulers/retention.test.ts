@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -8,8 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Schedulers } from '../../service/schedulers/registry.js';
 import { applyRetention, firstDayKept } from '../../service/schedulers/retention.js';
 import { BodyFiles } from '../../service/storage/bodies/body-files.js';
-import { createNedbTransactionLog, newTransactionId } from '../../service/storage/nedb/transaction-log.js';
 import { createNedbStore } from '../../service/storage/nedb/index.js';
+import { createSqliteTransactionLog } from '../../service/storage/sqlite/transaction-log.js';
+import { newTransactionId } from '../../service/storage/transaction-ids.js';
 import type { ChannelRecord } from '../../service/storage/records.js';
 import { memoryLogger } from '../helpers/logger.js';
 import { tempDir } from '../helpers/junction.js';
@@ -55,7 +56,7 @@ describe('retention', () => {
     dirs.push(dir);
     const store = createNedbStore({ dataDir: dir, logger: silent });
     await store.open();
-    const transactions = createNedbTransactionLog({ dir: join(dir, 'transactions'), logger: silent });
+    const transactions = createSqliteTransactionLog({ file: join(dir, 'transactions.sqlite'), logger: silent });
     await transactions.open();
     const bodies = new BodyFiles(join(dir, 'bodies'));
     const now = new Date('2026-11-21T12:00:00Z');
@@ -73,7 +74,7 @@ describe('retention', () => {
     expect(await bodies.days()).toEqual(['2026-11-10', '2026-11-20']);
     expect(existsSync(join(dir, 'bodies', '2026-11-10', channel._id))).toBe(false);
     expect(existsSync(join(dir, 'bodies', '2026-11-20', channel._id, 'b'))).toBe(true);
-    expect((await readdir(join(dir, 'transactions'))).some((f) => f.startsWith('2026-10-01'))).toBe(false);
+    expect(await transactions.count({ to: new Date('2026-10-31T23:59:59Z') })).toBe(0);
 
     // maxAgeDays 0 keeps every transaction.
     await applyRetention({ transactions, bodies, channels: store.channels, maxAgeDays: 0, logger: silent, now: () => new Date('2027-06-01T00:00:00Z') });

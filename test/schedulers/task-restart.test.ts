@@ -12,7 +12,7 @@ import type { Upstream } from '../helpers/upstream.js';
 import { sleep, until } from '../helpers/wait.js';
 import { loopbackServiceEnv, runService } from '../helpers/process.js';
 import type { ServiceProcess } from '../helpers/process.js';
-import { newTransactionId } from '../../service/storage/nedb/transaction-log.js';
+import { newTransactionId } from '../../service/storage/transaction-ids.js';
 import type { TransactionRecord } from '../../service/storage/transactions.js';
 
 interface TaskView {

@@ -1,6 +1,6 @@
 /** The stores' own bound on nesting: the API refuses deep values first, but a value from elsewhere must not overflow the stack. */
 import { describe, expect, it } from 'vitest';
-import { MAX_DOCUMENT_DEPTH, toStorable } from '../../service/storage/nedb/documents.js';
+import { MAX_DOCUMENT_DEPTH, toStorable } from '../../service/storage/documents.js';
 import { decodeDocument, encodeDocument } from '../../service/storage/sqlite/documents.js';
 import { StoreError } from '../../service/storage/store.js';
 

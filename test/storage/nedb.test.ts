@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createNedbStore } from '../../service/storage/nedb/index.js';
-import { collectionSpecs } from '../../service/storage/records.js';
+import { collectionSpecs } from '../../service/storage/collection-specs.js';
 import { StoreError, StoreOpenError, UniqueConstraintError } from '../../service/storage/store.js';
 import type { Store } from '../../service/storage/store.js';
 import { describeStoreContract, newUser } from './contract.js';

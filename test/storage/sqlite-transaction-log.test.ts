@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreOpenError } from '../../service/storage/store.js';
 import { createSqliteTransactionLog } from '../../service/storage/sqlite/transaction-log.js';
-import type { SqliteTransactionLog } from '../../service/storage/sqlite/transaction-log.js';
+import type { TransactionLog } from '../../service/storage/transactions.js';
 import { tempDir } from '../helpers/junction.js';
 import { tx } from './transaction-log-contract.js';
 
@@ -13,14 +13,14 @@ const silent = pino({ level: 'silent' });
 
 describe('SQLite transaction log', () => {
   const dirs: string[] = [];
-  const logs: SqliteTransactionLog[] = [];
+  const logs: TransactionLog[] = [];
 
   afterEach(async () => {
     for (const log of logs.splice(0)) await log.close();
     for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
   });
 
-  async function open(file: string, checkpointIntervalMs?: number): Promise<SqliteTransactionLog> {
+  async function open(file: string, checkpointIntervalMs?: number): Promise<TransactionLog> {
     const log = createSqliteTransactionLog({ file, logger: silent, checkpointIntervalMs });
     logs.push(log);
     await log.open();

@@ -1,17 +1,31 @@
 /**
- * The behaviour every transaction log engine must have (NeDB day partitions, SQLite, later PostgreSQL): what a caller
- * of `TransactionLog` can observe. Engine-specific layout (partitions, files, memory bounds) is tested beside each.
+ * The transaction log contract: what a caller of `TransactionLog` can observe, which every engine (SQLite today,
+ * PostgreSQL later) must show. It uses the interfaces of service/storage/transactions.ts only; an engine's own
+ * layout (files, checkpoints, damage) is tested beside the engine.
+ *
+ * Usage: `describeTransactionLogContract('SQLite', openFixture)` from a `*.test.ts` file, where `openFixture` follows
+ * `OpenLogFixture` below.
  */
-import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { newTransactionId } from '../../service/storage/nedb/transaction-log.js';
+import { newTransactionId } from '../../service/storage/transaction-ids.js';
 import { StoreError, UniqueConstraintError } from '../../service/storage/store.js';
 import type { TransactionFilter, TransactionLog, TransactionRecord } from '../../service/storage/transactions.js';
-import { tempDir } from '../helpers/junction.js';
 
-export type LogUnderTest = TransactionLog & { close(): Promise<void> };
-/** Opens (or reopens) the engine's log kept in `dir`. */
-export type OpenLog = (dir: string) => Promise<LogUnderTest>;
+/** One transaction log under test. */
+export interface LogFixture {
+  /** A log that has NOT been opened yet: the suite calls `open()` itself. */
+  log: TransactionLog;
+  /** Where the data lives (a folder, a database schema, ...); pass it back to the factory to reopen the same data. */
+  location: string;
+  /** Deletes the data at `location`; the suite closes every log first. Must tolerate data that is already gone. */
+  cleanup: () => Promise<void>;
+}
+
+/**
+ * Creates a log object. Without `location` it prepares a new, empty location; with one it returns a second,
+ * independent log object over the data already there (the first may still be open, as a crashed process leaves it).
+ */
+export type OpenLogFixture = (location?: string) => Promise<LogFixture>;
 
 const DAY1 = '2024-03-01';
 const DAY2 = '2024-03-02';
@@ -37,21 +51,23 @@ export function tx(at: string, overrides: Partial<TransactionRecord> = {}): Tran
 }
 
 /** Runs the transaction log contract against one engine. */
-export function describeTransactionLogContract(label: string, openAt: OpenLog): void {
+export function describeTransactionLogContract(label: string, openFixture: OpenLogFixture): void {
   describe(`transaction log contract: ${label}`, () => {
-    const dirs: string[] = [];
-    const logs: LogUnderTest[] = [];
+    const fixtures: LogFixture[] = [];
 
+    /** A new, empty location. */
     async function dir(): Promise<string> {
-      const d = await tempDir('junction-txcontract-');
-      dirs.push(d);
-      return d;
+      const created = await openFixture();
+      fixtures.push(created);
+      return created.location;
     }
 
-    async function open(d: string): Promise<LogUnderTest> {
-      const log = await openAt(d);
-      logs.push(log);
-      return log;
+    /** An open log over the data at `location`. */
+    async function open(location: string): Promise<TransactionLog> {
+      const created = await openFixture(location);
+      fixtures.push(created);
+      await created.log.open();
+      return created.log;
     }
 
     async function seeded(docs: TransactionRecord[]): Promise<string> {
@@ -63,8 +79,9 @@ export function describeTransactionLogContract(label: string, openAt: OpenLog): 
     }
 
     afterEach(async () => {
-      for (const log of logs.splice(0)) await log.close();
-      for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+      const done = fixtures.splice(0);
+      for (const created of done) await created.log.close();
+      for (const created of done) await created.cleanup();
     });
 
     it('inserts, gets, updates and removes, and keeps everything across a reopen', async () => {
@@ -226,7 +243,7 @@ export function describeTransactionLogContract(label: string, openAt: OpenLog): 
 
     it('fails the transactions a crash left Processing, once', async () => {
       const d = await dir();
-      const crashed = await openAt(d);
+      const crashed = await open(d);
       const a = await crashed.insert(tx(`${DAY1}T10:00:00Z`, { status: 'Processing' }));
       const b = await crashed.insert(tx(`${DAY2}T10:00:00Z`, { status: 'Processing' }));
       const done = await crashed.insert(tx(`${DAY2}T11:00:00Z`, { status: 'Processing' }));
@@ -244,12 +261,17 @@ export function describeTransactionLogContract(label: string, openAt: OpenLog): 
       expect((await log.get(done._id))?.status).toBe('Successful');
       expect(await log.failInterrupted()).toBe(0);
       expect(await log.count({ status: ['Processing'] })).toBe(0);
-      await crashed.close();
+      await log.close();
+
+      // What recovery finished stays finished: the next start finds nothing left Processing.
+      const again = await open(d);
+      expect(await again.failInterrupted()).toBe(0);
+      expect((await again.get(a._id))?.status).toBe('Failed');
     });
 
     it('finishes a transaction interrupted after its client was answered from what was recorded, not as Failed', async () => {
       const d = await dir();
-      const crashed = await openAt(d);
+      const crashed = await open(d);
       const at = new Date(`${DAY1}T10:00:00Z`);
       const request = { path: '/r', querystring: '', method: 'POST', headers: {}, timestamp: at };
       // What the pipeline commits before the client's answer leaves while a secondary route still runs.
@@ -279,20 +301,45 @@ export function describeTransactionLogContract(label: string, openAt: OpenLog): 
       expect(await log.get(unanswered._id)).toMatchObject({ status: 'Failed', error: { message: expect.stringMatching(/^Interrupted/) as unknown } });
       expect(await log.count({ status: ['Completed with error(s)'] })).toBe(1);
       expect(await log.failInterrupted()).toBe(0);
-      await crashed.close();
     });
 
-    it('lists days, knows its channels, and drops whole days before a day', async () => {
-      const log = await open(await seeded([tx(`${DAY3}T10:00:00Z`), tx(`${DAY2}T10:00:00Z`, { channelID: 'ch-b' }), tx(`${DAY1}T10:00:00Z`)]));
+    it('lists days, knows its channels, and drops whole days before a day, for good', async () => {
+      const old = tx(`${DAY1}T10:00:00Z`);
+      const d = await seeded([tx(`${DAY3}T10:00:00Z`), tx(`${DAY2}T10:00:00Z`, { channelID: 'ch-b' }), old]);
+      const log = await open(d);
       expect(await log.days()).toEqual([DAY1, DAY2, DAY3]);
       expect(await log.hasChannel('ch-b')).toBe(true);
       expect(await log.hasChannel('ch-z')).toBe(false);
+      expect(await log.get(old._id)).not.toBeNull();
       expect(await log.dropDaysBefore(DAY3)).toEqual([DAY1, DAY2]);
       expect(await log.days()).toEqual([DAY3]);
       expect(await log.hasChannel('ch-b')).toBe(false);
+      expect(await log.get(old._id)).toBeNull();
       expect(await log.count({})).toBe(1);
       await expect(log.dropDaysBefore('2024-02-30')).rejects.toBeInstanceOf(StoreError);
+      await expect(log.dropDaysBefore('yesterday')).rejects.toBeInstanceOf(StoreError);
       expect(await log.dropDaysBefore(DAY1)).toEqual([]);
+      await log.close();
+
+      const again = await open(d);
+      expect(await again.days()).toEqual([DAY3]);
+      expect(await again.get(old._id)).toBeNull();
+    });
+
+    it('keeps every write of concurrent inserts and updates across days, across a reopen', async () => {
+      const d = await dir();
+      const log = await open(d);
+      const days = ['01', '02', '03', '04', '05'].map((n) => `2024-04-${n}T12:00:00Z`);
+      const inserted = await Promise.all(days.flatMap((day) => [log.insert(tx(day)), log.insert(tx(day, { channelID: 'ch-z' }))]));
+      await Promise.all(inserted.map((doc) => log.update(doc._id, { set: { status: 'Failed' } })));
+      const got = await Promise.all(inserted.map((doc) => log.get(doc._id)));
+      expect(got.every((doc) => doc?.status === 'Failed')).toBe(true);
+      await log.close();
+
+      const again = await open(d);
+      expect(await again.count({ status: ['Failed'] })).toBe(10);
+      expect(await again.count({ channelID: ['ch-z'] })).toBe(5);
+      expect(await again.days()).toEqual(days.map((day) => day.slice(0, 10)));
     });
   });
 }

@@ -1,8 +1,10 @@
 /** One configuration collection on a NeDB datastore. */
 import { StoreError } from '../store.js';
-import type { Changes, Collection, CollectionSpec, Filter, FindOptions, NewDoc, StoredDoc } from '../store.js';
+import type { StoredDoc } from '../records.js';
+import type { Changes, Collection, CollectionSpec, Filter, FindOptions, NewDoc } from '../store.js';
 import { toNedbUpdate } from './changes.js';
-import { copyOut, toStorable } from './documents.js';
+import { toStorable } from '../documents.js';
+import { copyOut } from './copy-out.js';
 import { isSystemError, isUniqueViolation, toUniqueConstraintError, wrapError } from './errors.js';
 import { toCursorOptions } from './find-options.js';
 import { toNedbQuery } from './filter.js';

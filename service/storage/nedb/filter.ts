@@ -8,7 +8,8 @@
  */
 import { StoreError } from '../store.js';
 import type { Filter, Scalar } from '../store.js';
-import { fieldNameProblem, isPlainObject } from './documents.js';
+import { isPlainObject } from '../../domain/plain-object.js';
+import { fieldNameProblem } from '../documents.js';
 
 export type NedbQuery = Record<string, unknown>;
 

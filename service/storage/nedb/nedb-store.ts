@@ -2,7 +2,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { collectionSpecs } from '../records.js';
+import { collectionSpecs } from '../collection-specs.js';
 import type { AuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, UserRecord } from '../records.js';
 import type { AutoRetryRecord, TaskRecord, TaskTransactionRecord } from '../records.js';
 import { StoreError, StoreOpenError } from '../store.js';
@@ -29,7 +29,6 @@ export function createNedbStore(options: NedbStoreOptions): Store {
 }
 
 class NedbStore implements Store, CollectionContext {
-  readonly engine = 'nedb';
   readonly users: Collection<UserRecord>;
   readonly sessions: Collection<SessionRecord>;
   readonly audits: Collection<AuditRecord>;
@@ -86,7 +85,7 @@ class NedbStore implements Store, CollectionContext {
 
   health(): StoreHealth {
     return {
-      engine: this.engine,
+      engine: 'nedb',
       state: this.state,
       problems: [...this.problems].map(([collection, message]) => ({ collection, message })),
     };

@@ -1,8 +1,8 @@
 /**
  * The transaction log on SQLite (better-sqlite3): one database file in WAL mode, with the fields that lists and
- * filters use as indexed columns and the whole document as JSON beside them. NeDB had to load a whole day to answer
- * one page; here a newest-first page or a filtered page reads only the index entries and rows it returns, so start-up
- * time and memory no longer grow with the log (measured in docs/BENCHMARKS.md).
+ * filters use as indexed columns and the whole document as JSON beside them. A newest-first page or a filtered page
+ * reads only the index entries and rows it returns, so start-up time and memory do not grow with the log (measured in
+ * docs/BENCHMARKS.md).
  *
  * better-sqlite3 is synchronous. Every statement here is a short indexed read or a single-row write; the only long
  * operations (export streams and retention) run in batches that yield to the event loop between them.
@@ -19,9 +19,10 @@ import { normaliseTransactionFilter } from '../transaction-filter.js';
 import { cachedPattern } from '../../domain/safe-pattern.js';
 import type { PatternResult } from '../../domain/safe-pattern.js';
 import type { PageOptions, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
-import { toNedbUpdate } from '../nedb/changes.js';
-import { checkSetFields, toStoredTransaction } from '../nedb/transactions/documents.js';
-import { dayOfId, isDay } from '../nedb/transactions/ids.js';
+import { checkChanges } from '../changes.js';
+import type { CheckedChanges } from '../changes.js';
+import { checkSetFields, toStoredTransaction } from '../transaction-documents.js';
+import { dayOfId, isDay } from '../transaction-ids.js';
 import { Checkpointer, closeWithCheckpoint } from './checkpointer.js';
 import { decodeDocument, encodeDocument } from './documents.js';
 import { GroupCommit } from './group-commit.js';
@@ -63,12 +64,6 @@ export interface SqliteTransactionLogOptions {
   checkpointIntervalMs?: number;
 }
 
-export interface SqliteTransactionLog extends TransactionLog {
-  open(): Promise<void>;
-  /** Checkpoints the write-ahead log and closes the file. Safe to call twice. */
-  close(): Promise<void>;
-}
-
 interface Row {
   id: string;
   ts: number;
@@ -88,11 +83,11 @@ interface Statements {
 }
 
 /** Creates the SQLite transaction log; nothing touches the disk until `open()`. */
-export function createSqliteTransactionLog(options: SqliteTransactionLogOptions): SqliteTransactionLog {
+export function createSqliteTransactionLog(options: SqliteTransactionLogOptions): TransactionLog {
   return new SqliteLog(options.file, options.logger, options.checkpointIntervalMs ?? 1000);
 }
 
-class SqliteLog implements SqliteTransactionLog {
+class SqliteLog implements TransactionLog {
   #db: SqliteDatabase | null = null;
   #statements: Statements | null = null;
   /** Days already in the `days` table, so an insert writes that table only on a day's first transaction. */
@@ -127,6 +122,7 @@ class SqliteLog implements SqliteTransactionLog {
     return this.#opening;
   }
 
+  /** Checkpoints the write-ahead log and closes the file. Safe to call twice. */
   async close(): Promise<void> {
     this.#commits.flush();
     this.#inFlight.clear();
@@ -163,12 +159,12 @@ class SqliteLog implements SqliteTransactionLog {
   }
 
   update(id: string, changes: Changes<TransactionRecord>): Promise<TransactionRecord | null> {
-    let update: ReturnType<typeof toNedbUpdate>;
+    let update: CheckedChanges;
     try {
-      update = toNedbUpdate(COLLECTION, changes);
+      update = checkChanges(COLLECTION, changes);
       const day = dayOfId(id);
       if (day === null) return Promise.resolve(null);
-      checkSetFields(update.$set, day);
+      checkSetFields(update.set, day);
     } catch (err) {
       return Promise.reject(toStoreError('update', err));
     }
@@ -181,13 +177,13 @@ class SqliteLog implements SqliteTransactionLog {
         if (row === undefined) return null;
         record = decodeDocument<Record<string, unknown>>(row.doc);
       }
-      Object.assign(record, update.$set);
-      for (const field of Object.keys(update.$unset ?? {})) delete record[field];
+      Object.assign(record, update.set);
+      for (const field of update.unset) delete record[field];
       const updated = record as unknown as TransactionRecord;
       if (typeof updated.request.method === 'string') updated.request.method = updated.request.method.toUpperCase();
       const row = columns(updated);
       // SQLite rewrites every index on a column named in SET, changed or not; most updates touch only the status.
-      const placed = update.$set.request !== undefined || update.$set.channelID !== undefined || update.$set.clientID !== undefined || update.$unset?.clientID !== undefined;
+      const placed = update.set.request !== undefined || update.set.channelID !== undefined || update.set.clientID !== undefined || update.unset.includes('clientID');
       (placed ? s.replace : s.complete).run(placed ? row : { id: row.id, status: row.status, code: row.code, rerun: row.rerun, doc: row.doc });
       if (updated.status === 'Processing' && this.#inFlight.size < MAX_IN_FLIGHT) this.#inFlight.set(id, decodeDocument<TransactionRecord>(row.doc as string));
       return updated;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { BodyFiles } from '../../../service/storage/bodies/body-files.js';
-import { newTransactionId } from '../../../service/storage/nedb/transaction-log.js';
+import { newTransactionId } from '../../../service/storage/transaction-ids.js';
 import { SqliteBodyBlobs } from '../../../service/storage/sqlite/body-blobs.js';
 import { createSqliteTransactionLog } from '../../../service/storage/sqlite/transaction-log.js';
 import type { TransactionRecord } from '../../../service/storage/transactions.js';

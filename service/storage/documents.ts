@@ -1,16 +1,10 @@
 /**
- * Copying documents in and out of NeDB. NeDB keeps the caller's Date objects (its deep copy shares them), turns
- * unsupported values into something else without saying so, and keeps `undefined` fields in memory that vanish
- * on disk; copying here makes what a caller reads back the same before and after a restart.
+ * Checking documents on their way into any engine. Every engine keeps documents as JSON-like data (NeDB datafiles,
+ * SQLite JSON text, PostgreSQL jsonb), so a value that would not survive a restart (undefined, NaN, a class
+ * instance, a `$` or dotted field name) is refused here, the same way whichever engine stores it.
  */
-import { StoreError } from '../store.js';
-
-/** True for `{}`-style objects; class instances, arrays, Dates and RegExps are not plain. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
+import { isPlainObject } from '../domain/plain-object.js';
+import { StoreError } from './store.js';
 
 /** Why a field name cannot be stored, or null when it can. */
 export function fieldNameProblem(name: string): string | null {
@@ -60,22 +54,6 @@ export function toStorable(collection: string, value: unknown, path: string, dep
     return copy;
   }
   throw unsupported(collection, path, describeType(value));
-}
-
-/** Deep-copies a document read from NeDB so the caller never holds an object (or Date) that NeDB keeps. */
-export function copyOut<T>(doc: unknown): T {
-  return copyValue(doc) as T;
-}
-
-function copyValue(value: unknown): unknown {
-  if (value instanceof Date) return new Date(value.getTime());
-  if (Array.isArray(value)) return value.map(copyValue);
-  if (typeof value === 'object' && value !== null) {
-    const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) copy[key] = copyValue(item);
-    return copy;
-  }
-  return value;
 }
 
 function unsupported(collection: string, path: string, what: string): StoreError {

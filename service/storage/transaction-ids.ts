@@ -1,6 +1,9 @@
-/** Transaction ids and the UTC days they map to: the id alone names the partition, so lookups never scan. */
+/**
+ * Transaction ids and the UTC days they map to, the same for every engine: the id alone names the request day, so
+ * an engine can find or refuse an id without a lookup, and retention can drop whole days.
+ */
 import { randomBytes } from 'node:crypto';
-import type { TransactionIdFactory } from '../../transactions.js';
+import type { TransactionIdFactory } from './transactions.js';
 
 const ID = /^[0-9a-f]{24}$/;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

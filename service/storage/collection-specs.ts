@@ -1,0 +1,19 @@
+/**
+ * How each configuration collection is laid out: its unique and indexed fields. Every engine creates these when it
+ * opens, so a unique field is refused the same way whichever engine stores it.
+ */
+import type { CollectionSpec } from './store.js';
+
+/** Layout of every configuration collection, keyed like the collections of `Store`. */
+export const collectionSpecs = {
+  users: { name: 'users', unique: ['email'], indexed: [] },
+  sessions: { name: 'sessions', unique: ['tokenHash'], indexed: ['userId', 'expiresAt'] },
+  audits: { name: 'audits', unique: [], indexed: ['eventIdentification.eventDateTime'] },
+  // Names are unique among live channels only (a deleted one frees its name): storage/live-channel-names.ts checks it.
+  channels: { name: 'channels', unique: [], indexed: ['status', 'name'] },
+  clients: { name: 'clients', unique: ['clientID', 'customTokenHash', 'certFingerprint'], indexed: ['clientDomain', 'roles'] },
+  mediators: { name: 'mediators', unique: ['urn'], indexed: [] },
+  tasks: { name: 'tasks', unique: [], indexed: ['status', 'created'] },
+  taskTransactions: { name: 'taskTransactions', unique: [], indexed: ['taskID', 'tstatus'] },
+  autoRetries: { name: 'autoRetries', unique: [], indexed: [] },
+} as const satisfies Record<string, CollectionSpec>;

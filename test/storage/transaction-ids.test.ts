@@ -1,0 +1,30 @@
+/** Transaction ids and their days, shared by every engine: the id alone must name the request's UTC day. */
+import { describe, expect, it } from 'vitest';
+import { dayOf, dayOfId, isDay, newTransactionId } from '../../service/storage/transaction-ids.js';
+
+describe('transaction ids', () => {
+  it('encodes the request second in the first 8 hex characters, with random ones after', () => {
+    const id = newTransactionId(new Date('2024-03-01T10:00:00.900Z'));
+    expect(id).toMatch(/^[0-9a-f]{24}$/);
+    expect(Number.parseInt(id.slice(0, 8), 16)).toBe(Date.parse('2024-03-01T10:00:00Z') / 1000);
+    expect(newTransactionId(new Date(0))).not.toBe(newTransactionId(new Date(0)));
+  });
+
+  it('refuses a time that 8 hex digits of seconds cannot hold', () => {
+    expect(() => newTransactionId(new Date(-1000))).toThrow(RangeError);
+    expect(() => newTransactionId(new Date(Date.UTC(2106, 1, 8)))).toThrow(RangeError);
+    expect(() => newTransactionId(new Date(Number.NaN))).toThrow(RangeError);
+  });
+
+  it('maps an id back to its UTC day, and anything else to null', () => {
+    expect(dayOfId(newTransactionId(new Date('2024-03-01T23:59:59.999Z')))).toBe('2024-03-01');
+    expect(dayOfId(newTransactionId(new Date('2024-03-02T00:00:00Z')))).toBe('2024-03-02');
+    for (const id of ['', 'xyz', 'ABCDEF0123456789abcdef01', '0'.repeat(25), 42, null]) expect(dayOfId(id)).toBeNull();
+  });
+
+  it('writes days as yyyy-mm-dd in UTC and knows a real calendar day', () => {
+    expect(dayOf(new Date('2024-02-29T23:30:00-01:00'))).toBe('2024-03-01');
+    expect(isDay('2024-02-29')).toBe(true);
+    for (const value of ['2023-02-29', '2024-02-30', '2024-3-01', 'yesterday', 20240301]) expect(isDay(value)).toBe(false);
+  });
+});
