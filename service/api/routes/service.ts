@@ -14,7 +14,7 @@ import { NoQuery } from '../schemas/common.js';
 export interface ServiceRoutesDeps {
   store: Store;
   version: string;
-  /** Mediator uptimes for the heartbeat; null for a mediator silent for over 60 s. Empty until mediators exist. */
+  /** Mediator uptimes for the heartbeat, by URN; null for a mediator silent for longer than `mediators.offlineAfterSeconds`. */
   mediatorUptimes: () => Promise<Record<string, number | null>>;
   /** The ports being listened on (the real ones, not only the configured ones); empty until the service is up. */
   listeningPorts: () => readonly ServicePort[];
