@@ -16,6 +16,7 @@ import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
+import { SMALL_BODY_BYTES } from '../domain/body-sizes.js';
 import { responseHeaders, TRANSACTION_ID_HEADER, applyPathTransform } from '../domain/route-request.js';
 import { rewriteBody, rewriteUrl } from '../domain/url-rewrite.js';
 import type { RewriteRule } from '../domain/url-rewrite.js';
@@ -94,9 +95,6 @@ export interface Shown {
   headers: Record<string, string>;
   timestamp: Date;
 }
-
-/** Answers declaring at most this many bytes are read whole before they are sent on. */
-const SMALL_BODY_BYTES = 64 * 1024;
 
 /** The stored body's reference; a body file that failed (the disk) is logged and left out, the answer goes on. */
 export async function storedBody(sink: BodySink | undefined, logger: Logger, transactionId: string): Promise<BodyRef | undefined> {

@@ -4,6 +4,7 @@
  */
 import { PassThrough } from 'node:stream';
 import type { Readable, Writable } from 'node:stream';
+import { SMALL_BODY_BYTES } from '../domain/body-sizes.js';
 import { outgoingHeaders, routePath } from '../domain/route-request.js';
 import type { RouteRecord } from '../storage/records.js';
 import type { TransactionRequest } from '../storage/transactions.js';
@@ -46,13 +47,6 @@ export function hasBody(ctx: TransactionContext): boolean {
   const length = ctx.req.headers['content-length'];
   return ctx.req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
-
-/**
- * Bodies declared this small are read whole before routing and sent as one buffer: most clinical messages are a few
- * KB, and a buffer costs far less CPU than a stream fanned out per route (measured in docs/BENCHMARKS.md). Larger or
- * chunked bodies stream.
- */
-const SMALL_BODY_BYTES = 64 * 1024;
 
 function declaredSmall(ctx: TransactionContext): boolean {
   if (ctx.req.headers['transfer-encoding'] !== undefined) return false;

@@ -9,6 +9,7 @@ import type { WriteStream } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { SMALL_BODY_BYTES } from '../../domain/body-sizes.js';
 
 /** Where a body is and what was kept of it. Stored in the transaction document. */
 export interface BodyRef {
@@ -38,11 +39,6 @@ export interface BodySink {
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-/**
- * Bodies up to this size are collected in memory and written with one call when they end; most clinical messages
- * are this small, and one write costs far less than opening a stream. Larger bodies stream to disk as they arrive.
- */
-const SMALL_BODY_BYTES = 64 * 1024;
 /** Folders known to exist, so each body does not pay for a mkdir; cleared when it grows past this many. */
 const MAX_KNOWN_DIRS = 10_000;
 const SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
