@@ -24,7 +24,7 @@ import { splitTarget } from './context.js';
 import type { TransactionContext } from './context.js';
 import { matchChannel } from './match-channel.js';
 import { authoriseRequest } from './authorise.js';
-import { requestSection, storedHeaders, storeRequest } from './store-request.js';
+import { requestSection, storeRequest } from './store-request.js';
 import { hasBody, startRoutes } from './route.js';
 import type { RouteRun } from './route.js';
 import { answerWithError, routeFailure, sendError, sendPrimary, storedBody } from './respond.js';
@@ -36,6 +36,7 @@ import type { OtherOutcome } from './store-response.js';
 import { answerStructured } from './structured-response.js';
 import { STALL_GRACE_MS, Watchdog } from './watchdog.js';
 import { isStructuredResponse } from '../domain/mediator-response.js';
+import { storedHeaders } from '../domain/stored-headers.js';
 import type { LiveEvents } from '../events/live.js';
 
 export interface PipelineLimits {

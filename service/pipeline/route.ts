@@ -6,11 +6,11 @@ import { PassThrough } from 'node:stream';
 import type { Readable, Writable } from 'node:stream';
 import { SMALL_BODY_BYTES } from '../domain/body-sizes.js';
 import { outgoingHeaders, routePath } from '../domain/route-request.js';
+import { storedHeaders } from '../domain/stored-headers.js';
 import type { RouteRecord } from '../storage/records.js';
 import type { TransactionRequest } from '../storage/transactions.js';
 import type { HttpRouter, RouteAnswer } from '../routing/http.js';
 import type { TransactionContext } from './context.js';
-import { storedHeaders } from './store-request.js';
 
 export interface RouteRun {
   route: RouteRecord;
