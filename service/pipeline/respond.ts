@@ -25,8 +25,8 @@ import type { ChannelRecord } from '../storage/records.js';
 import type { TransactionResponse } from '../storage/transactions.js';
 import type { RouteAnswer } from '../routing/http.js';
 import type { TransactionContext } from './context.js';
-import { clientGone, copy, failureOf, readUpTo } from './relay.js';
-import type { MoveFailure, MoveOptions, Read } from './relay.js';
+import { clientGone, copy, failureOf, readUpTo } from '../streams/relay.js';
+import type { MoveFailure, MoveOptions, Read } from '../streams/relay.js';
 
 /** Sends an AppError as the JSON error shape; once headers went out it can only cut the connection. */
 export function sendError(res: ServerResponse, error: AppError, transactionId?: string): void {

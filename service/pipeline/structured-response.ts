@@ -11,8 +11,8 @@ import type { TransactionStatus } from '../domain/transaction-status.js';
 import type { BodyRef, BodySink } from '../storage/bodies/body-files.js';
 import type { ExchangeRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import type { RouteAnswer } from '../routing/http.js';
-import { readUpTo } from './relay.js';
-import type { Read } from './relay.js';
+import { readUpTo } from '../streams/relay.js';
+import type { Read } from '../streams/relay.js';
 import { answerBrokenRead, sendPrimary } from './respond.js';
 import type { Answering, Shown } from './respond.js';
 
