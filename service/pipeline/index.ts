@@ -166,12 +166,13 @@ export class Pipeline {
     const timeoutMs = channel.timeout ?? limits.defaultTimeoutMs;
     const abort = new AbortController();
     const watchdog = new Watchdog(timeoutMs + STALL_GRACE_MS, () => this.#stalled(ctx, channel, state, abort, timeoutMs + STALL_GRACE_MS));
-    const moving: MoveOptions = { touch: () => watchdog.touch(), signal: abort.signal };
+    const touch = (): void => watchdog.touch();
+    const moving: MoveOptions = { touch, signal: abort.signal };
     try {
       // Requests without a body (most GETs) get no body file at all.
       const requestSink = this.#sink(ctx, channel, 'req', channel.requestBody && hasBody(ctx));
       const routes = channel.routes.filter((r) => r.status === 'enabled');
-      const started = startRoutes(ctx, routes, router, { timeoutMs, signal: abort.signal, touch: moving.touch }, requestSink?.stream);
+      const started = startRoutes(ctx, routes, router, { timeoutMs, signal: abort.signal, touch }, requestSink?.stream);
       // Other routes' answers are read as soon as they come, not after the primary's: a body left unread would stall.
       const others = started.others.map(({ started: begun, run }, index) => ({
         started: begun,

@@ -193,7 +193,7 @@ export async function sendPrimary(a: Answering, answer: RouteAnswer, shown: Show
   // Rewriting needs the whole body too, so it is read up to the body cap; a longer body passes unchanged.
   const small = Number.isInteger(length) && length <= SMALL_BODY_BYTES;
   let whole = read;
-  if (whole === undefined && (rewrite || small)) whole = await readUpTo(answer.body, rewrite ? capBytes : SMALL_BODY_BYTES, { ...a, res: ctx.res });
+  if (whole === undefined && (rewrite || small)) whole = await readUpTo(answer.body, rewrite ? capBytes : SMALL_BODY_BYTES, { res: ctx.res, touch: a.touch, signal: a.signal });
   if (whole?.failure !== undefined) {
     await answerBrokenRead(a, shown, whole.failure);
     return;
