@@ -4,7 +4,7 @@
  *
  * Every transaction it stores ends in a final status and a `transaction.completed` event, whatever breaks: a route,
  * the client, or a defect (issue 12). Every wait has a limit (route timeouts, the stall watchdog), every stream move
- * settles (relay.ts), and the outcome is committed before the client's answer leaves (complete.ts).
+ * settles (streams/relay.ts), and the outcome is committed before the client's answer leaves (complete.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';

@@ -24,7 +24,7 @@ export interface RouteRun {
   error?: Error;
   /**
    * The answer came but did not get through whole: its body broke off (reset, stalled), or, for the primary, the
-   * client left before it had all of it. Set while the body is moved (respond.ts, relay.ts).
+   * client left before it had all of it. Set while the body is moved (respond.ts, streams/relay.ts).
    */
   brokeOff?: Error;
 }
