@@ -14,6 +14,7 @@ import type { RawData } from 'ws';
 import { AppError, errorCatalogue } from '../errors.js';
 import type { ApiAuthenticationType } from '../contracts/api.js';
 import type { LiveEventType, LiveFrame } from '../contracts/live-feed.js';
+import { parseBasicAuthorization } from '../domain/basic-credentials.js';
 import { canViewChannel, isAdmin } from '../domain/permissions.js';
 import type { LiveEventMap, LiveEvents } from '../events/live.js';
 import type { Sessions } from '../accounts/sessions.js';
@@ -21,7 +22,7 @@ import type { UserAccounts } from '../accounts/users.js';
 import type { ChannelRecord, UserRecord } from '../storage/records.js';
 import type { Store } from '../storage/store.js';
 import type { Authenticator } from './auth/authenticator.js';
-import { parseBasic, SESSION_COOKIE } from './auth/hook.js';
+import { SESSION_COOKIE } from './auth/hook.js';
 import { writeRawError } from './raw-answer.js';
 
 export const LIVE_FEED_PATH = '/ws';
@@ -175,7 +176,7 @@ export class LiveFeed {
     let found: { user: UserRecord; sessionToken?: string } | null = null;
     const authorization = header(req, 'authorization');
     if (authorization !== undefined && /^basic\s/i.test(authorization) && types.includes('basic')) {
-      const credentials = parseBasic(authorization);
+      const credentials = parseBasicAuthorization(authorization);
       if (credentials === null) return { error: new AppError('UNAUTHENTICATED', 'The Basic authorization header is malformed', null, challenge) };
       try {
         found = { user: await authenticator.password(credentials.username, credentials.password, address, 'basic', new AppError('INVALID_CREDENTIALS', undefined, null, challenge)) };

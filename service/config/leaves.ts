@@ -1,4 +1,5 @@
 /** Walks the config schema: the leaf keys everything else (env names, docs, messages) is derived from. */
+import { isPlainObject } from '../domain/plain-object.js';
 import { configSchema } from './schema.js';
 
 /** The subset of JSON Schema the config schema uses, for reading it without TypeBox's generic types. */
@@ -59,10 +60,6 @@ export function schemaAt(key: string): JsonSchema | undefined {
     if (schema === undefined) return undefined;
   }
   return schema;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The value at a dotted path, or undefined when any step is missing or not an object. */

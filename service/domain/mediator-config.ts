@@ -5,6 +5,7 @@
 import type { ValidationProblem } from '../contracts/api.js';
 import type { MediatorConfigDef, MediatorConfigType } from '../storage/records.js';
 import { PASSWORD_MASK } from './password-mask.js';
+import { isPlainObject } from './plain-object.js';
 
 export const CONFIG_TYPES = ['string', 'bigstring', 'bool', 'number', 'option', 'map', 'struct', 'password'] as const satisfies readonly MediatorConfigType[];
 
@@ -19,10 +20,6 @@ export function isStorableKey(name: string): boolean {
 }
 
 const KEY_RULE = 'must be 1 to 100 characters, without a dot and not starting with $';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function defsProblems(defs: readonly MediatorConfigDef[], at: string, inTemplate: boolean): ValidationProblem[] {
   const problems: ValidationProblem[] = [];

@@ -6,6 +6,7 @@
 import { isTransactionStatus, TRANSACTION_STATUSES } from './transaction-status.js';
 import type { TransactionStatus } from './transaction-status.js';
 import { responseHeaders } from './route-request.js';
+import { isPlainObject } from './plain-object.js';
 
 /** SPEC.md names the first; mediators in the field send the second (COMPAT.md). */
 export const STRUCTURED_CONTENT_TYPES = ['application/json+service', 'application/json+openhim'] as const;
@@ -69,10 +70,6 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // What Node accepts in a header value; anything else would make writing the answer throw.
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const STORABLE_NAME = /^[^.$][^.]{0,99}$/;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A header or property value as text: lists joined as HTTP joins repeated headers, anything else as JSON. */
 function text(value: unknown): string {

@@ -9,6 +9,7 @@
 import type { ValidationProblem } from '../contracts/api.js';
 import type { TransactionFilter } from '../storage/transactions.js';
 import { isAdmin } from './permissions.js';
+import { isPlainObject } from './plain-object.js';
 import { patternProblem } from './safe-pattern.js';
 import { isTransactionStatus, parseStatusPattern, TRANSACTION_STATUSES } from './transaction-status.js';
 
@@ -91,10 +92,6 @@ const MAX_PATH_PATTERN = 500;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 const PROPERTY_NAME = /^[^.$][^.]{0,99}$/;
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function integerIn(value: number | string | undefined, fallback: number, min: number, max: number): number | null {
   if (value === undefined) return fallback;

@@ -16,6 +16,7 @@ import { createHash, createPublicKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { decodeJwt, jwtVerify } from 'jose';
 import type { JWTVerifyOptions } from 'jose';
+import { decodeBasicCredentials } from '../domain/basic-credentials.js';
 import type { Collection } from '../storage/store.js';
 import type { ClientRecord } from '../storage/records.js';
 import { customTokenDigest, verifyClientPassword } from '../accounts/client-credentials.js';
@@ -120,11 +121,10 @@ export class ClientAuthenticator {
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
     const value = space < 0 ? '' : header.slice(space + 1).trim();
     if (scheme === 'basic' && this.#settings.enableBasicAuthentication) {
-      const decoded = /^[A-Za-z0-9+/=]+$/.test(value) ? Buffer.from(value, 'base64').toString('utf8') : '';
-      const colon = decoded.indexOf(':');
-      if (colon <= 0) return { method: 'basic', check: () => Promise.resolve({ outcome: 'refused', method: 'basic', reason: 'malformed Basic credentials' }) };
-      const clientID = decoded.slice(0, colon);
-      return { method: 'basic', claimed: clientID, check: () => this.#basic(clientID, decoded.slice(colon + 1)) };
+      const credentials = decodeBasicCredentials(value);
+      if (credentials === null) return { method: 'basic', check: () => Promise.resolve({ outcome: 'refused', method: 'basic', reason: 'malformed Basic credentials' }) };
+      const { username: clientID, password } = credentials;
+      return { method: 'basic', claimed: clientID, check: () => this.#basic(clientID, password) };
     }
     if (scheme === 'custom' && this.#settings.enableCustomTokenAuthentication) return { method: 'custom-token', check: () => this.#customToken(value) };
     if (scheme === 'bearer' && this.#settings.enableJWTAuthentication) {

@@ -4,7 +4,7 @@
  *
  * Every transaction it stores ends in a final status and a `transaction.completed` event, whatever breaks: a route,
  * the client, or a defect (issue 12). Every wait has a limit (route timeouts, the stall watchdog), every stream move
- * settles (relay.ts), and the outcome is committed before the client's answer leaves (complete.ts).
+ * settles (streams/relay.ts), and the outcome is committed before the client's answer leaves (complete.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
@@ -24,18 +24,19 @@ import { splitTarget } from './context.js';
 import type { TransactionContext } from './context.js';
 import { matchChannel } from './match-channel.js';
 import { authoriseRequest } from './authorise.js';
-import { requestSection, storedHeaders, storeRequest } from './store-request.js';
+import { requestSection, storeRequest } from './store-request.js';
 import { hasBody, startRoutes } from './route.js';
 import type { RouteRun } from './route.js';
 import { answerWithError, routeFailure, sendError, sendPrimary, storedBody } from './respond.js';
 import type { Answering } from './respond.js';
-import { copy } from './relay.js';
-import type { MoveOptions } from './relay.js';
+import { copy } from '../streams/relay.js';
+import type { MoveOptions } from '../streams/relay.js';
 import { Completion } from './complete.js';
 import type { OtherOutcome } from './store-response.js';
 import { answerStructured } from './structured-response.js';
 import { STALL_GRACE_MS, Watchdog } from './watchdog.js';
 import { isStructuredResponse } from '../domain/mediator-response.js';
+import { storedHeaders } from '../domain/stored-headers.js';
 import type { LiveEvents } from '../events/live.js';
 
 export interface PipelineLimits {
@@ -165,12 +166,13 @@ export class Pipeline {
     const timeoutMs = channel.timeout ?? limits.defaultTimeoutMs;
     const abort = new AbortController();
     const watchdog = new Watchdog(timeoutMs + STALL_GRACE_MS, () => this.#stalled(ctx, channel, state, abort, timeoutMs + STALL_GRACE_MS));
-    const moving: MoveOptions = { touch: () => watchdog.touch(), signal: abort.signal };
+    const touch = (): void => watchdog.touch();
+    const moving: MoveOptions = { touch, signal: abort.signal };
     try {
       // Requests without a body (most GETs) get no body file at all.
       const requestSink = this.#sink(ctx, channel, 'req', channel.requestBody && hasBody(ctx));
       const routes = channel.routes.filter((r) => r.status === 'enabled');
-      const started = startRoutes(ctx, routes, router, { timeoutMs, signal: abort.signal, touch: moving.touch }, requestSink?.stream);
+      const started = startRoutes(ctx, routes, router, { timeoutMs, signal: abort.signal, touch }, requestSink?.stream);
       // Other routes' answers are read as soon as they come, not after the primary's: a body left unread would stall.
       const others = started.others.map(({ started: begun, run }, index) => ({
         started: begun,

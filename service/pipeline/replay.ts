@@ -10,13 +10,13 @@ import type { Socket } from 'node:net';
 import { Duplex, Readable } from 'node:stream';
 import { AppError } from '../errors.js';
 import { rerunRefusal } from '../domain/rerun.js';
+import { SECRET_HEADERS } from '../domain/stored-headers.js';
 import type { BodyFiles, BodyRef } from '../storage/bodies/body-files.js';
 import type { ChannelRecord, ClientRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 import type { TransactionChanges, TransactionIdFactory, TransactionLog, TransactionRecord } from '../storage/transactions.js';
 import type { RerunOrigin, TransactionContext } from './context.js';
 import type { Pipeline } from './index.js';
-import { SECRET_HEADERS } from './store-request.js';
 
 /** SPEC.md "Polling channel behaviour": the path polled on routes that have no path of their own. */
 export const POLL_PATH = '/trigger';

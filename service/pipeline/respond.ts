@@ -16,6 +16,7 @@ import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
+import { SMALL_BODY_BYTES } from '../domain/body-sizes.js';
 import { responseHeaders, TRANSACTION_ID_HEADER, applyPathTransform } from '../domain/route-request.js';
 import { rewriteBody, rewriteUrl } from '../domain/url-rewrite.js';
 import type { RewriteRule } from '../domain/url-rewrite.js';
@@ -24,8 +25,8 @@ import type { ChannelRecord } from '../storage/records.js';
 import type { TransactionResponse } from '../storage/transactions.js';
 import type { RouteAnswer } from '../routing/http.js';
 import type { TransactionContext } from './context.js';
-import { clientGone, copy, failureOf, readUpTo } from './relay.js';
-import type { MoveFailure, MoveOptions, Read } from './relay.js';
+import { clientGone, copy, failureOf, readUpTo } from '../streams/relay.js';
+import type { MoveFailure, MoveOptions, Read } from '../streams/relay.js';
 
 /** Sends an AppError as the JSON error shape; once headers went out it can only cut the connection. */
 export function sendError(res: ServerResponse, error: AppError, transactionId?: string): void {
@@ -94,9 +95,6 @@ export interface Shown {
   headers: Record<string, string>;
   timestamp: Date;
 }
-
-/** Answers declaring at most this many bytes are read whole before they are sent on. */
-const SMALL_BODY_BYTES = 64 * 1024;
 
 /** The stored body's reference; a body file that failed (the disk) is logged and left out, the answer goes on. */
 export async function storedBody(sink: BodySink | undefined, logger: Logger, transactionId: string): Promise<BodyRef | undefined> {
@@ -195,7 +193,7 @@ export async function sendPrimary(a: Answering, answer: RouteAnswer, shown: Show
   // Rewriting needs the whole body too, so it is read up to the body cap; a longer body passes unchanged.
   const small = Number.isInteger(length) && length <= SMALL_BODY_BYTES;
   let whole = read;
-  if (whole === undefined && (rewrite || small)) whole = await readUpTo(answer.body, rewrite ? capBytes : SMALL_BODY_BYTES, { ...a, res: ctx.res });
+  if (whole === undefined && (rewrite || small)) whole = await readUpTo(answer.body, rewrite ? capBytes : SMALL_BODY_BYTES, { res: ctx.res, touch: a.touch, signal: a.signal });
   if (whole?.failure !== undefined) {
     await answerBrokenRead(a, shown, whole.failure);
     return;

@@ -3,13 +3,16 @@
  * file) as it streams in, so memory does not grow with its size; a route that fails stops holding the others back.
  */
 import { PassThrough } from 'node:stream';
-import type { Readable, Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
+import { SMALL_BODY_BYTES } from '../domain/body-sizes.js';
 import { outgoingHeaders, routePath } from '../domain/route-request.js';
+import { storedHeaders } from '../domain/stored-headers.js';
 import type { RouteRecord } from '../storage/records.js';
 import type { TransactionRequest } from '../storage/transactions.js';
 import type { HttpRouter, RouteAnswer } from '../routing/http.js';
+import { readUpTo, REQUEST_CUT_SHORT } from '../streams/relay.js';
+import type { Read } from '../streams/relay.js';
 import type { TransactionContext } from './context.js';
-import { storedHeaders } from './store-request.js';
 
 export interface RouteRun {
   route: RouteRecord;
@@ -21,7 +24,7 @@ export interface RouteRun {
   error?: Error;
   /**
    * The answer came but did not get through whole: its body broke off (reset, stalled), or, for the primary, the
-   * client left before it had all of it. Set while the body is moved (respond.ts, relay.ts).
+   * client left before it had all of it. Set while the body is moved (respond.ts, streams/relay.ts).
    */
   brokeOff?: Error;
 }
@@ -47,45 +50,16 @@ export function hasBody(ctx: TransactionContext): boolean {
   return ctx.req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/**
- * Bodies declared this small are read whole before routing and sent as one buffer: most clinical messages are a few
- * KB, and a buffer costs far less CPU than a stream fanned out per route (measured in docs/BENCHMARKS.md). Larger or
- * chunked bodies stream.
- */
-const SMALL_BODY_BYTES = 64 * 1024;
-
 function declaredSmall(ctx: TransactionContext): boolean {
   if (ctx.req.headers['transfer-encoding'] !== undefined) return false;
   const length = Number(ctx.req.headers['content-length']);
   return Number.isInteger(length) && length > 0 && length <= SMALL_BODY_BYTES;
 }
 
-/** Reads a small body whole; rejects when the client hangs up first or sends more than it declared. */
-function readSmall(ctx: TransactionContext, touch: () => void): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const source: Readable = ctx.body;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const fail = (err: Error) => {
-      source.off('data', onData);
-      reject(err);
-    };
-    const onData = (chunk: Buffer) => {
-      touch();
-      size += chunk.length;
-      if (size > SMALL_BODY_BYTES) {
-        fail(new Error('the request body is longer than its Content-Length'));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    source.on('data', onData);
-    source.once('end', () => resolve(Buffer.concat(chunks, size)));
-    source.once('error', fail);
-    ctx.req.once('close', () => {
-      if (!ctx.req.complete) fail(new Error('the client closed the connection before sending the whole request'));
-    });
-  });
+/** A small body read whole, or why it could not be: the client hung up first or sent more than it declared. */
+function wholeBody(read: Read): Buffer | Error {
+  if (read.failure !== undefined) return read.failure.error;
+  return read.ended ? Buffer.concat(read.chunks, read.size) : new Error('the request body is longer than its Content-Length');
 }
 
 /** Starts all enabled routes; `requestSink` receives a copy of the request body for the transaction log. */
@@ -122,20 +96,14 @@ export function startRoutes(ctx: TransactionContext, routes: readonly RouteRecor
 /** The small-body path: one read, then the same buffer to every route and to the body file. */
 function startBuffered(ctx: TransactionContext, routes: readonly RouteRecord[], router: HttpRouter, options: RoutingOptions, requestSink?: Writable): RouteStart {
   ctx.req.on('error', () => undefined);
-  const body = readSmall(ctx, options.touch);
-  body.then(
-    (buffer) => requestSink?.end(buffer),
-    (err: Error) => requestSink?.destroy(err),
-  );
+  const body = readUpTo(ctx.body, SMALL_BODY_BYTES, { touch: options.touch, closedEarly: REQUEST_CUT_SHORT }).then(wholeBody);
+  void body.then((whole) => (whole instanceof Error ? requestSink?.destroy(whole) : requestSink?.end(whole)));
   const runs = routes.map((route) => {
     const prepared = routeRequest(ctx, route);
     return {
       route,
       prepared,
-      promise: body.then(
-        (buffer) => runRoute(ctx, route, prepared, router, options, buffer),
-        (err: Error): RouteRun => ({ route, request: prepared.request, error: err }),
-      ),
+      promise: body.then((whole): RouteRun | Promise<RouteRun> => (whole instanceof Error ? { route, request: prepared.request, error: whole } : runRoute(ctx, route, prepared, router, options, whole))),
     };
   });
   return split(runs);

@@ -1,21 +1,8 @@
 /** Step 4: the first write of the transaction (Processing), before anything is sent downstream. */
-import type { IncomingHttpHeaders } from 'node:http';
+import { storedHeaders } from '../domain/stored-headers.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { TransactionLog, TransactionRecord, TransactionRequest } from '../storage/transactions.js';
 import type { TransactionContext } from './context.js';
-
-// Credentials the client sent are never written to the log.
-export const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'auth-token']);
-
-/** The request headers as stored: one string per header, credentials masked. */
-export function storedHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = SECRET_HEADERS.has(name.toLowerCase()) ? '********' : Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-}
 
 /** The request section of the transaction, without its body reference. */
 export function requestSection(ctx: TransactionContext): TransactionRequest {

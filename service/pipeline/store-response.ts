@@ -6,12 +6,12 @@
  */
 import { computeStatus } from '../domain/transaction-status.js';
 import type { RouteOutcome, TransactionStatus } from '../domain/transaction-status.js';
+import { storedHeaders } from '../domain/stored-headers.js';
 import type { BodyRef } from '../storage/bodies/body-files.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { ExchangeRecord, TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import { RouteError } from '../routing/http.js';
 import type { RouteRun } from './route.js';
-import { storedHeaders } from './store-request.js';
 import type { MediatorOutcome } from './structured-response.js';
 
 /** A route other than the primary: its run, its stored answer body, or `pending` while it is still running. */

@@ -6,15 +6,15 @@
  */
 import { parseMediatorResponse, reportsError } from '../domain/mediator-response.js';
 import type { MediatorError, MediatorResponse, Orchestration } from '../domain/mediator-response.js';
+import { storedHeaders } from '../domain/stored-headers.js';
 import type { TransactionStatus } from '../domain/transaction-status.js';
 import type { BodyRef, BodySink } from '../storage/bodies/body-files.js';
 import type { ExchangeRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import type { RouteAnswer } from '../routing/http.js';
-import { readUpTo } from './relay.js';
-import type { Read } from './relay.js';
+import { readUpTo } from '../streams/relay.js';
+import type { Read } from '../streams/relay.js';
 import { answerBrokenRead, sendPrimary } from './respond.js';
 import type { Answering, Shown } from './respond.js';
-import { storedHeaders } from './store-request.js';
 
 /** What the mediator said about the transaction, for the second write. */
 export interface MediatorOutcome {

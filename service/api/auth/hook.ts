@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import type { ApiAuthenticationType } from '../../contracts/api.js';
+import { parseBasicAuthorization } from '../../domain/basic-credentials.js';
 import type { SessionRecord, UserRecord } from '../../storage/records.js';
 import type { Authenticator } from './authenticator.js';
 
@@ -45,16 +46,6 @@ function basicChallenge(types: readonly ApiAuthenticationType[], request?: Fasti
   return types.includes('basic') ? { 'www-authenticate': 'Basic realm="Junction", charset="UTF-8"' } : {};
 }
 
-/** Splits an `Authorization: Basic` value; null when it is not well formed. */
-export function parseBasic(header: string): { username: string; password: string } | null {
-  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-  if (match?.[1] === undefined) return null;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon <= 0) return null;
-  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
-}
-
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -66,7 +57,7 @@ async function identify(request: FastifyRequest, options: AuthHookOptions): Prom
   const authorization = header(request, 'authorization');
   if (authorization !== undefined && /^basic\s/i.test(authorization)) {
     if (!types.includes('basic')) throw new AppError('AUTH_TYPE_DISABLED', 'Basic authentication is not enabled on this server');
-    const credentials = parseBasic(authorization);
+    const credentials = parseBasicAuthorization(authorization);
     if (credentials === null) throw new AppError('UNAUTHENTICATED', 'The Basic authorization header is malformed', null, { headers: basicChallenge(types, request) });
     const failure = new AppError('INVALID_CREDENTIALS', undefined, null, { headers: basicChallenge(types, request) });
     const user = await authenticator.password(credentials.username, credentials.password, address, 'basic', failure);

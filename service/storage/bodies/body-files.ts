@@ -9,6 +9,8 @@ import type { WriteStream } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { SMALL_BODY_BYTES } from '../../domain/body-sizes.js';
+import { readUpTo } from '../../streams/relay.js';
 
 /** Where a body is and what was kept of it. Stored in the transaction document. */
 export interface BodyRef {
@@ -38,11 +40,6 @@ export interface BodySink {
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-/**
- * Bodies up to this size are collected in memory and written with one call when they end; most clinical messages
- * are this small, and one write costs far less than opening a stream. Larger bodies stream to disk as they arrive.
- */
-const SMALL_BODY_BYTES = 64 * 1024;
 /** Folders known to exist, so each body does not pay for a mkdir; cleared when it grows past this many. */
 const MAX_KNOWN_DIRS = 10_000;
 const SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
@@ -238,16 +235,11 @@ export class BodyFiles {
 
   /** Reads a stored body as text, at most `limit` bytes. */
   async readText(ref: Pick<BodyRef, 'path'>, limit = Number.POSITIVE_INFINITY): Promise<string> {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of this.read(ref)) {
-      const buffer = chunk as Buffer;
-      const part = buffer.subarray(0, Math.max(0, Math.min(buffer.length, limit - total)));
-      chunks.push(part);
-      total += part.length;
-      if (total >= limit) break;
-    }
-    return Buffer.concat(chunks).toString('utf8');
+    const source = this.read(ref);
+    const read = await readUpTo(source, limit);
+    if (read.failure !== undefined) throw read.failure.error;
+    if (!read.ended) source.destroy();
+    return Buffer.concat(read.chunks, read.size).toString('utf8', 0, Math.min(read.size, limit));
   }
 
   /** Days that have body folders, oldest first. */

@@ -1,8 +1,13 @@
 /**
- * Moving a route's answer body: to the client and to its body file, or into memory. Every function here settles in
- * every case (issue 12): a body that errors, closes early or stalls (undici's bodyTimeout errors it), a client that
- * leaves, or the transaction's stall watchdog aborting, each ends the move and is reported, never left waiting.
- * `stream.pipe()` does not give that: it never ends its destination when the source fails.
+ * Moving a body: into memory (`readUpTo`, Junction's one body reader), or on to the client and a body file (`copy`).
+ * Every function here settles in every case (issue 12): a body that errors, closes early or stalls (undici's
+ * bodyTimeout errors it), a client that leaves, a limit passed, or the transaction's stall watchdog aborting, each
+ * ends the move and is reported, never left waiting. `stream.pipe()` does not give that: it never ends its
+ * destination when the source fails.
+ *
+ * Its users: the pipeline reads request bodies (content matching, small requests) and answers (small, rewritten or
+ * structured ones) and copies answers on; the body store reads stored bodies back. It knows neither, so both can
+ * import it.
  */
 import type { ServerResponse } from 'node:http';
 import type { Readable, Writable } from 'node:stream';
@@ -17,12 +22,14 @@ export interface MoveOptions {
   /** The client's response: a client that leaves stops the move (and the source is destroyed). */
   res?: ServerResponse;
   /** Called for every chunk, so the transaction's stall watchdog sees progress. */
-  touch: () => void;
+  touch?: () => void;
   /** The transaction's abort signal; its reason is the failure when it fired. */
   signal?: AbortSignal;
 }
 
 export const CLIENT_LEFT = 'the client closed the connection before the whole answer was sent';
+/** Why a request body is missing when its client closed the connection before sending all of it. */
+export const REQUEST_CUT_SHORT = 'the client closed the connection before sending the whole request';
 
 /** Which side stopped a move, and why: the watchdog's reason first, then a client that left, then the source's error. */
 export function failureOf(err: unknown, clientLeft: boolean, signal: AbortSignal | undefined): MoveFailure {
@@ -36,9 +43,11 @@ export function clientGone(res: ServerResponse | undefined): boolean {
   return res !== undefined && res.destroyed && !res.writableFinished;
 }
 
+const NOTHING_TO_STOP = (): void => undefined;
+
 /** Calls `onLeave` if the client leaves before its answer finished; returns the function that stops watching. */
 function watchClient(res: ServerResponse | undefined, onLeave: () => void): () => void {
-  if (res === undefined) return () => undefined;
+  if (res === undefined) return NOTHING_TO_STOP;
   const onClose = () => {
     if (!res.writableFinished) onLeave();
   };
@@ -54,36 +63,43 @@ export interface Read {
   failure?: MoveFailure;
 }
 
+export interface ReadOptions extends MoveOptions {
+  /** The error when the source closes without ending or erroring (a request destroyed by the watchdog, say). */
+  closedEarly?: string;
+}
+
+const ANSWER_CLOSED_EARLY = 'the connection closed before the answer ended';
+
 /**
  * Reads a body into memory, up to just over `limit` bytes. When it is longer, reading pauses and the source keeps
- * the rest, so `copy` can continue it. Never rejects.
+ * the rest, so `copy` can continue it (or the caller destroys it). Never rejects: a failure is in the result.
  */
-export function readUpTo(source: Readable, limit: number, options: MoveOptions): Promise<Read> {
+export function readUpTo(source: Readable, limit: number, options: ReadOptions = {}): Promise<Read> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let clientLeft = false;
-    const finish = (result: Omit<Read, 'chunks' | 'size'>) => {
+    const finish = (ended: boolean, failure?: MoveFailure) => {
       source.off('data', onData);
       source.off('end', onEnd);
       source.off('error', onError);
       source.off('close', onClose);
       unwatch();
-      resolve({ chunks, size, ...result });
+      resolve(failure === undefined ? { chunks, size, ended } : { chunks, size, ended, failure });
     };
     const onData = (chunk: Buffer) => {
-      options.touch();
+      options.touch?.();
       chunks.push(chunk);
       size += chunk.length;
       if (size > limit) {
         source.pause();
-        finish({ ended: false });
+        finish(false);
       }
     };
-    const onEnd = () => finish({ ended: true });
-    const onError = (err: Error) => finish({ ended: false, failure: failureOf(err, clientLeft, options.signal) });
+    const onEnd = () => finish(true);
+    const onError = (err: Error) => finish(false, failureOf(err, clientLeft, options.signal));
     // A source destroyed without an error closes without ending.
-    const onClose = () => onError(new Error('the connection closed before the answer ended'));
+    const onClose = () => onError(new Error(options.closedEarly ?? ANSWER_CLOSED_EARLY));
     const unwatch = watchClient(options.res, () => {
       clientLeft = true;
       source.destroy();
@@ -156,7 +172,7 @@ export async function copy(source: Readable, prefix: readonly Buffer[], to: Move
       return { failure: failureOf(undefined, true, signal) };
     }
     for await (const chunk of withPrefix(prefix, source)) {
-      touch();
+      touch?.();
       if (held !== undefined) await forward(held);
       held = chunk;
       // Leaving the loop destroys the source.
