@@ -79,7 +79,7 @@ describe('the management API certificate', () => {
     const cert = await readFile(join(dataDir, 'tls', 'server-cert.pem'), 'utf8');
     expect(cert).toContain('BEGIN CERTIFICATE');
     // The certificate verifies for localhost and 127.0.0.1 (the helper checks it against this very file).
-    expect((await t.inject('/heartbeat')).status).toBe(200);
+    expect((await t.request('/heartbeat')).status).toBe(200);
     await t.stop();
     const again = await startJunction({}, { dataDir });
     try {
@@ -98,7 +98,7 @@ describe('the management API certificate', () => {
     await writeFile(join(dir, 'key.pem'), pair.key);
     const t = await startJunction({ tls: { certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem') } });
     try {
-      expect((await t.inject('/heartbeat')).status).toBe(200);
+      expect((await t.request('/heartbeat')).status).toBe(200);
       const started = t.junction.store.health();
       expect(started.state).toBe('ready');
       await expect(readFile(join(t.dataDir, 'tls', 'server-cert.pem'))).rejects.toThrow();
