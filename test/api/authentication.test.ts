@@ -49,10 +49,10 @@ describe('local login sessions', () => {
   });
 
   it('refuses a wrong password with 401 and the JSON error shape, and audits both outcomes', async () => {
-    const wrong = await t.request('/authenticate/local', { method: 'POST', json: { username: ROOT_EMAIL, password: 'nope-nope-nope' } });
+    const wrong = await t.inject('/authenticate/local', { method: 'POST', json: { username: ROOT_EMAIL, password: 'nope-nope-nope' } });
     expect(wrong.status).toBe(401);
     expect(wrong.body).toEqual({ error: { code: 'INVALID_CREDENTIALS', message: expect.any(String) as string, details: null } });
-    const unknown = await t.request('/authenticate/local', { method: 'POST', json: { username: 'ghost@x.example', password: 'whatever-123' } });
+    const unknown = await t.inject('/authenticate/local', { method: 'POST', json: { username: 'ghost@x.example', password: 'whatever-123' } });
     expect(unknown.status).toBe(401);
     expect(unknown.body).toMatchObject({ error: { code: 'INVALID_CREDENTIALS' } });
     const events = await loginEvents(t);
@@ -62,7 +62,7 @@ describe('local login sessions', () => {
   });
 
   it('answers 401 with a Basic challenge when no credentials are given', async () => {
-    const res = await t.request('/users');
+    const res = await t.inject('/users');
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Basic/);
     expect(res.body).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
@@ -70,11 +70,11 @@ describe('local login sessions', () => {
 
   it('keeps sessions across a restart', async () => {
     const dataDir = t.dataDir;
-    const login = await t.request('/authenticate/local', { method: 'POST', json: { username: ROOT_EMAIL, password: NEW_ROOT_PASSWORD } });
+    const login = await t.inject('/authenticate/local', { method: 'POST', json: { username: ROOT_EMAIL, password: NEW_ROOT_PASSWORD } });
     const cookie = sessionCookie(login);
     await t.stop();
     t = await startJunction({}, { dataDir });
-    const me = await t.request('/me', { headers: { cookie } });
+    const me = await t.inject('/me', { headers: { cookie } });
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ email: ROOT_EMAIL });
   });
@@ -89,17 +89,17 @@ describe('failed-login throttling', () => {
 
   it('answers 429 with Retry-After once an account has too many failures, even for the right password', async () => {
     for (let i = 0; i < 3; i++) {
-      const res = await t.request('/users', { headers: { authorization: basic(ROOT_EMAIL, `wrong-${i}-password`) } });
+      const res = await t.inject('/users', { headers: { authorization: basic(ROOT_EMAIL, `wrong-${i}-password`) } });
       expect(res.status).toBe(401);
     }
-    const blocked = await t.request('/authenticate/local', { method: 'POST', json: { username: ROOT_EMAIL, password: DEFAULT_ROOT_PASSWORD } });
+    const blocked = await t.inject('/authenticate/local', { method: 'POST', json: { username: ROOT_EMAIL, password: DEFAULT_ROOT_PASSWORD } });
     expect(blocked.status).toBe(429);
     expect(blocked.body).toMatchObject({ error: { code: 'TOO_MANY_ATTEMPTS' } });
     const retryAfter = Number(blocked.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(500);
     expect(retryAfter).toBeLessThanOrEqual(600);
     // Another account from the same address is unaffected.
-    const other = await t.request('/authenticate/local', { method: 'POST', json: { username: 'someone@x.example', password: 'whatever-123' } });
+    const other = await t.inject('/authenticate/local', { method: 'POST', json: { username: 'someone@x.example', password: 'whatever-123' } });
     expect(other.status).toBe(401);
   });
 
@@ -107,9 +107,9 @@ describe('failed-login throttling', () => {
     const t2 = await startJunction({ api: { loginThrottle: { maxFailuresPerAccount: 100, maxFailuresPerAddress: 2, windowSeconds: 60 } } });
     try {
       for (const user of ['a@x.example', 'b@x.example']) {
-        expect((await t2.request('/authenticate/local', { method: 'POST', json: { username: user, password: 'bad-password' } })).status).toBe(401);
+        expect((await t2.inject('/authenticate/local', { method: 'POST', json: { username: user, password: 'bad-password' } })).status).toBe(401);
       }
-      const third = await t2.request('/authenticate/local', { method: 'POST', json: { username: 'c@x.example', password: 'bad-password' } });
+      const third = await t2.inject('/authenticate/local', { method: 'POST', json: { username: 'c@x.example', password: 'bad-password' } });
       expect(third.status).toBe(429);
       expect(third.headers.get('retry-after')).toMatch(/^\d+$/);
     } finally {
@@ -126,7 +126,7 @@ describe('the deprecated token scheme', () => {
   afterAll(async () => t.destroy());
 
   async function tokenHeaders(password: string, tsOffsetMs = 0) {
-    const step1 = await t.request(`/authenticate/${ROOT_EMAIL}`);
+    const step1 = await t.inject(`/authenticate/${ROOT_EMAIL}`);
     expect(step1.status).toBe(200);
     const { salt, ts } = step1.body as { salt: string; ts: string };
     expect(typeof ts).toBe('string');
@@ -139,23 +139,23 @@ describe('the deprecated token scheme', () => {
   it('authenticates with the four auth-* headers and refuses stale, wrong or replayed tokens', async () => {
     await unlockRoot(t);
     const good = await tokenHeaders(NEW_ROOT_PASSWORD);
-    const ok = await t.request('/users', { headers: good });
+    const ok = await t.inject('/users', { headers: good });
     expect(ok.status).toBe(200);
-    const replay = await t.request('/users', { headers: good });
+    const replay = await t.inject('/users', { headers: good });
     expect(replay.status).toBe(401);
 
     const stale = await tokenHeaders(NEW_ROOT_PASSWORD, -2500);
-    expect((await t.request('/users', { headers: stale })).status).toBe(401);
+    expect((await t.inject('/users', { headers: stale })).status).toBe(401);
     const wrong = await tokenHeaders('not-the-password');
-    const refused = await t.request('/users', { headers: wrong });
+    const refused = await t.inject('/users', { headers: wrong });
     expect(refused.status).toBe(401);
     expect(refused.body).toMatchObject({ error: { code: 'INVALID_TOKEN' } });
-    const partial = await t.request('/users', { headers: { 'auth-username': ROOT_EMAIL } });
+    const partial = await t.inject('/users', { headers: { 'auth-username': ROOT_EMAIL } });
     expect(partial.status).toBe(401);
   });
 
   it('answers 404 for a user without a token credential', async () => {
-    expect((await t.request('/authenticate/nobody@x.example')).status).toBe(404);
+    expect((await t.inject('/authenticate/nobody@x.example')).status).toBe(404);
   });
 });
 
@@ -163,12 +163,12 @@ describe('authentication types are a config list', () => {
   it('refuses Basic and the token scheme when only local login is enabled, and reports the types', async () => {
     const t = await startJunction({ api: { authenticationTypes: ['local'] } });
     try {
-      const types = await t.request('/authentication/types');
+      const types = await t.inject('/authentication/types');
       expect(types.body).toEqual(['local']);
-      const res = await t.request('/users', { headers: { authorization: basic(ROOT_EMAIL, DEFAULT_ROOT_PASSWORD) } });
+      const res = await t.inject('/users', { headers: { authorization: basic(ROOT_EMAIL, DEFAULT_ROOT_PASSWORD) } });
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ error: { code: 'AUTH_TYPE_DISABLED' } });
-      expect((await t.request(`/authenticate/${ROOT_EMAIL}`)).status).toBe(404);
+      expect((await t.inject(`/authenticate/${ROOT_EMAIL}`)).status).toBe(404);
       // No legacy credential is kept while the token scheme is off.
       const root = await t.junction.store.users.findOne({ email: ROOT_EMAIL });
       expect(root?.legacyToken).toBeUndefined();
@@ -180,7 +180,7 @@ describe('authentication types are a config list', () => {
   it('refuses local login when only Basic is enabled', async () => {
     const t = await startJunction({ api: { authenticationTypes: ['basic'] } });
     try {
-      const res = await t.request('/authenticate/local', { method: 'POST', json: { username: ROOT_EMAIL, password: DEFAULT_ROOT_PASSWORD } });
+      const res = await t.inject('/authenticate/local', { method: 'POST', json: { username: ROOT_EMAIL, password: DEFAULT_ROOT_PASSWORD } });
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ error: { code: 'AUTH_TYPE_DISABLED' } });
     } finally {
@@ -194,10 +194,10 @@ describe('pre-seeded admin password', () => {
     const t = await startJunction({}, { env: { JUNCTION_ADMIN_PASSWORD: 'unattended-secret-1' } });
     const dataDir = t.dataDir;
     try {
-      const res = await t.request('/users', { headers: { authorization: basic(ROOT_EMAIL, 'unattended-secret-1') } });
+      const res = await t.inject('/users', { headers: { authorization: basic(ROOT_EMAIL, 'unattended-secret-1') } });
       expect(res.status).toBe(200);
-      expect((await t.request('/users', { headers: { authorization: basic(ROOT_EMAIL, DEFAULT_ROOT_PASSWORD) } })).status).toBe(401);
-      const change = await t.request(`/users/${ROOT_EMAIL}`, {
+      expect((await t.inject('/users', { headers: { authorization: basic(ROOT_EMAIL, DEFAULT_ROOT_PASSWORD) } })).status).toBe(401);
+      const change = await t.inject(`/users/${ROOT_EMAIL}`, {
         method: 'PUT',
         headers: { authorization: basic(ROOT_EMAIL, 'unattended-secret-1') },
         json: { password: 'changed-by-admin-2' },
@@ -208,7 +208,7 @@ describe('pre-seeded admin password', () => {
     }
     const again = await startJunction({}, { dataDir, env: { JUNCTION_ADMIN_PASSWORD: 'unattended-secret-1' } });
     try {
-      expect((await again.request('/users', { headers: { authorization: basic(ROOT_EMAIL, 'changed-by-admin-2') } })).status).toBe(200);
+      expect((await again.inject('/users', { headers: { authorization: basic(ROOT_EMAIL, 'changed-by-admin-2') } })).status).toBe(200);
     } finally {
       await again.destroy();
     }

@@ -23,15 +23,15 @@ describe('channels API', () => {
   let admin: { authorization: string };
   let nurse: { authorization: string };
 
-  const create = (json: unknown) => t.request('/channels', { method: 'POST', headers: admin, json });
-  const put = (id: string, json: unknown) => t.request(`/channels/${id}`, { method: 'PUT', headers: admin, json });
+  const create = (json: unknown) => t.inject('/channels', { method: 'POST', headers: admin, json });
+  const put = (id: string, json: unknown) => t.inject(`/channels/${id}`, { method: 'PUT', headers: admin, json });
   const errorPaths = (res: TestResponse) => (res.body as { error: { details: { path: string }[] } }).error.details.map((d) => d.path);
 
   beforeAll(async () => {
     t = await startJunction();
     admin = { authorization: await unlockRoot(t) };
     const user = { email: 'nina@clinic.example', firstname: 'Nina', surname: 'Nurse', groups: ['nurses'], password: 'nina-password-12' };
-    const made = await t.request('/users', { method: 'POST', headers: admin, json: user });
+    const made = await t.inject('/users', { method: 'POST', headers: admin, json: user });
     if (made.status !== 201) throw new Error(made.text);
     nurse = { authorization: basic(user.email, user.password) };
   });
@@ -56,9 +56,9 @@ describe('channels API', () => {
     expect(channel.routes[1]).toMatchObject({ name: 'archive', type: 'http', primary: false, secured: false, forwardAuthHeader: false, status: 'enabled' });
     expect(typeof channel.createdAt).toBe('string');
 
-    const list = await t.request('/channels', { headers: admin });
+    const list = await t.inject('/channels', { headers: admin });
     expect((list.body as Channel[]).map((c) => c.name)).toEqual(['FHIR']);
-    expect((await t.request(`/channels/${channel._id}`, { headers: admin })).body).toMatchObject({ name: 'FHIR', txViewAcl: ['nurses'] });
+    expect((await t.inject(`/channels/${channel._id}`, { headers: admin })).body).toMatchObject({ name: 'FHIR', txViewAcl: ['nurses'] });
 
     const updated = await put(channel._id, { description: 'FHIR traffic', priority: 2, timeout: 5000 });
     expect(updated.status).toBe(200);
@@ -67,14 +67,14 @@ describe('channels API', () => {
     const cleared = await put(channel._id, { priority: null });
     expect(cleared.status).toBe(200);
     expect(cleared.body).not.toHaveProperty('priority');
-    expect((await t.request(`/channels/${channel._id}`, { headers: admin })).body).not.toHaveProperty('priority');
+    expect((await t.inject(`/channels/${channel._id}`, { headers: admin })).body).not.toHaveProperty('priority');
 
-    const removed = await t.request(`/channels/${channel._id}`, { method: 'DELETE', headers: admin });
+    const removed = await t.inject(`/channels/${channel._id}`, { method: 'DELETE', headers: admin });
     expect(removed.status).toBe(200);
-    expect((await t.request(`/channels/${channel._id}`, { headers: admin })).status).toBe(404);
+    expect((await t.inject(`/channels/${channel._id}`, { headers: admin })).status).toBe(404);
     expect((await put(channel._id, { description: 'x' })).status).toBe(404);
-    expect((await t.request(`/channels/${channel._id}`, { method: 'DELETE', headers: admin })).status).toBe(404);
-    expect((await t.request('/channels/not-an-id', { headers: admin })).status).toBe(404);
+    expect((await t.inject(`/channels/${channel._id}`, { method: 'DELETE', headers: admin })).status).toBe(404);
+    expect((await t.inject('/channels/not-an-id', { headers: admin })).status).toBe(404);
   });
 
   it('fills tcpHost for tcp channels and accepts mllp routes', async () => {
@@ -97,7 +97,7 @@ describe('channels API', () => {
     });
     expect(errorPaths(await create({ name: 'Props', type: 'tcp', tcpPort: 7001, routes: [primary], properties: [{ a: '1', b: '2' }] }))).toContain('body.properties.0');
     // A channel fetched with GET can be sent back as it is.
-    const fetched = await t.request(`/channels/${(res.body as Channel)._id}`, { headers: admin });
+    const fetched = await t.inject(`/channels/${(res.body as Channel)._id}`, { headers: admin });
     expect((await put((res.body as Channel)._id, fetched.body)).status).toBe(200);
   });
 
@@ -106,20 +106,20 @@ describe('channels API', () => {
     const hidden = (await create(payload('Hidden', { txViewAcl: ['lab'] }))).body as Channel;
     const viaRerun = (await create(payload('Rerun', { txViewAcl: [], txRerunAcl: ['nurses'] }))).body as Channel;
 
-    expect((await t.request('/channels', { method: 'POST', headers: nurse, json: payload('Mine') })).status).toBe(403);
-    expect((await t.request(`/channels/${visible._id}`, { method: 'PUT', headers: nurse, json: { description: 'x' } })).status).toBe(403);
-    const del = await t.request(`/channels/${visible._id}`, { method: 'DELETE', headers: nurse });
+    expect((await t.inject('/channels', { method: 'POST', headers: nurse, json: payload('Mine') })).status).toBe(403);
+    expect((await t.inject(`/channels/${visible._id}`, { method: 'PUT', headers: nurse, json: { description: 'x' } })).status).toBe(403);
+    const del = await t.inject(`/channels/${visible._id}`, { method: 'DELETE', headers: nurse });
     expect(del.status).toBe(403);
     expect(del.body).toMatchObject({ error: { code: 'FORBIDDEN' } });
 
-    const list = await t.request('/channels', { headers: nurse });
+    const list = await t.inject('/channels', { headers: nurse });
     expect(list.status).toBe(200);
     expect((list.body as Channel[]).map((c) => c.name).sort()).toEqual(['Rerun', 'Visible']);
-    expect((await t.request(`/channels/${visible._id}`, { headers: nurse })).status).toBe(200);
-    expect((await t.request(`/channels/${viaRerun._id}`, { headers: nurse })).status).toBe(200);
-    expect((await t.request(`/channels/${hidden._id}`, { headers: nurse })).status).toBe(403);
-    expect((await t.request('/channels/unknown', { headers: nurse })).status).toBe(403);
-    expect((await t.request(`/channels/${visible._id}`, { headers: admin })).body).toMatchObject({ name: 'Visible' });
+    expect((await t.inject(`/channels/${visible._id}`, { headers: nurse })).status).toBe(200);
+    expect((await t.inject(`/channels/${viaRerun._id}`, { headers: nurse })).status).toBe(200);
+    expect((await t.inject(`/channels/${hidden._id}`, { headers: nurse })).status).toBe(403);
+    expect((await t.inject('/channels/unknown', { headers: nurse })).status).toBe(403);
+    expect((await t.inject(`/channels/${visible._id}`, { headers: admin })).body).toMatchObject({ name: 'Visible' });
   });
 
   it('refuses each bad payload with 400 naming the field, and stores nothing', async () => {
@@ -150,7 +150,7 @@ describe('channels API', () => {
       expect(res.body, label).toMatchObject({ error: { code: 'VALIDATION_FAILED', message: expect.stringContaining(field) as string } });
       expect(errorPaths(res), label).toContain(field);
     }
-    const names = ((await t.request('/channels', { headers: admin })).body as Channel[]).map((c) => c.name);
+    const names = ((await t.inject('/channels', { headers: admin })).body as Channel[]).map((c) => c.name);
     expect(names.filter((n) => n.startsWith('Bad '))).toEqual([]);
   });
 
@@ -164,7 +164,7 @@ describe('channels API', () => {
     const channel = created.body as Channel;
     expect(channel.routes[0]?.password).toBe(PASSWORD_MASK);
     expect(channel.routes[1]).not.toHaveProperty('password');
-    for (const res of [created, await t.request('/channels', { headers: admin }), await t.request(`/channels/${channel._id}`, { headers: admin })]) {
+    for (const res of [created, await t.inject('/channels', { headers: admin }), await t.inject(`/channels/${channel._id}`, { headers: admin })]) {
       expect(res.text).not.toContain('route-secret-1');
     }
 
@@ -186,7 +186,7 @@ describe('channels API', () => {
 
   it('refuses an update that would break the rules and leaves the channel unchanged', async () => {
     const channel = (await create(payload('Stable'))).body as Channel;
-    const before = await t.request(`/channels/${channel._id}`, { headers: admin });
+    const before = await t.inject(`/channels/${channel._id}`, { headers: admin });
 
     const noPrimary = await put(channel._id, { routes: [{ ...primary, primary: false }, secondary] });
     expect(noPrimary.status).toBe(400);
@@ -199,7 +199,7 @@ describe('channels API', () => {
     expect(errorPaths(await put(channel._id, { status: 'deleted' }))).toContain('body.status');
     expect(errorPaths(await put(channel._id, { _id: 'other' }))).toEqual(['body._id']);
 
-    const after = await t.request(`/channels/${channel._id}`, { headers: admin });
+    const after = await t.inject(`/channels/${channel._id}`, { headers: admin });
     expect(after.body).toEqual(before.body);
   });
 
@@ -212,7 +212,7 @@ describe('channels API', () => {
     const rename = await put(other._id, { name: 'Unique' });
     expect(rename.status).toBe(409);
     expect(errorPaths(rename)).toEqual(['body.name']);
-    expect((await t.request(`/channels/${first._id}`, { headers: admin })).body).toMatchObject({ name: 'Unique' });
+    expect((await t.inject(`/channels/${first._id}`, { headers: admin })).body).toMatchObject({ name: 'Unique' });
   });
 
   it('lists channels kept as deleted only when asked with includeDeleted=true', async () => {
@@ -222,17 +222,17 @@ describe('channels API', () => {
     const sent = await fetch(`${t.httpUrl}/retired`);
     await sent.arrayBuffer();
     await completedTransaction(t, sent.headers.get('x-openhim-transactionid'));
-    expect((await t.request(`/channels/${kept._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
+    expect((await t.inject(`/channels/${kept._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
 
     const names = (res: TestResponse) => (res.body as Channel[]).map((c) => c.name);
-    expect(names(await t.request('/channels', { headers: admin }))).not.toContain('Retired lab');
-    const all = await t.request('/channels?includeDeleted=true', { headers: admin });
+    expect(names(await t.inject('/channels', { headers: admin }))).not.toContain('Retired lab');
+    const all = await t.inject('/channels?includeDeleted=true', { headers: admin });
     expect(all.status).toBe(200);
     expect((all.body as Channel[]).find((c) => c.name === 'Retired lab')).toMatchObject({ _id: kept._id, status: 'deleted' });
-    expect(names(await t.request('/channels?includeDeleted=false', { headers: admin }))).not.toContain('Retired lab');
+    expect(names(await t.inject('/channels?includeDeleted=false', { headers: admin }))).not.toContain('Retired lab');
     // Users see deleted channels only where their groups are named, as for live ones.
-    expect(names(await t.request('/channels?includeDeleted=true', { headers: nurse }))).not.toContain('Retired lab');
-    expect(errorPaths(await t.request('/channels?includeDeleted=maybe', { headers: admin }))).toEqual(['querystring.includeDeleted']);
+    expect(names(await t.inject('/channels?includeDeleted=true', { headers: nurse }))).not.toContain('Retired lab');
+    expect(errorPaths(await t.inject('/channels?includeDeleted=maybe', { headers: admin }))).toEqual(['querystring.includeDeleted']);
   });
 
   describe('a channel kept as deleted', () => {
@@ -257,13 +257,13 @@ describe('channels API', () => {
       expect(created.status, created.text).toBe(201);
       const channel = created.body as Channel;
       expect(await channelOfRequest(path)).toBe(channel._id);
-      expect((await t.request(`/channels/${channel._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
+      expect((await t.inject(`/channels/${channel._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
       return channel;
     }
 
     it('is shown by GET /channels/:id with status deleted, and stays deleted through an edit', async () => {
       const kept = await keptDeleted('Old referrals', '/old-referrals');
-      const shown = await t.request(`/channels/${kept._id}`, { headers: admin });
+      const shown = await t.inject(`/channels/${kept._id}`, { headers: admin });
       expect(shown.status).toBe(200);
       expect(shown.body).toMatchObject({ _id: kept._id, name: 'Old referrals', status: 'deleted' });
       const edited = await put(kept._id, { description: 'kept for its transactions' });
@@ -274,8 +274,8 @@ describe('channels API', () => {
       await sent.arrayBuffer();
       expect(sent.status).toBe(404);
       // DELETE again keeps it (its transaction still refers to it) and answers as before.
-      expect((await t.request(`/channels/${kept._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
-      expect((await t.request(`/channels/${kept._id}`, { headers: admin })).body).toMatchObject({ status: 'deleted' });
+      expect((await t.inject(`/channels/${kept._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
+      expect((await t.inject(`/channels/${kept._id}`, { headers: admin })).body).toMatchObject({ status: 'deleted' });
     });
 
     it('is restored by PUT with status enabled or disabled, as in OpenHIM', async () => {
@@ -283,7 +283,7 @@ describe('channels API', () => {
       const restored = await put(first._id, { status: 'enabled' });
       expect(restored.status, restored.text).toBe(200);
       expect(restored.body).toMatchObject({ _id: first._id, name: 'Old imaging', status: 'enabled' });
-      expect((await t.request('/channels', { headers: admin })).body as Channel[]).toContainEqual(expect.objectContaining({ _id: first._id }));
+      expect((await t.inject('/channels', { headers: admin })).body as Channel[]).toContainEqual(expect.objectContaining({ _id: first._id }));
       // Matched again once restored.
       expect(await channelOfRequest('/old-imaging')).toBe(first._id);
 
@@ -303,7 +303,7 @@ describe('channels API', () => {
       const renamed = (await create(publicChannel('Lab feed 2', '/lab-feed-2'))).body as Channel;
       expect((await put(live._id, { name: 'Lab feed (live)' })).status).toBe(200);
       expect((await put(renamed._id, { name: 'Lab feed' })).status).toBe(200);
-      expect((await t.request(`/channels/${old._id}`, { headers: admin })).body).toMatchObject({ name: 'Lab feed', status: 'deleted' });
+      expect((await t.inject(`/channels/${old._id}`, { headers: admin })).body).toMatchObject({ name: 'Lab feed', status: 'deleted' });
     });
 
     it('answers 409 naming the clash when its name is taken by a live channel, and restores under a new name in the same PUT', async () => {
@@ -315,30 +315,30 @@ describe('channels API', () => {
       const message = (clash.body as { error: { message: string } }).error.message;
       expect(message).toContain(taker._id);
       expect(message).toMatch(/another name in the same request/);
-      expect((await t.request(`/channels/${old._id}`, { headers: admin })).body).toMatchObject({ status: 'deleted' });
+      expect((await t.inject(`/channels/${old._id}`, { headers: admin })).body).toMatchObject({ status: 'deleted' });
 
       const restored = await put(old._id, { status: 'enabled', name: 'Pharmacy feed (old)' });
       expect(restored.status, restored.text).toBe(200);
       expect(restored.body).toMatchObject({ name: 'Pharmacy feed (old)', status: 'enabled' });
-      expect((await t.request(`/channels/${taker._id}`, { headers: admin })).body).toMatchObject({ name: 'Pharmacy feed', status: 'enabled' });
+      expect((await t.inject(`/channels/${taker._id}`, { headers: admin })).body).toMatchObject({ name: 'Pharmacy feed', status: 'enabled' });
     });
 
     it('lets only one of two simultaneous writes take a free name', async () => {
       const old = await keptDeleted('Contested', '/contested');
       const answers = await Promise.all([create(publicChannel('Contested', '/contested-a')), create(publicChannel('Contested', '/contested-b')), put(old._id, { status: 'enabled' })]);
       expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409]);
-      const live = ((await t.request('/channels', { headers: admin })).body as Channel[]).filter((c) => c.name === 'Contested');
+      const live = ((await t.inject('/channels', { headers: admin })).body as Channel[]).filter((c) => c.name === 'Contested');
       expect(live).toHaveLength(1);
     });
 
     it('cannot be triggered until it is restored', async () => {
       const created = await create({ name: 'Old poll', type: 'polling', urlPattern: '^/old-poll$', pollingSchedule: '1 days', routes: [{ name: 'p', host: '127.0.0.1', port: 9, primary: true }] });
       const poll = created.body as Channel;
-      const first = await t.request(`/channels/${poll._id}/trigger`, { method: 'POST', headers: admin });
+      const first = await t.inject(`/channels/${poll._id}/trigger`, { method: 'POST', headers: admin });
       expect(first.status, first.text).toBe(200);
       await completedTransaction(t, (first.body as { transactionId: string }).transactionId);
-      expect((await t.request(`/channels/${poll._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
-      const refused = await t.request(`/channels/${poll._id}/trigger`, { method: 'POST', headers: admin });
+      expect((await t.inject(`/channels/${poll._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
+      const refused = await t.inject(`/channels/${poll._id}/trigger`, { method: 'POST', headers: admin });
       expect(refused.status).toBe(409);
       expect((refused.body as { error: { message: string } }).error.message).toMatch(/is deleted; restore it/);
     });
@@ -352,14 +352,14 @@ describe('channels API', () => {
         endpoints: [{ name: 'stock', host: '127.0.0.1', port: 9 }],
         defaultChannelConfig: [{ name: 'Stock orders', urlPattern: '^/stock-orders$', authType: 'public', routes: [{ name: 'stock', host: '127.0.0.1', port: 9, primary: true }] }],
       };
-      expect((await t.request('/mediators', { method: 'POST', headers: admin, json: mediator })).status).toBe(201);
-      const installed = await t.request('/mediators/urn%3Amediator%3Astock/channels', { method: 'POST', headers: admin, json: ['Stock orders'] });
+      expect((await t.inject('/mediators', { method: 'POST', headers: admin, json: mediator })).status).toBe(201);
+      const installed = await t.inject('/mediators/urn%3Amediator%3Astock/channels', { method: 'POST', headers: admin, json: ['Stock orders'] });
       expect(installed.status, installed.text).toBe(201);
       const [channel] = installed.body as Channel[];
       expect(channel).toMatchObject({ name: 'Stock orders', status: 'enabled' });
       expect(await channelOfRequest('/stock-orders')).toBe(channel?._id);
       // The live one now holds the name: a second install is refused.
-      const again = await t.request('/mediators/urn%3Amediator%3Astock/channels', { method: 'POST', headers: admin, json: ['Stock orders'] });
+      const again = await t.inject('/mediators/urn%3Amediator%3Astock/channels', { method: 'POST', headers: admin, json: ['Stock orders'] });
       expect(again.status).toBe(409);
     });
   });

@@ -50,8 +50,8 @@ describe('clients API', () => {
   });
   afterAll(async () => t.destroy());
 
-  const post = (json: unknown) => t.request('/clients', { method: 'POST', headers: admin, json });
-  const put = (id: string, json: unknown) => t.request(`/clients/${id}`, { method: 'PUT', headers: admin, json });
+  const post = (json: unknown) => t.inject('/clients', { method: 'POST', headers: admin, json });
+  const put = (id: string, json: unknown) => t.inject(`/clients/${id}`, { method: 'PUT', headers: admin, json });
 
   it('lets an admin create, read, update and delete a client without ever showing its secrets', async () => {
     const created = await post({ ...lims, certificate: pair.cert });
@@ -72,15 +72,15 @@ describe('clients API', () => {
     expect(stored?.certPem).toContain('BEGIN CERTIFICATE');
 
     for (const path of ['/clients', `/clients/${body._id}`, '/clients/domain/lims.clinic.example']) {
-      const res = await t.request(path, { headers: admin });
+      const res = await t.inject(path, { headers: admin });
       expect(res.status).toBe(200);
       expectNoSecrets(res, lims.password, lims.customToken);
     }
-    const list = await t.request('/clients', { headers: admin });
+    const list = await t.inject('/clients', { headers: admin });
     expect((list.body as Client[]).map((c) => c.clientID)).toEqual(['lims.lab-1']);
-    const byDomain = await t.request('/clients/domain/lims.clinic.example', { headers: admin });
+    const byDomain = await t.inject('/clients/domain/lims.clinic.example', { headers: admin });
     expect(byDomain.body).toMatchObject({ _id: body._id });
-    expect((await t.request('/clients/domain/nobody.example', { headers: admin })).status).toBe(404);
+    expect((await t.inject('/clients/domain/nobody.example', { headers: admin })).status).toBe(404);
 
     const updated = await put(body._id, { name: 'LIMS', roles: ['lab', 'his'], organization: null, customToken: null, certificate: null });
     expect(updated.status).toBe(200);
@@ -96,10 +96,10 @@ describe('clients API', () => {
     expect(noPassword.body).toMatchObject({ hasPassword: false });
     expect(noPassword.body).not.toHaveProperty('passwordAlgorithm');
 
-    const removed = await t.request(`/clients/${body._id}`, { method: 'DELETE', headers: admin });
+    const removed = await t.inject(`/clients/${body._id}`, { method: 'DELETE', headers: admin });
     expect(removed.status).toBe(200);
-    expect((await t.request(`/clients/${body._id}`, { headers: admin })).status).toBe(404);
-    expect((await t.request(`/clients/${body._id}`, { method: 'DELETE', headers: admin })).status).toBe(404);
+    expect((await t.inject(`/clients/${body._id}`, { headers: admin })).status).toBe(404);
+    expect((await t.inject(`/clients/${body._id}`, { method: 'DELETE', headers: admin })).status).toBe(404);
     expect((await put(body._id, { name: 'x' })).status).toBe(404);
   });
 
@@ -164,7 +164,7 @@ describe('clients API', () => {
       expect(res.status, JSON.stringify(json)).toBe(400);
       expect((res.body as { error: { details: { path: string }[] } }).error.details.map((d) => d.path), JSON.stringify(json)).toContain(path);
     }
-    expect((await t.request('/clients?all=1', { headers: admin })).status).toBe(400);
+    expect((await t.inject('/clients?all=1', { headers: admin })).status).toBe(400);
     const existing = await post({ clientID: 'x-ok', name: 'OK' });
     expect((await put((existing.body as Client)._id, {})).status).toBe(400);
     expect((await put((existing.body as Client)._id, { clientID: null })).status).toBe(400);
@@ -176,7 +176,7 @@ describe('clients API', () => {
     const ch = await t.junction.store.channels.insert(channel('grants', ['his-1', 'lab']));
     expect((await put(id, { clientID: 'his-2' })).status).toBe(200);
     expect((await t.junction.store.channels.findById(ch._id))?.allow).toEqual(['his-2', 'lab']);
-    expect((await t.request(`/clients/${id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
+    expect((await t.inject(`/clients/${id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
     expect((await t.junction.store.channels.findById(ch._id))?.allow).toEqual(['lab']);
   });
 
@@ -214,7 +214,7 @@ describe('clients API', () => {
     expect(rename.body).toMatchObject({ error: { details: [{ path: 'body.clientID' }] } });
     // Both at once names the roles, which is what was sent to hold the clientID.
     expect((await put(id, { clientID: 'ris-2', roles: ['ris-2'] })).body).toMatchObject({ error: { details: [{ path: 'body.roles.0' }] } });
-    expect((await t.request(`/clients/${id}`, { headers: admin })).body).toMatchObject({ clientID: 'self-ris', roles: ['radiology'] });
+    expect((await t.inject(`/clients/${id}`, { headers: admin })).body).toMatchObject({ clientID: 'self-ris', roles: ['radiology'] });
     // Renaming away from the clash together with the roles is fine.
     expect((await put(id, { clientID: 'radiology', roles: ['imaging'] })).status).toBe(200);
   });
@@ -230,15 +230,15 @@ describe('clients API', () => {
     expect(role.status).toBe(409);
     expect(role.body).toMatchObject({ error: { code: 'CONFLICT', details: [{ path: 'body.roles.1' }] } });
     // The roles API keeps the same rule from its side.
-    const roleNamedLikeClient = await t.request('/roles', { method: 'POST', headers: admin, json: { name: 'bed-board', clients: [{ clientID: 'ward-app' }] } });
+    const roleNamedLikeClient = await t.inject('/roles', { method: 'POST', headers: admin, json: { name: 'bed-board', clients: [{ clientID: 'ward-app' }] } });
     expect(roleNamedLikeClient.status).toBe(409);
-    expect((await t.request('/roles/ward', { method: 'PUT', headers: admin, json: { name: 'bed-board' } })).status).toBe(409);
-    expect((await t.request(`/clients/${other._id}`, { headers: admin })).body).toMatchObject({ clientID: 'bed-board', roles: [] });
+    expect((await t.inject('/roles/ward', { method: 'PUT', headers: admin, json: { name: 'bed-board' } })).status).toBe(409);
+    expect((await t.inject(`/clients/${other._id}`, { headers: admin })).body).toMatchObject({ clientID: 'bed-board', roles: [] });
   });
 
   it('refuses non-admins with 403 on every route', async () => {
     const nurse = { email: 'nurse@clinic.example', firstname: 'N', surname: 'N', groups: ['nurses'], password: 'nurse-password-1' };
-    expect((await t.request('/users', { method: 'POST', headers: admin, json: nurse })).status).toBe(201);
+    expect((await t.inject('/users', { method: 'POST', headers: admin, json: nurse })).status).toBe(201);
     const headers = { authorization: basic(nurse.email, nurse.password) };
     const some = await post({ clientID: 'visible', name: 'V', clientDomain: 'visible.example' });
     const id = (some.body as Client)._id;
@@ -251,11 +251,11 @@ describe('clients API', () => {
       ['DELETE', `/clients/${id}`],
     ];
     for (const [method, path, json] of attempts) {
-      const res = await t.request(path, { method, headers, json });
+      const res = await t.inject(path, { method, headers, json });
       expect(res.status, `${method} ${path}`).toBe(403);
       expect(res.body).toMatchObject({ error: { code: 'FORBIDDEN' } });
     }
     expect(await t.junction.store.clients.findById(id)).toMatchObject({ name: 'V' });
-    expect((await t.request('/clients', { headers: {} })).status).toBe(401);
+    expect((await t.inject('/clients', { headers: {} })).status).toBe(401);
   });
 });

@@ -23,7 +23,7 @@ describe('the console on the management port', () => {
   });
 
   it('serves index.html at / without credentials, with a strict content security policy and no caching', async () => {
-    const page = await t.request('/');
+    const page = await t.inject('/');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(page.text).toContain('Junction console');
@@ -36,7 +36,7 @@ describe('the console on the management port', () => {
   });
 
   it('serves hashed assets with long-lived caching', async () => {
-    const asset = await t.request('/assets/app-1234.js');
+    const asset = await t.inject('/assets/app-1234.js');
     expect(asset.status).toBe(200);
     expect(asset.text).toContain('console');
     expect(asset.headers.get('cache-control')).toContain('immutable');
@@ -44,22 +44,22 @@ describe('the console on the management port', () => {
 
   it('leaves unknown paths to the API: a JSON error, not the page', async () => {
     // Unknown paths sit behind authentication like the API, so an anonymous caller learns nothing about what exists.
-    const missing = await t.request('/assets/missing.js');
+    const missing = await t.inject('/assets/missing.js');
     expect(missing.status).toBe(401);
     expect(missing.headers.get('content-type')).toContain('application/json');
     expect(missing.body).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
   });
 
   it('keeps every API route behind authentication', async () => {
-    const channels = await t.request('/channels');
+    const channels = await t.inject('/channels');
     expect(channels.status).toBe(401);
     expect(channels.headers.get('cache-control')).toBe('no-store');
   });
 
   it('leaves out the Basic challenge for the console, so the browser shows no password dialog over the sign-in form', async () => {
-    const plain = await t.request('/channels');
+    const plain = await t.inject('/channels');
     expect(plain.headers.get('www-authenticate')).toMatch(/^Basic /);
-    const fromConsole = await t.request('/channels', { headers: { 'x-requested-with': 'junction-console' } });
+    const fromConsole = await t.inject('/channels', { headers: { 'x-requested-with': 'junction-console' } });
     expect(fromConsole.status).toBe(401);
     expect(fromConsole.headers.get('www-authenticate')).toBeNull();
   });

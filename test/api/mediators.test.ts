@@ -86,9 +86,9 @@ describe('mediators API', () => {
   let nurse: { authorization: string };
 
   const path = (urn: string, rest = '') => `/mediators/${encodeURIComponent(urn)}${rest}`;
-  const register = (json: unknown, headers = admin) => t.request('/mediators', { method: 'POST', headers, json });
-  const get = async (urn = 'urn:mediator:lab') => (await t.request(path(urn), { headers: admin })).body as Mediator;
-  const heartbeat = (urn: string, json: unknown, headers = admin) => t.request(path(urn, '/heartbeat'), { method: 'POST', headers, json });
+  const register = (json: unknown, headers = admin) => t.inject('/mediators', { method: 'POST', headers, json });
+  const get = async (urn = 'urn:mediator:lab') => (await t.inject(path(urn), { headers: admin })).body as Mediator;
+  const heartbeat = (urn: string, json: unknown, headers = admin) => t.inject(path(urn, '/heartbeat'), { method: 'POST', headers, json });
   const problem = (res: TestResponse) => {
     const body = res.body as { error: { code: string; message: string; details: { path: string }[] | null } };
     return { status: res.status, code: body.error.code, paths: (body.error.details ?? []).map((d) => d.path), message: body.error.message };
@@ -98,7 +98,7 @@ describe('mediators API', () => {
     t = await startJunction({ mediators: { offlineAfterSeconds: 1 } });
     admin = { authorization: await unlockRoot(t) };
     const user = { email: 'nina@clinic.example', firstname: 'Nina', surname: 'Nurse', groups: ['nurses'], password: 'nina-password-12' };
-    expect((await t.request('/users', { method: 'POST', headers: admin, json: user })).status).toBe(201);
+    expect((await t.inject('/users', { method: 'POST', headers: admin, json: user })).status).toBe(201);
     nurse = { authorization: basic(user.email, user.password) };
   });
   afterAll(async () => t.destroy());
@@ -165,16 +165,16 @@ describe('mediators API', () => {
     }
 
     it('refuses a body that is not JSON or not an object', async () => {
-      expect((await t.request('/mediators', { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: '{"urn":' })).status).toBe(400);
+      expect((await t.inject('/mediators', { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: '{"urn":' })).status).toBe(400);
       expect(problem(await register([]))).toMatchObject({ status: 400, paths: ['body'] });
     });
   });
 
   it('lets only admins use the mediator routes', async () => {
-    expect((await t.request('/mediators')).status).toBe(401);
+    expect((await t.inject('/mediators')).status).toBe(401);
     const refused = await register(registration(), nurse);
     expect(problem(refused)).toMatchObject({ status: 403, code: 'FORBIDDEN' });
-    expect((await t.request('/mediators', { headers: nurse })).status).toBe(403);
+    expect((await t.inject('/mediators', { headers: nurse })).status).toBe(403);
     expect((await heartbeat('urn:mediator:lab', { uptime: 1 }, nurse)).status).toBe(403);
     expect(await t.junction.store.mediators.count({})).toBe(0);
   });
@@ -188,13 +188,13 @@ describe('mediators API', () => {
     expect(answer.defaultChannelConfig[1]?.routes[0]?.password).toBe('********');
     expect(revealed(created.text)).toEqual([]);
 
-    const list = await t.request('/mediators', { headers: admin });
+    const list = await t.inject('/mediators', { headers: admin });
     expect(list.status).toBe(200);
     expect((list.body as Mediator[]).map((m) => m.urn)).toEqual(['urn:mediator:lab']);
     // OpenHIM's list route forgets to mask (COMPAT.md); Junction does not.
     expect(revealed(list.text)).toEqual([]);
     expect((await get()).config).toMatchObject(MASKED);
-    expect((await t.request(path('urn:mediator:unknown'), { headers: admin })).status).toBe(404);
+    expect((await t.inject(path('urn:mediator:unknown'), { headers: admin })).status).toBe(404);
 
     // The heartbeat is the one answer with the real values: the mediator needs them.
     const fetched = await heartbeat('urn:mediator:lab', { uptime: 12.5, config: true });
@@ -212,7 +212,7 @@ describe('mediators API', () => {
     });
     expect(res.status).toBe(201);
     expect((res.body as Mediator).endpoints[0]).toMatchObject({ port: 4000, primary: true });
-    expect((await t.request(path('urn:mediator:text-ports'), { method: 'DELETE', headers: admin })).status).toBe(200);
+    expect((await t.inject(path('urn:mediator:text-ports'), { method: 'DELETE', headers: admin })).status).toBe(200);
   });
 
   describe('heartbeats', () => {
@@ -228,7 +228,7 @@ describe('mediators API', () => {
       expect(res.status).toBe(200);
       expect(res.text).toBe('');
       expect(await get()).toMatchObject({ online: true, _uptime: 20 });
-      const service = (await t.request('/heartbeat')).body as { mediators: Record<string, number | null> };
+      const service = (await t.inject('/heartbeat')).body as { mediators: Record<string, number | null> };
       expect(service.mediators).toEqual({ 'urn:mediator:lab': 20 });
     });
 
@@ -236,21 +236,21 @@ describe('mediators API', () => {
       await heartbeat('urn:mediator:lab', { uptime: 21 });
       await new Promise((resolve) => setTimeout(resolve, 1100));
       expect((await get()).online).toBe(false);
-      expect(((await t.request('/heartbeat')).body as { mediators: Record<string, number | null> }).mediators['urn:mediator:lab']).toBeNull();
+      expect(((await t.inject('/heartbeat')).body as { mediators: Record<string, number | null> }).mediators['urn:mediator:lab']).toBeNull();
       await heartbeat('urn:mediator:lab', { uptime: 22 });
       expect((await get()).online).toBe(true);
     });
   });
 
   describe('configuration', () => {
-    const put = (json: unknown) => t.request(path('urn:mediator:lab', '/config'), { method: 'PUT', headers: admin, json });
+    const put = (json: unknown) => t.inject(path('urn:mediator:lab', '/config'), { method: 'PUT', headers: admin, json });
 
     it('validates against configDefs, naming the field', async () => {
       expect(problem(await put({ ...MASKED, limit: 'many' }))).toMatchObject({ status: 400, paths: ['body.limit'] });
       expect(problem(await put({ nope: 1 }))).toMatchObject({ status: 400, paths: ['body.nope'] });
       expect(problem(await put([]))).toMatchObject({ status: 400, paths: ['body'] });
-      expect((await t.request(path('urn:mediator:nobody', '/config'), { method: 'PUT', headers: admin, json: {} })).status).toBe(404);
-      expect((await t.request(path('urn:mediator:lab', '/config'), { method: 'PUT', headers: nurse, json: {} })).status).toBe(403);
+      expect((await t.inject(path('urn:mediator:nobody', '/config'), { method: 'PUT', headers: admin, json: {} })).status).toBe(404);
+      expect((await t.inject(path('urn:mediator:lab', '/config'), { method: 'PUT', headers: nurse, json: {} })).status).toBe(403);
     });
 
     it('keeps stored passwords where the mask is sent back, and sends the change with the next heartbeat only', async () => {
@@ -276,7 +276,7 @@ describe('mediators API', () => {
   });
 
   describe('default channels', () => {
-    const install = (json: unknown, urn = 'urn:mediator:lab') => t.request(path(urn, '/channels'), { method: 'POST', headers: admin, json });
+    const install = (json: unknown, urn = 'urn:mediator:lab') => t.inject(path(urn, '/channels'), { method: 'POST', headers: admin, json });
 
     it('refuses unknown names (naming the list entry) and installs the named ones through the channel rules', async () => {
       expect(problem(await install(['Lab orders', 'Lab nonsense']))).toMatchObject({ status: 400, paths: ['body.1'] });
@@ -288,11 +288,11 @@ describe('mediators API', () => {
       expect(channel).toMatchObject({ name: 'Lab orders', type: 'http', status: 'enabled', routes: [{ path: '/orders', primary: true }] });
       expect((await get()).installedChannels).toEqual([{ name: 'Lab orders', channelId: channel?._id }]);
       expect(problem(await install(['Lab orders']))).toMatchObject({ status: 409, code: 'CONFLICT' });
-      expect((await t.request(path('urn:mediator:nobody', '/channels'), { method: 'POST', headers: admin, json: [] })).status).toBe(404);
+      expect((await t.inject(path('urn:mediator:nobody', '/channels'), { method: 'POST', headers: admin, json: [] })).status).toBe(404);
     });
 
     it('installs every default with an empty list, masking route passwords in the answer', async () => {
-      await t.request(`/channels/${(await get()).installedChannels[0]?.channelId ?? ''}`, { method: 'DELETE', headers: admin });
+      await t.inject(`/channels/${(await get()).installedChannels[0]?.channelId ?? ''}`, { method: 'DELETE', headers: admin });
       const res = await install([]);
       expect(res.status).toBe(201);
       expect((res.body as { name: string }[]).map((c) => c.name)).toEqual(['Lab orders', 'Lab results']);
@@ -317,7 +317,7 @@ describe('mediators API', () => {
     it('on a higher version replaces the registration, keeps configured values and updates installed channels', async () => {
       const ordersId = (await get()).installedChannels.find((c) => c.name === 'Lab orders')?.channelId ?? '';
       // An admin's own addition to the installed channel survives the upgrade, since the default does not set it.
-      expect((await t.request(`/channels/${ordersId}`, { method: 'PUT', headers: admin, json: { txViewAcl: ['nurses'] } })).status).toBe(200);
+      expect((await t.inject(`/channels/${ordersId}`, { method: 'PUT', headers: admin, json: { txViewAcl: ['nurses'] } })).status).toBe(200);
       const defs = [
         { param: 'title', type: 'string' },
         { param: 'limit', type: 'string' },
@@ -342,16 +342,16 @@ describe('mediators API', () => {
       expect(upgraded.endpoints).toHaveLength(1);
       expect((await heartbeat('urn:mediator:lab', { uptime: 40 })).body).toEqual({ title: 'Lab 2', limit: 'ten', apiKey: 'api-key-secret', colour: 'red' });
 
-      const orders = (await t.request(`/channels/${ordersId}`, { headers: admin })).body as Record<string, unknown>;
+      const orders = (await t.inject(`/channels/${ordersId}`, { headers: admin })).body as Record<string, unknown>;
       expect(orders).toMatchObject({ name: 'Lab orders', urlPattern: '^/lab/orders/v2$', description: 'v2', txViewAcl: ['nurses'], routes: [{ path: '/v2/orders' }] });
     });
 
     it('can be deleted, leaving its installed channels', async () => {
       const channels = await t.junction.store.channels.count({});
-      expect((await t.request(path('urn:mediator:lab'), { method: 'DELETE', headers: nurse })).status).toBe(403);
-      expect((await t.request(path('urn:mediator:lab'), { method: 'DELETE', headers: admin })).status).toBe(200);
-      expect((await t.request(path('urn:mediator:lab'), { headers: admin })).status).toBe(404);
-      expect((await t.request(path('urn:mediator:lab'), { method: 'DELETE', headers: admin })).status).toBe(404);
+      expect((await t.inject(path('urn:mediator:lab'), { method: 'DELETE', headers: nurse })).status).toBe(403);
+      expect((await t.inject(path('urn:mediator:lab'), { method: 'DELETE', headers: admin })).status).toBe(200);
+      expect((await t.inject(path('urn:mediator:lab'), { headers: admin })).status).toBe(404);
+      expect((await t.inject(path('urn:mediator:lab'), { method: 'DELETE', headers: admin })).status).toBe(404);
       expect(await t.junction.store.channels.count({})).toBe(channels);
     });
   });

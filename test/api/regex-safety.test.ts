@@ -60,7 +60,7 @@ describe('hostile patterns', () => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('ok');
     });
-    const channel = await t.request('/channels', {
+    const channel = await t.inject('/channels', {
       method: 'POST',
       headers: admin,
       json: { name: 'ok', urlPattern: '^/ok/.*$', authType: 'public', txRerunAcl: ['admin'], routes: [{ name: 'p', host: '127.0.0.1', port: upstream.port, primary: true }] },
@@ -79,7 +79,7 @@ describe('hostile patterns', () => {
   });
 
   it('filters stored paths with the pattern (the filter is really run)', async () => {
-    const res = await t.request(`/transactions?filters=${filters({ 'request.path': '^/ok/a+b$' })}`, { headers: admin });
+    const res = await t.inject(`/transactions?filters=${filters({ 'request.path': '^/ok/a+b$' })}`, { headers: admin });
     expect(res.status).toBe(200);
     expect((res.body as { request: { path: string } }[]).map((tx) => tx.request.path)).toEqual([HOSTILE_PATH]);
   });
@@ -87,10 +87,10 @@ describe('hostile patterns', () => {
   it('keeps /heartbeat under 100 ms while a backtracking request.path filter is listed, counted, exported and bulk re-run', async () => {
     const q = filters({ 'request.path': HOSTILE });
     const { result, worstMs, polls } = await withHeartbeat(t, async () => [
-      await t.request(`/transactions?filters=${q}`, { headers: admin }),
-      await t.request(`/transactions?filterRepresentation=bulkrerun&filters=${q}`, { headers: admin }),
-      await t.request(`/transactions/export?filters=${q}`, { headers: admin }),
-      await t.request('/bulkrerun', { method: 'POST', headers: admin, json: { filters: { 'request.path': HOSTILE } } }),
+      await t.inject(`/transactions?filters=${q}`, { headers: admin }),
+      await t.inject(`/transactions?filterRepresentation=bulkrerun&filters=${q}`, { headers: admin }),
+      await t.inject(`/transactions/export?filters=${q}`, { headers: admin }),
+      await t.inject('/bulkrerun', { method: 'POST', headers: admin, json: { filters: { 'request.path': HOSTILE } } }),
     ]);
     const [list, count, exported, task] = result;
     expect(list?.body).toEqual([]);
@@ -125,7 +125,7 @@ describe('hostile and unsupported patterns on channels and filters', () => {
   });
 
   const route = () => [{ name: 'p', host: '127.0.0.1', port: upstream.port, primary: true }];
-  const createChannel = (json: Record<string, unknown>) => t.request('/channels', { method: 'POST', headers: admin, json: { authType: 'public', routes: route(), ...json } });
+  const createChannel = (json: Record<string, unknown>) => t.inject('/channels', { method: 'POST', headers: admin, json: { authType: 'public', routes: route(), ...json } });
 
   it('accepts a backtracking urlPattern, since it runs in linear time, and anonymous requests cannot stall the service with it', async () => {
     const created = await createChannel({ name: 'x', urlPattern: '^/x/(a+)+$' });
@@ -161,7 +161,7 @@ describe('hostile and unsupported patterns on channels and filters', () => {
       { path: 'body.matchContentRegex', message: 'backreferences such as \\1 are not supported; Junction matches patterns in linear time' },
     ]);
 
-    const transform = await t.request('/channels', {
+    const transform = await t.inject('/channels', {
       method: 'POST',
       headers: admin,
       json: { name: 'tr', urlPattern: '^/tr$', authType: 'public', routes: [{ ...route()[0], pathTransform: 's/(?!\\/api)\\/tr/\\/x/' }] },
@@ -170,19 +170,19 @@ describe('hostile and unsupported patterns on channels and filters', () => {
     expect(problems(transform).details).toEqual([
       { path: 'body.routes.0.pathTransform', message: 'has a "from" pattern that lookahead (?!...) is not supported; Junction matches patterns in linear time' },
     ]);
-    expect((await t.request('/channels', { headers: admin })).body).not.toContainEqual(expect.objectContaining({ name: 'lb' }));
+    expect((await t.inject('/channels', { headers: admin })).body).not.toContainEqual(expect.objectContaining({ name: 'lb' }));
   });
 
   it('refuses lookbehind and backreferences in transaction filters with 400 on list, export and bulk re-run', async () => {
     const q = encodeURIComponent(JSON.stringify({ 'request.path': '^/(ok)/\\1' }));
     for (const path of [`/transactions?filters=${q}`, `/transactions/export?filters=${q}`]) {
-      const res = await t.request(path, { headers: admin });
+      const res = await t.inject(path, { headers: admin });
       expect(res.status, path).toBe(400);
       expect(problems(res).details, path).toEqual([
         { path: 'querystring.filters.request.path', message: 'backreferences such as \\1 are not supported; Junction matches patterns in linear time' },
       ]);
     }
-    const bulk = await t.request('/bulkrerun', { method: 'POST', headers: admin, json: { filters: { 'request.path': '(?<!/api)/ok' } } });
+    const bulk = await t.inject('/bulkrerun', { method: 'POST', headers: admin, json: { filters: { 'request.path': '(?<!/api)/ok' } } });
     expect(bulk.status).toBe(400);
     expect(problems(bulk).details).toEqual([
       { path: 'body.filters.request.path', message: 'lookbehind (?<!...) is not supported; Junction matches patterns in linear time' },
@@ -198,7 +198,7 @@ describe('a channel stored before patterns were checked', () => {
     });
     const first = await startJunction();
     const admin = { authorization: await unlockRoot(first) };
-    const created = await first.request('/channels', {
+    const created = await first.inject('/channels', {
       method: 'POST',
       headers: admin,
       json: { name: 'legacy', urlPattern: '^/legacy/.*$', authType: 'public', routes: [{ name: 'p', host: '127.0.0.1', port: upstream.port, primary: true }] },
@@ -213,7 +213,7 @@ describe('a channel stored before patterns were checked', () => {
     try {
       const warnings = again.logs.filter((line) => line.level === 40 && line.channel === 'legacy');
       expect(warnings).toEqual([expect.objectContaining({ field: 'channel.urlPattern', reason: expect.stringContaining('lookahead') as string })]);
-      const shown = await again.request(`/channels/${id}`, { headers: { authorization: basic(ROOT_EMAIL, NEW_ROOT_PASSWORD) } });
+      const shown = await again.inject(`/channels/${id}`, { headers: { authorization: basic(ROOT_EMAIL, NEW_ROOT_PASSWORD) } });
       expect(shown.status).toBe(200);
       expect(shown.body).toMatchObject({ name: 'legacy', urlPattern: '^/legacy/(?=x)' });
       for (let i = 0; i < 2; i++) {

@@ -26,7 +26,7 @@ describe('roles API', () => {
 
   const allow = async (name: string) => (await t.junction.store.channels.findOne({ name }))?.allow;
   const roles = async (clientID: string) => (await t.junction.store.clients.findOne({ clientID }))?.roles;
-  const send = (method: string, path: string, json?: unknown) => t.request(path, { method, headers: admin, json });
+  const send = (method: string, path: string, json?: unknown) => t.inject(path, { method, headers: admin, json });
 
   beforeAll(async () => {
     t = await startJunction();
@@ -191,7 +191,7 @@ describe('roles API', () => {
       ['PUT', '/roles/nurses', { name: 'renamed' }],
       ['DELETE', '/roles/nurses'],
     ] as [string, string, unknown?][]) {
-      const res = await t.request(path, { method, headers, json });
+      const res = await t.inject(path, { method, headers, json });
       expect(res.status, `${method} ${path}`).toBe(403);
     }
     expect(await roles('lims')).toEqual(['laboratory', 'nurses']);

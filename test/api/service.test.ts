@@ -18,7 +18,7 @@ describe('service endpoints', () => {
   afterAll(async () => t.destroy());
 
   it('GET /heartbeat answers without authentication in the OpenHIM shape', async () => {
-    const res = await t.request('/heartbeat');
+    const res = await t.inject('/heartbeat');
     expect(res.status).toBe(200);
     const body = res.body as { master: number; mediators: object; now: number };
     expect(body.master).toBeGreaterThan(0);
@@ -27,14 +27,14 @@ describe('service endpoints', () => {
   });
 
   it('GET /about reports the core version and time zone to authenticated users only', async () => {
-    expect((await t.request('/about')).status).toBe(401);
-    const res = await t.request('/about', { headers: admin });
+    expect((await t.inject('/about')).status).toBe(401);
+    const res = await t.inject('/about', { headers: admin });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ currentCoreVersion: '9.9.9-test', version: '9.9.9-test', serverTimezone: expect.any(String) as string });
   });
 
   it('GET /about tells admins the ports really listened on, and hides them from other users', async () => {
-    const res = await t.request('/about', { headers: admin });
+    const res = await t.inject('/about', { headers: admin });
     const portOf = (url: string) => Number(new URL(url).port);
     expect((res.body as AboutAnswer).ports).toEqual([
       { purpose: 'api', protocol: 'https', port: portOf(t.url) },
@@ -42,22 +42,22 @@ describe('service endpoints', () => {
       { purpose: 'transactions', protocol: 'http', port: portOf(t.httpUrl) },
     ]);
     const password = 'plain-user-password-1';
-    const created = await t.request('/users', { method: 'POST', headers: admin, json: { email: 'nurse@clinic.example', firstname: 'N', surname: 'U', groups: ['nurses'], password } });
+    const created = await t.inject('/users', { method: 'POST', headers: admin, json: { email: 'nurse@clinic.example', firstname: 'N', surname: 'U', groups: ['nurses'], password } });
     expect(created.status).toBe(201);
-    const asUser = await t.request('/about', { headers: { authorization: basic('nurse@clinic.example', password) } });
+    const asUser = await t.inject('/about', { headers: { authorization: basic('nurse@clinic.example', password) } });
     expect(asUser.status).toBe(200);
     expect(asUser.body).toMatchObject({ version: '9.9.9-test' });
     expect(asUser.body).not.toHaveProperty('ports');
   });
 
   it('GET /health reports the store state without authentication', async () => {
-    const res = await t.request('/health');
+    const res = await t.inject('/health');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'ok', store: { engine: 'nedb', state: 'ready' } });
   });
 
   it('GET /me answers 404 when not logged in', async () => {
-    expect((await t.request('/me')).status).toBe(404);
+    expect((await t.inject('/me')).status).toBe(404);
   });
 
   it('records application start in the audit collection', async () => {
@@ -66,7 +66,7 @@ describe('service endpoints', () => {
   });
 
   it('sends security headers', async () => {
-    const res = await t.request('/heartbeat');
+    const res = await t.inject('/heartbeat');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('cache-control')).toBe('no-store');
   });

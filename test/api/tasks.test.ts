@@ -44,7 +44,7 @@ describe('re-runs and tasks API', () => {
   const errorOf = (res: TestResponse) => (res.body as { error: { code: string; message: string; details: { path: string; message: string }[] } }).error;
 
   async function channel(name: string, extra: Record<string, unknown>): Promise<string> {
-    const res = await t.request('/channels', {
+    const res = await t.inject('/channels', {
       method: 'POST',
       headers: admin,
       json: { name, authType: 'public', txViewAcl: ['viewers'], txRerunAcl: ['rerunners'], routes: [{ name: 'up', host: '127.0.0.1', port: upstream.port, primary: true }], ...extra },
@@ -56,7 +56,7 @@ describe('re-runs and tasks API', () => {
 
   async function user(email: string, groups: string[]): Promise<{ authorization: string }> {
     const password = 'user-password-123';
-    const res = await t.request('/users', { method: 'POST', headers: admin, json: { email, firstname: 'A', surname: 'B', groups, password } });
+    const res = await t.inject('/users', { method: 'POST', headers: admin, json: { email, firstname: 'A', surname: 'B', groups, password } });
     if (res.status !== 201) throw new Error(res.text);
     return { authorization: basic(email, password) };
   }
@@ -68,7 +68,7 @@ describe('re-runs and tasks API', () => {
   }
 
   async function task(id: string, query = ''): Promise<TaskView> {
-    const res = await t.request(`/tasks/${id}${query}`, { headers: admin });
+    const res = await t.inject(`/tasks/${id}${query}`, { headers: admin });
     if (res.status !== 200) throw new Error(`task: ${res.status} ${res.text}`);
     return res.body as TaskView;
   }
@@ -78,7 +78,7 @@ describe('re-runs and tasks API', () => {
     return view.status === 'Completed' ? view : undefined;
   });
 
-  const createTask = (json: unknown, headers = admin) => t.request('/tasks', { method: 'POST', headers, json });
+  const createTask = (json: unknown, headers = admin) => t.inject('/tasks', { method: 'POST', headers, json });
 
   beforeAll(async () => {
     t = await startJunction({ router: { maxBodyBytes: MAX_BODY } });
@@ -101,7 +101,7 @@ describe('re-runs and tasks API', () => {
     await channel('unstored', { urlPattern: '^/unstored$', requestBody: false });
     await channel('closing', { urlPattern: '^/closing$' });
     await channel('bulk', { urlPattern: '^/bulk/.*$' });
-    const client = await t.request('/clients', { method: 'POST', headers: admin, json: { clientID: 'lab', name: 'Lab', roles: [], password: 'lab-client-pass-1' } });
+    const client = await t.inject('/clients', { method: 'POST', headers: admin, json: { clientID: 'lab', name: 'Lab', roles: [], password: 'lab-client-pass-1' } });
     expect(client.status).toBe(201);
     t.junction.events.on('task.progress', (event) => progress.push(event));
   });
@@ -209,22 +209,22 @@ describe('re-runs and tasks API', () => {
     expect(allowed.status).toBe(201);
     await finished((allowed.body as TaskView)._id);
     // Users see their own tasks, not other users'.
-    const mine = await t.request('/tasks', { headers: rerunner });
+    const mine = await t.inject('/tasks', { headers: rerunner });
     expect((mine.body as TaskView[]).map((x) => x.user)).toEqual(['rita@clinic.example']);
-    const others = await t.request(`/tasks/${(allowed.body as TaskView)._id}`, { headers: viewer });
+    const others = await t.inject(`/tasks/${(allowed.body as TaskView)._id}`, { headers: viewer });
     expect(others.status).toBe(403);
   });
 
   it('refuses re-runs of disabled and deleted channels', async () => {
     const original = await send('/closing');
-    const disabled = await t.request(`/channels/${channels.closing}`, { method: 'PUT', headers: admin, json: { status: 'disabled' } });
+    const disabled = await t.inject(`/channels/${channels.closing}`, { method: 'PUT', headers: admin, json: { status: 'disabled' } });
     expect(disabled.status).toBe(200);
     const res = await createTask({ tids: [original._id] });
     expect(res.status).toBe(400);
     expect(errorOf(res).message).toContain('is disabled');
 
-    await t.request(`/channels/${channels.closing}`, { method: 'PUT', headers: admin, json: { status: 'enabled' } });
-    expect((await t.request(`/channels/${channels.closing}`, { method: 'DELETE', headers: admin })).status).toBe(200);
+    await t.inject(`/channels/${channels.closing}`, { method: 'PUT', headers: admin, json: { status: 'enabled' } });
+    expect((await t.inject(`/channels/${channels.closing}`, { method: 'DELETE', headers: admin })).status).toBe(200);
     const deleted = await createTask({ tids: [original._id] });
     expect(deleted.status).toBe(400);
     expect(errorOf(deleted).message).toContain('deleted');
@@ -240,23 +240,23 @@ describe('re-runs and tasks API', () => {
     expect(await paths(createTask({ tids: ['not-an-id'] }))).toEqual(['body.tids.0']);
     expect(await paths(createTask({ tids: ['0123456789abcdef01234567'], batchSize: 0 }))).toEqual(['body.batchSize']);
     expect(await paths(createTask({ tids: ['0123456789abcdef01234567'], priority: 1 }))).toEqual(['body.priority']);
-    expect(await paths(t.request('/tasks?filters=%7B%22status%22%3A%22Done%22%7D', { headers: admin }))).toEqual(['querystring.filters.status']);
-    expect(await paths(t.request('/bulkrerun', { method: 'POST', headers: admin, json: { filters: { colour: 'red' } } }))).toEqual(['body.filters.colour']);
-    expect(await paths(t.request('/bulkrerun', { method: 'POST', headers: admin, json: { filters: '{"status":"Great"}' } }))).toEqual(['body.filters.status']);
+    expect(await paths(t.inject('/tasks?filters=%7B%22status%22%3A%22Done%22%7D', { headers: admin }))).toEqual(['querystring.filters.status']);
+    expect(await paths(t.inject('/bulkrerun', { method: 'POST', headers: admin, json: { filters: { colour: 'red' } } }))).toEqual(['body.filters.colour']);
+    expect(await paths(t.inject('/bulkrerun', { method: 'POST', headers: admin, json: { filters: '{"status":"Great"}' } }))).toEqual(['body.filters.status']);
 
     const original = await send('/lab/validate');
     const created = (await createTask({ tids: [original._id], paused: true })).body as TaskView;
     expect(created.status).toBe('Paused');
-    expect(await paths(t.request(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: {} }))).toEqual(['body']);
-    const completedByUser = await t.request(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: { status: 'Completed' } });
+    expect(await paths(t.inject(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: {} }))).toEqual(['body']);
+    const completedByUser = await t.inject(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: { status: 'Completed' } });
     expect(completedByUser.status).toBe(409);
     expect(errorOf(completedByUser).message).toContain('set by Junction');
-    const cancelled = await t.request(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: { status: 'Cancelled' } });
+    const cancelled = await t.inject(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: { status: 'Cancelled' } });
     expect(cancelled.body).toMatchObject({ status: 'Cancelled' });
-    const resumed = await t.request(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: { status: 'Queued' } });
+    const resumed = await t.inject(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: { status: 'Queued' } });
     expect(resumed.status).toBe(409);
-    expect((await t.request(`/tasks/${created._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
-    expect((await t.request(`/tasks/${created._id}`, { headers: admin })).status).toBe(404);
+    expect((await t.inject(`/tasks/${created._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
+    expect((await t.inject(`/tasks/${created._id}`, { headers: admin })).status).toBe(404);
   });
 
   it('bulk re-runs 200 transactions in batches of 10: created paused, resumed, paused, resumed, completed', async () => {
@@ -268,7 +268,7 @@ describe('re-runs and tasks API', () => {
     delayMs = 20;
     maxInFlight = 0;
 
-    const res = await t.request('/bulkrerun', { method: 'POST', headers: admin, json: { filters: { channelID: channels.bulk }, batchSize: 10, pauseQueue: true } });
+    const res = await t.inject('/bulkrerun', { method: 'POST', headers: admin, json: { filters: { channelID: channels.bulk }, batchSize: 10, pauseQueue: true } });
     expect(res.status).toBe(201);
     const created = res.body as TaskView;
     expect(created).toMatchObject({ status: 'Paused', batchSize: 10, totalTransactions: 200, remainingTransactions: 200, warnings: [] });
@@ -276,11 +276,11 @@ describe('re-runs and tasks API', () => {
     expect(seen.filter((s) => s.url.startsWith('/bulk/'))).toHaveLength(200);
 
     const mine = () => progress.filter((p) => p.taskId === created._id);
-    expect((await t.request(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: { status: 'Queued' } })).status).toBe(200);
+    expect((await t.inject(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: { status: 'Queued' } })).status).toBe(200);
     await until('50 re-runs', async () => (mine().some((p) => p.processed >= 50) ? true : undefined));
     // Being picked up is published too, before any batch is done, so a task list shows Processing at once.
     expect(mine().find((p) => p.status === 'Processing')).toMatchObject({ processed: 0, remaining: 200 });
-    const paused = await t.request(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: { status: 'Paused' } });
+    const paused = await t.inject(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: { status: 'Paused' } });
     expect(paused.body).toMatchObject({ status: 'Paused' });
     // The batch in flight finishes; then nothing more is sent while the task is paused.
     await sleep(200);
@@ -292,7 +292,7 @@ describe('re-runs and tasks API', () => {
     await sleep(300);
     expect(seen.length).toBe(atPause);
 
-    expect((await t.request(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: { status: 'Queued' } })).status).toBe(200);
+    expect((await t.inject(`/tasks/${created._id}`, { method: 'PUT', headers: admin, json: { status: 'Queued' } })).status).toBe(200);
     const done = await finished(created._id);
     expect(done.remainingTransactions).toBe(0);
     delayMs = 0;
@@ -318,7 +318,7 @@ describe('re-runs and tasks API', () => {
     const processed = events.map((e) => e.processed);
     expect(processed).toEqual([...processed].sort((a, b) => a - b));
 
-    const listed = await t.request(`/tasks?filters=${encodeURIComponent('{"status":"Completed"}')}&filterLimit=1`, { headers: admin });
+    const listed = await t.inject(`/tasks?filters=${encodeURIComponent('{"status":"Completed"}')}&filterLimit=1`, { headers: admin });
     expect((listed.body as TaskView[]).map((x) => x._id)).toEqual([created._id]);
   });
 
@@ -337,14 +337,14 @@ describe('re-runs and tasks API', () => {
   });
 
   it('leaves out of a bulk re-run what cannot be re-run, and says so', async () => {
-    const res = await t.request('/bulkrerun', { method: 'POST', headers: admin, json: { filters: { channelID: channels.unstored } } });
+    const res = await t.inject('/bulkrerun', { method: 'POST', headers: admin, json: { filters: { channelID: channels.unstored } } });
     expect(res.status).toBe(400);
     expect(errorOf(res)).toMatchObject({ code: 'TRANSACTION_NOT_RERUNNABLE' });
     expect(errorOf(res).message).toContain('1 matching transaction was left out');
 
-    const viewerBulk = await t.request('/bulkrerun', { method: 'POST', headers: viewer, json: { filters: {} } });
+    const viewerBulk = await t.inject('/bulkrerun', { method: 'POST', headers: viewer, json: { filters: {} } });
     expect(viewerBulk.status).toBe(403);
-    const rerunnerBulk = await t.request('/bulkrerun', { method: 'POST', headers: rerunner, json: { filters: { 'request.path': '^/lab/acl$', wasRerun: true }, pauseQueue: true } });
+    const rerunnerBulk = await t.inject('/bulkrerun', { method: 'POST', headers: rerunner, json: { filters: { 'request.path': '^/lab/acl$', wasRerun: true }, pauseQueue: true } });
     expect(rerunnerBulk.status).toBe(201);
     expect(rerunnerBulk.body).toMatchObject({ totalTransactions: 1 });
     expect((rerunnerBulk.body as TaskView).warnings?.[0]).toContain('already re-run');

@@ -33,7 +33,7 @@ describe('transactions API', () => {
   const ids: Record<string, string> = {};
   const order: string[] = [];
 
-  const get = (path: string, headers = admin) => t.request(path, { headers });
+  const get = (path: string, headers = admin) => t.inject(path, { headers });
   const list = async (query: string, headers = admin): Promise<Tx[]> => {
     const res = await get(`/transactions${query}`, headers);
     if (res.status !== 200) throw new Error(`${res.status} ${res.text}`);
@@ -56,14 +56,14 @@ describe('transactions API', () => {
   }
 
   async function channel(name: string, extra: Record<string, unknown>): Promise<void> {
-    const res = await t.request('/channels', { method: 'POST', headers: admin, json: { name, authType: 'public', ...extra } });
+    const res = await t.inject('/channels', { method: 'POST', headers: admin, json: { name, authType: 'public', ...extra } });
     if (res.status !== 201) throw new Error(`channel: ${res.status} ${res.text}`);
     channels[name] = (res.body as { _id: string })._id;
   }
 
   async function user(email: string, groups: string[]): Promise<{ authorization: string }> {
     const password = 'user-password-123';
-    const res = await t.request('/users', { method: 'POST', headers: admin, json: { email, firstname: 'A', surname: 'B', groups, password } });
+    const res = await t.inject('/users', { method: 'POST', headers: admin, json: { email, firstname: 'A', surname: 'B', groups, password } });
     if (res.status !== 201) throw new Error(res.text);
     return { authorization: basic(email, password) };
   }
@@ -97,7 +97,7 @@ describe('transactions API', () => {
     await channel('missing', { urlPattern: '^/missing$', routes: route(missing), txViewAcl: ['nurses'] });
     await channel('private', { urlPattern: '^/private$', authType: 'private', allow: ['lab-role'], routes: route(echo), txViewFullAcl: ['nurses'] });
 
-    const client = await t.request('/clients', { method: 'POST', headers: admin, json: { clientID: 'lab', name: 'Lab', roles: ['lab-role'], password: 'lab-client-pass-1' } });
+    const client = await t.inject('/clients', { method: 'POST', headers: admin, json: { clientID: 'lab', name: 'Lab', roles: ['lab-role'], password: 'lab-client-pass-1' } });
     if (client.status !== 201) throw new Error(client.text);
     labClientId = (client.body as { _id: string })._id;
 
@@ -229,9 +229,9 @@ describe('transactions API', () => {
 
   it('lets only admins update and delete, with strictly validated changes', async () => {
     const id = ids.missing ?? '';
-    const put = (json: unknown, headers = admin) => t.request(`/transactions/${id}`, { method: 'PUT', headers, json });
+    const put = (json: unknown, headers = admin) => t.inject(`/transactions/${id}`, { method: 'PUT', headers, json });
     expect((await put({ properties: { ticket: 'INC-1' } }, nurse)).status).toBe(403);
-    expect((await t.request(`/transactions/${id}`, { method: 'DELETE', headers: nurse })).status).toBe(403);
+    expect((await t.inject(`/transactions/${id}`, { method: 'DELETE', headers: nurse })).status).toBe(403);
 
     const updated = await put({ properties: { ticket: 'INC-1' }, status: 'Successful', wasRerun: true, autoRetry: false });
     expect(updated.status).toBe(200);
@@ -242,12 +242,12 @@ describe('transactions API', () => {
     expect(errorPaths(await put({ status: 'Done' }))).toEqual(['body.status']);
     expect(errorPaths(await put({ properties: { ticket: 5 } }))[0]).toMatch(/^body\.properties/);
     expect((await put({})).status).toBe(400);
-    expect((await t.request('/transactions/000000000000000000000000', { method: 'PUT', headers: admin, json: { wasRerun: true } })).status).toBe(404);
+    expect((await t.inject('/transactions/000000000000000000000000', { method: 'PUT', headers: admin, json: { wasRerun: true } })).status).toBe(404);
 
-    const removed = await t.request(`/transactions/${id}`, { method: 'DELETE', headers: admin });
+    const removed = await t.inject(`/transactions/${id}`, { method: 'DELETE', headers: admin });
     expect(removed.status).toBe(200);
     expect(await t.junction.transactions.get(id)).toBeNull();
-    expect((await t.request(`/transactions/${id}`, { method: 'DELETE', headers: admin })).status).toBe(404);
+    expect((await t.inject(`/transactions/${id}`, { method: 'DELETE', headers: admin })).status).toBe(404);
     order.splice(order.indexOf(id), 1);
   });
 

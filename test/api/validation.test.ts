@@ -27,7 +27,7 @@ describe('bad input on the management API', () => {
   for (const c of cases) {
     it(`answers ${c.name} with 400 ${c.code} and writes nothing`, async () => {
       const before = await t.junction.store.users.count({});
-      const res = await t.request('/users', { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: c.body });
+      const res = await t.inject('/users', { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: c.body });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ error: { code: c.code, message: expect.any(String) as string } });
       if (c.path !== undefined) {
@@ -39,46 +39,46 @@ describe('bad input on the management API', () => {
   }
 
   it('rejects unknown query parameters and bad path parameters with 400', async () => {
-    const query = await t.request('/users?limit=5', { headers: admin });
+    const query = await t.inject('/users?limit=5', { headers: admin });
     expect(query.status).toBe(400);
     expect(query.body).toMatchObject({ error: { code: 'VALIDATION_FAILED', details: [{ path: 'querystring.limit' }] } });
-    const param = await t.request('/users/not-an-email', { headers: admin });
+    const param = await t.inject('/users/not-an-email', { headers: admin });
     expect(param.status).toBe(400);
     expect(param.body).toMatchObject({ error: { details: [{ path: 'params.email' }] } });
   });
 
   it('answers an empty update with 400', async () => {
-    const res = await t.request('/users/root@junction.local', { method: 'PUT', headers: admin, json: {} });
+    const res = await t.inject('/users/root@junction.local', { method: 'PUT', headers: admin, json: {} });
     expect(res.status).toBe(400);
   });
 
   it('answers a body over the limit with 413', async () => {
-    const res = await t.request('/users', { method: 'POST', headers: admin, json: { ...valid, settings: { blob: 'x'.repeat(8000) } } });
+    const res = await t.inject('/users', { method: 'POST', headers: admin, json: { ...valid, settings: { blob: 'x'.repeat(8000) } } });
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ error: { code: 'BODY_TOO_LARGE' } });
   });
 
   it('answers a non-JSON body with 415', async () => {
-    const res = await t.request('/users', { method: 'POST', headers: { ...admin, 'content-type': 'text/plain' }, body: 'hello' });
+    const res = await t.inject('/users', { method: 'POST', headers: { ...admin, 'content-type': 'text/plain' }, body: 'hello' });
     expect(res.status).toBe(415);
     expect(res.body).toMatchObject({ error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
   });
 
   it('answers an empty JSON body with 400', async () => {
-    const res = await t.request('/users', { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: '' });
+    const res = await t.inject('/users', { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: '' });
     expect(res.status).toBe(400);
   });
 
   it('answers unknown routes with the JSON 404 shape', async () => {
-    const res = await t.request('/nothing-here', { headers: admin });
+    const res = await t.inject('/nothing-here', { headers: admin });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ error: { code: 'NOT_FOUND' } });
   });
 
   it('answers a malformed Basic header and a malformed login body with 4xx', async () => {
-    expect((await t.request('/users', { headers: { authorization: 'Basic !!!' } })).status).toBe(401);
-    expect((await t.request('/users', { headers: { authorization: 'Basic bm9jb2xvbg==' } })).status).toBe(401);
-    const login = await t.request('/authenticate/local', { method: 'POST', json: { username: 5, password: null } });
+    expect((await t.inject('/users', { headers: { authorization: 'Basic !!!' } })).status).toBe(401);
+    expect((await t.inject('/users', { headers: { authorization: 'Basic bm9jb2xvbg==' } })).status).toBe(401);
+    const login = await t.inject('/authenticate/local', { method: 'POST', json: { username: 5, password: null } });
     expect(login.status).toBe(400);
   });
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test as base, expect } from '@playwright/test';
 import type { Page, TestInfo } from '@playwright/test';
-import { freePort, runService } from '../helpers/process.js';
+import { loopbackListeners, runService } from '../helpers/process.js';
 import type { ServiceProcess } from '../helpers/process.js';
 
 export const ROOT_EMAIL = 'root@junction.local';
@@ -50,24 +50,20 @@ async function insecureFetch(url: string, init: RequestInit): Promise<Response> 
 
 export async function startE2EJunction(options: JunctionOptions): Promise<E2EJunction> {
   const dataDir = await mkdtemp(join(tmpdir(), 'junction-e2e-'));
-  const [apiPort, httpPort, httpsPort] = [await freePort(), await freePort(), await freePort()];
+  const listeners = await loopbackListeners();
   const env: Record<string, string> = {
     JUNCTION_DATA_DIR: dataDir,
-    JUNCTION_API_HOST: '127.0.0.1',
-    JUNCTION_API_PORT: String(apiPort),
-    JUNCTION_ROUTER_HOST: '127.0.0.1',
-    JUNCTION_ROUTER_HTTP_PORT: String(httpPort),
-    JUNCTION_ROUTER_HTTPS_PORT: String(httpsPort),
+    ...listeners,
     ...(options.firstRun ? {} : { JUNCTION_ADMIN_PASSWORD: ADMIN_PASSWORD }),
     ...options.env,
   };
   const service = runService([], env);
   await service.ready;
-  const apiUrl = `https://127.0.0.1:${apiPort}`;
+  const apiUrl = `https://127.0.0.1:${listeners.JUNCTION_API_PORT}`;
   const junction: E2EJunction = {
     apiUrl,
-    httpUrl: `http://127.0.0.1:${httpPort}`,
-    httpsUrl: `https://127.0.0.1:${httpsPort}`,
+    httpUrl: `http://127.0.0.1:${listeners.JUNCTION_ROUTER_HTTP_PORT}`,
+    httpsUrl: `https://127.0.0.1:${listeners.JUNCTION_ROUTER_HTTPS_PORT}`,
     dataDir,
     process: service,
     adminPassword: options.firstRun ? FIRST_RUN_PASSWORD : ADMIN_PASSWORD,

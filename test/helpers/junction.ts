@@ -1,9 +1,14 @@
-/** Starts a real Junction (real HTTPS socket on 127.0.0.1, real NeDB files in a temp folder) for a test. */
+/**
+ * Starts a real Junction (real HTTPS socket on 127.0.0.1, real NeDB files in a temp folder) for a test. `request`
+ * calls its API over that socket; `inject` answers the same call in-process (Fastify's inject), for the many route
+ * tests that need no socket.
+ */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch, Headers } from 'undici';
 import type { RequestInit } from 'undici';
+import type { LightMyRequestResponse } from 'fastify';
 import { memoryLogger } from './logger.js';
 import { resolveConfig } from '../../service/config/index.js';
 import type { JunctionConfig } from '../../service/config/index.js';
@@ -26,7 +31,12 @@ export interface TestJunction {
   config: JunctionConfig;
   logs: Record<string, unknown>[];
   /** fetch against the API, trusting the server's own certificate (real TLS verification). */
-  request(path: string, init?: RequestInit & { json?: unknown }): Promise<TestResponse>;
+  request(path: string, init?: TestRequestInit): Promise<TestResponse>;
+  /**
+   * The same call answered in-process, without a socket: faster, for tests of what a route answers. Anything about
+   * the connection (TLS, HTTP parsing, timeouts, websockets) needs `request`.
+   */
+  inject(path: string, init?: TestRequestInit): Promise<TestResponse>;
   stop(): Promise<void>;
   /** Stops and removes the data folder. */
   destroy(): Promise<void>;
@@ -38,6 +48,9 @@ export interface TestResponse {
   text: string;
   body: unknown;
 }
+
+/** fetch's options, plus `json`: a value sent as the JSON body. */
+export type TestRequestInit = RequestInit & { json?: unknown };
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends readonly unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
@@ -86,22 +99,15 @@ export async function startJunction(
     config,
     logs: lines,
     async request(path, init = {}) {
-      const { json, ...rest } = init;
-      const headers = new Headers(rest.headers);
-      let body = rest.body;
-      if (json !== undefined) {
-        headers.set('content-type', 'application/json');
-        body = JSON.stringify(json);
-      }
+      const { headers, body, rest } = encoded(init);
       const response = await fetch(`${started.apiUrl}${path}`, { ...rest, headers, body, dispatcher });
-      const text = await response.text();
-      let parsed: unknown;
-      try {
-        parsed = text === '' ? undefined : JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      return { status: response.status, headers: response.headers, text, body: parsed };
+      return answered(response.status, response.headers, await response.text());
+    },
+    async inject(path, init = {}) {
+      const { headers, body, rest } = encoded(init);
+      if (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) throw new Error('inject sends text or bytes only');
+      const response = await junction.inject({ method: rest.method ?? 'GET', url: path, headers: Object.fromEntries(headers), ...(body === undefined || body === null ? {} : { payload: Buffer.from(body) }) });
+      return answered(response.statusCode, headersOf(response), response.body);
     },
     stop,
     async destroy() {
@@ -109,6 +115,35 @@ export async function startJunction(
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The headers and body of a call, with `json` sent as an application/json body. */
+function encoded(init: TestRequestInit): { headers: Headers; body: RequestInit['body']; rest: RequestInit } {
+  const { json, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (json === undefined) return { headers, body: rest.body, rest };
+  headers.set('content-type', 'application/json');
+  return { headers, body: JSON.stringify(json), rest };
+}
+
+/** An answer, with the body parsed when it is JSON. */
+function answered(status: number, headers: Headers, text: string): TestResponse {
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status, headers, text, body: parsed };
+}
+
+/** An injected answer's headers as fetch shows them (a repeated header such as Set-Cookie kept as several values). */
+function headersOf(response: LightMyRequestResponse): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(response.headers)) {
+    for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) headers.append(name, String(one));
+  }
+  return headers;
 }
 
 /** The value of an `Authorization: Basic` header. */
@@ -128,7 +163,7 @@ export const NEW_ROOT_PASSWORD = 'correct-horse-battery-9';
 
 /** Changes the first-run password of the super user and returns Basic credentials for it. */
 export async function unlockRoot(t: TestJunction): Promise<string> {
-  const res = await t.request(`/users/${ROOT_EMAIL}`, {
+  const res = await t.inject(`/users/${ROOT_EMAIL}`, {
     method: 'PUT',
     headers: { authorization: basic(ROOT_EMAIL, DEFAULT_ROOT_PASSWORD) },
     json: { password: NEW_ROOT_PASSWORD },

@@ -1,4 +1,8 @@
-/** Runs the built service (dist/service/index.js) as a real child process, as `npm start` and the shell do. */
+/**
+ * The one launcher of real Junction service processes, for the process tests, the console (e2e) tests and the
+ * benchmarks: free loopback ports, the child's environment, and the built service (dist/service/index.js) run as
+ * `npm start` runs it. The benchmarks import it from dist/, so it stays plain Node with no test framework.
+ */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -25,6 +29,23 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The listeners of a service process: the API and both transaction ports, each on 127.0.0.1 and a free port. */
+export async function loopbackListeners(): Promise<{
+  JUNCTION_API_HOST: string;
+  JUNCTION_API_PORT: string;
+  JUNCTION_ROUTER_HOST: string;
+  JUNCTION_ROUTER_HTTP_PORT: string;
+  JUNCTION_ROUTER_HTTPS_PORT: string;
+}> {
+  return {
+    JUNCTION_API_HOST: '127.0.0.1',
+    JUNCTION_API_PORT: String(await freePort()),
+    JUNCTION_ROUTER_HOST: '127.0.0.1',
+    JUNCTION_ROUTER_HTTP_PORT: String(await freePort()),
+    JUNCTION_ROUTER_HTTPS_PORT: String(await freePort()),
+  };
+}
+
 /**
  * Environment for a service process on loopback: free ports for the API (plain HTTP) and both transaction ports,
  * the given data folder and admin password, and no log file.
@@ -32,20 +53,25 @@ export async function freePort(): Promise<number> {
 export async function loopbackServiceEnv(dataDir: string, adminPassword: string): Promise<Record<string, string> & { JUNCTION_API_PORT: string; JUNCTION_ROUTER_HTTP_PORT: string; JUNCTION_ADMIN_PASSWORD: string }> {
   return {
     JUNCTION_DATA_DIR: dataDir,
-    JUNCTION_API_PORT: String(await freePort()),
-    JUNCTION_API_HOST: '127.0.0.1',
+    ...(await loopbackListeners()),
     JUNCTION_API_PROTOCOL: 'http',
-    JUNCTION_ROUTER_HOST: '127.0.0.1',
-    JUNCTION_ROUTER_HTTP_PORT: String(await freePort()),
-    JUNCTION_ROUTER_HTTPS_PORT: String(await freePort()),
     JUNCTION_ADMIN_PASSWORD: adminPassword,
     JUNCTION_LOGGING_FILE_ENABLED: 'false',
   };
 }
 
+/**
+ * A child process's whole environment: `env` with only PATH and HOME taken from ours, so a developer's own
+ * JUNCTION_* variables never reach the service under test.
+ */
+export function childEnv(env: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env };
+}
+
+/** Runs the built service with `args` and exactly `env` (see childEnv), following its output until it exits. */
 export function runService(args: string[], env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, ['dist/service/index.js', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

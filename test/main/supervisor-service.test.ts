@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { decideCertificate, fingerprintsMatch } from '../../main/security.js';
 import type { ServiceReadyMessage } from '../../service/contracts/shell.js';
 import { tempDir } from '../helpers/junction.js';
-import { freePort } from '../helpers/process.js';
+import { loopbackListeners } from '../helpers/process.js';
 import { isGone, testSupervisor } from './helpers.js';
 import type { TestSupervisor } from './helpers.js';
 
@@ -16,11 +16,7 @@ const SERVICE = resolve('dist/service/index.js');
 async function serviceEnv(): Promise<Record<string, string>> {
   return {
     JUNCTION_DATA_DIR: await tempDir(),
-    JUNCTION_API_HOST: '127.0.0.1',
-    JUNCTION_API_PORT: String(await freePort()),
-    JUNCTION_ROUTER_HOST: '127.0.0.1',
-    JUNCTION_ROUTER_HTTP_PORT: String(await freePort()),
-    JUNCTION_ROUTER_HTTPS_PORT: String(await freePort()),
+    ...(await loopbackListeners()),
   };
 }
 

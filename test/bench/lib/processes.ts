@@ -5,6 +5,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childEnv, freePort, loopbackListeners } from '../../helpers/process.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 /** The built service entry point (the bench runs from dist/). */
@@ -24,19 +25,6 @@ export interface RunningJunction extends Running {
   dataDir: string;
 }
 
-/** A port that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function stopper(child: ChildProcess): () => Promise<void> {
   return () =>
     new Promise<void>((resolve) => {
@@ -54,7 +42,7 @@ function stopper(child: ChildProcess): () => Promise<void> {
 function spawnReady<T extends { type: string }>(script: string, env: Record<string, string>, timeoutMs = 30_000, nodeArgs: string[] = []): Promise<{ child: ChildProcess; message: T; ms: number }> {
   const started = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, script], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   let stderr = '';
@@ -95,24 +83,14 @@ export const ADMIN = { user: 'root@junction.local', password: 'bench-admin-passw
  * another build (a baseline's `dist/service/index.js`) instead of this one.
  */
 export async function startJunction(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = [], entry = SERVICE_ENTRY): Promise<RunningJunction> {
-  const httpPort = await freePort();
-  const httpsPort = await freePort();
-  const apiPort = await freePort();
+  const listeners = await loopbackListeners();
   const { child, message, ms } = await spawnReady<{ type: string; apiUrl: string }>(
     entry,
-    {
-      JUNCTION_DATA_DIR: dataDir,
-      JUNCTION_API_HOST: '127.0.0.1',
-      JUNCTION_API_PORT: String(apiPort),
-      JUNCTION_ROUTER_HOST: '127.0.0.1',
-      JUNCTION_ROUTER_HTTP_PORT: String(httpPort),
-      JUNCTION_ROUTER_HTTPS_PORT: String(httpsPort),
-      JUNCTION_ADMIN_PASSWORD: ADMIN.password,
-      ...env,
-    },
+    { JUNCTION_DATA_DIR: dataDir, ...listeners, JUNCTION_ADMIN_PASSWORD: ADMIN.password, ...env },
     60_000,
     nodeArgs,
   );
+  const httpPort = Number(listeners.JUNCTION_ROUTER_HTTP_PORT);
   return { child, port: httpPort, apiUrl: message.apiUrl, readyMs: ms, dataDir, stop: stopper(child) };
 }
 
