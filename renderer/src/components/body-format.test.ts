@@ -96,9 +96,8 @@ describe('prettyJson', () => {
     expect(prettyJson('')).toBeNull();
   });
 
-  // Known defect, kept visible: the layout goes through JSON.parse, so digits beyond double precision change.
-  it.fails('shows a large number exactly as sent', () => {
-    expect(prettyJson('{"id":12345678901234567890}')).toBe('{\n  "id": 12345678901234567890\n}');
+  it('shows numbers exactly as sent, beyond double precision too', () => {
+    expect(prettyJson('{"id":12345678901234567890,"dose":1.50}')).toBe('{\n  "id": 12345678901234567890,\n  "dose": 1.50\n}');
   });
 });
 

@@ -2,6 +2,7 @@
  * Recognises a stored body as JSON, XML or HL7 v2 (by its content type, then by its content) and lays it out for
  * reading. Pure apart from the browser's DOMParser for XML.
  */
+import { parse, stringify } from 'lossless-json';
 
 export type BodyFormat = 'json' | 'xml' | 'hl7' | 'text';
 
@@ -45,7 +46,8 @@ export function detectFormat(body: string, contentType: string | undefined): Bod
 /** JSON indented by two spaces, or null when it does not parse (a truncated body). */
 export function prettyJson(body: string): string | null {
   try {
-    return JSON.stringify(JSON.parse(body), null, 2);
+    // lossless-json keeps each number's text: JSON.parse would turn 12345678901234567890 into ...900 on screen.
+    return stringify(parse(body), undefined, 2) ?? null;
   } catch {
     return null;
   }
