@@ -19,6 +19,7 @@ export interface ValidationProblem {
 /** The public view of a user; never carries password material. */
 export interface PublicUser {
   _id: string;
+  /** Lower-cased; unique. */
   email: string;
   firstname: string;
   surname: string;
@@ -26,6 +27,7 @@ export interface PublicUser {
   msisdn?: string;
   dailyReport: boolean;
   weeklyReport: boolean;
+  /** Console preferences (transaction filters, list settings): a free-form JSON object. */
   settings: Record<string, unknown>;
   passwordChangeRequired: boolean;
   builtin: boolean;

@@ -64,6 +64,7 @@ export interface Channel {
   name: string;
   description?: string;
   type: ChannelType;
+  /** Regular expression matched against the request path (http channels). */
   urlPattern: string;
   /** Empty means every method. */
   methods: string[];

@@ -1,29 +1,5 @@
 /** Client resources as the management API shows them (`/clients`). Import with `import type`. */
 
-/** The public view of a client: which credentials are set, never the secrets themselves. */
-export interface PublicClient {
-  _id: string;
-  clientID: string;
-  name: string;
-  /** Must equal the certificate's CN when the client authenticates with mutual TLS. */
-  clientDomain?: string;
-  roles: string[];
-  organization?: string;
-  location?: string;
-  softwareName?: string;
-  description?: string;
-  contactPerson?: string;
-  contactPersonEmail?: string;
-  passwordAlgorithm?: string;
-  hasPassword: boolean;
-  hasCustomToken: boolean;
-  /** SHA-256 fingerprint of the registered certificate, colon-separated hex. */
-  certFingerprint?: string;
-  certificateSubjectCN?: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
 /** The descriptive fields a client may have or not. */
 export interface ClientDetails {
   organization?: string;
@@ -32,6 +8,24 @@ export interface ClientDetails {
   description?: string;
   contactPerson?: string;
   contactPersonEmail?: string;
+}
+
+/** The public view of a client: which credentials are set, never the secrets themselves. */
+export interface PublicClient extends ClientDetails {
+  _id: string;
+  clientID: string;
+  name: string;
+  /** Must equal the certificate's CN when the client authenticates with mutual TLS. */
+  clientDomain?: string;
+  roles: string[];
+  passwordAlgorithm?: string;
+  hasPassword: boolean;
+  hasCustomToken: boolean;
+  /** SHA-256 fingerprint of the registered certificate, colon-separated hex. */
+  certFingerprint?: string;
+  certificateSubjectCN?: string;
+  createdAt: string;
+  updatedAt: string;
 }
 
 /** `POST /clients`. */

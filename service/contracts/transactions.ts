@@ -4,7 +4,11 @@
  * `import type`.
  */
 
-export type TransactionStatus = 'Processing' | 'Failed' | 'Completed' | 'Completed with error(s)' | 'Successful';
+import type { TransactionStatus } from '../domain/transaction-status.js';
+import type { TaskView } from './tasks.js';
+
+// The status names are the domain's list (domain/transaction-status.ts), so the wire and the rules cannot drift.
+export type { TransactionStatus };
 
 /** Body fields of a request or response; present only in the `full`/`fulltruncate` views and with body permission. */
 export interface BodyFields {
@@ -84,14 +88,7 @@ export interface TransactionCount {
 }
 
 /** A re-run task as `POST /tasks` and `POST /bulkrerun` answer it (201). */
-export interface CreatedTask {
-  _id: string;
-  status: string;
-  batchSize: number;
-  totalTransactions: number;
-  remainingTransactions: number;
-  user: string;
-  created: string;
+export interface CreatedTask extends TaskView {
   /** For instance transactions that were already re-run, or matches a bulk re-run left out. */
   warnings: string[];
 }
