@@ -9,6 +9,11 @@ export interface ApiErrorBody {
   };
 }
 
+/** The answer of a `DELETE`: what was done. */
+export interface MessageAnswer {
+  message: string;
+}
+
 /** One problem found while validating a request. */
 export interface ValidationProblem {
   /** Where: `body.email`, `query.limit`, `params.email`. */

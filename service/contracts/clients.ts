@@ -28,8 +28,16 @@ export interface PublicClient extends ClientDetails {
   updatedAt: string;
 }
 
+/** An OpenHIM client's salted password hash, imported as given instead of a password. */
+export interface PrehashedPassword {
+  passwordAlgorithm?: 'sha512' | 'sha256';
+  /** Hex digest of password + salt. */
+  passwordHash?: string;
+  passwordSalt?: string;
+}
+
 /** `POST /clients`. */
-export interface ClientCreateInput extends ClientDetails {
+export interface ClientCreateInput extends ClientDetails, PrehashedPassword {
   clientID: string;
   name: string;
   clientDomain?: string;
@@ -45,7 +53,7 @@ export interface ClientCreateInput extends ClientDetails {
 type Clearable<T> = { [K in keyof T]?: T[K] | null };
 
 /** `PUT /clients/:_id`: omitted fields stay; null removes a descriptive field or a credential. */
-export interface ClientUpdateInput extends Clearable<ClientDetails> {
+export interface ClientUpdateInput extends Clearable<ClientDetails>, PrehashedPassword {
   clientID?: string;
   name?: string;
   clientDomain?: string | null;

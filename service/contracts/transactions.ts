@@ -66,6 +66,9 @@ export interface TransactionView {
   autoRetryAttempt: number;
 }
 
+/** One transaction in the `bulkrerun` representation (`GET /transactions/:id?filterRepresentation=bulkrerun`). */
+export type TransactionRerunView = Pick<TransactionView, '_id' | 'channelID' | 'canRerun' | 'childIDs'>;
+
 /** OpenHIM's `filters` object of the list, count, export and bulk re-run (all optional, combined with AND). */
 export interface TransactionFilters {
   status?: TransactionStatus | TransactionStatus[];

@@ -11,7 +11,8 @@ export type MediatorConfigType = (typeof CONFIG_TYPES)[number];
 
 /**
  * One configuration definition of a mediator, as registered, stored and answered (contracts/mediators.ts re-exports
- * it): its type, and for `option` its values, for `struct` the fields, which never nest.
+ * it): its type, and for `option` its values, for `struct` the fields. The rules refuse a struct in a template
+ * (structs do not nest); the type allows one so that they can say so to callers that skip the request schema.
  */
 export interface MediatorConfigDef {
   param: string;

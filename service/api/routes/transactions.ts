@@ -10,13 +10,14 @@ import { isAdmin } from '../../domain/permissions.js';
 import { parseFilters, parseTransactionQuery, restrictToChannels, transactionAccess, viewableChannels } from '../../domain/transaction-access.js';
 import type { TransactionAccess } from '../../domain/transaction-access.js';
 import type { ValidationProblem } from '../../contracts/api.js';
+import type { BodyFields, ExchangeView, TransactionCount, TransactionRerunView, TransactionView } from '../../contracts/transactions.js';
 import type { BodyFiles, BodyRef } from '../../storage/bodies/body-files.js';
 import type { ChannelRecord, UserRecord } from '../../storage/records.js';
 import type { Store } from '../../storage/store.js';
 import type { ExchangeRecord, TransactionFilter, TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../../storage/transactions.js';
 import { currentUser } from '../auth/hook.js';
-import { NoQuery } from '../schemas/common.js';
-import { ClientTransactionParams, ExportQuery, TransactionGetQuery, TransactionListQuery, TransactionParams, TransactionUpdateBody } from '../schemas/transactions.js';
+import { MessageAnswerSchema, NoQuery } from '../schemas/common.js';
+import { ClientTransactionParams, ExportQuery, TransactionAnswer, TransactionGetQuery, TransactionListAnswer, TransactionListQuery, TransactionParams, TransactionUpdateBody } from '../schemas/transactions.js';
 import type { Representation } from '../schemas/transactions.js';
 
 export interface TransactionRoutesDeps {
@@ -36,7 +37,6 @@ export const CSV_COLUMNS = ['_id', 'timestamp', 'status', 'channelID', 'clientID
 const ALL_ACCESS: TransactionAccess = { view: true, bodies: true };
 const NO_ACCESS: TransactionAccess = { view: false, bodies: false };
 
-type View = Record<string, unknown>;
 /** The channels a user may see: every channel, or the listed ones with what may be seen of each. */
 type Scope = 'all' | Map<string, TransactionAccess>;
 
@@ -50,7 +50,7 @@ function requireAdmin(user: UserRecord, action: string): void {
 }
 
 /** A body as text for an answer, at most `cap` bytes; `bodyTruncated` when the stored body was cut or is longer. */
-async function bodyText(files: BodyFiles, ref: BodyRef, cap: number): Promise<View> {
+async function bodyText(files: BodyFiles, ref: BodyRef, cap: number): Promise<BodyFields> {
   try {
     const body = await files.readText(ref, cap);
     return { body, bodyTruncated: ref.truncated || ref.size > cap };
@@ -67,26 +67,34 @@ interface ViewOptions {
   bodyCap: number | null;
 }
 
-async function exchangePart(files: BodyFiles, part: TransactionRequest | TransactionResponse, options: ViewOptions): Promise<View> {
-  const { body, headers, ...rest } = part;
-  const view: View = { ...rest };
+/** A request or response as answered: its date as text, headers and body only when the view shows them. */
+type PartView<P extends TransactionRequest | TransactionResponse> = Omit<P, 'body' | 'headers' | 'timestamp'> & BodyFields & { headers?: Record<string, string>; timestamp: string };
+
+async function exchangePart<P extends TransactionRequest | TransactionResponse>(files: BodyFiles, part: P, options: ViewOptions): Promise<PartView<P>> {
+  const { body, headers, timestamp, ...rest } = part;
+  const view: PartView<P> = { ...rest, timestamp: timestamp.toISOString() };
   if (options.headers) view.headers = headers;
   if (body !== undefined && options.bodyCap !== null) Object.assign(view, await bodyText(files, body, options.bodyCap));
   return view;
 }
 
-async function exchange(files: BodyFiles, record: ExchangeRecord, options: ViewOptions): Promise<View> {
+async function exchange(files: BodyFiles, record: ExchangeRecord, options: ViewOptions): Promise<ExchangeView> {
   const { request, response, ...rest } = record;
-  const view: View = { ...rest, request: await exchangePart(files, request, options) };
+  const view: ExchangeView = { ...rest, request: await exchangePart(files, request, options) };
   if (response !== undefined) view.response = await exchangePart(files, response, options);
   return view;
 }
 
 /** One transaction as the representation shows it (OpenHIM projections), bodies only with permission. */
-async function present(files: BodyFiles, tx: TransactionRecord, representation: Representation | undefined, access: TransactionAccess): Promise<View> {
+async function present(files: BodyFiles, tx: TransactionRecord, representation: Representation | undefined, access: TransactionAccess): Promise<TransactionView | TransactionRerunView> {
   if (representation === 'bulkrerun') {
     return { _id: tx._id, channelID: tx.channelID, canRerun: tx.canRerun, ...(tx.childIDs === undefined ? {} : { childIDs: tx.childIDs }) };
   }
+  return transactionView(files, tx, representation, access);
+}
+
+/** One transaction in any representation but `bulkrerun`. */
+async function transactionView(files: BodyFiles, tx: TransactionRecord, representation: Exclude<Representation, 'bulkrerun'> | undefined, access: TransactionAccess): Promise<TransactionView> {
   const detailed = representation === 'simpledetails' || representation === 'full' || representation === 'fulltruncate';
   const withBodies = access.bodies && (representation === 'full' || representation === 'fulltruncate');
   const options: ViewOptions = {
@@ -95,13 +103,13 @@ async function present(files: BodyFiles, tx: TransactionRecord, representation: 
   };
   // statusIfInterrupted is start-up recovery's note for a transaction answered while other routes still run.
   const { request, response, routes, orchestrations, statusIfInterrupted: _recovery, ...rest } = tx;
-  const view: View = { ...rest, request: await exchangePart(files, request, options) };
+  const view: TransactionView = { ...rest, request: await exchangePart(files, request, options) };
   if (response !== undefined) view.response = await exchangePart(files, response, options);
   if (detailed) {
-    const shown: View[] = [];
+    const shown: ExchangeView[] = [];
     for (const route of routes) shown.push(await exchange(files, route, options));
     view.routes = shown;
-    const orchestrated: View[] = [];
+    const orchestrated: ExchangeView[] = [];
     for (const o of orchestrations) orchestrated.push(await exchange(files, o, options));
     view.orchestrations = orchestrated;
   }
@@ -160,7 +168,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
     return narrowed.channelID !== undefined && narrowed.channelID.length === 0 ? null : narrowed;
   }
 
-  async function list(user: UserRecord, query: TransactionListQuery, forced: TransactionFilter = {}): Promise<View[] | { count: number }> {
+  async function list(user: UserRecord, query: TransactionListQuery, forced: TransactionFilter = {}): Promise<TransactionView[] | TransactionCount> {
     const parsed = parseTransactionQuery(query);
     if (!parsed.ok) refuseIfInvalid(parsed.problems);
     if (!parsed.ok) return [];
@@ -170,8 +178,8 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
     if (representation === 'bulkrerun') return { count: filter === null ? 0 : await transactions.count(filter) };
     if (filter === null) return [];
     const page = await transactions.page(filter, { limit: parsed.value.limit, skip: parsed.value.skip });
-    const views: View[] = [];
-    for (const tx of page) views.push(await present(bodies, tx, representation, accessIn(scope, tx.channelID)));
+    const views: TransactionView[] = [];
+    for (const tx of page) views.push(await transactionView(bodies, tx, representation, accessIn(scope, tx.channelID)));
     return views;
   }
 
@@ -189,9 +197,9 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
   }
 
   return async (app) => {
-    app.get('/transactions', { schema: { querystring: TransactionListQuery } }, async (request) => list(currentUser(request), request.query));
+    app.get('/transactions', { schema: { querystring: TransactionListQuery, response: { 200: TransactionListAnswer } } }, async (request) => list(currentUser(request), request.query));
 
-    app.get('/transactions/clients/:clientId', { schema: { params: ClientTransactionParams, querystring: TransactionListQuery } }, async (request) =>
+    app.get('/transactions/clients/:clientId', { schema: { params: ClientTransactionParams, querystring: TransactionListQuery, response: { 200: TransactionListAnswer } } }, async (request) =>
       list(currentUser(request), request.query, { clientID: request.params.clientId }),
     );
 
@@ -218,14 +226,14 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
             yield csvRow(tx);
             continue;
           }
-          const view = await present(bodies, tx, undefined, accessIn(scope, tx.channelID));
+          const view = await transactionView(bodies, tx, undefined, accessIn(scope, tx.channelID));
           if (withBodies) {
             view.request = await exchangePart(bodies, tx.request, options);
             if (tx.response !== undefined) view.response = await exchangePart(bodies, tx.response, options);
           }
           // What a mediator did is part of the record being exported, with bodies under the same rule as the rest.
           if (tx.orchestrations.length > 0) {
-            const orchestrated: View[] = [];
+            const orchestrated: ExchangeView[] = [];
             for (const o of tx.orchestrations) orchestrated.push(await exchange(bodies, o, options));
             view.orchestrations = orchestrated;
           }
@@ -240,13 +248,13 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
       return reply.send(Readable.from(lines(), { objectMode: false }));
     });
 
-    app.get('/transactions/:id', { schema: { params: TransactionParams, querystring: TransactionGetQuery } }, async (request) => {
+    app.get('/transactions/:id', { schema: { params: TransactionParams, querystring: TransactionGetQuery, response: { 200: TransactionAnswer } } }, async (request) => {
       const user = currentUser(request);
       const { tx, access } = await visible(user, request.params.id);
       return present(bodies, tx, request.query.filterRepresentation ?? 'full', access);
     });
 
-    app.put('/transactions/:id', { schema: { params: TransactionParams, querystring: TransactionGetQuery, body: TransactionUpdateBody } }, async (request) => {
+    app.put('/transactions/:id', { schema: { params: TransactionParams, querystring: TransactionGetQuery, body: TransactionUpdateBody, response: { 200: TransactionAnswer } } }, async (request) => {
       const user = currentUser(request);
       requireAdmin(user, 'change');
       const updated = await transactions.update(request.params.id, { set: request.body });
@@ -255,7 +263,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
       return present(bodies, updated, request.query.filterRepresentation ?? 'full', ALL_ACCESS);
     });
 
-    app.delete('/transactions/:id', { schema: { params: TransactionParams, querystring: NoQuery } }, async (request) => {
+    app.delete('/transactions/:id', { schema: { params: TransactionParams, querystring: NoQuery, response: { 200: MessageAnswerSchema } } }, async (request) => {
       const user = currentUser(request);
       requireAdmin(user, 'delete');
       if (!(await transactions.remove(request.params.id))) throw new AppError('NOT_FOUND', `No transaction with id ${request.params.id}`);
