@@ -67,12 +67,21 @@ interface ViewOptions {
   bodyCap: number | null;
 }
 
+/**
+ * A new object with the fields of `base`, then those of `more`. Not a spread: a spread site that meets many shapes
+ * (requests, responses, routes) gives each object it makes a hidden class of its own, and the response serializer,
+ * which reads fields by name, then took 7 ms instead of 1 ms for a page of 1000 transactions.
+ */
+function extend<Base extends object, More extends object>(base: Base, more: More): Base & More {
+  return Object.assign({}, base, more);
+}
+
 /** A request or response as answered: its date as text, headers and body only when the view shows them. */
 type PartView<P extends TransactionRequest | TransactionResponse> = Omit<P, 'body' | 'headers' | 'timestamp'> & BodyFields & { headers?: Record<string, string>; timestamp: string };
 
 async function exchangePart<P extends TransactionRequest | TransactionResponse>(files: BodyFiles, part: P, options: ViewOptions): Promise<PartView<P>> {
   const { body, headers, timestamp, ...rest } = part;
-  const view: PartView<P> = { ...rest, timestamp: timestamp.toISOString() };
+  const view: PartView<P> = extend(rest, { timestamp: timestamp.toISOString() });
   if (options.headers) view.headers = headers;
   if (body !== undefined && options.bodyCap !== null) Object.assign(view, await bodyText(files, body, options.bodyCap));
   return view;
@@ -80,7 +89,7 @@ async function exchangePart<P extends TransactionRequest | TransactionResponse>(
 
 async function exchange(files: BodyFiles, record: ExchangeRecord, options: ViewOptions): Promise<ExchangeView> {
   const { request, response, ...rest } = record;
-  const view: ExchangeView = { ...rest, request: await exchangePart(files, request, options) };
+  const view: ExchangeView = extend(rest, { request: await exchangePart(files, request, options) });
   if (response !== undefined) view.response = await exchangePart(files, response, options);
   return view;
 }
@@ -103,7 +112,7 @@ async function transactionView(files: BodyFiles, tx: TransactionRecord, represen
   };
   // statusIfInterrupted is start-up recovery's note for a transaction answered while other routes still run.
   const { request, response, routes, orchestrations, statusIfInterrupted: _recovery, ...rest } = tx;
-  const view: TransactionView = { ...rest, request: await exchangePart(files, request, options) };
+  const view: TransactionView = extend(rest, { request: await exchangePart(files, request, options) });
   if (response !== undefined) view.response = await exchangePart(files, response, options);
   if (detailed) {
     const shown: ExchangeView[] = [];

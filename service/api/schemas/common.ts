@@ -22,10 +22,11 @@ export function EitherAnswer<Then extends TSchema, Else extends TSchema>(test: R
 }
 
 /**
- * An answer's free-form text map (headers, properties): typed as the contract says, but written key for key as it
- * is, because a response schema drops what it does not list and these keys are not known in advance.
+ * An answer's free-form text map (headers, properties): typed as the contract says, but with no keywords for the
+ * serializer, which then writes it whole with JSON.stringify. A response schema drops what it does not list, and
+ * these keys are not known in advance; one native call is also much faster than fast-json-stringify's loop over them.
  */
-export const TextMapAnswer = Type.Unsafe<Record<string, string>>({ type: 'object', additionalProperties: true });
+export const TextMapAnswer = Type.Unsafe<Record<string, string>>({ description: 'names to text values, as recorded' });
 
 export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
 
