@@ -5,7 +5,6 @@
  * a field added to one side only fails the build, before the serializer can silently drop it.
  */
 import { describe, expectTypeOf, it } from 'vitest';
-import type { Static, TSchema } from 'typebox';
 import type { AboutAnswer, ApiErrorBody, MessageAnswer, PublicUser, ServicePort } from '../../service/contracts/api.js';
 import type { Channel } from '../../service/contracts/channels.js';
 import type { PublicClient } from '../../service/contracts/clients.js';
@@ -28,36 +27,34 @@ import type {
   TransactionViewSchema,
 } from '../../service/api/schemas/transactions.js';
 import type { PublicUserSchema } from '../../service/api/schemas/users.js';
-import type { Plain } from './plain.js';
-
-type Answer<S extends TSchema> = Plain<Static<S>>;
+import type { Plain, SchemaShape } from './plain.js';
 
 describe('answer schemas and contracts', () => {
   it('describe transactions alike', () => {
-    expectTypeOf<Answer<typeof TransactionViewSchema>>().toEqualTypeOf<Plain<TransactionView>>();
-    expectTypeOf<Answer<typeof TransactionRerunViewSchema>>().toEqualTypeOf<Plain<TransactionRerunView>>();
-    expectTypeOf<Answer<typeof TransactionCountSchema>>().toEqualTypeOf<Plain<TransactionCount>>();
-    expectTypeOf<Answer<typeof TransactionListAnswer>>().toEqualTypeOf<Plain<TransactionView[] | TransactionCount>>();
-    expectTypeOf<Answer<typeof TransactionAnswer>>().toEqualTypeOf<Plain<TransactionView | TransactionRerunView>>();
+    expectTypeOf<SchemaShape<typeof TransactionViewSchema>>().toEqualTypeOf<Plain<TransactionView>>();
+    expectTypeOf<SchemaShape<typeof TransactionRerunViewSchema>>().toEqualTypeOf<Plain<TransactionRerunView>>();
+    expectTypeOf<SchemaShape<typeof TransactionCountSchema>>().toEqualTypeOf<Plain<TransactionCount>>();
+    expectTypeOf<SchemaShape<typeof TransactionListAnswer>>().toEqualTypeOf<Plain<TransactionView[] | TransactionCount>>();
+    expectTypeOf<SchemaShape<typeof TransactionAnswer>>().toEqualTypeOf<Plain<TransactionView | TransactionRerunView>>();
   });
 
   it('describe tasks alike', () => {
-    expectTypeOf<Answer<typeof TaskViewSchema>>().toEqualTypeOf<Plain<TaskView>>();
-    expectTypeOf<Answer<typeof TaskListAnswer>>().toEqualTypeOf<Plain<TaskView[]>>();
-    expectTypeOf<Answer<typeof TaskTransactionViewSchema>>().toEqualTypeOf<Plain<TaskTransactionView>>();
-    expectTypeOf<Answer<typeof TaskDetailSchema>>().toEqualTypeOf<Plain<TaskDetail>>();
-    expectTypeOf<Answer<typeof CreatedTaskSchema>>().toEqualTypeOf<Plain<CreatedTask>>();
+    expectTypeOf<SchemaShape<typeof TaskViewSchema>>().toEqualTypeOf<Plain<TaskView>>();
+    expectTypeOf<SchemaShape<typeof TaskListAnswer>>().toEqualTypeOf<Plain<TaskView[]>>();
+    expectTypeOf<SchemaShape<typeof TaskTransactionViewSchema>>().toEqualTypeOf<Plain<TaskTransactionView>>();
+    expectTypeOf<SchemaShape<typeof TaskDetailSchema>>().toEqualTypeOf<Plain<TaskDetail>>();
+    expectTypeOf<SchemaShape<typeof CreatedTaskSchema>>().toEqualTypeOf<Plain<CreatedTask>>();
   });
 
   it('describe users, clients, channels and roles alike', () => {
-    expectTypeOf<Answer<typeof PublicUserSchema>>().toEqualTypeOf<Plain<PublicUser>>();
-    expectTypeOf<Answer<typeof PublicClientSchema>>().toEqualTypeOf<Plain<PublicClient>>();
-    expectTypeOf<Answer<typeof PublicChannelSchema>>().toEqualTypeOf<Plain<Channel>>();
-    expectTypeOf<Answer<typeof RoleSchema>>().toEqualTypeOf<Plain<Role>>();
+    expectTypeOf<SchemaShape<typeof PublicUserSchema>>().toEqualTypeOf<Plain<PublicUser>>();
+    expectTypeOf<SchemaShape<typeof PublicClientSchema>>().toEqualTypeOf<Plain<PublicClient>>();
+    expectTypeOf<SchemaShape<typeof PublicChannelSchema>>().toEqualTypeOf<Plain<Channel>>();
+    expectTypeOf<SchemaShape<typeof RoleSchema>>().toEqualTypeOf<Plain<Role>>();
   });
 
   it('describe mediators alike, the schema spelling out the one level of struct templates that exists', () => {
-    type Schema = Static<typeof PublicMediatorSchema>;
+    type Schema = SchemaShape<typeof PublicMediatorSchema>;
     type Def = Omit<MediatorConfigDef, 'template'>;
     expectTypeOf<Plain<Omit<Schema, 'configDefs'>>>().toEqualTypeOf<Plain<Omit<PublicMediator, 'configDefs'>>>();
     expectTypeOf<Plain<Omit<Schema['configDefs'][number], 'template'>>>().toEqualTypeOf<Plain<Def>>();
@@ -65,9 +62,9 @@ describe('answer schemas and contracts', () => {
   });
 
   it('describe the service answers and errors alike', () => {
-    expectTypeOf<Answer<typeof AboutAnswerSchema>>().toEqualTypeOf<Plain<AboutAnswer>>();
-    expectTypeOf<Answer<typeof ServicePortSchema>>().toEqualTypeOf<Plain<ServicePort>>();
-    expectTypeOf<Answer<typeof ErrorResponse>>().toEqualTypeOf<Plain<ApiErrorBody>>();
-    expectTypeOf<Answer<typeof MessageAnswerSchema>>().toEqualTypeOf<Plain<MessageAnswer>>();
+    expectTypeOf<SchemaShape<typeof AboutAnswerSchema>>().toEqualTypeOf<Plain<AboutAnswer>>();
+    expectTypeOf<SchemaShape<typeof ServicePortSchema>>().toEqualTypeOf<Plain<ServicePort>>();
+    expectTypeOf<SchemaShape<typeof ErrorResponse>>().toEqualTypeOf<Plain<ApiErrorBody>>();
+    expectTypeOf<SchemaShape<typeof MessageAnswerSchema>>().toEqualTypeOf<Plain<MessageAnswer>>();
   });
 });

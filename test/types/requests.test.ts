@@ -4,7 +4,6 @@
  * the console starts sending cannot be refused by a schema that was not told. Checked at compile time.
  */
 import { describe, expectTypeOf, it } from 'vitest';
-import type { Static, TSchema } from 'typebox';
 import type { ChannelCreate, ChannelUpdate } from '../../service/contracts/channels.js';
 import type { ClientCreateInput, ClientUpdateInput } from '../../service/contracts/clients.js';
 import type { RoleCreateInput, RoleUpdateInput } from '../../service/contracts/roles.js';
@@ -15,24 +14,22 @@ import type { ClientCreateBody, ClientUpdateBody } from '../../service/api/schem
 import type { RoleCreateBody, RoleUpdateBody } from '../../service/api/schemas/roles.js';
 import type { TaskUpdateBody } from '../../service/api/schemas/tasks.js';
 import type { UserCreateBody, UserUpdateBody } from '../../service/api/schemas/users.js';
-import type { Plain } from './plain.js';
-
-type Body<S extends TSchema> = Plain<Static<S>>;
+import type { Plain, SchemaShape } from './plain.js';
 
 describe('request schemas and contracts', () => {
   it('describe the bodies of channels, clients, roles and users alike', () => {
-    expectTypeOf<Body<typeof ChannelCreateBody>>().toEqualTypeOf<Plain<ChannelCreate>>();
-    expectTypeOf<Body<typeof ChannelUpdateBody>>().toEqualTypeOf<Plain<ChannelUpdate>>();
-    expectTypeOf<Body<typeof ClientCreateBody>>().toEqualTypeOf<Plain<ClientCreateInput>>();
-    expectTypeOf<Body<typeof ClientUpdateBody>>().toEqualTypeOf<Plain<ClientUpdateInput>>();
-    expectTypeOf<Body<typeof RoleCreateBody>>().toEqualTypeOf<Plain<RoleCreateInput>>();
-    expectTypeOf<Body<typeof RoleUpdateBody>>().toEqualTypeOf<Plain<RoleUpdateInput>>();
-    expectTypeOf<Body<typeof UserCreateBody>>().toEqualTypeOf<Plain<UserCreateInput>>();
-    expectTypeOf<Body<typeof UserUpdateBody>>().toEqualTypeOf<Plain<UserUpdateInput>>();
+    expectTypeOf<SchemaShape<typeof ChannelCreateBody>>().toEqualTypeOf<Plain<ChannelCreate>>();
+    expectTypeOf<SchemaShape<typeof ChannelUpdateBody>>().toEqualTypeOf<Plain<ChannelUpdate>>();
+    expectTypeOf<SchemaShape<typeof ClientCreateBody>>().toEqualTypeOf<Plain<ClientCreateInput>>();
+    expectTypeOf<SchemaShape<typeof ClientUpdateBody>>().toEqualTypeOf<Plain<ClientUpdateInput>>();
+    expectTypeOf<SchemaShape<typeof RoleCreateBody>>().toEqualTypeOf<Plain<RoleCreateInput>>();
+    expectTypeOf<SchemaShape<typeof RoleUpdateBody>>().toEqualTypeOf<Plain<RoleUpdateInput>>();
+    expectTypeOf<SchemaShape<typeof UserCreateBody>>().toEqualTypeOf<Plain<UserCreateInput>>();
+    expectTypeOf<SchemaShape<typeof UserUpdateBody>>().toEqualTypeOf<Plain<UserUpdateInput>>();
   });
 
   it('accept every task change the contract offers; the schema takes any status so the refusal can say why', () => {
-    expectTypeOf<keyof Body<typeof TaskUpdateBody>>().toEqualTypeOf<keyof TaskChange>();
-    expectTypeOf<Plain<TaskChange>>().toExtend<Body<typeof TaskUpdateBody>>();
+    expectTypeOf<keyof SchemaShape<typeof TaskUpdateBody>>().toEqualTypeOf<keyof TaskChange>();
+    expectTypeOf<Plain<TaskChange>>().toExtend<SchemaShape<typeof TaskUpdateBody>>();
   });
 });
