@@ -9,6 +9,11 @@ export interface ApiErrorBody {
   };
 }
 
+/** The answer of a `DELETE`: what was done. */
+export interface MessageAnswer {
+  message: string;
+}
+
 /** One problem found while validating a request. */
 export interface ValidationProblem {
   /** Where: `body.email`, `query.limit`, `params.email`. */
@@ -19,6 +24,7 @@ export interface ValidationProblem {
 /** The public view of a user; never carries password material. */
 export interface PublicUser {
   _id: string;
+  /** Lower-cased; unique. */
   email: string;
   firstname: string;
   surname: string;
@@ -26,6 +32,7 @@ export interface PublicUser {
   msisdn?: string;
   dailyReport: boolean;
   weeklyReport: boolean;
+  /** Console preferences (transaction filters, list settings): a free-form JSON object. */
   settings: Record<string, unknown>;
   passwordChangeRequired: boolean;
   builtin: boolean;

@@ -1,8 +1,9 @@
 /**
  * Channels as the management API shows them (`GET /channels`, `GET /channels/:id`) and as it accepts them
- * (`POST /channels`, `PUT /channels/:id`): OpenHIM's field names. The schemas in api/schemas/channels.ts are the
- * authority; these plain interfaces mirror them for the console. Import with `import type`.
+ * (`POST /channels`, `PUT /channels/:id`): OpenHIM's field names. The schemas in api/schemas/channels.ts check the
+ * same shapes (test/types/ keeps the two equal); stored channels are these with Dates. Import with `import type`.
  */
+import type { MessageAnswer } from './api.js';
 
 export type ChannelType = 'http' | 'tcp' | 'tls' | 'polling';
 export type RouteType = 'http' | 'tcp' | 'mllp';
@@ -64,6 +65,7 @@ export interface Channel {
   name: string;
   description?: string;
   type: ChannelType;
+  /** Regular expression matched against the request path (http channels). */
   urlPattern: string;
   /** Empty means every method. */
   methods: string[];
@@ -135,8 +137,11 @@ export type ChannelAlertInput = Partial<ChannelAlert>;
 /** The body of `POST /channels`. */
 export type ChannelCreate = Pick<Writable, 'name' | 'routes'> & Partial<Omit<Writable, 'name' | 'routes'>>;
 
-/** The body of `PUT /channels/:id`: any subset; null removes a clearable setting; a given `routes` replaces them all. */
-export type ChannelUpdate = Partial<Omit<Writable, ClearableChannelField>> & { [K in ClearableChannelField]?: Writable[K] | null };
+/**
+ * The body of `PUT /channels/:id`: any subset; null removes a clearable setting; a given `routes` replaces them all.
+ * The read-only fields of an answer are accepted and ignored, so a channel fetched with GET can be sent back.
+ */
+export type ChannelUpdate = Partial<Omit<Writable, ClearableChannelField>> & { [K in ClearableChannelField]?: Writable[K] | null } & Partial<Pick<Channel, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy'>>;
 
 /** The answer of `POST /channels/:id/trigger`. */
 export interface ChannelTriggerAnswer {
@@ -147,6 +152,4 @@ export interface ChannelTriggerAnswer {
 }
 
 /** The answer of `DELETE /channels/:id`. */
-export interface ChannelDeleteAnswer {
-  message: string;
-}
+export type ChannelDeleteAnswer = MessageAnswer;

@@ -1,11 +1,13 @@
 /** Frames of the live feed websocket (`/ws` on the management API), as JSON text. Import with `import type`. */
+import type { TaskStatus } from './tasks.js';
+import type { TransactionStatus } from './transactions.js';
 
 /** What the server pushes: `{type, data}`. Dates are ISO 8601 text. */
 export type LiveFrame =
   | { type: 'hello'; data: { user: string; events: LiveEventType[] } }
   | { type: 'transaction.started' | 'transaction.completed'; data: LiveTransaction }
   | { type: 'mediator.heartbeat'; data: { urn: string; name: string; uptime: number; at: string } }
-  | { type: 'task.progress'; data: { taskId: string; status: string; totalTransactions: number; processed: number; remaining: number } }
+  | { type: 'task.progress'; data: { taskId: string; status: TaskStatus; totalTransactions: number; processed: number; remaining: number } }
   | { type: 'pong'; data: { at: string } }
   | { type: 'error'; data: { code: string; message: string } };
 
@@ -14,7 +16,7 @@ export type LiveEventType = 'transaction.started' | 'transaction.completed' | 'm
 export interface LiveTransaction {
   transactionId: string;
   channelID: string;
-  status: string;
+  status: TransactionStatus;
   method: string;
   path: string;
   responseStatus?: number;

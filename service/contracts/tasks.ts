@@ -1,9 +1,10 @@
 /** Re-run tasks as the management API answers them (COMPAT.md "tasks"). Import with `import type`. */
 
-export type TaskStatus = 'Queued' | 'Processing' | 'Paused' | 'Cancelled' | 'Completed';
+import type { TaskItemStatus, TaskStatus, UserTaskStatus } from '../domain/tasks.js';
+import type { TransactionStatus } from '../domain/transaction-status.js';
 
-/** One transaction of a task: waiting, being re-run, re-run (whatever the new transaction's status), or not re-run. */
-export type TaskItemStatus = 'Queued' | 'Processing' | 'Completed' | 'Failed';
+// The status names are the domain's lists (domain/tasks.ts), so the wire and the rules cannot drift.
+export type { TaskItemStatus, TaskStatus, UserTaskStatus };
 
 export interface TaskView {
   _id: string;
@@ -25,7 +26,7 @@ export interface TaskTransactionView {
   tstatus: TaskItemStatus;
   /** The new transaction made by the re-run. */
   rerunID?: string;
-  rerunStatus?: string;
+  rerunStatus?: TransactionStatus;
   /** Why it was not re-run. */
   error?: string;
 }
@@ -37,6 +38,6 @@ export interface TaskDetail extends TaskView {
 
 /** `PUT /tasks/:id`: pause (Paused), resume (Queued) or cancel (Cancelled), or change the batch size. */
 export interface TaskChange {
-  status?: 'Paused' | 'Queued' | 'Cancelled';
+  status?: UserTaskStatus;
   batchSize?: number;
 }

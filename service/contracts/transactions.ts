@@ -4,7 +4,11 @@
  * `import type`.
  */
 
-export type TransactionStatus = 'Processing' | 'Failed' | 'Completed' | 'Completed with error(s)' | 'Successful';
+import type { TransactionStatus } from '../domain/transaction-status.js';
+import type { TaskView } from './tasks.js';
+
+// The status names are the domain's list (domain/transaction-status.ts), so the wire and the rules cannot drift.
+export type { TransactionStatus };
 
 /** Body fields of a request or response; present only in the `full`/`fulltruncate` views and with body permission. */
 export interface BodyFields {
@@ -62,6 +66,9 @@ export interface TransactionView {
   autoRetryAttempt: number;
 }
 
+/** One transaction in the `bulkrerun` representation (`GET /transactions/:id?filterRepresentation=bulkrerun`). */
+export type TransactionRerunView = Pick<TransactionView, '_id' | 'channelID' | 'canRerun' | 'childIDs'>;
+
 /** OpenHIM's `filters` object of the list, count, export and bulk re-run (all optional, combined with AND). */
 export interface TransactionFilters {
   status?: TransactionStatus | TransactionStatus[];
@@ -84,14 +91,7 @@ export interface TransactionCount {
 }
 
 /** A re-run task as `POST /tasks` and `POST /bulkrerun` answer it (201). */
-export interface CreatedTask {
-  _id: string;
-  status: string;
-  batchSize: number;
-  totalTransactions: number;
-  remainingTransactions: number;
-  user: string;
-  created: string;
+export interface CreatedTask extends TaskView {
   /** For instance transactions that were already re-run, or matches a bulk re-run left out. */
   warnings: string[];
 }

@@ -13,18 +13,25 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const TASK_ITEM_STATUSES = ['Queued', 'Processing', 'Completed', 'Failed'] as const;
 export type TaskItemStatus = (typeof TASK_ITEM_STATUSES)[number];
 
-/** The statuses a task may be in for a user to move it to `to`; Processing and Completed are the runner's to set. */
-const USER_MOVES: Readonly<Partial<Record<TaskStatus, readonly TaskStatus[]>>> = {
+/** For each status a user may ask for, the statuses a task may be in to take it; Processing and Completed are the runner's to set. */
+const USER_MOVES = {
   Paused: ['Queued', 'Processing'],
   // Resuming: the runner picks the task up again where it stopped.
   Queued: ['Paused'],
   Cancelled: ['Queued', 'Processing', 'Paused'],
-};
+} as const satisfies Partial<Record<TaskStatus, readonly TaskStatus[]>>;
+
+/** The statuses a user may ask for (`PUT /tasks/:id`): pause, resume (Queued) and cancel. */
+export type UserTaskStatus = keyof typeof USER_MOVES;
+
+function isUserTaskStatus(status: TaskStatus): status is UserTaskStatus {
+  return Object.hasOwn(USER_MOVES, status);
+}
 
 /** Whether a user may change a task from `from` to `to`; the reason says what is possible instead. */
 export function taskStatusChange(from: TaskStatus, to: TaskStatus): { allowed: true; from: readonly TaskStatus[] } | { allowed: false; reason: string } {
-  const allowedFrom = USER_MOVES[to];
-  if (allowedFrom === undefined) return { allowed: false, reason: `status ${to} is set by Junction; use Paused, Queued (to resume) or Cancelled` };
+  if (!isUserTaskStatus(to)) return { allowed: false, reason: `status ${to} is set by Junction; use Paused, Queued (to resume) or Cancelled` };
+  const allowedFrom: readonly TaskStatus[] = USER_MOVES[to];
   if (!allowedFrom.includes(from)) return { allowed: false, reason: `a ${from} task cannot become ${to}; only ${allowedFrom.join(' or ')} tasks can` };
   return { allowed: true, from: allowedFrom };
 }

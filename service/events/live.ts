@@ -3,6 +3,7 @@
  * nothing in the producers knows who listens.
  */
 import { EventEmitter } from 'node:events';
+import type { TaskStatus } from '../domain/tasks.js';
 import type { TransactionStatus } from '../domain/transaction-status.js';
 
 export interface TransactionEvent {
@@ -24,7 +25,7 @@ export interface MediatorHeartbeatEvent {
 
 export interface TaskProgressEvent {
   taskId: string;
-  status: string;
+  status: TaskStatus;
   totalTransactions: number;
   processed: number;
   remaining: number;

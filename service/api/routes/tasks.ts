@@ -10,8 +10,8 @@ import { parseFilters, translateFilters } from '../../domain/transaction-access.
 import type { TaskQueue } from '../../tasks/queue.js';
 import { currentUser } from '../auth/hook.js';
 import { itemView, taskView } from '../views/tasks.js';
-import { NoQuery } from '../schemas/common.js';
-import { BulkRerunBody, TaskCreateBody, TaskListQuery, TaskParams, TaskUpdateBody } from '../schemas/tasks.js';
+import { MessageAnswerSchema, NoQuery } from '../schemas/common.js';
+import { BulkRerunBody, CreatedTaskSchema, TaskCreateBody, TaskDetailSchema, TaskListAnswer, TaskListQuery, TaskParams, TaskUpdateBody, TaskViewSchema } from '../schemas/tasks.js';
 
 export interface TaskRoutesDeps {
   tasks: TaskQueue;
@@ -29,14 +29,14 @@ function page(query: TaskListQuery, defaultLimit: number): { limit: number; skip
 export function taskRoutes(deps: TaskRoutesDeps): FastifyPluginAsyncTypebox {
   const { tasks } = deps;
   return async (app) => {
-    app.get('/tasks', { schema: { querystring: TaskListQuery } }, async (request) => {
+    app.get('/tasks', { schema: { querystring: TaskListQuery, response: { 200: TaskListAnswer } } }, async (request) => {
       const parsed = parseTaskListFilters(request.query.filters);
       if (!parsed.ok) throw invalidInput(parsed.problems);
       const listed = await tasks.list(currentUser(request), parsed.filter, page(request.query, DEFAULT_LIMIT));
       return listed.map(taskView);
     });
 
-    app.post('/tasks', { schema: { querystring: NoQuery, body: TaskCreateBody } }, async (request, reply) => {
+    app.post('/tasks', { schema: { querystring: NoQuery, body: TaskCreateBody, response: { 201: CreatedTaskSchema } } }, async (request, reply) => {
       const user = currentUser(request);
       const { tids, batchSize = 1, paused = false } = request.body;
       const created = await tasks.createFromIds(user, tids, { batchSize, paused });
@@ -44,7 +44,7 @@ export function taskRoutes(deps: TaskRoutesDeps): FastifyPluginAsyncTypebox {
       return reply.code(201).send({ ...taskView(created.task), warnings: created.warnings });
     });
 
-    app.post('/bulkrerun', { schema: { querystring: NoQuery, body: BulkRerunBody } }, async (request, reply) => {
+    app.post('/bulkrerun', { schema: { querystring: NoQuery, body: BulkRerunBody, response: { 201: CreatedTaskSchema } } }, async (request, reply) => {
       const user = currentUser(request);
       const { filters, batchSize = 1, pauseQueue = false } = request.body;
       const parsed = typeof filters === 'string' ? parseFilters(filters) : translateFilters(filters, 'body.filters');
@@ -55,7 +55,7 @@ export function taskRoutes(deps: TaskRoutesDeps): FastifyPluginAsyncTypebox {
       return reply.code(201).send({ ...taskView(created.task), warnings: created.warnings });
     });
 
-    app.get('/tasks/:id', { schema: { params: TaskParams, querystring: TaskListQuery } }, async (request) => {
+    app.get('/tasks/:id', { schema: { params: TaskParams, querystring: TaskListQuery, response: { 200: TaskDetailSchema } } }, async (request) => {
       const task = await tasks.get(currentUser(request), request.params.id);
       const parsed = parseTaskItemFilters(request.query.filters);
       if (!parsed.ok) throw invalidInput(parsed.problems);
@@ -63,14 +63,14 @@ export function taskRoutes(deps: TaskRoutesDeps): FastifyPluginAsyncTypebox {
       return { ...taskView(task), transactions: items.map(itemView) };
     });
 
-    app.put('/tasks/:id', { schema: { params: TaskParams, querystring: NoQuery, body: TaskUpdateBody } }, async (request) => {
+    app.put('/tasks/:id', { schema: { params: TaskParams, querystring: NoQuery, body: TaskUpdateBody, response: { 200: TaskViewSchema } } }, async (request) => {
       const user = currentUser(request);
       const updated = await tasks.change(user, request.params.id, request.body);
       request.log.info({ task: updated._id, by: user.email, status: updated.status, batchSize: updated.batchSize }, 're-run task changed');
       return taskView(updated);
     });
 
-    app.delete('/tasks/:id', { schema: { params: TaskParams, querystring: NoQuery } }, async (request) => {
+    app.delete('/tasks/:id', { schema: { params: TaskParams, querystring: NoQuery, response: { 200: MessageAnswerSchema } } }, async (request) => {
       const user = currentUser(request);
       await tasks.remove(user, request.params.id);
       request.log.info({ task: request.params.id, by: user.email }, 're-run task deleted');

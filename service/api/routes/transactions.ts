@@ -16,11 +16,11 @@ import type { UserRecord } from '../../storage/records.js';
 import type { TransactionFilter, TransactionLog, TransactionRecord } from '../../storage/transactions.js';
 import { currentUser } from '../auth/hook.js';
 import { requireAdmin } from '../guards.js';
-import { exported, present } from '../views/transactions.js';
-import type { View } from '../views/transactions.js';
+import { exported, present, transactionView } from '../views/transactions.js';
+import type { TransactionCount, TransactionView } from '../../contracts/transactions.js';
 import { CSV_HEADER, csvRow } from '../views/transactions-csv.js';
-import { NoQuery } from '../schemas/common.js';
-import { ClientTransactionParams, ExportQuery, TransactionGetQuery, TransactionListQuery, TransactionParams, TransactionUpdateBody } from '../schemas/transactions.js';
+import { MessageAnswerSchema, NoQuery } from '../schemas/common.js';
+import { ClientTransactionParams, ExportQuery, TransactionAnswer, TransactionGetQuery, TransactionListAnswer, TransactionListQuery, TransactionParams, TransactionUpdateBody } from '../schemas/transactions.js';
 
 export interface TransactionRoutesDeps {
   transactions: TransactionLog;
@@ -59,7 +59,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
     return narrowed.channelID !== undefined && narrowed.channelID.length === 0 ? null : narrowed;
   }
 
-  async function list(user: UserRecord, query: TransactionListQuery, forced: TransactionFilter = {}): Promise<View[] | { count: number }> {
+  async function list(user: UserRecord, query: TransactionListQuery, forced: TransactionFilter = {}): Promise<TransactionView[] | TransactionCount> {
     const parsed = parseTransactionQuery(query);
     if (!parsed.ok) throw invalidInput(parsed.problems);
     const scope = await scopeOf(user);
@@ -68,8 +68,8 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
     if (representation === 'bulkrerun') return { count: filter === null ? 0 : await transactions.count(filter) };
     if (filter === null) return [];
     const page = await transactions.page(filter, { limit: parsed.value.limit, skip: parsed.value.skip });
-    const views: View[] = [];
-    for (const tx of page) views.push(await present(bodies, tx, representation, accessIn(scope, tx.channelID)));
+    const views: TransactionView[] = [];
+    for (const tx of page) views.push(await transactionView(bodies, tx, representation, accessIn(scope, tx.channelID)));
     return views;
   }
 
@@ -87,9 +87,9 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
   }
 
   return async (app) => {
-    app.get('/transactions', { schema: { querystring: TransactionListQuery } }, async (request) => list(currentUser(request), request.query));
+    app.get('/transactions', { schema: { querystring: TransactionListQuery, response: { 200: TransactionListAnswer } } }, async (request) => list(currentUser(request), request.query));
 
-    app.get('/transactions/clients/:clientId', { schema: { params: ClientTransactionParams, querystring: TransactionListQuery } }, async (request) =>
+    app.get('/transactions/clients/:clientId', { schema: { params: ClientTransactionParams, querystring: TransactionListQuery, response: { 200: TransactionListAnswer } } }, async (request) =>
       list(currentUser(request), request.query, { clientID: request.params.clientId }),
     );
 
@@ -123,13 +123,13 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
       return reply.send(Readable.from(lines(), { objectMode: false }));
     });
 
-    app.get('/transactions/:id', { schema: { params: TransactionParams, querystring: TransactionGetQuery } }, async (request) => {
+    app.get('/transactions/:id', { schema: { params: TransactionParams, querystring: TransactionGetQuery, response: { 200: TransactionAnswer } } }, async (request) => {
       const user = currentUser(request);
       const { tx, access } = await visible(user, request.params.id);
       return present(bodies, tx, request.query.filterRepresentation ?? 'full', access);
     });
 
-    app.put('/transactions/:id', { schema: { params: TransactionParams, querystring: TransactionGetQuery, body: TransactionUpdateBody } }, async (request) => {
+    app.put('/transactions/:id', { schema: { params: TransactionParams, querystring: TransactionGetQuery, body: TransactionUpdateBody, response: { 200: TransactionAnswer } } }, async (request) => {
       const user = requireAdmin(request, 'change transactions');
       const updated = await transactions.update(request.params.id, { set: request.body });
       if (updated === null) throw new AppError('NOT_FOUND', `No transaction with id ${request.params.id}`);
@@ -137,7 +137,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
       return present(bodies, updated, request.query.filterRepresentation ?? 'full', ALL_ACCESS);
     });
 
-    app.delete('/transactions/:id', { schema: { params: TransactionParams, querystring: NoQuery } }, async (request) => {
+    app.delete('/transactions/:id', { schema: { params: TransactionParams, querystring: NoQuery, response: { 200: MessageAnswerSchema } } }, async (request) => {
       const user = requireAdmin(request, 'delete transactions');
       if (!(await transactions.remove(request.params.id))) throw new AppError('NOT_FOUND', `No transaction with id ${request.params.id}`);
       request.log.info({ transaction: request.params.id, by: user.email }, 'transaction deleted');

@@ -18,6 +18,8 @@ const Pattern = Type.String({ minLength: 1, maxLength: 2000 });
 const Method = Type.String({ pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name such as GET' });
 const Address = Type.String({ minLength: 2, maxLength: 45, description: 'an IPv4 or IPv6 address' });
 const Status = Type.Enum(['enabled', 'disabled'], { description: '"deleted" is set by the service only' });
+const RouteType = Type.Enum(['http', 'tcp', 'mllp']);
+const AlertCondition = Type.Enum(['status', 'auto-retry-max-attempted']);
 // NeDB cannot store field names with a dot or a leading $, so property keys exclude them.
 const Property = Type.Record(Type.String({ pattern: '^[^.$][^.]{0,99}$' }), Type.String({ maxLength: 2000 }), {
   additionalProperties: false,
@@ -29,7 +31,7 @@ const Property = Type.Record(Type.String({ pattern: '^[^.$][^.]{0,99}$' }), Type
 export const RouteBody = Type.Object(
   {
     name: Name,
-    type: Type.Optional(Type.Enum(['http', 'tcp', 'mllp'])),
+    type: Type.Optional(RouteType),
     host: Type.String({ minLength: 1, maxLength: 253 }),
     port: Port,
     path: Type.Optional(Text),
@@ -56,7 +58,7 @@ const AlertUser = Type.Object(
 
 export const AlertBody = Type.Object(
   {
-    condition: Type.Optional(Type.Enum(['status', 'auto-retry-max-attempted'])),
+    condition: Type.Optional(AlertCondition),
     status: Type.Optional(Type.String({ pattern: '^[1-5]([0-9]{2}|[0-9]x|xx)$', description: 'a code such as 401 or a range such as 4xx' })),
     failureRate: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
     groups: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })),
@@ -169,23 +171,23 @@ export const ChannelParams = Type.Object({ channelId: Type.String({ minLength: 1
 
 const PublicRoute = Type.Object({
   ...RouteBody.properties,
-  type: Type.String(),
+  type: RouteType,
   primary: Type.Boolean(),
   secured: Type.Boolean(),
   forwardAuthHeader: Type.Boolean(),
-  status: Type.String(),
+  status: Status,
   password: Type.Optional(Type.String({ description: 'always the mask when a password is set' })),
 });
 
-/** A channel as answered; the serializer drops anything not listed. */
+/** A channel as answered (contracts/channels.ts `Channel`); the serializer drops anything not listed. */
 export const PublicChannelSchema = Type.Object({
   _id: Type.String(),
   name: Type.String(),
   ...Type.Partial(Type.Object(clearable)).properties,
   ...settings,
-  status: Type.String(),
+  status: Type.Enum(['enabled', 'disabled', 'deleted']),
   routes: Type.Array(PublicRoute),
-  alerts: Type.Array(Type.Object({ ...AlertBody.properties, condition: Type.String(), groups: Type.Array(Type.String()) })),
+  alerts: Type.Array(Type.Object({ ...AlertBody.properties, condition: AlertCondition, groups: Type.Array(Type.String()), users: Type.Array(AlertUser) })),
   updatedBy: Type.Optional(readOnly.updatedBy),
   createdAt: Type.String(),
   updatedAt: Type.String(),

@@ -1,6 +1,6 @@
 /** Schema pieces shared by several routes. */
 import { Type } from 'typebox';
-import type { TSchemaOptions } from 'typebox';
+import type { Static, TSchema, TSchemaOptions } from 'typebox';
 import { DEFAULT_FREE_FORM_LIMITS } from '../../domain/free-form.js';
 import type { FreeFormLimits } from '../../domain/free-form.js';
 import { FREE_FORM_KEYWORD } from '../validation.js';
@@ -9,6 +9,24 @@ import { FREE_FORM_KEYWORD } from '../validation.js';
 export const ErrorResponse = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String(), details: Type.Unknown() }),
 });
+
+/** The answer of a `DELETE`: what was done. */
+export const MessageAnswerSchema = Type.Object({ message: Type.String() });
+
+/**
+ * An answer of two shapes told apart by `test` alone (`if`/`then`/`else`). The serializer checks only `test`, never
+ * the answer itself (as it would each branch of an `anyOf`), so a long list costs no more than with one shape.
+ */
+export function EitherAnswer<Then extends TSchema, Else extends TSchema>(test: Record<string, unknown>, then: Then, otherwise: Else) {
+  return Type.Unsafe<Static<Then> | Static<Else>>({ if: test, then, else: otherwise });
+}
+
+/**
+ * An answer's free-form text map (headers, properties): typed as the contract says, but with no keywords for the
+ * serializer, which then writes it whole with JSON.stringify. A response schema drops what it does not list, and
+ * these keys are not known in advance; one native call is also much faster than fast-json-stringify's loop over them.
+ */
+export const TextMapAnswer = Type.Unsafe<Record<string, string>>({ description: 'names to text values, as recorded' });
 
 export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
 

@@ -1,7 +1,11 @@
-/** Request schemas of the task routes (COMPAT.md "tasks" and `POST /bulkrerun`, OpenHIM field names). */
+/**
+ * Request and response schemas of the task routes (COMPAT.md "tasks" and `POST /bulkrerun`, OpenHIM field names).
+ * The answers are the contracts' (contracts/tasks.ts; test/types/ keeps them equal).
+ */
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
-import { TASK_STATUSES } from '../../domain/tasks.js';
+import { TASK_ITEM_STATUSES, TASK_STATUSES } from '../../domain/tasks.js';
+import { TRANSACTION_STATUSES } from '../../domain/transaction-status.js';
 import { MAX_BATCH_SIZE, MAX_TASK_TRANSACTIONS } from '../../tasks/queue.js';
 import { FreeFormObject, Paging } from './common.js';
 
@@ -49,3 +53,34 @@ export const TaskUpdateBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 export type TaskUpdateBody = Static<typeof TaskUpdateBody>;
+
+const taskFields = {
+  _id: Type.String(),
+  status: Type.Enum([...TASK_STATUSES]),
+  batchSize: Type.Integer(),
+  totalTransactions: Type.Integer(),
+  remainingTransactions: Type.Integer({ description: 'transactions not re-run yet' }),
+  user: Type.String({ description: 'email of the user who created the task' }),
+  created: Type.String(),
+  completedDate: Type.Optional(Type.String()),
+};
+
+/** A task as the list, `PUT /tasks/:id` and the detail answer it. */
+export const TaskViewSchema = Type.Object(taskFields);
+
+export const TaskTransactionViewSchema = Type.Object({
+  tid: Type.String({ description: 'the transaction re-run' }),
+  tstatus: Type.Enum([...TASK_ITEM_STATUSES]),
+  rerunID: Type.Optional(Type.String({ description: 'the new transaction made by the re-run' })),
+  rerunStatus: Type.Optional(Type.Enum([...TRANSACTION_STATUSES])),
+  error: Type.Optional(Type.String({ description: 'why it was not re-run' })),
+});
+
+/** `GET /tasks/:id`: the task with one page of its transactions. */
+export const TaskDetailSchema = Type.Object({ ...taskFields, transactions: Type.Array(TaskTransactionViewSchema) });
+
+/** `POST /tasks` and `POST /bulkrerun` (201): the new task and what the user should know about it. */
+export const CreatedTaskSchema = Type.Object({ ...taskFields, warnings: Type.Array(Type.String()) });
+
+/** `GET /tasks`: one page of tasks, newest first. */
+export const TaskListAnswer = Type.Array(TaskViewSchema);

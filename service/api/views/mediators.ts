@@ -14,7 +14,7 @@ export function publicMediator(mediator: MediatorRecord, online: boolean): Publi
   return {
     ...rest,
     endpoints: mediator.endpoints.map(maskRoute),
-    defaultChannelConfig: mediator.defaultChannelConfig.map((c) => ({ ...c, routes: c.routes.map(maskRoute) })) as PublicMediator['defaultChannelConfig'],
+    defaultChannelConfig: mediator.defaultChannelConfig.map((c) => ({ ...c, routes: c.routes.map(maskRoute) })),
     config: maskConfig(mediator.configDefs, mediator.config),
     online,
     ...(_lastHeartbeat === undefined ? {} : { _lastHeartbeat: _lastHeartbeat.toISOString() }),

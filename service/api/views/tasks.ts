@@ -1,13 +1,15 @@
 /** The public views of a re-run task and of one of its transactions, as the task routes answer with them. */
+import type { TaskTransactionView, TaskView } from '../../contracts/tasks.js';
 import type { TaskRecord, TaskTransactionRecord } from '../../storage/records.js';
 
 /** A task with its dates as text. */
-export function taskView(task: TaskRecord): Record<string, unknown> {
-  return { ...task, created: task.created.toISOString(), ...(task.completedDate === undefined ? {} : { completedDate: task.completedDate.toISOString() }) };
+export function taskView(task: TaskRecord): TaskView {
+  const { created, completedDate, ...rest } = task;
+  return { ...rest, created: created.toISOString(), ...(completedDate === undefined ? {} : { completedDate: completedDate.toISOString() }) };
 }
 
 /** One transaction of a task: what it was, and how its re-run went so far. */
-export function itemView(item: TaskTransactionRecord): Record<string, unknown> {
+export function itemView(item: TaskTransactionRecord): TaskTransactionView {
   const { tid, tstatus, rerunID, rerunStatus, error } = item;
   return { tid, tstatus, ...(rerunID === undefined ? {} : { rerunID }), ...(rerunStatus === undefined ? {} : { rerunStatus }), ...(error === undefined ? {} : { error }) };
 }

@@ -3,6 +3,7 @@
  * `fulltruncate`) for the transaction routes, and the NDJSON export's line. Bodies are read from the body files and
  * shown only where the caller's access allows them; what may be seen is decided by domain/transaction-access.ts.
  */
+import type { BodyFields, ExchangeView, TransactionRerunView, TransactionView } from '../../contracts/transactions.js';
 import type { TransactionAccess } from '../../domain/transaction-access.js';
 import type { BodyFiles, BodyRef } from '../../storage/bodies/body-files.js';
 import type { ExchangeRecord, TransactionRecord, TransactionRequest, TransactionResponse } from '../../storage/transactions.js';
@@ -13,8 +14,6 @@ export const INLINE_BODY_BYTES = 1024 * 1024;
 /** Most bytes of one body shown inline by the `fulltruncate` representation. */
 export const TRUNCATED_BODY_BYTES = 1024;
 
-export type View = Record<string, unknown>;
-
 interface ViewOptions {
   headers: boolean;
   /** Bytes of each body to show, or null to leave bodies out. */
@@ -22,7 +21,7 @@ interface ViewOptions {
 }
 
 /** A body as text for an answer, at most `cap` bytes; `bodyTruncated` when the stored body was cut or is longer. */
-async function bodyText(files: BodyFiles, ref: BodyRef, cap: number): Promise<View> {
+async function bodyText(files: BodyFiles, ref: BodyRef, cap: number): Promise<BodyFields> {
   try {
     const body = await files.readText(ref, cap);
     return { body, bodyTruncated: ref.truncated || ref.size > cap };
@@ -33,32 +32,49 @@ async function bodyText(files: BodyFiles, ref: BodyRef, cap: number): Promise<Vi
   }
 }
 
-async function exchangePart(files: BodyFiles, part: TransactionRequest | TransactionResponse, options: ViewOptions): Promise<View> {
-  const { body, headers, ...rest } = part;
-  const view: View = { ...rest };
+/**
+ * A new object with the fields of `base`, then those of `more`. Not a spread: a spread site that meets many shapes
+ * (requests, responses, routes) gives each object it makes a hidden class of its own, and the response serializer,
+ * which reads fields by name, then took 7 ms instead of 1 ms for a page of 1000 transactions.
+ */
+function extend<Base extends object, More extends object>(base: Base, more: More): Base & More {
+  return Object.assign({}, base, more);
+}
+
+/** A request or response as answered: its date as text, headers and body only when the view shows them. */
+type PartView<P extends TransactionRequest | TransactionResponse> = Omit<P, 'body' | 'headers' | 'timestamp'> & BodyFields & { headers?: Record<string, string>; timestamp: string };
+
+async function exchangePart<P extends TransactionRequest | TransactionResponse>(files: BodyFiles, part: P, options: ViewOptions): Promise<PartView<P>> {
+  const { body, headers, timestamp, ...rest } = part;
+  const view: PartView<P> = extend(rest, { timestamp: timestamp.toISOString() });
   if (options.headers) view.headers = headers;
   if (body !== undefined && options.bodyCap !== null) Object.assign(view, await bodyText(files, body, options.bodyCap));
   return view;
 }
 
-async function exchange(files: BodyFiles, record: ExchangeRecord, options: ViewOptions): Promise<View> {
+async function exchange(files: BodyFiles, record: ExchangeRecord, options: ViewOptions): Promise<ExchangeView> {
   const { request, response, ...rest } = record;
-  const view: View = { ...rest, request: await exchangePart(files, request, options) };
+  const view: ExchangeView = extend(rest, { request: await exchangePart(files, request, options) });
   if (response !== undefined) view.response = await exchangePart(files, response, options);
   return view;
 }
 
-async function exchanges(files: BodyFiles, records: readonly ExchangeRecord[], options: ViewOptions): Promise<View[]> {
-  const shown: View[] = [];
+async function exchanges(files: BodyFiles, records: readonly ExchangeRecord[], options: ViewOptions): Promise<ExchangeView[]> {
+  const shown: ExchangeView[] = [];
   for (const record of records) shown.push(await exchange(files, record, options));
   return shown;
 }
 
 /** One transaction as the representation shows it (OpenHIM projections), bodies only with permission. */
-export async function present(files: BodyFiles, tx: TransactionRecord, representation: Representation | undefined, access: TransactionAccess): Promise<View> {
+export async function present(files: BodyFiles, tx: TransactionRecord, representation: Representation | undefined, access: TransactionAccess): Promise<TransactionView | TransactionRerunView> {
   if (representation === 'bulkrerun') {
     return { _id: tx._id, channelID: tx.channelID, canRerun: tx.canRerun, ...(tx.childIDs === undefined ? {} : { childIDs: tx.childIDs }) };
   }
+  return transactionView(files, tx, representation, access);
+}
+
+/** One transaction in any representation but `bulkrerun`. */
+export async function transactionView(files: BodyFiles, tx: TransactionRecord, representation: Exclude<Representation, 'bulkrerun'> | undefined, access: TransactionAccess): Promise<TransactionView> {
   const detailed = representation === 'simpledetails' || representation === 'full' || representation === 'fulltruncate';
   const withBodies = access.bodies && (representation === 'full' || representation === 'fulltruncate');
   const options: ViewOptions = {
@@ -67,7 +83,7 @@ export async function present(files: BodyFiles, tx: TransactionRecord, represent
   };
   // statusIfInterrupted is start-up recovery's note for a transaction answered while other routes still run.
   const { request, response, routes, orchestrations, statusIfInterrupted: _recovery, ...rest } = tx;
-  const view: View = { ...rest, request: await exchangePart(files, request, options) };
+  const view: TransactionView = extend(rest, { request: await exchangePart(files, request, options) });
   if (response !== undefined) view.response = await exchangePart(files, response, options);
   if (detailed) {
     view.routes = await exchanges(files, routes, options);
@@ -77,9 +93,9 @@ export async function present(files: BodyFiles, tx: TransactionRecord, represent
 }
 
 /** One transaction as a line of the NDJSON export: the simple view, with bodies when asked (the route checks permission). */
-export async function exported(files: BodyFiles, tx: TransactionRecord, access: TransactionAccess, withBodies: boolean): Promise<View> {
+export async function exported(files: BodyFiles, tx: TransactionRecord, access: TransactionAccess, withBodies: boolean): Promise<TransactionView> {
   const options: ViewOptions = { headers: false, bodyCap: withBodies ? INLINE_BODY_BYTES : null };
-  const view = await present(files, tx, undefined, access);
+  const view = await transactionView(files, tx, undefined, access);
   if (withBodies) {
     view.request = await exchangePart(files, tx.request, options);
     if (tx.response !== undefined) view.response = await exchangePart(files, tx.response, options);

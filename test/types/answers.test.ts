@@ -1,0 +1,70 @@
+/**
+ * The answers of the management API have one shape each: the contract (service/contracts/, what the console reads)
+ * and the response schema (service/api/schemas/, what the serializer writes, dropping anything it does not list)
+ * must describe the same fields with the same types. These checks run at compile time (`npm run typecheck`):
+ * a field added to one side only fails the build, before the serializer can silently drop it.
+ */
+import { describe, expectTypeOf, it } from 'vitest';
+import type { AboutAnswer, ApiErrorBody, MessageAnswer, PublicUser, ServicePort } from '../../service/contracts/api.js';
+import type { Channel } from '../../service/contracts/channels.js';
+import type { PublicClient } from '../../service/contracts/clients.js';
+import type { MediatorConfigDef, PublicMediator } from '../../service/contracts/mediators.js';
+import type { Role } from '../../service/contracts/roles.js';
+import type { TaskDetail, TaskTransactionView, TaskView } from '../../service/contracts/tasks.js';
+import type { CreatedTask, TransactionCount, TransactionRerunView, TransactionView } from '../../service/contracts/transactions.js';
+import type { PublicChannelSchema } from '../../service/api/schemas/channels.js';
+import type { PublicClientSchema } from '../../service/api/schemas/clients.js';
+import type { ErrorResponse, MessageAnswerSchema } from '../../service/api/schemas/common.js';
+import type { PublicMediatorSchema } from '../../service/api/schemas/mediators.js';
+import type { RoleSchema } from '../../service/api/schemas/roles.js';
+import type { AboutAnswerSchema, ServicePortSchema } from '../../service/api/schemas/service.js';
+import type { CreatedTaskSchema, TaskDetailSchema, TaskListAnswer, TaskTransactionViewSchema, TaskViewSchema } from '../../service/api/schemas/tasks.js';
+import type {
+  TransactionAnswer,
+  TransactionCountSchema,
+  TransactionListAnswer,
+  TransactionRerunViewSchema,
+  TransactionViewSchema,
+} from '../../service/api/schemas/transactions.js';
+import type { PublicUserSchema } from '../../service/api/schemas/users.js';
+import type { Plain, SchemaShape } from './plain.js';
+
+describe('answer schemas and contracts', () => {
+  it('describe transactions alike', () => {
+    expectTypeOf<SchemaShape<typeof TransactionViewSchema>>().toEqualTypeOf<Plain<TransactionView>>();
+    expectTypeOf<SchemaShape<typeof TransactionRerunViewSchema>>().toEqualTypeOf<Plain<TransactionRerunView>>();
+    expectTypeOf<SchemaShape<typeof TransactionCountSchema>>().toEqualTypeOf<Plain<TransactionCount>>();
+    expectTypeOf<SchemaShape<typeof TransactionListAnswer>>().toEqualTypeOf<Plain<TransactionView[] | TransactionCount>>();
+    expectTypeOf<SchemaShape<typeof TransactionAnswer>>().toEqualTypeOf<Plain<TransactionView | TransactionRerunView>>();
+  });
+
+  it('describe tasks alike', () => {
+    expectTypeOf<SchemaShape<typeof TaskViewSchema>>().toEqualTypeOf<Plain<TaskView>>();
+    expectTypeOf<SchemaShape<typeof TaskListAnswer>>().toEqualTypeOf<Plain<TaskView[]>>();
+    expectTypeOf<SchemaShape<typeof TaskTransactionViewSchema>>().toEqualTypeOf<Plain<TaskTransactionView>>();
+    expectTypeOf<SchemaShape<typeof TaskDetailSchema>>().toEqualTypeOf<Plain<TaskDetail>>();
+    expectTypeOf<SchemaShape<typeof CreatedTaskSchema>>().toEqualTypeOf<Plain<CreatedTask>>();
+  });
+
+  it('describe users, clients, channels and roles alike', () => {
+    expectTypeOf<SchemaShape<typeof PublicUserSchema>>().toEqualTypeOf<Plain<PublicUser>>();
+    expectTypeOf<SchemaShape<typeof PublicClientSchema>>().toEqualTypeOf<Plain<PublicClient>>();
+    expectTypeOf<SchemaShape<typeof PublicChannelSchema>>().toEqualTypeOf<Plain<Channel>>();
+    expectTypeOf<SchemaShape<typeof RoleSchema>>().toEqualTypeOf<Plain<Role>>();
+  });
+
+  it('describe mediators alike, the schema spelling out the one level of struct templates that exists', () => {
+    type Schema = SchemaShape<typeof PublicMediatorSchema>;
+    type Def = Omit<MediatorConfigDef, 'template'>;
+    expectTypeOf<Plain<Omit<Schema, 'configDefs'>>>().toEqualTypeOf<Plain<Omit<PublicMediator, 'configDefs'>>>();
+    expectTypeOf<Plain<Omit<Schema['configDefs'][number], 'template'>>>().toEqualTypeOf<Plain<Def>>();
+    expectTypeOf<Plain<NonNullable<Schema['configDefs'][number]['template']>[number]>>().toEqualTypeOf<Plain<Def>>();
+  });
+
+  it('describe the service answers and errors alike', () => {
+    expectTypeOf<SchemaShape<typeof AboutAnswerSchema>>().toEqualTypeOf<Plain<AboutAnswer>>();
+    expectTypeOf<SchemaShape<typeof ServicePortSchema>>().toEqualTypeOf<Plain<ServicePort>>();
+    expectTypeOf<SchemaShape<typeof ErrorResponse>>().toEqualTypeOf<Plain<ApiErrorBody>>();
+    expectTypeOf<SchemaShape<typeof MessageAnswerSchema>>().toEqualTypeOf<Plain<MessageAnswer>>();
+  });
+});

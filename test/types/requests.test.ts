@@ -1,0 +1,35 @@
+/**
+ * The bodies the console sends have one shape each: the contract (service/contracts/) and the request schema
+ * (service/api/schemas/, which refuses unknown fields) must describe the same fields with the same types, so a field
+ * the console starts sending cannot be refused by a schema that was not told. Checked at compile time.
+ */
+import { describe, expectTypeOf, it } from 'vitest';
+import type { ChannelCreate, ChannelUpdate } from '../../service/contracts/channels.js';
+import type { ClientCreateInput, ClientUpdateInput } from '../../service/contracts/clients.js';
+import type { RoleCreateInput, RoleUpdateInput } from '../../service/contracts/roles.js';
+import type { TaskChange } from '../../service/contracts/tasks.js';
+import type { UserCreateInput, UserUpdateInput } from '../../service/contracts/users.js';
+import type { ChannelCreateBody, ChannelUpdateBody } from '../../service/api/schemas/channels.js';
+import type { ClientCreateBody, ClientUpdateBody } from '../../service/api/schemas/clients.js';
+import type { RoleCreateBody, RoleUpdateBody } from '../../service/api/schemas/roles.js';
+import type { TaskUpdateBody } from '../../service/api/schemas/tasks.js';
+import type { UserCreateBody, UserUpdateBody } from '../../service/api/schemas/users.js';
+import type { Plain, SchemaShape } from './plain.js';
+
+describe('request schemas and contracts', () => {
+  it('describe the bodies of channels, clients, roles and users alike', () => {
+    expectTypeOf<SchemaShape<typeof ChannelCreateBody>>().toEqualTypeOf<Plain<ChannelCreate>>();
+    expectTypeOf<SchemaShape<typeof ChannelUpdateBody>>().toEqualTypeOf<Plain<ChannelUpdate>>();
+    expectTypeOf<SchemaShape<typeof ClientCreateBody>>().toEqualTypeOf<Plain<ClientCreateInput>>();
+    expectTypeOf<SchemaShape<typeof ClientUpdateBody>>().toEqualTypeOf<Plain<ClientUpdateInput>>();
+    expectTypeOf<SchemaShape<typeof RoleCreateBody>>().toEqualTypeOf<Plain<RoleCreateInput>>();
+    expectTypeOf<SchemaShape<typeof RoleUpdateBody>>().toEqualTypeOf<Plain<RoleUpdateInput>>();
+    expectTypeOf<SchemaShape<typeof UserCreateBody>>().toEqualTypeOf<Plain<UserCreateInput>>();
+    expectTypeOf<SchemaShape<typeof UserUpdateBody>>().toEqualTypeOf<Plain<UserUpdateInput>>();
+  });
+
+  it('accept every task change the contract offers; the schema takes any status so the refusal can say why', () => {
+    expectTypeOf<keyof SchemaShape<typeof TaskUpdateBody>>().toEqualTypeOf<keyof TaskChange>();
+    expectTypeOf<Plain<TaskChange>>().toExtend<SchemaShape<typeof TaskUpdateBody>>();
+  });
+});
