@@ -19,12 +19,16 @@ export interface BodyFields {
   bodyRemoved?: boolean;
 }
 
-export interface TransactionRequestView extends BodyFields {
+/** What a request was, as stored and as answered. */
+export interface RequestLine {
   host?: string;
   port?: number;
   path: string;
   querystring: string;
   method: string;
+}
+
+export interface TransactionRequestView extends RequestLine, BodyFields {
   /** Only in the detailed views (`simpledetails`, `full`, `fulltruncate`). */
   headers?: Record<string, string>;
   timestamp: string;
@@ -44,26 +48,32 @@ export interface ExchangeView {
   error?: { message: string; stack?: string };
 }
 
-export interface TransactionView {
+/** The fields a transaction has as stored and as answered alike (the log adds body references and bookkeeping). */
+export interface TransactionFields {
   _id: string;
   channelID: string;
   /** The client's `_id`; absent for public channels and whitelisted callers. */
   clientID?: string;
   clientIP: string;
   status: TransactionStatus;
+  properties?: Record<string, string>;
+  error?: { message: string; stack?: string };
+  /** False when a body needed to re-run it was not stored or was truncated. */
+  canRerun: boolean;
+  wasRerun?: boolean;
+  parentID?: string;
+  childIDs?: string[];
+  /** Queued for the auto-retry scheduler (connection errors and mediator errors on channels with retry on). */
+  autoRetry: boolean;
+  autoRetryAttempt: number;
+}
+
+export interface TransactionView extends TransactionFields {
   request: TransactionRequestView;
   response?: TransactionResponseView;
   /** Only in the detailed views. */
   routes?: ExchangeView[];
   orchestrations?: ExchangeView[];
-  properties?: Record<string, string>;
-  error?: { message: string; stack?: string };
-  canRerun: boolean;
-  wasRerun?: boolean;
-  parentID?: string;
-  childIDs?: string[];
-  autoRetry: boolean;
-  autoRetryAttempt: number;
 }
 
 /** One transaction in the `bulkrerun` representation (`GET /transactions/:id?filterRepresentation=bulkrerun`). */

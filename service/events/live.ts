@@ -3,18 +3,11 @@
  * nothing in the producers knows who listens.
  */
 import { EventEmitter } from 'node:events';
+import type { LiveTransaction } from '../contracts/live-feed.js';
 import type { TaskStatus } from '../domain/tasks.js';
-import type { TransactionStatus } from '../domain/transaction-status.js';
 
-export interface TransactionEvent {
-  transactionId: string;
-  channelID: string;
-  status: TransactionStatus;
-  method: string;
-  path: string;
-  /** Response status code, once known. */
-  responseStatus?: number;
-}
+/** A transaction started or completed: what the live feed sends (the wire shape is the contract's). */
+export type TransactionEvent = LiveTransaction;
 
 export interface MediatorHeartbeatEvent {
   urn: string;

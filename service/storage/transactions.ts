@@ -3,17 +3,13 @@
  * (storage/transaction-ids.ts). Documents stay lean; bodies are in body files (storage/bodies/), referenced by
  * `BodyRef`. Queries read newest first and only what they return; retention drops whole days.
  */
+import type { RequestLine, TransactionFields } from '../contracts/transactions.js';
 import type { TransactionStatus } from '../domain/transaction-status.js';
 import type { BodyRef } from './bodies/body-files.js';
 import type { StoredDoc } from './records.js';
 import type { Changes } from './store.js';
 
-export interface TransactionRequest {
-  host?: string;
-  port?: number;
-  path: string;
-  querystring: string;
-  method: string;
+export interface TransactionRequest extends RequestLine {
   headers: Record<string, string>;
   timestamp: Date;
   body?: BodyRef;
@@ -34,14 +30,9 @@ export interface ExchangeRecord {
   error?: { message: string; stack?: string };
 }
 
-export interface TransactionRecord extends StoredDoc {
+export interface TransactionRecord extends StoredDoc, TransactionFields {
   /** 24 hex characters laid out like a MongoDB ObjectId: the first 8 are the request's epoch seconds. */
   _id: string;
-  channelID: string;
-  /** The client's `_id`, absent for public channels and whitelisted callers. */
-  clientID?: string;
-  clientIP: string;
-  status: TransactionStatus;
   /**
    * Set while Processing once the client was answered and other routes still run: the status start-up recovery
    * gives the transaction if Junction stops before they finish (they are then recorded as interrupted). Without it,
@@ -52,16 +43,6 @@ export interface TransactionRecord extends StoredDoc {
   response?: TransactionResponse;
   routes: ExchangeRecord[];
   orchestrations: ExchangeRecord[];
-  properties?: Record<string, string>;
-  error?: { message: string; stack?: string };
-  /** False when a body needed to re-run it was not stored or was truncated. */
-  canRerun: boolean;
-  wasRerun?: boolean;
-  parentID?: string;
-  childIDs?: string[];
-  /** Queued for the auto-retry scheduler (connection errors and mediator errors on channels with retry on). */
-  autoRetry: boolean;
-  autoRetryAttempt: number;
 }
 
 /** The filters of the transactions list and export (COMPAT.md), all optional and combined with AND. */
