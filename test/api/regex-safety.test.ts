@@ -47,6 +47,17 @@ async function withHeartbeat<T>(t: TestJunction, work: () => Promise<T>): Promis
   }
 }
 
+/** A Junction with root unlocked, and an upstream that answers every request with 200 `ok`. */
+async function junctionAndUpstream(): Promise<{ t: TestJunction; admin: { authorization: string }; upstream: Upstream }> {
+  const t = await startJunction();
+  const admin = { authorization: await unlockRoot(t) };
+  const upstream = await httpUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('ok');
+  });
+  return { t, admin, upstream };
+}
+
 describe('hostile patterns', () => {
   let t: TestJunction;
   let upstream: Upstream;
@@ -54,12 +65,7 @@ describe('hostile patterns', () => {
   const filters = (value: unknown) => encodeURIComponent(JSON.stringify(value));
 
   beforeAll(async () => {
-    t = await startJunction();
-    admin = { authorization: await unlockRoot(t) };
-    upstream = await httpUpstream((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('ok');
-    });
+    ({ t, admin, upstream } = await junctionAndUpstream());
     const channel = await t.inject('/channels', {
       method: 'POST',
       headers: admin,
@@ -111,12 +117,7 @@ describe('hostile and unsupported patterns on channels and filters', () => {
   let admin: { authorization: string };
 
   beforeAll(async () => {
-    t = await startJunction();
-    admin = { authorization: await unlockRoot(t) };
-    upstream = await httpUpstream((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('ok');
-    });
+    ({ t, admin, upstream } = await junctionAndUpstream());
   });
 
   afterAll(async () => {
