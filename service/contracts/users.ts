@@ -3,6 +3,17 @@ import type { PublicUser } from './api.js';
 
 export type { PublicUser };
 
+/** `GET /me`: the signed-in user, wrapped as OpenHIM's console reads it. */
+export interface SessionAnswer {
+  user: PublicUser;
+}
+
+/** `POST /authenticate/local`: OpenHIM's confirmation text and the signed-in user. */
+export interface LoginAnswer {
+  result: string;
+  user: PublicUser;
+}
+
 /** `POST /users`. */
 export interface UserCreateInput {
   email: string;

@@ -25,7 +25,8 @@ describe('local login sessions', () => {
   it('sets a Secure, HttpOnly, SameSite session cookie that authenticates later requests', async () => {
     const login = await t.request('/authenticate/local', { method: 'POST', json: { username: ROOT_EMAIL, password: NEW_ROOT_PASSWORD } });
     expect(login.status).toBe(200);
-    expect(login.body).toMatchObject({ email: ROOT_EMAIL });
+    // OpenHIM's shape, which its console and scripts read: a confirmation and the user under `user`.
+    expect(login.body).toMatchObject({ result: 'User authenticated successfully', user: { email: ROOT_EMAIL } });
     const header = login.headers.get('set-cookie') ?? '';
     expect(header).toMatch(/HttpOnly/i);
     expect(header).toMatch(/Secure/i);
@@ -33,7 +34,7 @@ describe('local login sessions', () => {
     const cookie = sessionCookie(login);
     const me = await t.request('/me', { headers: { cookie } });
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ email: ROOT_EMAIL });
+    expect(me.body).toEqual({ user: expect.objectContaining({ email: ROOT_EMAIL }) as unknown });
     expect((await t.request('/users', { headers: { cookie } })).status).toBe(200);
 
     // The stored session holds only a digest of the cookie value.
@@ -76,7 +77,7 @@ describe('local login sessions', () => {
     t = await startJunction({}, { dataDir });
     const me = await t.inject('/me', { headers: { cookie } });
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ email: ROOT_EMAIL });
+    expect(me.body).toEqual({ user: expect.objectContaining({ email: ROOT_EMAIL }) as unknown });
   });
 });
 

@@ -31,7 +31,7 @@ describe('first run and the super user', () => {
     // /me and logout stay reachable, and /me says a change is needed.
     const me = await t.inject('/me', { headers: auth });
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ email: ROOT_EMAIL, passwordChangeRequired: true, builtin: true, groups: ['admin'] });
+    expect(me.body).toMatchObject({ user: { email: ROOT_EMAIL, passwordChangeRequired: true, builtin: true, groups: ['admin'] } });
     expect((await t.inject('/logout', { headers: auth })).status).toBe(200);
 
     // Anything but the own password is refused, even on the own record.
@@ -62,7 +62,7 @@ describe('first run and the super user', () => {
     try {
       const login = await fresh.inject('/authenticate/local', { method: 'POST', json: { username: ROOT_EMAIL, password: DEFAULT_ROOT_PASSWORD } });
       expect(login.status).toBe(200);
-      expect(login.body).toMatchObject({ passwordChangeRequired: true });
+      expect(login.body).toMatchObject({ user: { passwordChangeRequired: true } });
       const cookie = sessionCookie(login);
       expect((await fresh.inject('/users', { headers: { cookie } })).status).toBe(403);
       const change = await fresh.inject(`/users/${ROOT_EMAIL}`, { method: 'PUT', headers: { cookie }, json: { password: NEW_ROOT_PASSWORD } });

@@ -26,7 +26,8 @@ import type {
   TransactionRerunViewSchema,
   TransactionViewSchema,
 } from '../../service/api/schemas/transactions.js';
-import type { PublicUserSchema } from '../../service/api/schemas/users.js';
+import type { LoginAnswerSchema, PublicUserSchema, SessionAnswerSchema } from '../../service/api/schemas/users.js';
+import type { LoginAnswer, SessionAnswer } from '../../service/contracts/users.js';
 import type { Plain, SchemaShape } from './plain.js';
 
 describe('answer schemas and contracts', () => {
@@ -48,6 +49,8 @@ describe('answer schemas and contracts', () => {
 
   it('describe users, clients, channels and roles alike', () => {
     expectTypeOf<SchemaShape<typeof PublicUserSchema>>().toEqualTypeOf<Plain<PublicUser>>();
+    expectTypeOf<SchemaShape<typeof SessionAnswerSchema>>().toEqualTypeOf<Plain<SessionAnswer>>();
+    expectTypeOf<SchemaShape<typeof LoginAnswerSchema>>().toEqualTypeOf<Plain<LoginAnswer>>();
     expectTypeOf<SchemaShape<typeof PublicClientSchema>>().toEqualTypeOf<Plain<PublicClient>>();
     expectTypeOf<SchemaShape<typeof PublicChannelSchema>>().toEqualTypeOf<Plain<Channel>>();
     expectTypeOf<SchemaShape<typeof RoleSchema>>().toEqualTypeOf<Plain<Role>>();

@@ -5,6 +5,7 @@
  */
 import { create } from 'zustand';
 import type { PublicUser } from '../../../service/contracts/api';
+import type { LoginAnswer, SessionAnswer } from '../../../service/contracts/users';
 import { api, ApiError, seg } from '../api/client';
 import { live } from '../api/live';
 
@@ -46,7 +47,7 @@ export const useSession = create<SessionState>()((set, get) => {
     user: null,
     async check() {
       try {
-        const user = await api.request<PublicUser>('/me', { noReauth: true });
+        const { user } = await api.request<SessionAnswer>('/me', { noReauth: true });
         enter(user);
       } catch (err) {
         if (err instanceof ApiError && (err.status === 404 || err.status === 401)) {
@@ -57,7 +58,7 @@ export const useSession = create<SessionState>()((set, get) => {
       }
     },
     async signIn(email, password) {
-      const user = await api.request<PublicUser>('/authenticate/local', { method: 'POST', body: { username: email, password }, noReauth: true });
+      const { user } = await api.request<LoginAnswer>('/authenticate/local', { method: 'POST', body: { username: email, password }, noReauth: true });
       const wasExpired = get().status === 'expired';
       const previous = get().user;
       enter(user);

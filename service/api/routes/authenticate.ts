@@ -9,7 +9,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { SESSION_COOKIE } from '../auth/hook.js';
 import { publicUser } from '../views/users.js';
 import { NoQuery } from '../schemas/common.js';
-import { PublicUserSchema } from '../schemas/users.js';
+import { LoginAnswerSchema, SessionAnswerSchema } from '../schemas/users.js';
 
 export interface AuthRoutesDeps {
   accounts: UserAccounts;
@@ -19,6 +19,9 @@ export interface AuthRoutesDeps {
   /** False only when plain HTTP was explicitly chosen: browsers drop Secure cookies on http. */
   secureCookies: boolean;
 }
+
+/** OpenHIM's confirmation text on a successful local login; its console and scripts may look for it. */
+const LOGIN_RESULT = 'User authenticated successfully';
 
 const LoginBody = Type.Object(
   {
@@ -35,14 +38,14 @@ export function authRoutes(deps: AuthRoutesDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/authenticate/local',
-      { config: { public: true }, schema: { body: LoginBody, querystring: NoQuery, response: { 200: PublicUserSchema } } },
+      { config: { public: true }, schema: { body: LoginBody, querystring: NoQuery, response: { 200: LoginAnswerSchema } } },
       async (request, reply) => {
         if (!types.includes('local')) throw new AppError('AUTH_TYPE_DISABLED', 'Local login is not enabled on this server');
         const { username, password } = request.body;
         const user = await authenticator.password(username, password, request.ip, 'local', new AppError('INVALID_CREDENTIALS'));
         const { token } = await sessions.create(user._id, request.ip, request.headers['user-agent']);
         void reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions, maxAge: sessions.maxAgeSeconds });
-        return publicUser(user);
+        return { result: LOGIN_RESULT, user: publicUser(user) };
       },
     );
 
@@ -71,10 +74,10 @@ export function authRoutes(deps: AuthRoutesDeps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/me',
-      { config: { optionalAuth: true, duringPasswordChange: true }, schema: { querystring: NoQuery, response: { 200: PublicUserSchema } } },
+      { config: { optionalAuth: true, duringPasswordChange: true }, schema: { querystring: NoQuery, response: { 200: SessionAnswerSchema } } },
       async (request) => {
         if (request.auth === null) throw new AppError('NOT_FOUND', 'Not logged in');
-        return publicUser(request.auth.user);
+        return { user: publicUser(request.auth.user) };
       },
     );
 

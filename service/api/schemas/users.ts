@@ -66,3 +66,9 @@ export const PublicUserSchema = Type.Object({
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });
+
+/** `GET /me` (OpenHIM's shape: the user under `user`). */
+export const SessionAnswerSchema = Type.Object({ user: PublicUserSchema });
+
+/** `POST /authenticate/local` (OpenHIM's shape: a confirmation under `result`, the user under `user`). */
+export const LoginAnswerSchema = Type.Object({ result: Type.String(), user: PublicUserSchema });
