@@ -4,7 +4,8 @@
  * Defaults are applied by the routes, not here, so a partial PUT never gains defaults that overwrite stored values.
  */
 import { Type } from 'typebox';
-import type { Static, TSchema } from 'typebox';
+import type { Static } from 'typebox';
+import { OrNull } from './common.js';
 
 const Text = Type.String({ maxLength: 2000 });
 const Name = Type.String({ minLength: 1, maxLength: 200 });
@@ -127,23 +128,19 @@ export const ChannelCreateBody = Type.Object(
 );
 export type ChannelCreateBody = Static<typeof ChannelCreateBody>;
 
-function nullable<T extends TSchema>(schema: T) {
-  return Type.Union([schema, Type.Null()]);
-}
-
 const nullableClearable = {
-  description: nullable(clearable.description),
-  priority: nullable(clearable.priority),
-  matchContentRegex: nullable(clearable.matchContentRegex),
-  matchContentXpath: nullable(clearable.matchContentXpath),
-  matchContentJson: nullable(clearable.matchContentJson),
-  matchContentValue: nullable(clearable.matchContentValue),
-  tcpHost: nullable(clearable.tcpHost),
-  tcpPort: nullable(clearable.tcpPort),
-  pollingSchedule: nullable(clearable.pollingSchedule),
-  autoRetryMaxAttempts: nullable(clearable.autoRetryMaxAttempts),
-  timeout: nullable(clearable.timeout),
-  maxBodyAgeDays: nullable(clearable.maxBodyAgeDays),
+  description: OrNull(clearable.description),
+  priority: OrNull(clearable.priority),
+  matchContentRegex: OrNull(clearable.matchContentRegex),
+  matchContentXpath: OrNull(clearable.matchContentXpath),
+  matchContentJson: OrNull(clearable.matchContentJson),
+  matchContentValue: OrNull(clearable.matchContentValue),
+  tcpHost: OrNull(clearable.tcpHost),
+  tcpPort: OrNull(clearable.tcpPort),
+  pollingSchedule: OrNull(clearable.pollingSchedule),
+  autoRetryMaxAttempts: OrNull(clearable.autoRetryMaxAttempts),
+  timeout: OrNull(clearable.timeout),
+  maxBodyAgeDays: OrNull(clearable.maxBodyAgeDays),
 };
 
 /** Read-only fields of an answer: accepted (and ignored) so a channel fetched with GET can be sent back with PUT. */

@@ -1,7 +1,7 @@
 /** Request and response schemas of the clients routes. */
 import { Type } from 'typebox';
 import type { Static, TSchema } from 'typebox';
-import { Email } from './common.js';
+import { Email, OrNull } from './common.js';
 
 export const ClientID = Type.String({ pattern: '^[A-Za-z0-9._-]{1,100}$', description: 'letters, digits, . _ -' });
 /** Role names follow the user-group rule, so one name can be typed the same way everywhere. */
@@ -48,7 +48,7 @@ export const ClientCreateBody = Type.Object(
 );
 export type ClientCreateBody = Static<typeof ClientCreateBody>;
 
-const nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+const nullable = <T extends TSchema>(schema: T) => Type.Optional(OrNull(schema));
 
 export const ClientUpdateBody = Type.Object(
   {

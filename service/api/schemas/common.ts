@@ -28,6 +28,11 @@ export function EitherAnswer<Then extends TSchema, Else extends TSchema>(test: R
  */
 export const TextMapAnswer = Type.Unsafe<Record<string, string>>({ description: 'names to text values, as recorded' });
 
+/** A field that may also be sent as null: in a PUT, null removes it; in a document sent back as fetched, it means "not set". */
+export function OrNull<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
 export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
 
 /** A route with no query string accepts none, so a typo in a query key is reported instead of ignored. */

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { PASSWORD_MAX_LENGTH } from '../../domain/password-policy.js';
-import { Email, FreeFormObject } from './common.js';
+import { Email, FreeFormObject, OrNull } from './common.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 100 });
 const Group = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9 _.@-]{0,63}$', description: 'letters, digits, space, _ . @ -' });
@@ -38,7 +38,7 @@ export const UserUpdateBody = Type.Object(
     groups: Type.Optional(Groups),
     password: Type.Optional(Password),
     // null removes the number.
-    msisdn: Type.Optional(Type.Union([Msisdn, Type.Null()])),
+    msisdn: Type.Optional(OrNull(Msisdn)),
     dailyReport: Type.Optional(Type.Boolean()),
     weeklyReport: Type.Optional(Type.Boolean()),
     settings: Type.Optional(Settings),
