@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { TransactionCreate, TransactionUpdate } from '../contracts/transactions.js';
-import { completes, errorOf, exchangeDraft, Problems, pushedList, reportsError, requestDraft, responseDraft, toDate } from '../domain/transaction-writes.js';
+import { completes, errorOf, exchangeDraft, Problems, pushedList, reportsError, requestDraft, responseDraft } from '../domain/transaction-writes.js';
 import type { ExchangeDraft, PartDraft } from '../domain/transaction-writes.js';
 import type { LiveEvents } from '../events/live.js';
 import { invalidInput } from '../refusals.js';
@@ -58,9 +58,9 @@ export class TransactionWriter {
     const problems = new Problems();
     const channel = await this.#options.findChannel(input.channelID);
     if (channel === null) problems.add('body.channelID', `names no channel (${input.channelID})`);
-    const timestamp = toDate(input.request.timestamp, 'body.request.timestamp', problems) ?? now;
     const collected: Collected = { drafts: [] };
     const request = collect(collected, requestDraft(input.request, 'body.request', undefined, now, problems));
+    const timestamp = request.part.timestamp;
     const response = input.response === undefined || input.response === null ? undefined : collect(collected, responseDraft(input.response, 'body.response', undefined, now, problems));
     const routes = (input.routes ?? []).map((r, i) => collectExchange(collected, exchangeDraft(r, `body.routes.${i}`, undefined, now, problems)));
     const orchestrations = (input.orchestrations ?? []).map((o, i) => collectExchange(collected, exchangeDraft(o, `body.orchestrations.${i}`, undefined, now, problems)));
