@@ -244,6 +244,7 @@ export class Junction {
         events: this.events,
         hasTransactions: (channelId: string) => this.transactions.hasChannel(channelId),
         transactions: log,
+        transactionBodyCapBytes: config.router.maxBodyBytes,
         tasks,
         triggerPolling: (channelId: string) => this.#polling?.trigger(channelId),
         bodies: this.bodies,

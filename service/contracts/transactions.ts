@@ -100,6 +100,98 @@ export interface TransactionCount {
   count: number;
 }
 
+/** A timestamp as the write routes accept it: ISO 8601 text, or epoch milliseconds (as OpenHIM's own tests send). */
+export type TimestampInput = string | number;
+
+/**
+ * A request as `POST /transactions` and `PUT /transactions/:id` accept it. `null` means "not set"; `headers: ''` is
+ * OpenHIM's empty value. `bodyTruncated`/`bodyRemoved` come back from a GET: the stored body is then kept as it is.
+ */
+export interface RequestInput {
+  host?: string | null;
+  port?: number | string | null;
+  path?: string | null;
+  querystring?: string | null;
+  method?: string | null;
+  headers?: Record<string, string> | '' | null;
+  body?: string | null;
+  timestamp?: TimestampInput | null;
+  bodyTruncated?: boolean | null;
+  bodyRemoved?: boolean | null;
+}
+
+/** The transaction's own request: its timestamp places it in the log, so it is required. */
+export interface TransactionRequestInput extends RequestInput {
+  timestamp: TimestampInput;
+}
+
+/** A response as the write routes accept it; `status` may be numeric text, as OpenHIM's model casts it. */
+export interface ResponseInput {
+  status: number | string;
+  headers?: Record<string, string> | '' | null;
+  body?: string | null;
+  timestamp?: TimestampInput | null;
+  bodyTruncated?: boolean | null;
+  bodyRemoved?: boolean | null;
+}
+
+export interface ErrorInput {
+  message: string;
+  stack?: string | null;
+}
+
+/** One route's or orchestration's exchange as the write routes accept it. */
+export interface ExchangeInput {
+  name: string;
+  request: RequestInput;
+  response?: ResponseInput | null;
+  error?: ErrorInput | null;
+}
+
+/** OpenHIM's `$push`: one exchange (or a list) appended to the stored routes or orchestrations. */
+export interface TransactionPushInput {
+  routes?: ExchangeInput | ExchangeInput[];
+  orchestrations?: ExchangeInput | ExchangeInput[];
+}
+
+/** The fields both write routes accept. */
+interface TransactionWriteFields {
+  /** Ignored: Junction gives a new transaction its own id, and a PUT's id is the one in the path. */
+  _id?: string | null;
+  clientID?: string | null;
+  clientIP?: string | null;
+  response?: ResponseInput | null;
+  routes?: ExchangeInput[] | null;
+  orchestrations?: ExchangeInput[] | null;
+  properties?: Record<string, string> | null;
+  error?: ErrorInput | null;
+  canRerun?: boolean;
+  wasRerun?: boolean;
+  autoRetry?: boolean;
+}
+
+/** `POST /transactions` (admin only): a transaction recorded through the API, answered 201 with it. */
+export interface TransactionCreate extends TransactionWriteFields {
+  channelID: string;
+  status: TransactionStatus;
+  request: TransactionRequestInput;
+  autoRetryAttempt?: number;
+}
+
+/**
+ * `PUT /transactions/:id` (admin only): the given fields replace the stored ones, `$push` appends. `parentID`,
+ * `childIDs` and `autoRetryAttempt` are Junction's bookkeeping: accepted, so a fetched document can be sent back, and ignored.
+ */
+export interface TransactionUpdate extends TransactionWriteFields {
+  channelID?: string;
+  status?: TransactionStatus;
+  request?: RequestInput;
+  autoRetryAttempt?: number | null;
+  parentID?: string | null;
+  childIDs?: string[] | null;
+  $push?: TransactionPushInput;
+}
+
 /** A re-run task as `POST /tasks` and `POST /bulkrerun` answer it (201). */
 export interface CreatedTask extends TaskView {
   /** For instance transactions that were already re-run, or matches a bulk re-run left out. */

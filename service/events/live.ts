@@ -47,4 +47,12 @@ export interface LiveEventMap {
 }
 
 /** Typed emitter of everything the live feed shows. */
-export class LiveEvents extends EventEmitter<LiveEventMap> {}
+export class LiveEvents extends EventEmitter<LiveEventMap> {
+  /**
+   * The one place a finished transaction is announced, whoever finished it (the pipeline, or an API write taking it
+   * out of Processing): the live feed listens here, and so can anything else that counts completions.
+   */
+  completed(event: TransactionEvent): void {
+    this.emit('transaction.completed', event);
+  }
+}

@@ -287,7 +287,7 @@ export class Pipeline {
   #completed(ctx: TransactionContext, channel: ChannelRecord, state: RunState, status: TransactionStatus, responseStatus: number | undefined): void {
     if (state.finished) return;
     state.finished = true;
-    this.#deps.events.emit('transaction.completed', {
+    this.#deps.events.completed({
       transactionId: ctx.id,
       channelID: channel._id,
       status,

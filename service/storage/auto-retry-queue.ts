@@ -8,9 +8,9 @@
  */
 import type { Logger } from 'pino';
 import type { AutoRetryRecord } from './records.js';
-import type { Changes, Collection } from './store.js';
+import type { Collection } from './store.js';
 import { UniqueConstraintError } from './store.js';
-import type { PageOptions, TransactionFilter, TransactionLog, TransactionRecord } from './transactions.js';
+import type { PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from './transactions.js';
 
 export interface QueueingTransactionLog extends TransactionLog {
   /** Resolves once no write that queued this transaction is still on its way to the log. */
@@ -47,7 +47,7 @@ export function queueAutoRetries(log: TransactionLog, queue: Collection<AutoRetr
     open: () => log.open(),
     close: () => log.close(),
     insert: (doc: TransactionRecord) => (doc.autoRetry ? queued(doc._id, () => log.insert(doc)) : log.insert(doc)),
-    update: (id: string, changes: Changes<TransactionRecord>) => (changes.set?.autoRetry === true ? queued(id, () => log.update(id, changes)) : log.update(id, changes)),
+    update: (id: string, changes: TransactionChanges) => (changes.set?.autoRetry === true ? queued(id, () => log.update(id, changes)) : log.update(id, changes)),
     written: async (id: string) => {
       await inFlight.get(id);
     },

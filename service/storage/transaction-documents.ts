@@ -7,7 +7,7 @@ import { isTransactionStatus } from '../domain/transaction-status.js';
 import { toStorable } from './documents.js';
 import { StoreError } from './store.js';
 import { dayOf, dayOfId, newTransactionId } from './transaction-ids.js';
-import type { TransactionRecord } from './transactions.js';
+import type { TransactionPush, TransactionRecord } from './transactions.js';
 
 const COLLECTION = 'transactions';
 
@@ -47,4 +47,22 @@ function requestDay(request: unknown, where: string): string {
 
 function checkStatus(status: unknown): void {
   if (!isTransactionStatus(status)) throw new StoreError(`${COLLECTION}: status "${String(status)}" is not a transaction status`);
+}
+
+/** A storable copy of an update's `push` (routes and orchestrations to append); throws StoreError when it cannot be stored. */
+export function toStoredPush(push: TransactionPush | undefined): { routes: unknown[]; orchestrations: unknown[] } {
+  const stored = { routes: [] as unknown[], orchestrations: [] as unknown[] };
+  if (push === undefined) return stored;
+  if (!isPlainObject(push)) throw new StoreError(`${COLLECTION}: changes.push must be an object`);
+  for (const [field, items] of Object.entries(push)) {
+    if (field !== 'routes' && field !== 'orchestrations') throw new StoreError(`${COLLECTION}: changes.push can append to routes and orchestrations only, not "${field}"`);
+    if (items === undefined) continue;
+    if (!Array.isArray(items)) throw new StoreError(`${COLLECTION}: changes.push.${field} must be an array`);
+    for (const [i, item] of items.entries()) {
+      if (!isPlainObject(item) || typeof item.name !== 'string') throw new StoreError(`${COLLECTION}: changes.push.${field}[${i}] must be an exchange with a name`);
+      requestDay(item.request, `push.${field}[${i}].request`);
+    }
+    stored[field] = toStorable(COLLECTION, items, `push.${field}`) as unknown[];
+  }
+  return stored;
 }

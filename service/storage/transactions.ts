@@ -76,8 +76,11 @@ export interface TransactionLog {
   close(): Promise<void>;
   /** Stage 1: stores a new transaction (normally Processing); its id must encode its request day. */
   insert(doc: TransactionRecord): Promise<TransactionRecord>;
-  /** Stage 2 and later edits: applies changes in place; null when the id is unknown. */
-  update(id: string, changes: Changes<TransactionRecord>): Promise<TransactionRecord | null>;
+  /**
+   * Stage 2 and later edits: applies changes in place (`set`, then `unset`, then `push`) in one write; null when the
+   * id is unknown. `push` appends to the stored routes or orchestrations, so concurrent appends never lose one.
+   */
+  update(id: string, changes: TransactionChanges): Promise<TransactionRecord | null>;
   get(id: string): Promise<TransactionRecord | null>;
   remove(id: string): Promise<boolean>;
   /** Newest first (by request timestamp, then id), skipping `skip` matches. */
@@ -102,5 +105,11 @@ export interface TransactionLog {
 /** A new 24-hex transaction id whose first 8 characters encode `at` in epoch seconds (MongoDB ObjectId layout). */
 export type TransactionIdFactory = (at: Date) => string;
 
+/** Exchanges appended to a transaction's lists by `TransactionLog.update` (an asynchronous mediator's later report). */
+export interface TransactionPush {
+  routes?: readonly ExchangeRecord[];
+  orchestrations?: readonly ExchangeRecord[];
+}
+
 /** Changes to a transaction, as accepted by `TransactionLog.update`. */
-export type TransactionChanges = Changes<TransactionRecord>;
+export type TransactionChanges = Changes<TransactionRecord> & { push?: TransactionPush };

@@ -132,6 +132,28 @@ export function describeTransactionLogContract(label: string, openFixture: OpenL
       expect((await log.get(doc._id))?.status).toBe('Successful');
     });
 
+    it('appends pushed routes and orchestrations after the set, in one write, without losing concurrent appends', async () => {
+      const d = await dir();
+      const log = await open(d);
+      const at = `${DAY1}T08:00:00.000Z`;
+      const exchangeAt = (name: string) => ({ name, request: { ...tx(at).request, method: 'post' } });
+      const doc = await log.insert(tx(at, { status: 'Processing', routes: [exchangeAt('first')] }));
+      const updated = await log.update(doc._id, { set: { status: 'Successful', routes: [exchangeAt('replaced')] }, push: { routes: [exchangeAt('async')], orchestrations: [exchangeAt('lookup')] } });
+      expect(updated?.routes.map((r) => r.name)).toEqual(['replaced', 'async']);
+      expect(updated?.routes[1]?.request.method).toBe('POST');
+      expect(updated?.orchestrations.map((o) => o.name)).toEqual(['lookup']);
+      await Promise.all(['a', 'b', 'c'].map((name) => log.update(doc._id, { push: { orchestrations: [exchangeAt(name)] } })));
+      expect((await log.get(doc._id))?.orchestrations.map((o) => o.name).sort()).toEqual(['a', 'b', 'c', 'lookup']);
+      await expect(log.update(doc._id, { push: { status: [] } as never })).rejects.toBeInstanceOf(StoreError);
+      await expect(log.update(doc._id, { push: { routes: [{ name: 'no request' }] } as never })).rejects.toBeInstanceOf(StoreError);
+      expect(await log.update(newTransactionId(new Date(`${DAY2}T00:00:00Z`)), { push: { routes: [exchangeAt('x')] } })).toBeNull();
+      await log.close();
+      const again = await open(d);
+      const reread = await again.get(doc._id);
+      expect(reread?.routes.map((r) => r.name)).toEqual(['replaced', 'async']);
+      expect(reread?.orchestrations[0]?.request.timestamp).toBeInstanceOf(Date);
+    });
+
     it('answers malformed and unknown ids with null or false', async () => {
       const log = await open(await seeded([tx(`${DAY1}T10:00:00Z`)]));
       for (const id of ['', 'xyz', 'ABCDEF0123456789abcdef01', '0'.repeat(25), newTransactionId(new Date(`${DAY3}T01:00:00Z`))]) {

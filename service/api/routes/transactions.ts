@@ -1,7 +1,8 @@
 /**
- * Transactions: `GET /transactions`, `GET /transactions/clients/:clientId`, `GET/PUT/DELETE /transactions/:id` and
- * `GET /transactions/export`. Users see transactions of the channels whose txViewAcl or txViewFullAcl names one of
- * their groups, and bodies only through txViewFullAcl; admins see and change everything.
+ * Transactions: `GET/POST /transactions`, `GET /transactions/clients/:clientId`, `GET/PUT/DELETE /transactions/:id`
+ * and `GET /transactions/export`. Users see transactions of the channels whose txViewAcl or txViewFullAcl names one of
+ * their groups, and bodies only through txViewFullAcl; admins see everything, and only admins record, change and
+ * delete transactions (transactions/writer.ts).
  */
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -11,6 +12,8 @@ import { parseFilters, parseTransactionQuery, restrictToChannels, transactionAcc
 import type { TransactionAccess } from '../../domain/transaction-access.js';
 import { invalidInput } from '../../refusals.js';
 import type { ChannelCatalogue } from '../../channels/catalogue.js';
+import type { LiveEvents } from '../../events/live.js';
+import { TransactionWriter } from '../../transactions/writer.js';
 import type { BodyFiles } from '../../storage/bodies/body-files.js';
 import type { UserRecord } from '../../storage/records.js';
 import type { TransactionFilter, TransactionLog, TransactionRecord } from '../../storage/transactions.js';
@@ -20,13 +23,17 @@ import { exported, present, transactionView } from '../views/transactions.js';
 import type { TransactionCount, TransactionView } from '../../contracts/transactions.js';
 import { CSV_HEADER, csvRow } from '../views/transactions-csv.js';
 import { MessageAnswerSchema, NoQuery } from '../schemas/common.js';
-import { ClientTransactionParams, ExportQuery, TransactionAnswer, TransactionGetQuery, TransactionListAnswer, TransactionListQuery, TransactionParams, TransactionUpdateBody } from '../schemas/transactions.js';
+import { ClientTransactionParams, ExportQuery, TransactionAnswer, TransactionGetQuery, TransactionListAnswer, TransactionListQuery, TransactionParams, TransactionCreateBody, TransactionUpdateBody } from '../schemas/transactions.js';
 
 export interface TransactionRoutesDeps {
   transactions: TransactionLog;
   bodies: BodyFiles;
   /** Where the channels' ACLs are read, to scope what a user may see. */
   channels: ChannelCatalogue;
+  /** Where API-written transactions are announced, as proxied ones are. */
+  events: LiveEvents;
+  /** The router's body limit (router.maxBodyBytes), which bodies written through the API must keep to. */
+  transactionBodyCapBytes: number;
 }
 
 const ALL_ACCESS: TransactionAccess = { view: true, bodies: true };
@@ -41,6 +48,7 @@ function stamp(): string {
 
 export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsyncTypebox {
   const { transactions, bodies, channels } = deps;
+  const writer = new TransactionWriter({ log: transactions, bodies, findChannel: (id) => channels.find(id), events: deps.events, bodyCapBytes: deps.transactionBodyCapBytes });
 
   async function scopeOf(user: UserRecord): Promise<Scope> {
     if (isAdmin(user)) return 'all';
@@ -129,9 +137,16 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
       return present(bodies, tx, request.query.filterRepresentation ?? 'full', access);
     });
 
+    app.post('/transactions', { schema: { querystring: TransactionGetQuery, body: TransactionCreateBody, response: { 201: TransactionAnswer } } }, async (request, reply) => {
+      const user = requireAdmin(request, 'record transactions');
+      const created = await writer.create(request.body);
+      request.log.info({ transaction: created._id, by: user.email }, 'transaction recorded through the API');
+      return reply.code(201).send(await present(bodies, created, request.query.filterRepresentation ?? 'full', ALL_ACCESS));
+    });
+
     app.put('/transactions/:id', { schema: { params: TransactionParams, querystring: TransactionGetQuery, body: TransactionUpdateBody, response: { 200: TransactionAnswer } } }, async (request) => {
       const user = requireAdmin(request, 'change transactions');
-      const updated = await transactions.update(request.params.id, { set: request.body });
+      const updated = await writer.update(request.params.id, request.body);
       if (updated === null) throw new AppError('NOT_FOUND', `No transaction with id ${request.params.id}`);
       request.log.info({ transaction: updated._id, by: user.email, fields: Object.keys(request.body) }, 'transaction updated');
       return present(bodies, updated, request.query.filterRepresentation ?? 'full', ALL_ACCESS);

@@ -4,9 +4,9 @@
  * equal): what permissions shape, so the serializer's dropping of unlisted fields is a second guard.
  */
 import { Type } from 'typebox';
-import type { Static } from 'typebox';
+import type { Static, TOptional, TSchema } from 'typebox';
 import { TRANSACTION_STATUSES } from '../../domain/transaction-status.js';
-import { EitherAnswer, Paging, TextMapAnswer } from './common.js';
+import { EitherAnswer, OrNull, Paging, TextMapAnswer } from './common.js';
 
 const Filters = Type.String({ maxLength: 10_000, description: 'a JSON object of OpenHIM transaction filters' });
 const Id = Type.String({ minLength: 1, maxLength: 64 });
@@ -48,18 +48,90 @@ const Properties = Type.Record(Type.String({ pattern: '^[^.$][^.]{0,99}$' }), Ty
   maxProperties: 100,
 });
 
+// The bodies of the write routes (contracts/transactions.ts TransactionCreate and TransactionUpdate). Bodies are
+// bounded by the router's body limit, checked by transactions/writer.ts, which names the limit.
+const strict = { additionalProperties: false };
+/** ISO 8601 text with its zone, or epoch milliseconds up to the year 2100 (transaction ids hold 32-bit seconds). */
+const Timestamp = Type.Union([Type.String({ format: 'date-time', maxLength: 40 }), Type.Integer({ minimum: 0, maximum: 4_102_444_800_000 })]);
+const HeaderMap = Type.Record(Type.String({ pattern: '^[^.$][^.]{0,199}$' }), Type.String({ maxLength: 16_384 }), { additionalProperties: false, maxProperties: 200 });
+const Headers = OrNull(Type.Union([HeaderMap, Type.Literal('')]));
+const BodyText = OrNull(Type.String());
+const Marker = OrNull(Type.Boolean({ description: 'as a GET answers it; the stored body is then kept' }));
+const Text = (maxLength: number) => OrNull(Type.String({ maxLength }));
+
+const requestInputFields = {
+  host: Text(255),
+  port: OrNull(Type.Union([Type.Integer({ minimum: 1, maximum: 65_535 }), Type.String({ pattern: '^[0-9]{1,5}$' })])),
+  path: Text(8192),
+  querystring: Text(8192),
+  method: OrNull(Type.String({ pattern: '^[A-Za-z-]{0,32}$' })),
+  headers: Type.Optional(Headers),
+  body: Type.Optional(BodyText),
+  bodyTruncated: Type.Optional(Marker),
+  bodyRemoved: Type.Optional(Marker),
+};
+const optional = <T extends Record<string, TSchema>>(fields: T) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Type.Optional(v)])) as { [K in keyof T]: TOptional<T[K]> };
+
+const RequestInput = Type.Object({ ...optional(requestInputFields), timestamp: Type.Optional(OrNull(Timestamp)) }, strict);
+const TransactionRequestInput = Type.Object({ ...optional(requestInputFields), timestamp: Timestamp }, strict);
+const ResponseInput = Type.Object(
+  {
+    status: Type.Union([Type.Integer({ minimum: 100, maximum: 599 }), Type.String({ pattern: '^[1-5][0-9]{2}$' })]),
+    headers: Type.Optional(Headers),
+    body: Type.Optional(BodyText),
+    timestamp: Type.Optional(OrNull(Timestamp)),
+    bodyTruncated: Type.Optional(Marker),
+    bodyRemoved: Type.Optional(Marker),
+  },
+  strict,
+);
+const ErrorInput = Type.Object({ message: Type.String({ maxLength: 10_000 }), stack: Type.Optional(Text(100_000)) }, strict);
+const ExchangeInput = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }), request: RequestInput, response: Type.Optional(OrNull(ResponseInput)), error: Type.Optional(OrNull(ErrorInput)) },
+  strict,
+);
+const Exchanges = (maxItems: number) => OrNull(Type.Array(ExchangeInput, { maxItems }));
+const Pushed = Type.Union([ExchangeInput, Type.Array(ExchangeInput, { minItems: 1, maxItems: 100 })]);
+
+const writeFields = {
+  _id: Type.Optional(Text(64)),
+  clientID: Type.Optional(OrNull(Id)),
+  clientIP: Type.Optional(Text(64)),
+  response: Type.Optional(OrNull(ResponseInput)),
+  routes: Type.Optional(Exchanges(100)),
+  orchestrations: Type.Optional(Exchanges(1000)),
+  properties: Type.Optional(OrNull(Properties)),
+  error: Type.Optional(OrNull(ErrorInput)),
+  canRerun: Type.Optional(Type.Boolean()),
+  wasRerun: Type.Optional(Type.Boolean()),
+  autoRetry: Type.Optional(Type.Boolean()),
+};
+const Attempt = Type.Integer({ minimum: 0, maximum: 1_000_000 });
+const Status = Type.Enum([...TRANSACTION_STATUSES]);
+
+/** `POST /transactions`: a whole transaction; its channel must exist. */
+export const TransactionCreateBody = Type.Object(
+  { ...writeFields, channelID: Id, status: Status, request: TransactionRequestInput, autoRetryAttempt: Type.Optional(Attempt) },
+  strict,
+);
+export type TransactionCreateBody = Static<typeof TransactionCreateBody>;
+
+/** `PUT /transactions/:id`: the fields to replace and OpenHIM's `$push`; the bookkeeping fields of a fetched document are ignored. */
 export const TransactionUpdateBody = Type.Object(
   {
-    properties: Type.Optional(Properties),
-    status: Type.Optional(Type.Enum([...TRANSACTION_STATUSES])),
-    wasRerun: Type.Optional(Type.Boolean()),
-    autoRetry: Type.Optional(Type.Boolean()),
+    ...writeFields,
+    channelID: Type.Optional(Id),
+    status: Type.Optional(Status),
+    request: Type.Optional(RequestInput),
+    autoRetryAttempt: Type.Optional(OrNull(Attempt)),
+    parentID: Type.Optional(Text(64)),
+    childIDs: Type.Optional(OrNull(Type.Array(Id, { maxItems: 10_000 }))),
+    $push: Type.Optional(Type.Object({ routes: Type.Optional(Pushed), orchestrations: Type.Optional(Pushed) }, { ...strict, minProperties: 1 })),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { ...strict, minProperties: 1 },
 );
 export type TransactionUpdateBody = Static<typeof TransactionUpdateBody>;
 
-const Status = Type.Enum([...TRANSACTION_STATUSES]);
 const ErrorView = Type.Object({ message: Type.String(), stack: Type.Optional(Type.String()) });
 
 /** Present only in the `full`/`fulltruncate` views, and with body permission. */

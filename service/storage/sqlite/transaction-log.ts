@@ -13,15 +13,14 @@ import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { StoreError, StoreOpenError, UniqueConstraintError } from '../store.js';
-import type { Changes } from '../store.js';
 import { finishInterrupted } from '../interrupted.js';
 import { normaliseTransactionFilter } from '../transaction-filter.js';
 import { cachedPattern } from '../../domain/safe-pattern.js';
 import type { PatternResult } from '../../domain/safe-pattern.js';
-import type { PageOptions, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
+import type { PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
 import { checkChanges } from '../changes.js';
 import type { CheckedChanges } from '../changes.js';
-import { checkSetFields, toStoredTransaction } from '../transaction-documents.js';
+import { checkSetFields, toStoredPush, toStoredTransaction } from '../transaction-documents.js';
 import { dayOfId, isDay } from '../transaction-ids.js';
 import { Checkpointer, closeWithCheckpoint } from './checkpointer.js';
 import { decodeDocument, encodeDocument } from './documents.js';
@@ -158,10 +157,13 @@ class SqliteLog implements TransactionLog {
     });
   }
 
-  update(id: string, changes: Changes<TransactionRecord>): Promise<TransactionRecord | null> {
+  update(id: string, changes: TransactionChanges): Promise<TransactionRecord | null> {
     let update: CheckedChanges;
+    let push: ReturnType<typeof toStoredPush>;
     try {
-      update = checkChanges(COLLECTION, changes);
+      const { push: toPush, ...plain } = changes;
+      update = checkChanges(COLLECTION, plain);
+      push = toStoredPush(toPush);
       const day = dayOfId(id);
       if (day === null) return Promise.resolve(null);
       checkSetFields(update.set, day);
@@ -179,6 +181,10 @@ class SqliteLog implements TransactionLog {
       }
       Object.assign(record, update.set);
       for (const field of update.unset) delete record[field];
+      // Appended in the same synchronous step as the read, so two appends to one transaction both land.
+      for (const field of ['routes', 'orchestrations'] as const) {
+        if (push[field].length > 0) record[field] = [...((record[field] as unknown[] | undefined) ?? []), ...push[field]];
+      }
       const updated = record as unknown as TransactionRecord;
       if (typeof updated.request.method === 'string') updated.request.method = updated.request.method.toUpperCase();
       const row = columns(updated);
