@@ -195,7 +195,7 @@ test.describe('channels', () => {
       matchContentTypes: ['application/json'],
       matchContentJson: 'resourceType',
       matchContentValue: 'Observation',
-      whitelistedIPs: ['10.0.0.7'],
+      whitelist: ['10.0.0.7'],
       txViewAcl: ['nurses'],
       txViewFullAcl: ['doctors'],
       txRerunAcl: ['admin'],
