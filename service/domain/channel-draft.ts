@@ -36,7 +36,7 @@ function alertRecord(alert: ChannelAlertInput): AlertRecord {
 
 /** Fills the defaults of a complete channel body, read as domain/channel-body.ts says (nulls, '' and read-only fields). */
 export function channelDraft(input: ChannelInput): ChannelDraft {
-  const body = newChannelBody(input as unknown as Record<string, unknown>) as unknown as PlainInput;
+  const body = newChannelBody(input) as unknown as PlainInput;
   const type = body.type ?? 'http';
   const socket = type === 'tcp' || type === 'tls';
   return {
