@@ -226,8 +226,9 @@ test.describe('channels', () => {
         password: '********',
         forwardAuthHeader: false,
         status: 'enabled',
+        waitPrimaryResponse: false,
       },
-      { name: 'archive', type: 'mllp', host: 'archive.clinic.local', port: 2575, primary: true, secured: true, forwardAuthHeader: false, status: 'enabled' },
+      { name: 'archive', type: 'mllp', host: 'archive.clinic.local', port: 2575, primary: true, secured: true, forwardAuthHeader: false, status: 'enabled', waitPrimaryResponse: false },
     ]);
   });
 
