@@ -15,6 +15,7 @@ import { newTransactionId } from './storage/transaction-ids.js';
 import type { TransactionLog } from './storage/transactions.js';
 import type { Store } from './storage/store.js';
 import { withCheckedChannels } from './storage/checked-channels.js';
+import { upgradeLegacyChannels } from './storage/legacy-channels.js';
 import { BodyFiles } from './storage/bodies/body-files.js';
 import { ChannelCache } from './pipeline/channel-cache.js';
 import { unusablePatterns } from './domain/channel-rules.js';
@@ -197,6 +198,8 @@ export class Junction {
   /** The pipeline's channel cache, which every write through `store.channels` invalidates. */
   async #loadChannels(): Promise<ChannelCache> {
     const channels = this.store.channels;
+    const upgraded = await upgradeLegacyChannels(channels);
+    if (upgraded > 0) this.#options.logger.info({ channels: upgraded }, 'channels saved with whitelistedIPs now use OpenHIM\'s name, whitelist');
     this.#channelCache = new ChannelCache(channels);
     // A channel saved before patterns had to run in linear time may hold one that now never matches: say so once.
     for (const stored of await channels.find({ status: { $ne: 'deleted' } })) {

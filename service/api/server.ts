@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { ServerCertificate } from '../tls/server-certificate.js';
 import { ChannelCatalogue } from '../channels/catalogue.js';
 import type { ChannelCatalogueOptions } from '../channels/catalogue.js';
+import { ChannelHistory } from '../channels/history.js';
 import { ClientAccounts } from '../accounts/clients.js';
 import { Roles } from '../accounts/roles.js';
 import { answerClientError, answerIdleConnections, installErrorHandling, sendError } from './error-handler.js';
@@ -127,7 +128,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(authRoutes(deps));
   await app.register(userRoutes(deps));
   const { store } = deps;
-  const channels = new ChannelCatalogue({ channels: store.channels, hasTransactions: deps.hasTransactions, triggerPolling: deps.triggerPolling });
+  const channels = new ChannelCatalogue({ channels: store.channels, history: new ChannelHistory(store.channelAudits), hasTransactions: deps.hasTransactions, triggerPolling: deps.triggerPolling });
   await app.register(channelRoutes({ channels }));
   await app.register(clientRoutes({ clients: new ClientAccounts({ clients: store.clients, channels: store.channels }) }));
   await app.register(roleRoutes({ roles: new Roles({ channels: store.channels, clients: store.clients }) }));

@@ -5,9 +5,11 @@
  *
  * A channel deleted while transactions refer to it is kept with status `deleted`, as in OpenHIM: it stays readable,
  * and an update that sets `status` to enabled or disabled restores it. Its name is free for other channels meanwhile.
+ * Each create, update and delete made here is recorded in the channel history (channels/history.ts).
  */
 import { AppError } from '../errors.js';
 import type { ValidationProblem } from '../contracts/api.js';
+import { channelChanges } from '../domain/channel-body.js';
 import { channelDraft } from '../domain/channel-draft.js';
 import type { ChannelInput } from '../domain/channel-draft.js';
 import { channelProblems } from '../domain/channel-rules.js';
@@ -15,21 +17,24 @@ import type { ChannelDraft } from '../domain/channel-rules.js';
 import { PASSWORD_MASK } from '../domain/password-mask.js';
 import { conflict, refusal, refuseIfInvalid } from '../refusals.js';
 import type { Author } from '../accounts/users.js';
-import type { ChannelRecord, RouteRecord } from '../storage/records.js';
+import type { ChannelAuditRecord, ChannelRecord, RouteRecord } from '../storage/records.js';
 import type { Changes, Collection } from '../storage/store.js';
 import { ChannelNameTakenError } from '../storage/live-channel-names.js';
+import type { ChannelHistory } from './history.js';
 
 export interface ChannelCatalogueOptions {
   /** The channels collection every writer shares, so the pipeline's channel cache sees each change. */
   channels: Collection<ChannelRecord>;
   /** When present and true, a deletion marks the channel `deleted` so its transactions keep their channel. */
   hasTransactions?: (channelId: string) => Promise<boolean>;
+  /** Where each create, update and delete is recorded (`GET /channels/:id/audits`); none records nothing. */
+  history?: ChannelHistory;
   /** Fires one tick of a polling channel now (or joins the one in flight); undefined until the schedulers run. */
   triggerPolling: (channelId: string) => { transactionId: string; alreadyRunning: boolean } | undefined;
 }
 
-/** A partial update: any channel fields, null removing one; `_id` may repeat the channel's own id. */
-export type ChannelChanges = { readonly _id?: string } & Readonly<Record<string, unknown>>;
+/** A partial update: any channel fields, null removing one; read-only fields such as `_id` are ignored. */
+export type ChannelChanges = Readonly<Record<string, unknown>>;
 
 /** A polling channel fired on request. */
 export interface Triggered {
@@ -108,21 +113,26 @@ export class ChannelCatalogue {
     return channel;
   }
 
+  /** The history of a channel, newest first; empty when none is kept or the id is unknown (as OpenHIM answers). */
+  async history(id: string): Promise<ChannelAuditRecord[]> {
+    return (await this.#options.history?.list(id)) ?? [];
+  }
+
   /** Creates a channel from a POST body; 400 when it breaks the rules, 409 when its name is taken. */
   async create(body: ChannelInput, by: Author): Promise<ChannelRecord> {
     const draft = channelDraft(body);
     refuseIfInvalid([...unmaskPasswords(draft.routes, []), ...channelProblems(draft)]);
     const now = new Date();
-    return this.#options.channels.insert({ ...draft, createdAt: now, updatedAt: now, updatedBy: by }).catch(channelConflict);
+    const created = await this.#options.channels.insert({ ...draft, createdAt: now, updatedAt: now, updatedBy: by }).catch(channelConflict);
+    await this.#options.history?.record(created._id, null, created, by);
+    return created;
   }
 
   /** Applies a partial update; `restoring` when it brings a deleted channel back. Masked passwords keep the stored ones. */
   async update(id: string, changes: ChannelChanges, by: Author): Promise<{ channel: ChannelRecord; restoring: boolean }> {
     const stored = await this.get(id);
-    const { _id, ...fields } = changes;
-    if (_id !== undefined && _id !== stored._id) {
-      refuseIfInvalid([{ path: 'body._id', message: `must be ${stored._id}, the id in the URL, or left out` }]);
-    }
+    // OpenHIM ignores an `_id` in the body (its console sends the whole document back): the URL names the channel.
+    const fields = channelChanges(changes);
     const merged: Record<string, unknown> = { ...stored };
     for (const [key, value] of Object.entries(fields)) {
       if (value === null) delete merged[key];
@@ -134,6 +144,7 @@ export class ChannelCatalogue {
     const restoring = stored.status === 'deleted' && draft.status !== 'deleted';
     const updated = await this.#options.channels.updateById(stored._id, replacement(stored, draft, by)).catch(restoring ? restoreConflict : channelConflict);
     if (updated === null) throw new AppError('NOT_FOUND', `No channel with id ${stored._id}`);
+    await this.#options.history?.record(stored._id, stored, updated, by);
     return { channel: updated, restoring };
   }
 
@@ -143,8 +154,13 @@ export class ChannelCatalogue {
     const channel = await this.get(id);
     const kept = hasTransactions !== undefined && (await hasTransactions(channel._id));
     // Deleting a channel kept as deleted removes it for good once no transaction refers to it any more (retention).
-    if (!kept) await channels.removeById(channel._id);
-    else if (channel.status !== 'deleted') await channels.updateById(channel._id, { set: { status: 'deleted', updatedAt: new Date(), updatedBy: by } });
+    if (!kept) {
+      await channels.removeById(channel._id);
+      await this.#options.history?.record(channel._id, channel, null, by);
+    } else if (channel.status !== 'deleted') {
+      const marked = await channels.updateById(channel._id, { set: { status: 'deleted', updatedAt: new Date(), updatedBy: by } });
+      await this.#options.history?.record(channel._id, channel, marked, by);
+    }
     return { channel, kept };
   }
 

@@ -7,6 +7,8 @@ import type { MessageAnswer } from './api.js';
 
 export type ChannelType = 'http' | 'tcp' | 'tls' | 'polling';
 export type RouteType = 'http' | 'tcp' | 'mllp';
+/** Route types a body may name: OpenHIM's `kafka` is refused with a clear 400 until Junction supports Kafka. */
+export type RouteInputType = RouteType | 'kafka';
 export type ChannelStatus = 'enabled' | 'disabled' | 'deleted';
 export type AlertCondition = 'status' | 'auto-retry-max-attempted';
 export type AlertMethod = 'email' | 'sms';
@@ -32,6 +34,13 @@ export interface ChannelRoute {
   password?: string;
   forwardAuthHeader: boolean;
   status: 'enabled' | 'disabled';
+  /** A secondary route that waits for the primary's answer and is sent only when its status passes statusCodesCheck. */
+  waitPrimaryResponse: boolean;
+  /** Comma-separated status codes (`201`) and ranges (`2**`) of the primary's answer that let a waiting route be sent; unset means any answer. */
+  statusCodesCheck?: string;
+  /** Kept for OpenHIM's Kafka routes, which Junction does not send yet. */
+  kafkaClientId?: string;
+  kafkaTopic?: string;
 }
 
 export interface AlertRecipient {
@@ -75,7 +84,8 @@ export interface Channel {
   authType: 'private' | 'public';
   /** Client ids and roles allowed to use a private channel. */
   allow: string[];
-  whitelistedIPs: string[];
+  /** Addresses allowed without client authentication (OpenHIM's `whitelist`). */
+  whitelist: string[];
   matchContentTypes: string[];
   matchContentRegex?: string;
   matchContentXpath?: string;
@@ -89,6 +99,7 @@ export interface Channel {
   responseBody: boolean;
   autoRetryEnabled: boolean;
   autoRetryPeriodMinutes: number;
+  /** 0 means unlimited, as in OpenHIM. */
   autoRetryMaxAttempts?: number;
   rewriteUrls: boolean;
   addAutoRewriteRules: boolean;
@@ -130,18 +141,64 @@ type Writable = Omit<Channel, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy' | 
   alerts: ChannelAlertInput[];
 };
 
-/** A route as sent: name, host and port, the rest defaulted by the service. */
-export type ChannelRouteInput = Pick<ChannelRoute, 'name' | 'host' | 'port'> & Partial<Omit<ChannelRoute, 'name' | 'host' | 'port'>>;
-export type ChannelAlertInput = Partial<ChannelAlert>;
-
-/** The body of `POST /channels`. */
-export type ChannelCreate = Pick<Writable, 'name' | 'routes'> & Partial<Omit<Writable, 'name' | 'routes'>>;
+/** Optional text of a route a body may send as null (not set), as OpenHIM documents carry it. */
+type NullableRouteText = 'path' | 'pathTransform' | 'username' | 'password' | 'statusCodesCheck' | 'kafkaClientId' | 'kafkaTopic';
 
 /**
- * The body of `PUT /channels/:id`: any subset; null removes a clearable setting; a given `routes` replaces them all.
- * The read-only fields of an answer are accepted and ignored, so a channel fetched with GET can be sent back.
+ * A route as sent: name, host and port, the rest defaulted by the service; empty or null optional text is "not set".
+ * `_id` (OpenHIM's sub-document id) and `kafkaBrokers` (OpenHIM's console sends it empty) are accepted and ignored.
  */
-export type ChannelUpdate = Partial<Omit<Writable, ClearableChannelField>> & { [K in ClearableChannelField]?: Writable[K] | null } & Partial<Pick<Channel, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy'>>;
+export type ChannelRouteInput = Pick<ChannelRoute, 'name' | 'host' | 'port'> &
+  Partial<Omit<ChannelRoute, 'name' | 'host' | 'port' | 'type' | NullableRouteText>> & { [K in NullableRouteText]?: string | null } & {
+    type?: RouteInputType;
+    _id?: string;
+    kafkaBrokers?: string | null;
+  };
+export type ChannelAlertInput = Partial<ChannelAlert> & { _id?: string };
+
+/** Fields of an answer (and of OpenHIM's documents) that a body may carry back: accepted and ignored. */
+export interface ReadOnlyChannelFields {
+  _id?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  updatedBy?: { id?: string; name: string };
+  __v?: number;
+  lastBodyCleared?: string;
+}
+
+/** Junction's earlier name for `whitelist`, still accepted on input (scripts written against Junction's API). */
+export interface LegacyChannelInput {
+  whitelistedIPs?: string[];
+}
+
+/** The body of `POST /channels`; null or an empty text means "not set" (as OpenHIM's console sends unused fields). */
+export type ChannelCreate = Pick<Writable, 'name' | 'routes'> &
+  Partial<Omit<Writable, 'name' | 'routes' | ClearableChannelField>> & { [K in ClearableChannelField]?: Writable[K] | null } & ReadOnlyChannelFields &
+  LegacyChannelInput;
+
+/**
+ * The body of `PUT /channels/:id`: any subset; null (or an empty text) removes a clearable setting; a given `routes`
+ * replaces them all. The read-only fields of an answer, `_id` included, are accepted and ignored, so a channel fetched
+ * with GET can be sent back; an `_id` never retargets the update.
+ */
+export type ChannelUpdate = Partial<Omit<Writable, ClearableChannelField>> & { [K in ClearableChannelField]?: Writable[K] | null } & ReadOnlyChannelFields & LegacyChannelInput;
+
+/** One operation of a history record (RFC 6902 JSON Patch, as OpenHIM's patch history records it). */
+export interface ChannelPatchOp {
+  op: 'add' | 'remove' | 'replace';
+  path: string;
+  value?: unknown;
+}
+
+/** One change of a channel as `GET /channels/:id/audits` answers it (OpenHIM's patch-history shape), newest first. */
+export interface ChannelAudit {
+  _id: string;
+  /** The channel's id. */
+  ref: string;
+  ops: ChannelPatchOp[];
+  date: string;
+  updatedBy: { id?: string; name: string };
+}
 
 /** The answer of `POST /channels/:id/trigger`. */
 export interface ChannelTriggerAnswer {

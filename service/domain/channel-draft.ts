@@ -2,32 +2,41 @@
  * The defaults of a channel body (OpenHIM's), applied before the channel rules run. Shared by every writer of channels
  * (POST/PUT /channels, a mediator's default channels), so a channel means the same whichever way it arrives. Pure.
  */
+import type { ChannelAlertInput, ChannelCreate, ChannelRouteInput, ChannelStatus } from '../contracts/channels.js';
+import { newChannelBody } from './channel-body.js';
 import type { AlertRecord, RouteRecord } from '../storage/records.js';
 import type { ChannelDraft } from './channel-rules.js';
 
-/** A route as a caller sends it: name, host and port, the rest defaulted. */
-export type RouteInput = Pick<RouteRecord, 'name' | 'host' | 'port'> & Partial<Omit<RouteRecord, 'name' | 'host' | 'port'>>;
+/** A route as a caller sends it: name, host and port, the rest defaulted; optional texts may be null or empty. */
+export type RouteInput = ChannelRouteInput;
 
 /** A complete channel body (a POST body, or a stored channel with a PUT merged onto it) before defaults. */
-export type ChannelInput = Partial<Omit<ChannelDraft, 'name' | 'routes' | 'alerts'>> & {
-  name: string;
+export type ChannelInput = Omit<ChannelCreate, 'status' | 'routes' | 'alerts'> & {
+  status?: ChannelStatus;
   routes: readonly RouteInput[];
-  alerts?: readonly Partial<AlertRecord>[];
+  alerts?: readonly ChannelAlertInput[];
 };
 
-/** A route with its defaults; empty optional strings, as forms send them, mean "not set". */
+/** A channel body once read: no nulls, empty texts, read-only fields or legacy names left. */
+type PlainInput = Partial<Omit<ChannelDraft, 'name' | 'routes' | 'alerts'>> & { name: string; routes: readonly RouteInput[]; alerts?: readonly ChannelAlertInput[] };
+
+/** Optional texts of a route; empty or null, as forms and OpenHIM's documents send them, means "not set". */
+const ROUTE_TEXTS = ['path', 'pathTransform', 'username', 'password', 'statusCodesCheck', 'kafkaClientId', 'kafkaTopic'] as const;
+
+/** A route with its defaults (OpenHIM's); a `kafka` type is kept for the rules to refuse. */
 export function routeRecord(route: RouteInput): RouteRecord {
-  const { path, pathTransform, username, password, ...rest } = route;
-  const optional = Object.fromEntries(Object.entries({ path, pathTransform, username, password }).filter(([, v]) => v !== undefined && v !== ''));
-  return { type: 'http', primary: false, secured: false, forwardAuthHeader: false, status: 'enabled', ...rest, ...optional };
+  const rest: Record<string, unknown> = { ...route };
+  for (const key of ROUTE_TEXTS) if (rest[key] === '' || rest[key] === null || rest[key] === undefined) delete rest[key];
+  return { type: 'http', primary: false, secured: false, forwardAuthHeader: false, status: 'enabled', waitPrimaryResponse: false, ...rest } as RouteRecord;
 }
 
-function alertRecord(alert: Partial<AlertRecord>): AlertRecord {
+function alertRecord(alert: ChannelAlertInput): AlertRecord {
   return { condition: 'status', groups: [], users: [], ...alert };
 }
 
-/** Fills the defaults of a complete channel body. */
-export function channelDraft(body: ChannelInput): ChannelDraft {
+/** Fills the defaults of a complete channel body, read as domain/channel-body.ts says (nulls, '' and read-only fields). */
+export function channelDraft(input: ChannelInput): ChannelDraft {
+  const body = newChannelBody(input) as unknown as PlainInput;
   const type = body.type ?? 'http';
   const socket = type === 'tcp' || type === 'tls';
   return {
@@ -35,7 +44,7 @@ export function channelDraft(body: ChannelInput): ChannelDraft {
     status: 'enabled',
     authType: 'private',
     allow: [],
-    whitelistedIPs: [],
+    whitelist: [],
     matchContentTypes: [],
     requestBody: true,
     responseBody: true,

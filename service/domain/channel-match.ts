@@ -23,7 +23,7 @@ export type MatchableChannel = Pick<
   | 'matchContentValue'
 >;
 
-export type AuthorisableChannel = Pick<ChannelRecord, 'authType' | 'allow' | 'whitelistedIPs'>;
+export type AuthorisableChannel = Pick<ChannelRecord, 'authType' | 'allow' | 'whitelist'>;
 
 export interface MatchRequest {
   /** Path without the query string. */
@@ -133,7 +133,7 @@ function plainAddress(address: string): string {
 /** Public channels admit anyone; whitelisted addresses need no client; private channels need the client or a role in `allow`. */
 export function authorise(channel: AuthorisableChannel, client: ClientIdentity | null, address: string): boolean {
   if (channel.authType === 'public') return true;
-  if (channel.whitelistedIPs.map(plainAddress).includes(plainAddress(address))) return true;
+  if (channel.whitelist.map(plainAddress).includes(plainAddress(address))) return true;
   if (client === null) return false;
   return channel.allow.some((entry) => entry === '*' || entry === client.clientID || client.roles.includes(entry));
 }

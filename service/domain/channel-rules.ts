@@ -8,6 +8,7 @@ import type { ValidationProblem } from '../contracts/api.js';
 import type { ChannelRecord } from '../storage/records.js';
 import { parsePollingSchedule } from './polling-schedule.js';
 import { patternProblem } from './safe-pattern.js';
+import { parseStatusCodesCheck } from './status-codes-check.js';
 
 /** A channel as it would be stored, without the fields the service assigns. */
 export type ChannelDraft = Omit<ChannelRecord, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy'>;
@@ -96,6 +97,15 @@ function routeProblems(channel: ChannelDraft, at: string): ValidationProblem[] {
     if (first !== undefined) problems.push({ path: `${here}.name`, message: `repeats the name of route ${first}` });
     else names.set(route.name, i);
     if (!integerIn(route.port, 1, 65535)) problems.push({ path: `${here}.port`, message: 'must be an integer from 1 to 65535' });
+    // OpenHIM 8 routes may be Kafka routes; Junction cannot send them yet, and must not pretend to.
+    if ((route.type as string) === 'kafka') problems.push({ path: `${here}.type`, message: 'Kafka routes are not supported yet' });
+    if (set(route.statusCodesCheck)) {
+      if (route.waitPrimaryResponse !== true) {
+        problems.push({ path: `${here}.statusCodesCheck`, message: 'applies only to a route that waits for the primary; set waitPrimaryResponse to true' });
+      } else if (parseStatusCodesCheck(route.statusCodesCheck) === null) {
+        problems.push({ path: `${here}.statusCodesCheck`, message: 'must be status codes (such as 201) or ranges (such as 2**), separated by commas' });
+      }
+    }
     if (set(route.path) && set(route.pathTransform)) {
       problems.push({ path: `${here}.pathTransform`, message: 'cannot be set together with path; use one of them' });
     } else if (set(route.pathTransform)) {
@@ -139,8 +149,8 @@ function matchingProblems(channel: ChannelDraft, at: string): ValidationProblem[
     } else if (first !== undefined) problems.push({ path: `${at}.methods.${i}`, message: `repeats ${upper} (item ${first})` });
     else seen.set(upper, i);
   });
-  channel.whitelistedIPs.forEach((ip, i) => {
-    if (isIP(ip) === 0) problems.push({ path: `${at}.whitelistedIPs.${i}`, message: 'must be an IPv4 or IPv6 address' });
+  channel.whitelist.forEach((ip, i) => {
+    if (isIP(ip) === 0) problems.push({ path: `${at}.whitelist.${i}`, message: 'must be an IPv4 or IPv6 address' });
   });
   return problems;
 }
@@ -156,7 +166,8 @@ function settingProblems(channel: ChannelDraft, at: string): ValidationProblem[]
   range('timeout', channel.timeout, 1, TIMEOUT_MAX_MS);
   range('maxBodyAgeDays', channel.maxBodyAgeDays, 1, MAX_BODY_AGE_DAYS_MAX);
   range('autoRetryPeriodMinutes', channel.autoRetryPeriodMinutes, 1, Infinity);
-  range('autoRetryMaxAttempts', channel.autoRetryMaxAttempts, 1, Infinity);
+  // 0 means unlimited, as in OpenHIM.
+  range('autoRetryMaxAttempts', channel.autoRetryMaxAttempts, 0, Infinity);
   if ((channel.type === 'tcp' || channel.type === 'tls') && channel.tcpPort === undefined) {
     problems.push({ path: `${at}.tcpPort`, message: `is required for ${channel.type} channels` });
   }

@@ -1,6 +1,9 @@
 /**
  * Step 5: send the request to every enabled route at once. The body is fanned out to each route (and to its body
  * file) as it streams in, so memory does not grow with its size; a route that fails stops holding the others back.
+ * A secondary route that waits for the primary (OpenHIM's `waitPrimaryResponse`) is sent once the primary has
+ * answered, and only when that answer's status passes its `statusCodesCheck`; it gets the body held for it (a small
+ * body is held anyway; a streamed one is held up to WAITING_ROUTE_BODY_BYTES, beyond which that route fails).
  */
 import { PassThrough } from 'node:stream';
 import type { Writable } from 'node:stream';
@@ -13,6 +16,40 @@ import type { HttpRouter, RouteAnswer } from '../routing/http.js';
 import { readUpTo, REQUEST_CUT_SHORT } from '../streams/relay.js';
 import type { Read } from '../streams/relay.js';
 import type { TransactionContext } from './context.js';
+import { statusPasses } from '../domain/status-codes-check.js';
+
+/** The most a streamed request body is held in memory for routes that wait for the primary. */
+export const WAITING_ROUTE_BODY_BYTES = 16 * 1024 * 1024;
+
+/** True for a secondary route that is sent only after the primary answered. */
+const waits = (route: RouteRecord): boolean => !route.primary && route.waitPrimaryResponse === true;
+
+/** Why a waiting route is not sent after this primary run, or undefined when it may be. */
+function skipReason(route: RouteRecord, primary: RouteRun): string | undefined {
+  if (primary.answer === undefined) return 'the primary route did not answer';
+  if (!statusPasses(route.statusCodesCheck, primary.answer.status)) return `the primary route answered ${primary.answer.status}, which its statusCodesCheck (${route.statusCodesCheck ?? ''}) does not allow`;
+  return undefined;
+}
+
+/** Holds a streamed body for the waiting routes (without slowing the others), up to the limit. */
+function holdBody(body: TransactionContext['body']): Promise<Buffer | Error> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    body.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > WAITING_ROUTE_BODY_BYTES) {
+        over = true;
+        chunks.length = 0;
+      } else chunks.push(chunk);
+    });
+    body.once('end', () => resolve(over ? new Error(`the request body is larger than the ${WAITING_ROUTE_BODY_BYTES} bytes held for a route that waits for the primary`) : Buffer.concat(chunks, size)));
+    body.once('error', (err: Error) => resolve(err));
+    body.once('close', () => resolve(new Error('the request body ended before it was complete')));
+  });
+}
 
 export interface RouteRun {
   route: RouteRecord;
@@ -27,6 +64,11 @@ export interface RouteRun {
    * client left before it had all of it. Set while the body is moved (respond.ts, streams/relay.ts).
    */
   brokeOff?: Error;
+  /**
+   * The route waits for the primary (`waitPrimaryResponse`) and was not sent: the primary's answer failed its
+   * `statusCodesCheck`, or there was none. Such a route is left out of the transaction's routes and its status.
+   */
+  skipped?: string;
 }
 
 export interface RouteStart {
@@ -66,7 +108,9 @@ function wholeBody(read: Read): Buffer | Error {
 export function startRoutes(ctx: TransactionContext, routes: readonly RouteRecord[], router: HttpRouter, options: RoutingOptions, requestSink?: Writable): RouteStart {
   if (declaredSmall(ctx)) return startBuffered(ctx, routes, router, options, requestSink);
   const withBody = hasBody(ctx);
-  const branches = routes.map((route) => {
+  const waiting = routes.filter(waits);
+  const held = waiting.length > 0 && withBody ? holdBody(ctx.body) : Promise.resolve(null);
+  const branches = routes.filter((r) => !waits(r)).map((route) => {
     const pipe = withBody ? new PassThrough() : undefined;
     // An error on one branch (its route failed mid-upload) must not surface as an unhandled error.
     pipe?.on('error', () => undefined);
@@ -90,7 +134,7 @@ export function startRoutes(ctx: TransactionContext, routes: readonly RouteRecor
     const prepared = routeRequest(ctx, route);
     return { route, prepared, promise: runRoute(ctx, route, prepared, router, options, pipe ?? null) };
   });
-  return split(runs);
+  return split(ctx, runs, waiting, (route, prepared) => held.then((body): RouteRun | Promise<RouteRun> => (body instanceof Error ? { route, request: prepared.request, error: body } : runRoute(ctx, route, prepared, router, options, body))));
 }
 
 /** The small-body path: one read, then the same buffer to every route and to the body file. */
@@ -98,23 +142,32 @@ function startBuffered(ctx: TransactionContext, routes: readonly RouteRecord[], 
   ctx.req.on('error', () => undefined);
   const body = readUpTo(ctx.body, SMALL_BODY_BYTES, { touch: options.touch, closedEarly: REQUEST_CUT_SHORT }).then(wholeBody);
   void body.then((whole) => (whole instanceof Error ? requestSink?.destroy(whole) : requestSink?.end(whole)));
-  const runs = routes.map((route) => {
+  const send = (route: RouteRecord, prepared: Prepared): Promise<RouteRun> =>
+    body.then((whole): RouteRun | Promise<RouteRun> => (whole instanceof Error ? { route, request: prepared.request, error: whole } : runRoute(ctx, route, prepared, router, options, whole)));
+  const runs = routes.filter((r) => !waits(r)).map((route) => {
     const prepared = routeRequest(ctx, route);
-    return {
-      route,
-      prepared,
-      promise: body.then((whole): RouteRun | Promise<RouteRun> => (whole instanceof Error ? { route, request: prepared.request, error: whole } : runRoute(ctx, route, prepared, router, options, whole))),
-    };
+    return { route, prepared, promise: send(route, prepared) };
   });
-  return split(runs);
+  return split(ctx, runs, routes.filter(waits), send);
 }
 
-function split(runs: { route: RouteRecord; prepared: Prepared; promise: Promise<RouteRun> }[]): RouteStart {
+type Run = { route: RouteRecord; prepared: Prepared; promise: Promise<RouteRun> };
+
+/** The primary's run and the others', the waiting routes sent (by `send`) only once the primary's answer allows it. */
+function split(ctx: TransactionContext, runs: Run[], waiting: readonly RouteRecord[], send: (route: RouteRecord, prepared: Prepared) => Promise<RouteRun>): RouteStart {
   const primary = runs.find((r) => r.route.primary) ?? runs[0];
   if (primary === undefined) throw new Error('a channel without enabled routes reached routing');
+  const after = waiting.map((route): Run => {
+    const prepared = routeRequest(ctx, route);
+    const promise = primary.promise.then((answered): RouteRun | Promise<RouteRun> => {
+      const skipped = skipReason(route, answered);
+      return skipped === undefined ? send(route, prepared) : { route, request: prepared.request, skipped };
+    });
+    return { route, prepared, promise };
+  });
   return {
     primary: primary.promise,
-    others: runs.filter((r) => r !== primary).map((r) => ({ started: { route: r.route, request: r.prepared.request }, run: r.promise })),
+    others: [...runs.filter((r) => r !== primary), ...after].map((r) => ({ started: { route: r.route, request: r.prepared.request }, run: r.promise })),
   };
 }
 

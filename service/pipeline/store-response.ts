@@ -50,6 +50,11 @@ function routeOutcome({ run, pending }: OtherOutcome): RouteOutcome {
   return run.brokeOff === undefined ? { status: run.answer.status } : { status: run.answer.status, incomplete: true };
 }
 
+/** The other routes that were sent: a waiting route whose condition failed (route.ts `skipped`) is not part of the transaction. */
+function sent(outcome: Outcome): OtherOutcome[] {
+  return outcome.others.filter((o) => o.run.skipped === undefined);
+}
+
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** What the primary route produced; a mediator's answer is judged by the response it gave the client, not by the 200 that carried it. */
@@ -62,7 +67,7 @@ function primaryOutcome(outcome: Outcome): RouteOutcome {
 /** The final status, and whether the transaction can be re-run and should be retried automatically. */
 export function finalState(channel: ChannelRecord, outcome: Outcome): { status: TransactionStatus; canRerun: boolean; autoRetry: boolean } {
   const { mediator } = outcome;
-  const computed = computeStatus(primaryOutcome(outcome), outcome.others.map(routeOutcome), mediator?.status);
+  const computed = computeStatus(primaryOutcome(outcome), sent(outcome).map(routeOutcome), mediator?.status);
   // A structured response that breaks the contract says nothing reliable about the outcome, so it is not a success;
   // nor is an answer the client did not get whole, whatever the mediator said.
   const status = mediator?.malformed === undefined && outcome.primary.brokeOff === undefined ? computed : 'Failed';
@@ -104,7 +109,7 @@ export function storeResponse(log: TransactionLog, id: string, channel: ChannelR
       ...(stage === 'final' ? { status } : { status: 'Processing', statusIfInterrupted: status }),
       request,
       response: outcome.response,
-      routes: outcome.others.map(exchange),
+      routes: sent(outcome).map(exchange),
       canRerun,
       autoRetry,
       ...mediatorSections(outcome.mediator),

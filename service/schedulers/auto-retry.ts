@@ -4,7 +4,7 @@
  * storage/auto-retry-queue.ts); an upstream 5xx is an answer and is never flagged. This job re-runs each queued
  * transaction once its channel's autoRetryPeriodMinutes have passed since its request. Each attempt is a new
  * transaction linked to the one it retries (parentID / childIDs) and numbered by autoRetryAttempt; one that fails
- * the same way is queued again, until the channel's autoRetryMaxAttempts is reached, which emits
+ * the same way is queued again, until the channel's autoRetryMaxAttempts is reached (unset or 0: unlimited), which emits
  * `transaction.autoRetryMaxAttempted`.
  *
  * No retry is sent twice: the queue entry records the new transaction's id before the retry starts, and the
@@ -105,7 +105,8 @@ async function handle(deps: AutoRetryDeps, entry: AutoRetryRecord, channelOf: (i
   // A disabled channel keeps its queue: retries resume when it is enabled again.
   if (channel.status !== 'enabled') return;
   const max = channel.autoRetryMaxAttempts;
-  if (max !== undefined && tx.autoRetryAttempt >= max) {
+  // Unset or 0 means unlimited, as in OpenHIM.
+  if (max !== undefined && max > 0 && tx.autoRetryAttempt >= max) {
     // Emitted before the flag is cleared: after a crash in between the alert may repeat, but is never lost.
     deps.events.emit('transaction.autoRetryMaxAttempted', { transactionId: tx._id, channelID: tx.channelID, attempts: tx.autoRetryAttempt, maxAttempts: max, at: new Date() });
     await drop(deps, tx, `it reached the channel's maximum of ${max} attempts`, 'warn');

@@ -15,6 +15,7 @@ export function withCheckedChannels(store: Store, onChange: () => void): Store {
     sessions: store.sessions,
     audits: store.audits,
     channels: observeCollection(uniqueLiveChannelNames(store.channels), onChange),
+    channelAudits: store.channelAudits,
     clients: store.clients,
     mediators: store.mediators,
     tasks: store.tasks,

@@ -11,6 +11,8 @@ export const collectionSpecs = {
   audits: { name: 'audits', unique: [], indexed: ['eventIdentification.eventDateTime'] },
   // Names are unique among live channels only (a deleted one frees its name): storage/live-channel-names.ts checks it.
   channels: { name: 'channels', unique: [], indexed: ['status', 'name'] },
+  // The change history of channels (GET /channels/:id/audits), read by channel, newest first.
+  channelAudits: { name: 'channelAudits', unique: [], indexed: ['ref', 'date'] },
   clients: { name: 'clients', unique: ['clientID', 'customTokenHash', 'certFingerprint'], indexed: ['clientDomain', 'roles'] },
   mediators: { name: 'mediators', unique: ['urn'], indexed: [] },
   tasks: { name: 'tasks', unique: [], indexed: ['status', 'created'] },

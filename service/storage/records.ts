@@ -4,7 +4,7 @@
  * cannot drift; the fields only storage sees (secrets, bookkeeping) are declared here.
  */
 import type { PublicUser } from '../contracts/api.js';
-import type { AlertRecipient, Channel, ChannelAlert, ChannelCreate, ChannelRoute, ChannelRouteInput, RewriteRule } from '../contracts/channels.js';
+import type { AlertRecipient, Channel, ChannelAlert, ChannelAudit, ChannelCreate, ChannelRoute, ChannelRouteInput, RewriteRule } from '../contracts/channels.js';
 import type { ClientDetails } from '../contracts/clients.js';
 import type { PublicMediator } from '../contracts/mediators.js';
 import type { TaskTransactionView, TaskView } from '../contracts/tasks.js';
@@ -91,6 +91,9 @@ export type RewriteRuleRecord = RewriteRule;
 
 /** A channel, as answered but for its dates and its route passwords (in clear here, masked in answers). */
 export interface ChannelRecord extends StoredDoc, Stored<Channel, 'createdAt' | 'updatedAt'> {}
+
+/** One create, update or delete of a channel (the channelAudits collection): OpenHIM's patch-history record. */
+export interface ChannelAuditRecord extends StoredDoc, Stored<ChannelAudit, 'date'> {}
 
 /** A system that may send transactions. Secrets are stored hashed (password) or kept for lookup (custom token digest). */
 export interface ClientRecord extends StoredDoc, ClientDetails {

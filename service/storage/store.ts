@@ -10,7 +10,7 @@
  *
  * The query language is deliberately small so that every engine (NeDB, PostgreSQL) can honour it exactly.
  */
-import type { AuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, StoredDoc, UserRecord } from './records.js';
+import type { AuditRecord, ChannelAuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, StoredDoc, UserRecord } from './records.js';
 import type { AutoRetryRecord, TaskRecord, TaskTransactionRecord } from './records.js';
 
 export type Scalar = string | number | boolean | Date | null;
@@ -96,6 +96,8 @@ export interface Store {
   readonly sessions: Collection<SessionRecord>;
   readonly audits: Collection<AuditRecord>;
   readonly channels: Collection<ChannelRecord>;
+  /** Every create, update and delete of a channel, as JSON Patch operations. */
+  readonly channelAudits: Collection<ChannelAuditRecord>;
   readonly clients: Collection<ClientRecord>;
   readonly mediators: Collection<MediatorRecord>;
   readonly tasks: Collection<TaskRecord>;

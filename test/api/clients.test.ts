@@ -22,7 +22,7 @@ function channel(name: string, allow: string[]): Omit<ChannelRecord, '_id'> {
   const now = new Date();
   return {
     name, type: 'http', urlPattern: `^/${name}$`, methods: [], status: 'enabled', authType: 'private', allow,
-    whitelistedIPs: [], matchContentTypes: [], requestBody: true, responseBody: true, autoRetryEnabled: false,
+    whitelist: [], matchContentTypes: [], requestBody: true, responseBody: true, autoRetryEnabled: false,
     autoRetryPeriodMinutes: 60, rewriteUrls: false, addAutoRewriteRules: true, rewriteUrlsConfig: [], txViewAcl: [],
     txViewFullAcl: [], txRerunAcl: [], alerts: [], properties: [], routes: [], createdAt: now, updatedAt: now,
   };

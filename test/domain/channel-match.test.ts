@@ -85,7 +85,7 @@ describe('channel matching', () => {
 
 describe('channel authorisation', () => {
   const client = { clientID: 'lab', roles: ['labs', 'fhir'] };
-  const base = { authType: 'private' as const, allow: [] as string[], whitelistedIPs: [] as string[] };
+  const base = { authType: 'private' as const, allow: [] as string[], whitelist: [] as string[] };
 
   it('admits anyone on a public channel', () => {
     expect(authorise({ ...base, authType: 'public' }, null, '10.0.0.1')).toBe(true);
@@ -100,7 +100,7 @@ describe('channel authorisation', () => {
   });
 
   it('admits whitelisted addresses without a client, including IPv4-mapped IPv6 forms', () => {
-    expect(authorise({ ...base, whitelistedIPs: ['10.0.0.9'] }, null, '::ffff:10.0.0.9')).toBe(true);
-    expect(authorise({ ...base, whitelistedIPs: ['10.0.0.9'] }, null, '10.0.0.8')).toBe(false);
+    expect(authorise({ ...base, whitelist: ['10.0.0.9'] }, null, '::ffff:10.0.0.9')).toBe(true);
+    expect(authorise({ ...base, whitelist: ['10.0.0.9'] }, null, '10.0.0.8')).toBe(false);
   });
 });

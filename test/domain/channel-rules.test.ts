@@ -4,7 +4,7 @@ import type { ChannelDraft } from '../../service/domain/channel-rules.js';
 import type { RouteRecord } from '../../service/storage/records.js';
 
 function route(overrides: Partial<RouteRecord> = {}): RouteRecord {
-  return { name: 'main', type: 'http', host: 'localhost', port: 8080, primary: true, secured: false, forwardAuthHeader: false, status: 'enabled', ...overrides };
+  return { name: 'main', type: 'http', host: 'localhost', port: 8080, primary: true, secured: false, forwardAuthHeader: false, status: 'enabled', waitPrimaryResponse: false, ...overrides };
 }
 
 function channel(overrides: Partial<ChannelDraft> = {}): ChannelDraft {
@@ -16,7 +16,7 @@ function channel(overrides: Partial<ChannelDraft> = {}): ChannelDraft {
     status: 'enabled',
     authType: 'private',
     allow: [],
-    whitelistedIPs: [],
+    whitelist: [],
     matchContentTypes: [],
     requestBody: true,
     responseBody: true,
@@ -44,7 +44,7 @@ describe('channel rules', () => {
       priority: 1,
       timeout: 3_600_000,
       maxBodyAgeDays: 30,
-      whitelistedIPs: ['127.0.0.1', '::1'],
+      whitelist: ['127.0.0.1', '::1'],
       matchContentRegex: '<Patient',
       routes: [route(), route({ name: 'copy', primary: false, pathTransform: 's/\\/fhir/\\/api/g' }), route({ name: 'old', primary: true, status: 'disabled' })],
     });
@@ -114,7 +114,9 @@ describe('channel rules', () => {
     expect(paths(channel({ timeout: 0 }))).toEqual(['body.timeout']);
     expect(paths(channel({ timeout: 3_600_001 }))).toEqual(['body.timeout']);
     expect(paths(channel({ maxBodyAgeDays: 36_501 }))).toEqual(['body.maxBodyAgeDays']);
-    expect(paths(channel({ autoRetryPeriodMinutes: 0, autoRetryMaxAttempts: 0 }))).toEqual(['body.autoRetryPeriodMinutes', 'body.autoRetryMaxAttempts']);
+    // autoRetryMaxAttempts 0 means unlimited, as in OpenHIM; below 0 is refused.
+    expect(paths(channel({ autoRetryPeriodMinutes: 0, autoRetryMaxAttempts: 0 }))).toEqual(['body.autoRetryPeriodMinutes']);
+    expect(paths(channel({ autoRetryMaxAttempts: -1 }))).toEqual(['body.autoRetryMaxAttempts']);
     expect(paths(channel({ routes: [route({ port: 70000 })] }))).toEqual(['body.routes.0.port']);
   });
 
@@ -145,9 +147,19 @@ describe('channel rules', () => {
   });
 
   it('checks whitelisted addresses and status alerts', () => {
-    expect(paths(channel({ whitelistedIPs: ['10.0.0.1', '10.0.0.300', 'fe80::1'] }))).toEqual(['body.whitelistedIPs.1']);
+    expect(paths(channel({ whitelist: ['10.0.0.1', '10.0.0.300', 'fe80::1'] }))).toEqual(['body.whitelist.1']);
     expect(paths(channel({ alerts: [{ condition: 'status', groups: [], users: [] }] }))).toEqual(['body.alerts.0.status']);
     expect(paths(channel({ alerts: [{ condition: 'auto-retry-max-attempted', groups: [], users: [] }] }))).toEqual([]);
+  });
+
+  it('refuses Kafka routes until Junction sends them, and checks statusCodesCheck on waiting routes only', () => {
+    const kafka = channelProblems(channel({ routes: [route(), route({ name: 'k', primary: false, type: 'kafka' as RouteRecord['type'] })] }));
+    expect(kafka).toEqual([{ path: 'body.routes.1.type', message: 'Kafka routes are not supported yet' }]);
+    const waiting = (statusCodesCheck: string, waitPrimaryResponse = true) => paths(channel({ routes: [route(), route({ name: 'w', primary: false, waitPrimaryResponse, statusCodesCheck })] }));
+    expect(waiting('200, 2**,404')).toEqual([]);
+    expect(waiting('2xx')).toEqual(['body.routes.1.statusCodesCheck']);
+    expect(waiting('600')).toEqual(['body.routes.1.statusCodesCheck']);
+    expect(waiting('200', false)).toEqual(['body.routes.1.statusCodesCheck']);
   });
 
   it('names fields under a given prefix', () => {

@@ -195,7 +195,7 @@ test.describe('channels', () => {
       matchContentTypes: ['application/json'],
       matchContentJson: 'resourceType',
       matchContentValue: 'Observation',
-      whitelistedIPs: ['10.0.0.7'],
+      whitelist: ['10.0.0.7'],
       txViewAcl: ['nurses'],
       txViewFullAcl: ['doctors'],
       txRerunAcl: ['admin'],
@@ -226,8 +226,9 @@ test.describe('channels', () => {
         password: '********',
         forwardAuthHeader: false,
         status: 'enabled',
+        waitPrimaryResponse: false,
       },
-      { name: 'archive', type: 'mllp', host: 'archive.clinic.local', port: 2575, primary: true, secured: true, forwardAuthHeader: false, status: 'enabled' },
+      { name: 'archive', type: 'mllp', host: 'archive.clinic.local', port: 2575, primary: true, secured: true, forwardAuthHeader: false, status: 'enabled', waitPrimaryResponse: false },
     ]);
   });
 

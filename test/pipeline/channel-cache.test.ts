@@ -12,10 +12,10 @@ let created = Date.UTC(2026, 0, 1);
 function channel(name: string, priority: number | undefined, status: ChannelRecord['status'] = 'enabled'): Omit<ChannelRecord, '_id'> {
   const now = new Date((created += 1000));
   return {
-    name, type: 'http', urlPattern: '^/.*$', methods: [], priority, status, authType: 'public', allow: [], whitelistedIPs: [], matchContentTypes: [],
+    name, type: 'http', urlPattern: '^/.*$', methods: [], priority, status, authType: 'public', allow: [], whitelist: [], matchContentTypes: [],
     requestBody: true, responseBody: true, autoRetryEnabled: false, autoRetryPeriodMinutes: 60, rewriteUrls: false, addAutoRewriteRules: true,
     rewriteUrlsConfig: [], txViewAcl: [], txViewFullAcl: [], txRerunAcl: [], alerts: [], properties: [],
-    routes: [{ name: 'r', type: 'http', host: '127.0.0.1', port: 1, primary: true, secured: false, forwardAuthHeader: false, status: 'enabled' }],
+    routes: [{ name: 'r', type: 'http', host: '127.0.0.1', port: 1, primary: true, secured: false, forwardAuthHeader: false, status: 'enabled', waitPrimaryResponse: false }],
     createdAt: now, updatedAt: now,
   };
 }

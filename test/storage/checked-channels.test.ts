@@ -17,7 +17,7 @@ import { httpUpstream } from '../helpers/upstream.js';
 function channel(name: string, extra: Partial<ChannelRecord> = {}): Omit<ChannelRecord, '_id'> {
   const now = new Date();
   return {
-    name, type: 'http', urlPattern: '^/x$', methods: [], status: 'enabled', authType: 'public', allow: [], whitelistedIPs: [], matchContentTypes: [],
+    name, type: 'http', urlPattern: '^/x$', methods: [], status: 'enabled', authType: 'public', allow: [], whitelist: [], matchContentTypes: [],
     requestBody: true, responseBody: true, autoRetryEnabled: false, autoRetryPeriodMinutes: 60, rewriteUrls: false, addAutoRewriteRules: true,
     rewriteUrlsConfig: [], txViewAcl: [], txViewFullAcl: [], txRerunAcl: [], alerts: [], properties: [], routes: [], createdAt: now, updatedAt: now,
     ...extra,
@@ -68,7 +68,7 @@ describe("the service's store", () => {
     try {
       // The first request loads the pipeline's channel cache, without the channel.
       expect((await fetch(`${t.httpUrl}/late/x`)).status).toBe(404);
-      const route = { name: 'up', type: 'http' as const, host: '127.0.0.1', port: upstream.port, primary: true, secured: false, forwardAuthHeader: false, status: 'enabled' as const };
+      const route = { name: 'up', type: 'http' as const, host: '127.0.0.1', port: upstream.port, primary: true, secured: false, forwardAuthHeader: false, status: 'enabled' as const, waitPrimaryResponse: false };
       await t.junction.store.channels.insert(channel('late', { urlPattern: '^/late/.*$', routes: [route] }));
       const res = await fetch(`${t.httpUrl}/late/x`);
       expect(res.status).toBe(200);

@@ -11,7 +11,7 @@ import { tempDir } from '../helpers/junction.js';
 function channel(name: string, status: ChannelRecord['status'] = 'enabled'): Omit<ChannelRecord, '_id'> {
   const now = new Date();
   return {
-    name, type: 'http', urlPattern: '^/x$', methods: [], status, authType: 'public', allow: [], whitelistedIPs: [], matchContentTypes: [],
+    name, type: 'http', urlPattern: '^/x$', methods: [], status, authType: 'public', allow: [], whitelist: [], matchContentTypes: [],
     requestBody: true, responseBody: true, autoRetryEnabled: false, autoRetryPeriodMinutes: 60, rewriteUrls: false, addAutoRewriteRules: true,
     rewriteUrlsConfig: [], txViewAcl: [], txViewFullAcl: [], txRerunAcl: [], alerts: [], properties: [], routes: [], createdAt: now, updatedAt: now,
   };

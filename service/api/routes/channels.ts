@@ -1,6 +1,7 @@
 /**
- * Channels: `GET/POST /channels`, `GET/PUT/DELETE /channels/:channelId`, `POST /channels/:channelId/trigger` (fires a
- * polling channel now). Admins change and trigger channels; groups in a channel's ACLs may read it. What a change
+ * Channels: `GET/POST /channels`, `GET/PUT/DELETE /channels/:channelId`, `GET /channels/:channelId/audits` (its change
+ * history, OpenHIM's patch-history shape), `POST /channels/:channelId/trigger` (fires a polling channel now). Admins
+ * change and trigger channels and read their history; groups in a channel's ACLs may read it. What a change
  * does, including keeping a deleted channel that transactions refer to, is the catalogue's (channels/catalogue.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -8,12 +9,13 @@ import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { canViewChannel, isAdmin } from '../../domain/permissions.js';
 import { authorOf } from '../../accounts/users.js';
+import { READ_ONLY_CHANNEL_FIELDS } from '../../domain/channel-body.js';
 import type { ChannelCatalogue } from '../../channels/catalogue.js';
 import { currentUser } from '../auth/hook.js';
 import { requireAdmin } from '../guards.js';
-import { publicChannel } from '../views/channels.js';
+import { publicChannel, publicChannelAudit } from '../views/channels.js';
 import { NoQuery } from '../schemas/common.js';
-import { ChannelCreateBody, ChannelListQuery, ChannelParams, ChannelUpdateBody, PublicChannelSchema } from '../schemas/channels.js';
+import { ChannelAuditSchema, ChannelCreateBody, ChannelListQuery, ChannelParams, ChannelUpdateBody, PublicChannelSchema } from '../schemas/channels.js';
 
 export interface ChannelRoutesDeps {
   channels: ChannelCatalogue;
@@ -51,7 +53,7 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
     app.put('/channels/:channelId', { schema: { params, querystring, body: ChannelUpdateBody, response: { 200: PublicChannelSchema } } }, async (request) => {
       const user = requireAdmin(request, 'change channels');
       const { channel, restoring } = await channels.update(request.params.channelId, request.body, authorOf(user));
-      request.log.info({ channel: channel.name, by: user.email, fields: Object.keys(request.body).filter((k) => k !== '_id') }, restoring ? 'channel restored' : 'channel updated');
+      request.log.info({ channel: channel.name, by: user.email, fields: Object.keys(request.body).filter((k) => !(READ_ONLY_CHANNEL_FIELDS as readonly string[]).includes(k)) }, restoring ? 'channel restored' : 'channel updated');
       return publicChannel(channel);
     });
 
@@ -60,6 +62,12 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
       const { channel, kept } = await channels.remove(request.params.channelId, authorOf(user));
       request.log.info({ channel: channel.name, by: user.email, kept }, 'channel deleted');
       return { message: `Channel ${channel.name} deleted` };
+    });
+
+    // OpenHIM: admins only, and an unknown id answers an empty list. Junction keeps the history of deleted channels.
+    app.get('/channels/:channelId/audits', { schema: { params, querystring, response: { 200: Type.Array(ChannelAuditSchema) } } }, async (request) => {
+      requireAdmin(request, 'read the change history of channels');
+      return (await channels.history(request.params.channelId)).map(publicChannelAudit);
     });
 
     app.post('/channels/:channelId/trigger', { schema: { params, querystring } }, async (request) => {

@@ -14,12 +14,17 @@ const Groups = Type.Array(Group, { maxItems: 200, uniqueItems: true });
 const Port = Type.Integer({ minimum: 1, maximum: 65535 });
 // Counts with no natural bound still stay exact integers: beyond that, a stored value is no longer the value sent.
 const Count = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
-const Pattern = Type.String({ minLength: 1, maxLength: 2000 });
+const Pattern = Type.String({ maxLength: 2000 });
 // Letters only; whether it is a known method, and repeats in any case, are told by the channel rules.
 const Method = Type.String({ pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name such as GET' });
 const Address = Type.String({ minLength: 2, maxLength: 45, description: 'an IPv4 or IPv6 address' });
+const Addresses = Type.Array(Address, { maxItems: 1000, uniqueItems: true });
 const Status = Type.Enum(['enabled', 'disabled'], { description: '"deleted" is set by the service only' });
 const RouteType = Type.Enum(['http', 'tcp', 'mllp']);
+// Accepted so OpenHIM's Kafka routes get a clear refusal from the channel rules rather than a bare enum error.
+const RouteInputType = Type.Enum(['http', 'tcp', 'mllp', 'kafka']);
+// OpenHIM's sub-document ids, carried by its documents and ignored here.
+const SubId = Type.String({ maxLength: 100 });
 const AlertCondition = Type.Enum(['status', 'auto-retry-max-attempted']);
 // NeDB cannot store field names with a dot or a leading $, so property keys exclude them.
 const Property = Type.Record(Type.String({ pattern: '^[^.$][^.]{0,99}$' }), Type.String({ maxLength: 2000 }), {
@@ -32,17 +37,23 @@ const Property = Type.Record(Type.String({ pattern: '^[^.$][^.]{0,99}$' }), Type
 export const RouteBody = Type.Object(
   {
     name: Name,
-    type: Type.Optional(RouteType),
+    type: Type.Optional(RouteInputType),
     host: Type.String({ minLength: 1, maxLength: 253 }),
     port: Port,
-    path: Type.Optional(Text),
-    pathTransform: Type.Optional(Text),
+    path: Type.Optional(OrNull(Text)),
+    pathTransform: Type.Optional(OrNull(Text)),
     primary: Type.Optional(Type.Boolean()),
     secured: Type.Optional(Type.Boolean()),
-    username: Type.Optional(Type.String({ maxLength: 200 })),
-    password: Type.Optional(Type.String({ maxLength: 1000 })),
+    username: Type.Optional(OrNull(Type.String({ maxLength: 200 }))),
+    password: Type.Optional(OrNull(Type.String({ maxLength: 1000 }))),
     forwardAuthHeader: Type.Optional(Type.Boolean()),
     status: Type.Optional(Status),
+    waitPrimaryResponse: Type.Optional(Type.Boolean()),
+    statusCodesCheck: Type.Optional(OrNull(Type.String({ maxLength: 500, description: 'codes such as 201 and ranges such as 2**, comma-separated' }))),
+    kafkaClientId: Type.Optional(OrNull(Type.String({ maxLength: 200 }))),
+    kafkaTopic: Type.Optional(OrNull(Type.String({ maxLength: 255 }))),
+    kafkaBrokers: Type.Optional(OrNull(Type.String({ maxLength: 2000, description: 'accepted and ignored (OpenHIM console sends it empty)' }))),
+    _id: Type.Optional(SubId),
   },
   { additionalProperties: false },
 );
@@ -64,6 +75,7 @@ export const AlertBody = Type.Object(
     failureRate: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
     groups: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })),
     users: Type.Optional(Type.Array(AlertUser, { maxItems: 100 })),
+    _id: Type.Optional(SubId),
   },
   { additionalProperties: false },
 );
@@ -80,7 +92,8 @@ const RewriteRule = Type.Object(
   { additionalProperties: false },
 );
 
-// Fields that may be removed by a PUT; ranges are repeated in the channel rules for callers that skip HTTP.
+// Fields that may be removed by a PUT; ranges are repeated in the channel rules for callers that skip HTTP. Their
+// texts may be empty: OpenHIM's console sends '' for an unused one, which means "not set" (domain/channel-body.ts).
 const clearable = {
   description: Text,
   priority: Count,
@@ -88,10 +101,10 @@ const clearable = {
   matchContentXpath: Pattern,
   matchContentJson: Pattern,
   matchContentValue: Text,
-  tcpHost: Type.String({ minLength: 1, maxLength: 253 }),
+  tcpHost: Type.String({ maxLength: 253 }),
   tcpPort: Port,
-  pollingSchedule: Type.String({ minLength: 1, maxLength: 200 }),
-  autoRetryMaxAttempts: Count,
+  pollingSchedule: Type.String({ maxLength: 200 }),
+  autoRetryMaxAttempts: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '0 means unlimited' }),
   timeout: Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'milliseconds' }),
   maxBodyAgeDays: Type.Integer({ minimum: 1, maximum: 36_500 }),
 };
@@ -104,7 +117,7 @@ const settings = {
   status: Status,
   authType: Type.Enum(['private', 'public']),
   allow: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000, uniqueItems: true }),
-  whitelistedIPs: Type.Array(Address, { maxItems: 1000, uniqueItems: true }),
+  whitelist: Addresses,
   matchContentTypes: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50, uniqueItems: true }),
   requestBody: Type.Boolean(),
   responseBody: Type.Boolean(),
@@ -122,12 +135,6 @@ const settings = {
 
 const Routes = Type.Array(RouteBody, { maxItems: 50 });
 
-export const ChannelCreateBody = Type.Object(
-  { name: Name, routes: Routes, ...Type.Partial(Type.Object({ ...clearable, ...settings })).properties },
-  { additionalProperties: false },
-);
-export type ChannelCreateBody = Static<typeof ChannelCreateBody>;
-
 const nullableClearable = {
   description: OrNull(clearable.description),
   priority: OrNull(clearable.priority),
@@ -143,17 +150,32 @@ const nullableClearable = {
   maxBodyAgeDays: OrNull(clearable.maxBodyAgeDays),
 };
 
-/** Read-only fields of an answer: accepted (and ignored) so a channel fetched with GET can be sent back with PUT. */
+/**
+ * Read-only fields of an answer (and of OpenHIM's documents: `__v`, `lastBodyCleared`): accepted and ignored, so a
+ * channel fetched with GET can be sent back with PUT, or duplicated with POST as OpenHIM's console does.
+ */
 const readOnly = {
   _id: Type.String({ maxLength: 100 }),
   createdAt: Type.String({ maxLength: 100 }),
   updatedAt: Type.String({ maxLength: 100 }),
-  updatedBy: Type.Object({ id: Type.String({ maxLength: 100 }), name: Type.String({ maxLength: 300 }) }),
+  updatedBy: Type.Object({ id: Type.Optional(Type.String({ maxLength: 100 })), name: Type.String({ maxLength: 300 }) }),
+  __v: Type.Integer({ minimum: 0 }),
+  lastBodyCleared: Type.String({ maxLength: 100 }),
 };
+
+// Junction's earlier name for `whitelist`: accepted on input so scripts written against Junction's API keep working.
+const legacy = { whitelistedIPs: Addresses };
+
+/** A POST body: name and routes required; null or an empty text means "not set". */
+export const ChannelCreateBody = Type.Object(
+  { name: Name, routes: Routes, ...Type.Partial(Type.Object({ ...nullableClearable, ...settings, ...readOnly, ...legacy })).properties },
+  { additionalProperties: false },
+);
+export type ChannelCreateBody = Static<typeof ChannelCreateBody>;
 
 /** A PUT body: any subset of the fields; null removes a clearable field; a given `routes` replaces them all. */
 export const ChannelUpdateBody = Type.Object(
-  Type.Partial(Type.Object({ name: Name, routes: Routes, ...settings, ...nullableClearable, ...readOnly })).properties,
+  Type.Partial(Type.Object({ name: Name, routes: Routes, ...settings, ...nullableClearable, ...readOnly, ...legacy })).properties,
   { additionalProperties: false, minProperties: 1 },
 );
 export type ChannelUpdateBody = Static<typeof ChannelUpdateBody>;
@@ -167,13 +189,30 @@ export const ChannelListQuery = Type.Object(
 export const ChannelParams = Type.Object({ channelId: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
 
 const PublicRoute = Type.Object({
-  ...RouteBody.properties,
+  name: Type.String(),
   type: RouteType,
+  host: Type.String(),
+  port: Type.Integer(),
+  path: Type.Optional(Type.String()),
+  pathTransform: Type.Optional(Type.String()),
   primary: Type.Boolean(),
   secured: Type.Boolean(),
+  username: Type.Optional(Type.String()),
+  password: Type.Optional(Type.String({ description: 'always the mask when a password is set' })),
   forwardAuthHeader: Type.Boolean(),
   status: Status,
-  password: Type.Optional(Type.String({ description: 'always the mask when a password is set' })),
+  waitPrimaryResponse: Type.Boolean(),
+  statusCodesCheck: Type.Optional(Type.String()),
+  kafkaClientId: Type.Optional(Type.String()),
+  kafkaTopic: Type.Optional(Type.String()),
+});
+
+const PublicAlert = Type.Object({
+  condition: AlertCondition,
+  status: Type.Optional(Type.String()),
+  failureRate: Type.Optional(Type.Number()),
+  groups: Type.Array(Type.String()),
+  users: Type.Array(AlertUser),
 });
 
 /** A channel as answered (contracts/channels.ts `Channel`); the serializer drops anything not listed. */
@@ -184,8 +223,24 @@ export const PublicChannelSchema = Type.Object({
   ...settings,
   status: Type.Enum(['enabled', 'disabled', 'deleted']),
   routes: Type.Array(PublicRoute),
-  alerts: Type.Array(Type.Object({ ...AlertBody.properties, condition: AlertCondition, groups: Type.Array(Type.String()), users: Type.Array(AlertUser) })),
-  updatedBy: Type.Optional(readOnly.updatedBy),
+  alerts: Type.Array(PublicAlert),
+  updatedBy: Type.Optional(Type.Object({ id: Type.String(), name: Type.String() })),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+});
+
+/** One change of a channel (contracts/channels.ts `ChannelAudit`), as OpenHIM's patch history answers it. */
+export const ChannelAuditSchema = Type.Object({
+  _id: Type.String(),
+  ref: Type.String(),
+  ops: Type.Array(
+    Type.Object({
+      op: Type.Enum(['add', 'remove', 'replace']),
+      path: Type.String(),
+      // Any JSON value: written whole by JSON.stringify, as the free-form answers are.
+      value: Type.Optional(Type.Unsafe<unknown>({ description: 'the value added or put in place' })),
+    }),
+  ),
+  date: Type.String(),
+  updatedBy: Type.Object({ id: Type.Optional(Type.String()), name: Type.String() }),
 });

@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { CONFIG_TYPES } from '../../domain/mediator-config.js';
 import { ChannelCreateBody, RouteBody } from './channels.js';
-import { FreeFormObject } from './common.js';
+import { FreeFormObject, OrNull } from './common.js';
 
 const Text = Type.String({ maxLength: 2000 });
 
@@ -64,7 +64,8 @@ export const InstallChannelsBody = Type.Array(Type.String({ minLength: 1, maxLen
   description: 'names of default channels to install; empty installs them all',
 });
 
-const PublicRoute = Type.Object({ ...RouteBody.properties, password: Type.Optional(Type.String({ description: 'always the mask when a password is set' })) });
+// A route's optional texts may be registered as null (OpenHIM's "not set"), so the answer may show null too.
+const PublicRoute = Type.Object({ ...RouteBody.properties, password: Type.Optional(OrNull(Type.String({ description: 'always the mask when a password is set' }))) });
 
 /** A mediator as answered: passwords (route and config) masked, online status derived from heartbeats. */
 export const PublicMediatorSchema = Type.Object({

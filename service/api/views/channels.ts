@@ -1,17 +1,28 @@
-/** The public view of a channel, as every answer shows it (the channel routes, and the channels a mediator installs). */
+/** The public views of a channel, as every answer shows it (the channel routes, and the channels a mediator installs), and of its history. */
 import type { Static } from 'typebox';
 import { PASSWORD_MASK } from '../../domain/password-mask.js';
-import type { ChannelRecord } from '../../storage/records.js';
-import type { PublicChannelSchema } from '../schemas/channels.js';
+import type { ChannelAuditRecord, ChannelRecord, RouteRecord } from '../../storage/records.js';
+import type { ChannelAuditSchema, PublicChannelSchema } from '../schemas/channels.js';
 
 type PublicChannel = Static<typeof PublicChannelSchema>;
+
+/** A stored route as answered: password masked, and OpenHIM's route fields that routes saved before them lack. */
+function publicRoute(route: RouteRecord): RouteRecord {
+  const withDefaults = { ...route, waitPrimaryResponse: route.waitPrimaryResponse ?? false };
+  return route.password === undefined ? withDefaults : { ...withDefaults, password: PASSWORD_MASK };
+}
 
 /** The answer view: dates as text, route passwords masked. */
 export function publicChannel(channel: ChannelRecord): PublicChannel {
   return {
     ...channel,
-    routes: channel.routes.map((r) => (r.password === undefined ? r : { ...r, password: PASSWORD_MASK })),
+    routes: channel.routes.map(publicRoute),
     createdAt: channel.createdAt.toISOString(),
     updatedAt: channel.updatedAt.toISOString(),
   };
+}
+
+/** A history record as answered (OpenHIM's patch-history shape): the date as text. */
+export function publicChannelAudit(record: ChannelAuditRecord): Static<typeof ChannelAuditSchema> {
+  return { ...record, date: record.date.toISOString() };
 }

@@ -5,7 +5,7 @@ import type { MediatorRecord, MediatorRoute } from '../../storage/records.js';
 import type { PublicMediator } from '../schemas/mediators.js';
 
 function maskRoute<T extends MediatorRoute>(route: T): T {
-  return route.password === undefined || route.password === '' ? route : { ...route, password: PASSWORD_MASK };
+  return route.password === undefined || route.password === null || route.password === '' ? route : { ...route, password: PASSWORD_MASK };
 }
 
 /** The answer view: passwords masked (routes and config), dates as text, online status from the heartbeats. */

@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { collectionSpecs } from '../collection-specs.js';
-import type { AuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, UserRecord } from '../records.js';
+import type { AuditRecord, ChannelAuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, UserRecord } from '../records.js';
 import type { AutoRetryRecord, TaskRecord, TaskTransactionRecord } from '../records.js';
 import { StoreError, StoreOpenError } from '../store.js';
 import type { Collection, CollectionSpec, Store, StoreHealth, StoreState } from '../store.js';
@@ -33,6 +33,7 @@ class NedbStore implements Store, CollectionContext {
   readonly sessions: Collection<SessionRecord>;
   readonly audits: Collection<AuditRecord>;
   readonly channels: Collection<ChannelRecord>;
+  readonly channelAudits: Collection<ChannelAuditRecord>;
   readonly clients: Collection<ClientRecord>;
   readonly mediators: Collection<MediatorRecord>;
   readonly tasks: Collection<TaskRecord>;
@@ -60,6 +61,7 @@ class NedbStore implements Store, CollectionContext {
     this.sessions = new NedbCollection<SessionRecord>(collectionSpecs.sessions, this);
     this.audits = new NedbCollection<AuditRecord>(collectionSpecs.audits, this);
     this.channels = new NedbCollection<ChannelRecord>(collectionSpecs.channels, this);
+    this.channelAudits = new NedbCollection<ChannelAuditRecord>(collectionSpecs.channelAudits, this);
     this.clients = new NedbCollection<ClientRecord>(collectionSpecs.clients, this);
     this.mediators = new NedbCollection<MediatorRecord>(collectionSpecs.mediators, this);
     this.tasks = new NedbCollection<TaskRecord>(collectionSpecs.tasks, this);

@@ -51,10 +51,10 @@ export function AccessTab({ form, update, errors }: TabProps) {
           <TagsInput
             label="Whitelisted IP addresses"
             description="Requests from these addresses are let in without client authentication."
-            value={form.whitelistedIPs}
-            onChange={(whitelistedIPs) => update({ whitelistedIPs })}
-            id={fieldId('whitelistedIPs')}
-            error={errors.within('whitelistedIPs', (i) => `“${form.whitelistedIPs[i] ?? ''}”`)}
+            value={form.whitelist}
+            onChange={(whitelist) => update({ whitelist })}
+            id={fieldId('whitelist')}
+            error={errors.within('whitelist', (i) => `“${form.whitelist[i] ?? ''}”`)}
             clearable
           />
         </Stack>

@@ -30,6 +30,7 @@ export function RetriesTab({ form, update, errors }: TabProps) {
             <Stack gap="xs">
               <Checkbox
                 label="Limit the number of attempts"
+                description="Unlimited when off."
                 disabled={!form.autoRetryEnabled}
                 checked={form.limitRetries}
                 onChange={(e) => update({ limitRetries: e.currentTarget.checked })}

@@ -159,6 +159,27 @@ function RouteCard({ route, index, count, props }: { route: RouteForm; index: nu
             onChange={(e) => change({ forwardAuthHeader: e.currentTarget.checked })}
           />
         </SimpleGrid>
+        {!route.primary && (
+          <SimpleGrid cols={3}>
+            <Switch
+              id={fieldId(at('waitPrimaryResponse'))}
+              mt="lg"
+              label="Wait for the primary route"
+              description="Send this route only after the primary route has answered"
+              checked={route.waitPrimaryResponse}
+              onChange={(e) => change({ waitPrimaryResponse: e.currentTarget.checked })}
+            />
+            <TextInput
+              label="Send when the primary answers"
+              description="Status codes and ranges, such as 200, 201, 2**. Empty: any answer."
+              placeholder="2**"
+              disabled={!route.waitPrimaryResponse}
+              value={route.statusCodesCheck}
+              onChange={(e) => change({ statusCodesCheck: e.currentTarget.value })}
+              {...bind(errors, at('statusCodesCheck'))}
+            />
+          </SimpleGrid>
+        )}
       </Stack>
     </Fieldset>
   );
@@ -171,7 +192,7 @@ export function RoutesTab(props: TabProps) {
   return (
     <Stack>
       <Text size="sm" c="dimmed">
-        Every enabled route gets the request at the same time. The client gets the answer of the primary route.
+        Every enabled route gets the request at the same time, except routes that wait for the primary route. The client gets the answer of the primary route.
       </Text>
       {problem !== undefined && (
         <Alert color="red" id={fieldId('routes')} tabIndex={-1}>

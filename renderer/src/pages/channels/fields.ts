@@ -32,7 +32,7 @@ const CHANNEL_LABELS: Record<string, [TabId, string]> = {
   routes: ['routes', 'Routes'],
   authType: ['access', 'Authentication type'],
   allow: ['access', 'Allowed clients and roles'],
-  whitelistedIPs: ['access', 'Whitelisted IP addresses'],
+  whitelist: ['access', 'Whitelisted IP addresses'],
   txViewAcl: ['access', 'Groups that can view transactions'],
   txViewFullAcl: ['access', 'Groups that can view request and response bodies'],
   txRerunAcl: ['access', 'Groups that can re-run transactions'],
@@ -67,6 +67,8 @@ const ROUTE_LABELS: Record<string, string> = {
   password: 'Password',
   forwardAuthHeader: 'Forward the client’s Authorization header',
   status: 'Route enabled',
+  waitPrimaryResponse: 'Wait for the primary route',
+  statusCodesCheck: 'Send when the primary answers',
 };
 
 const RULE_LABELS: Record<string, string> = {

@@ -18,7 +18,7 @@ function storedChannel(): Channel {
     status: 'enabled',
     authType: 'private',
     allow: ['lab', 'doctors', 'pharmacy'],
-    whitelistedIPs: ['10.0.0.5'],
+    whitelist: ['10.0.0.5'],
     matchContentTypes: ['application/json'],
     matchContentJson: 'patient.id',
     matchContentValue: '123',
@@ -38,8 +38,8 @@ function storedChannel(): Channel {
     timeout: 30000,
     maxBodyAgeDays: 30,
     routes: [
-      { name: 'Lab server', type: 'http', host: 'lab.internal', port: 8080, path: '/results', primary: true, secured: true, username: 'junction', password: ROUTE_PASSWORD_MASK, forwardAuthHeader: false, status: 'enabled' },
-      { name: 'Archive', type: 'mllp', host: 'archive.internal', port: 2575, pathTransform: 's/^/archive/', primary: false, secured: false, forwardAuthHeader: true, status: 'disabled' },
+      { name: 'Lab server', type: 'http', host: 'lab.internal', port: 8080, path: '/results', primary: true, secured: true, username: 'junction', password: ROUTE_PASSWORD_MASK, forwardAuthHeader: false, status: 'enabled', waitPrimaryResponse: false },
+      { name: 'Archive', type: 'mllp', host: 'archive.internal', port: 2575, pathTransform: 's/^/archive/', primary: false, secured: false, forwardAuthHeader: true, status: 'disabled', waitPrimaryResponse: true, statusCodesCheck: '2**', kafkaTopic: 'kept' },
     ],
     createdAt: '2024-05-01T10:00:00.000Z',
     updatedAt: '2024-05-01T10:00:00.000Z',
@@ -178,7 +178,7 @@ describe('the PUT body', () => {
     const rule = { ...newRewriteRule(), fromHost: 'a', toHost: 'b', fromPort: 80 as const };
     const alert = { ...newAlert(), condition: 'auto-retry-max-attempted' as const, status: '5xx', users: [{ ...newRecipient(), user: ' nurse@clinic.example ' }] };
     const body = updateBody(edited({ routes: [route], rewriteUrlsConfig: [rule], alerts: [alert] }));
-    expect(body.routes).toEqual([{ name: 'Main', type: 'http', host: 'lab', primary: true, secured: false, forwardAuthHeader: false, status: 'enabled' }]);
+    expect(body.routes).toEqual([{ name: 'Main', type: 'http', host: 'lab', primary: true, secured: false, forwardAuthHeader: false, status: 'enabled', waitPrimaryResponse: false }]);
     expect(body.rewriteUrlsConfig).toEqual([{ fromHost: 'a', toHost: 'b', fromPort: 80 }]);
     // A status code belongs to status alerts only.
     expect(body.alerts).toEqual([{ condition: 'auto-retry-max-attempted', groups: [], users: [{ user: 'nurse@clinic.example', method: 'email', maxAlerts: 'no max' }] }]);
@@ -193,7 +193,7 @@ describe('the POST body', () => {
     expect(body).not.toHaveProperty('description');
     expect(body).not.toHaveProperty('tcpPort');
     expect(body).toMatchObject({ name: 'New', urlPattern: '^/new$', type: 'http', status: 'enabled', authType: 'private', autoRetryPeriodMinutes: 60 });
-    expect(body.routes).toEqual([{ name: '', type: 'http', host: '', primary: true, secured: false, forwardAuthHeader: false, status: 'enabled' }]);
+    expect(body.routes).toEqual([{ name: '', type: 'http', host: '', primary: true, secured: false, forwardAuthHeader: false, status: 'enabled', waitPrimaryResponse: false }]);
   });
 
   it('keeps what the PUT body would send for the same channel, minus the removals', () => {
@@ -242,5 +242,20 @@ describe('rows', () => {
     expect(form).toMatchObject({ type: 'http', authType: 'private', enabled: true, requestBody: true, responseBody: true, autoRetryPeriodMinutes: 60, addAutoRewriteRules: true, matchMode: 'none' });
     expect(form.routes).toHaveLength(1);
     expect(form.routes[0]).toMatchObject({ primary: true, enabled: true, type: 'http', passwordStored: false });
+  });
+});
+
+describe('OpenHIM route fields and unlimited retries', () => {
+  it('keeps a waiting route with its status check and Kafka settings, and never lets the primary wait', () => {
+    const form = formFromChannel(storedChannel(), CLIENTS);
+    expect(form.routes[1]).toMatchObject({ waitPrimaryResponse: true, statusCodesCheck: '2**', kafkaTopic: 'kept' });
+    const body = updateBody({ ...form, routes: [{ ...form.routes[0]!, waitPrimaryResponse: true, statusCodesCheck: '200' }, form.routes[1]!] });
+    expect(body.routes?.[0]).toMatchObject({ waitPrimaryResponse: false });
+    expect(body.routes?.[0]).not.toHaveProperty('statusCodesCheck');
+    expect(body.routes?.[1]).toMatchObject({ waitPrimaryResponse: true, statusCodesCheck: '2**', kafkaTopic: 'kept' });
+  });
+
+  it('reads autoRetryMaxAttempts 0 as unlimited', () => {
+    expect(formFromChannel({ ...storedChannel(), autoRetryMaxAttempts: 0 }, CLIENTS)).toMatchObject({ limitRetries: false, autoRetryMaxAttempts: '' });
   });
 });

@@ -38,6 +38,13 @@ export interface RouteForm {
   passwordStored: boolean;
   forwardAuthHeader: boolean;
   enabled: boolean;
+  /** A secondary route sent only after the primary answered, with a status that passes `statusCodesCheck`. */
+  waitPrimaryResponse: boolean;
+  /** Comma-separated codes (201) and ranges (2**); empty: any answer of the primary. */
+  statusCodesCheck: string;
+  /** OpenHIM's Kafka settings, not edited here but kept on save. */
+  kafkaClientId: string;
+  kafkaTopic: string;
 }
 
 export interface RewriteRuleForm {
@@ -88,7 +95,7 @@ export interface ChannelForm {
   authType: 'private' | 'public';
   allowClients: string[];
   allowRoles: string[];
-  whitelistedIPs: string[];
+  whitelist: string[];
   txViewAcl: string[];
   txViewFullAcl: string[];
   txRerunAcl: string[];
@@ -138,6 +145,10 @@ export function newRoute(primary: boolean): RouteForm {
     password: '',
     passwordStored: false,
     forwardAuthHeader: false,
+    waitPrimaryResponse: false,
+    statusCodesCheck: '',
+    kafkaClientId: '',
+    kafkaTopic: '',
     enabled: true,
   };
 }
@@ -175,7 +186,7 @@ export function emptyForm(): ChannelForm {
     authType: 'private',
     allowClients: [],
     allowRoles: [],
-    whitelistedIPs: [],
+    whitelist: [],
     txViewAcl: [],
     txViewFullAcl: [],
     txRerunAcl: [],
@@ -226,7 +237,7 @@ export function formFromChannel(channel: Channel, clientIds: ReadonlySet<string>
     authType: channel.authType,
     allowClients: channel.allow.filter((a) => clientIds.has(a)),
     allowRoles: channel.allow.filter((a) => !clientIds.has(a)),
-    whitelistedIPs: [...channel.whitelistedIPs],
+    whitelist: [...channel.whitelist],
     txViewAcl: [...channel.txViewAcl],
     txViewFullAcl: [...channel.txViewFullAcl],
     txRerunAcl: [...channel.txRerunAcl],
@@ -242,8 +253,9 @@ export function formFromChannel(channel: Channel, clientIds: ReadonlySet<string>
     maxBodyAgeDays: channel.maxBodyAgeDays ?? '',
     autoRetryEnabled: channel.autoRetryEnabled,
     autoRetryPeriodMinutes: channel.autoRetryPeriodMinutes,
-    limitRetries: channel.autoRetryMaxAttempts !== undefined,
-    autoRetryMaxAttempts: channel.autoRetryMaxAttempts ?? '',
+    // 0 means unlimited, as in OpenHIM.
+    limitRetries: channel.autoRetryMaxAttempts !== undefined && channel.autoRetryMaxAttempts > 0,
+    autoRetryMaxAttempts: channel.autoRetryMaxAttempts === undefined || channel.autoRetryMaxAttempts === 0 ? '' : channel.autoRetryMaxAttempts,
     rewriteUrls: channel.rewriteUrls,
     addAutoRewriteRules: channel.addAutoRewriteRules,
     rewriteUrlsConfig: channel.rewriteUrlsConfig.map((r) => ({
@@ -278,6 +290,10 @@ export function formFromChannel(channel: Channel, clientIds: ReadonlySet<string>
       passwordStored: r.password !== undefined,
       forwardAuthHeader: r.forwardAuthHeader,
       enabled: r.status !== 'disabled',
+      waitPrimaryResponse: r.waitPrimaryResponse,
+      statusCodesCheck: r.statusCodesCheck ?? '',
+      kafkaClientId: r.kafkaClientId ?? '',
+      kafkaTopic: r.kafkaTopic ?? '',
     })),
   };
 }
@@ -307,7 +323,12 @@ function routeBody(route: RouteForm): ChannelRouteInput {
     secured: route.secured,
     forwardAuthHeader: route.forwardAuthHeader,
     status: route.enabled ? 'enabled' : 'disabled',
+    // The primary never waits for itself.
+    waitPrimaryResponse: !route.primary && route.waitPrimaryResponse,
   } as ChannelRouteInput;
+  if (body.waitPrimaryResponse === true) body = optional(body, 'statusCodesCheck', text(route.statusCodesCheck));
+  body = optional(body, 'kafkaClientId', text(route.kafkaClientId));
+  body = optional(body, 'kafkaTopic', text(route.kafkaTopic));
   body = optional(body, 'port', num(route.port));
   body = optional(body, 'path', text(route.path));
   body = optional(body, 'pathTransform', text(route.pathTransform));
@@ -357,7 +378,7 @@ export function updateBody(form: ChannelForm): ChannelUpdate {
     pollingSchedule: form.type === 'polling' ? text(form.pollingSchedule) : null,
     authType: form.authType,
     allow: unique([...form.allowClients, ...form.allowRoles]),
-    whitelistedIPs: form.whitelistedIPs,
+    whitelist: form.whitelist,
     txViewAcl: form.txViewAcl,
     txViewFullAcl: form.txViewFullAcl,
     txRerunAcl: form.txRerunAcl,
