@@ -229,13 +229,14 @@ export class Junction {
     const throttle = new LoginThrottle({ ...config.api.loginThrottle, ...(clock === undefined ? {} : { now: clock }) });
     const authenticator = new Authenticator({ accounts, sessions, throttle, audit });
     return createApiServer(
-      { logger, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes, idleTimeoutMs: config.api.idleTimeoutSeconds * 1000, liveFeed: this.#options.liveFeed, consoleDir: this.#options.consoleDir === undefined ? findConsoleDir() : this.#options.consoleDir },
+      { logger, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes, idleTimeoutMs: config.api.idleTimeoutSeconds * 1000, liveFeed: this.#options.liveFeed, consoleDir: this.#options.consoleDir === undefined ? findConsoleDir() : this.#options.consoleDir, corsOrigins: config.api.corsOrigins },
       {
         authenticator,
         types: config.api.authenticationTypes,
         accounts,
         sessions,
         secureCookies: https,
+        crossSiteCookies: config.api.corsOrigins.length > 0,
         store: this.store,
         version,
         mediatorUptimes: () => mediators.uptimes(),
