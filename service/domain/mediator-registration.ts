@@ -123,8 +123,9 @@ function castRoute(route: unknown): void {
 }
 
 /**
- * Casts the values OpenHIM's schema casts and mediators in the field rely on: ports given as text ("4000") and route
- * flags given as "true"/"false". Everything else is left for validation. Changes `body` in place.
+ * Casts the values OpenHIM's schema casts and mediators in the field rely on: ports given as text ("4000"), route
+ * flags given as "true"/"false", and a default channel's only route left unmarked (primary). Everything else is left
+ * for validation. Changes `body` in place.
  */
 export function castRegistrationValues(body: unknown): void {
   if (typeof body !== 'object' || body === null) return;
@@ -135,6 +136,11 @@ export function castRegistrationValues(body: unknown): void {
     if (typeof channel !== 'object' || channel === null) continue;
     const c = channel as Record<string, unknown>;
     if (typeof c.tcpPort === 'string' && NUMERIC.test(c.tcpPort)) c.tcpPort = Number(c.tcpPort);
-    if (Array.isArray(c.routes)) c.routes.forEach(castRoute);
+    if (!Array.isArray(c.routes)) continue;
+    c.routes.forEach(castRoute);
+    // OpenHIM installs a default channel whose only route is not marked primary, and mediators in the field (its own
+    // test mediators among them) register such channels; that one route is the primary one.
+    const [only] = c.routes as unknown[];
+    if (c.routes.length === 1 && typeof only === 'object' && only !== null && !('primary' in only)) (only as Record<string, unknown>).primary = true;
   }
 }
