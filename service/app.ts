@@ -244,6 +244,9 @@ export class Junction {
     const { config, logger, version, clock } = this.#options;
     const { accounts, sessions, audit, mediators, log, tasks, certificate } = parts;
     const https = config.api.protocol === 'https';
+    if (!https && config.api.corsOrigins.length > 0) {
+      logger.warn({ corsOrigins: config.api.corsOrigins }, 'api.corsOrigins is set on plain HTTP: the cross-site session cookie must be Secure, so browsers keep it only for localhost; consoles elsewhere need HTTPS');
+    }
     const throttle = new LoginThrottle({ ...config.api.loginThrottle, ...(clock === undefined ? {} : { now: clock }) });
     const authenticator = new Authenticator({ accounts, sessions, throttle, audit });
     return createApiServer(
