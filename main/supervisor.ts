@@ -1,11 +1,12 @@
 /**
  * Runs the service as a child process and keeps it running: waits for its ready message (with a timeout), restarts
- * it with backoff after a crash, gives up after repeated crashes, and stops it cleanly (then forcefully) on quit.
+ * it with backoff after a crash and at once when it exits asking for a restart (exit code 75, after `POST /restart`),
+ * gives up after repeated crashes, and stops it cleanly (then forcefully) on quit.
  * No Electron imports: the shell passes Electron's own binary as `execPath`, tests pass plain Node.
  */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import type { ServiceReadyMessage, ServiceStopMessage } from '../service/contracts/shell.js';
+import type { RestartExitCode, ServiceReadyMessage, ServiceStopMessage } from '../service/contracts/shell.js';
 import { RestartPolicy } from './restart-policy.js';
 import type { RestartPolicyOptions } from './restart-policy.js';
 import { LineWriter } from './log-file.js';
@@ -51,6 +52,8 @@ export const DEFAULT_STOP_TIMEOUT_MS = 20_000;
 const LAST_ERROR_LINES = 20;
 const MAX_REASON_CHARS = 400;
 const CLOSE_GRACE_MS = 1_000;
+/** The service stopped cleanly because an admin asked for a restart (`POST /restart`): start it again at once. */
+export const RESTART_EXIT_CODE: RestartExitCode = 75;
 
 /** A service child and what the supervisor knows about it. */
 interface Run {
@@ -243,6 +246,12 @@ export class Supervisor {
     this.#event(`the service ${description}`);
     if (this.#stopping !== null) return;
 
+    if (exitCode === RESTART_EXIT_CODE && run.failure === null) {
+      // Asked for, not a crash: no backoff, and it does not count towards giving up.
+      this.#event('the service asked to be restarted; starting it again');
+      this.#spawn();
+      return;
+    }
     const summary = summariseErrors(run.errorLines);
     const detail = summary === '' ? '' : `: ${summary}`;
     if (exitCode !== null && (this.#options.fatalExitCodes ?? [78]).includes(exitCode)) {

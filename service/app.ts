@@ -102,6 +102,8 @@ export class Junction {
   #audit: AuditRecorder | undefined;
   #failedClientLogins: FailedLoginAudit | undefined;
   #stopping: Promise<void> | undefined;
+  readonly #restartListeners: ((by: string) => void)[] = [];
+  #restartRequested = false;
 
   constructor(options: JunctionOptions) {
     this.#options = options;
@@ -121,6 +123,22 @@ export class Junction {
     // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
     const smallBodies = new SqliteBodyBlobs({ file: join(config.dataDir, 'bodies.sqlite'), logger: txLogger });
     this.bodies = new BodyFiles(join(config.dataDir, 'bodies'), smallBodies);
+  }
+
+  /**
+   * Calls `listener` when an admin asks for a restart (`POST /restart`), after the answer is sent. The process entry
+   * point stops and exits with the restart code; an embedding without a listener only logs the request.
+   */
+  onRestartRequested(listener: (by: string) => void): void {
+    this.#restartListeners.push(listener);
+  }
+
+  #requestRestart(by: string): void {
+    // A second request while the first is being carried out changes nothing.
+    if (this.#restartRequested) return;
+    this.#restartRequested = true;
+    if (this.#restartListeners.length === 0) this.#options.logger.warn({ by }, 'a restart was requested, but nothing supervises this instance; restart it by hand');
+    for (const listener of this.#restartListeners) listener(by);
   }
 
   /** The management API's routes once started (tests reach every route from this list rather than one kept by hand). */
@@ -229,20 +247,25 @@ export class Junction {
     const { config, logger, version, clock } = this.#options;
     const { accounts, sessions, audit, mediators, log, tasks, certificate } = parts;
     const https = config.api.protocol === 'https';
+    if (!https && config.api.corsOrigins.length > 0) {
+      logger.warn({ corsOrigins: config.api.corsOrigins }, 'api.corsOrigins is set on plain HTTP: the cross-site session cookie must be Secure, so browsers keep it only for localhost; consoles elsewhere need HTTPS');
+    }
     const throttle = new LoginThrottle({ ...config.api.loginThrottle, ...(clock === undefined ? {} : { now: clock }) });
     const authenticator = new Authenticator({ accounts, sessions, throttle, audit });
     return createApiServer(
-      { logger, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes, idleTimeoutMs: config.api.idleTimeoutSeconds * 1000, liveFeed: this.#options.liveFeed, consoleDir: this.#options.consoleDir === undefined ? findConsoleDir() : this.#options.consoleDir },
+      { logger, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes, idleTimeoutMs: config.api.idleTimeoutSeconds * 1000, liveFeed: this.#options.liveFeed, consoleDir: this.#options.consoleDir === undefined ? findConsoleDir() : this.#options.consoleDir, corsOrigins: config.api.corsOrigins },
       {
         authenticator,
         types: config.api.authenticationTypes,
         accounts,
         sessions,
         secureCookies: https,
+        crossSiteCookies: config.api.corsOrigins.length > 0,
         store: this.store,
         version,
         mediatorUptimes: () => mediators.uptimes(),
         listeningPorts: () => this.#listeningPorts,
+        requestRestart: (by: string) => this.#requestRestart(by),
         mediators,
         events: this.events,
         hasTransactions: (channelId: string) => this.transactions.hasChannel(channelId),

@@ -1,13 +1,18 @@
-/** Entry point: config -> logger -> store -> listeners -> ready. SIGTERM and SIGINT stop cleanly. */
+/**
+ * Entry point: config -> logger -> store -> listeners -> ready. SIGTERM and SIGINT stop cleanly (exit 0); `POST /restart`
+ * stops cleanly and exits 75, for the supervisor to start the service again.
+ */
 import { join } from 'node:path';
 import { loadConfig, ConfigError } from './config/index.js';
 import { createLogger } from './logger.js';
 import type { ServiceLogger } from './logger.js';
 import { Junction } from './app.js';
 import { readVersion } from './version.js';
-import type { ServiceReadyMessage, ServiceStopMessage } from './contracts/shell.js';
+import type { RestartExitCode, ServiceReadyMessage, ServiceStopMessage } from './contracts/shell.js';
 
 const STOP_TIMEOUT_MS = 15_000;
+/** After `POST /restart`: a clean stop that asks the supervisor (desktop shell, systemd) to start the service again. */
+const RESTART_EXIT_CODE: RestartExitCode = 75;
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`Junction cannot start: ${message}\n`);
@@ -36,7 +41,7 @@ async function main(): Promise<void> {
 
   const junction = new Junction({ config, logger, version });
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (signal: string, exitCode = 0) => {
     if (stopping) {
       logger.warn({ signal }, 'second stop signal: exiting now');
       process.exit(1);
@@ -51,12 +56,16 @@ async function main(): Promise<void> {
     junction
       .stop()
       .then(() => log.close())
-      .then(() => process.exit(0))
+      .then(() => process.exit(exitCode))
       .catch((err: unknown) => {
         logger.error({ err }, 'error while stopping');
         process.exit(1);
       });
   };
+  junction.onRestartRequested((by) => {
+    logger.info({ by, exitCode: RESTART_EXIT_CODE }, 'restarting: stopping cleanly, then exiting for the supervisor to start the service again');
+    stop('restart requested', RESTART_EXIT_CODE);
+  });
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   if (process.send !== undefined) {

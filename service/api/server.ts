@@ -32,6 +32,7 @@ import { mediatorRoutes } from './routes/mediators.js';
 import type { MediatorRoutesDeps } from './routes/mediators.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole } from './console.js';
+import { installCors } from './cors.js';
 import type { LiveFeedDeps, LiveFeedOptions } from './live-feed.js';
 
 export interface ApiServerOptions {
@@ -44,6 +45,8 @@ export interface ApiServerOptions {
   liveFeed?: LiveFeedOptions;
   /** The built console to serve at `/`; null serves none (the API works alone). */
   consoleDir?: string | null;
+  /** Origins of consoles served elsewhere that may call the API from a browser (`api.corsOrigins`); none by default. */
+  corsOrigins?: readonly string[];
 }
 
 /**
@@ -114,6 +117,8 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   installJsonBodyParser(app);
   installErrorHandling(app);
   answerIdleConnections(app);
+  // Before authentication, so that a preflight (which carries no credentials) is answered rather than refused.
+  await installCors(app, options.corsOrigins ?? []);
   await app.register(cookie);
   installAuthentication(app, deps);
 

@@ -23,6 +23,31 @@ function portClashes(config: unknown): string[] {
   return problems;
 }
 
+/**
+ * Each named origin must be exactly what a browser sends in its Origin header (`scheme://host[:port]`, lower case,
+ * no default port, no path), since allowed origins are compared as exact text; `*` would let any site in.
+ */
+function corsOriginProblems(origins: unknown): string[] {
+  if (!Array.isArray(origins)) return [];
+  return origins.flatMap((origin: unknown, i) => {
+    if (typeof origin !== 'string') return [];
+    const where = `api.corsOrigins[${i}]`;
+    if (origin.includes('*')) return [`${where}: "${origin}" has a wildcard; name each console's origin exactly, such as https://console.example:9000`];
+    const canonical = originOf(origin);
+    if (canonical === null) return [`${where}: "${origin}" is not an origin; write scheme://host[:port] with http or https and no path, such as https://console.example:9000`];
+    if (canonical !== origin) return [`${where}: "${origin}" is not written as browsers send it; write "${canonical}" (no path or trailing slash, lower case, no default port)`];
+    return [];
+  });
+}
+
+function originOf(text: string): string | null {
+  if (!URL.canParse(text)) return null;
+  const url = new URL(text);
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '') return null;
+  if (url.search !== '' || url.hash !== '' || !/^[a-z]+:\/\/[^/]+\/?$/i.test(text)) return null;
+  return url.origin;
+}
+
 function isSet(value: unknown): boolean {
   return typeof value === 'string' && value !== '';
 }
@@ -40,6 +65,7 @@ export function crossFieldProblems(config: unknown): string[] {
       `authentication.jwt.secretOrPublicKey: must be set (or ${env} / ${env}_FILE) when authentication.enableJWTAuthentication is true`,
     );
   }
+  problems.push(...corsOriginProblems(getPath(config, 'api.corsOrigins')));
   problems.push(...portClashes(config));
   return problems;
 }

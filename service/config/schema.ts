@@ -90,6 +90,14 @@ export const configSchema = Type.Object(
           description: 'How API clients may log in; `token` is the deprecated OpenHIM token scheme.',
         }),
         sessionTimeoutMinutes: int(1, 43200, 120, 'Idle time after which a login session ends, in minutes.'),
+        corsOrigins: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+          default: [],
+          uniqueItems: true,
+          maxItems: 100,
+          description:
+            'Origins (`scheme://host[:port]`, such as `https://console.example:9000`) of consoles served elsewhere that may call the management API from a browser; ' +
+            'empty allows the same origin only. Naming any makes the session cookie `SameSite=None; Secure` so that those consoles can sign in.',
+        }),
         loginThrottle: section(
           {
             maxFailuresPerAccount: int(1, 1000, 10, 'Failed logins allowed per account within the window.'),

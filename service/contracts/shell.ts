@@ -18,6 +18,14 @@ export interface ServiceStopMessage {
   type: 'stop';
 }
 
+/**
+ * The exit code with which the service ends after `POST /restart`: it stopped cleanly and wants to be started again
+ * at once. The desktop shell starts it again without counting a crash; under systemd, `Restart=on-failure` (or
+ * `RestartForceExitStatus=75`) does. A type, so that the service and the shell (which imports only types from here)
+ * both pin the same number: 75 is EX_TEMPFAIL, "try again".
+ */
+export type RestartExitCode = 75;
+
 /** What the desktop shell's preload script exposes to the console as `window.junctionShell` (absent in a browser). */
 export interface JunctionShellInfo {
   kind: 'electron';

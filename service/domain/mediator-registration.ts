@@ -5,10 +5,11 @@
  */
 import semver from 'semver';
 import type { ValidationProblem } from '../contracts/api.js';
-import type { MediatorChannelDefault, MediatorConfigDef, MediatorRoute } from '../storage/records.js';
+import type { MediatorChannelDefault, MediatorConfigDef, MediatorRecord, MediatorRoute } from '../storage/records.js';
+import { PASSWORD_MASK } from './password-mask.js';
 import { channelDraft } from './channel-draft.js';
 import { channelProblems } from './channel-rules.js';
-import { configDefProblems, configProblems } from './mediator-config.js';
+import { configDefProblems, configProblems, unmaskConfig } from './mediator-config.js';
 import type { ConfigValues } from './mediator-config.js';
 
 /** A registration document after schema validation. */
@@ -75,6 +76,40 @@ export function configDue(record: { _configModifiedTS?: Date; _lastHeartbeat?: D
   return record._lastHeartbeat === undefined || modified.getTime() >= record._lastHeartbeat.getTime();
 }
 
+/** The stored password of the route with the same name, wherever the mask was sent back; a mask with none is a problem. */
+function unmaskRoutes(routes: readonly MediatorRoute[], stored: readonly MediatorRoute[], at: string, problems: ValidationProblem[]): MediatorRoute[] {
+  return routes.map((route, i) => {
+    if (route.password !== PASSWORD_MASK) return route;
+    const previous = stored.find((r) => r.name === route.name)?.password;
+    if (previous !== undefined && previous !== PASSWORD_MASK) return { ...route, password: previous };
+    problems.push({ path: `${at}.${i}.password`, message: 'is the mask shown in answers, with no stored password behind it; send the real password' });
+    return route;
+  });
+}
+
+/**
+ * A registration sent back as `GET /mediators/:urn` answered it carries masks for passwords (endpoints, default
+ * channels' routes, config): each stands for what is stored under the same route name or parameter. Returns the
+ * document with the stored passwords put back, and a problem for each mask with nothing stored behind it.
+ */
+export function unmaskRegistration(doc: RegistrationDoc, stored: MediatorRecord | null): { doc: RegistrationDoc; problems: ValidationProblem[] } {
+  const problems: ValidationProblem[] = [];
+  const unmasked: RegistrationDoc = { ...doc };
+  if (doc.endpoints !== undefined) unmasked.endpoints = unmaskRoutes(doc.endpoints, stored?.endpoints ?? [], 'body.endpoints', problems);
+  if (doc.defaultChannelConfig !== undefined) {
+    unmasked.defaultChannelConfig = doc.defaultChannelConfig.map((channel, i) => {
+      const before = stored?.defaultChannelConfig.find((c) => c.name === channel.name)?.routes ?? [];
+      return { ...channel, routes: unmaskRoutes(channel.routes, before, `body.defaultChannelConfig.${i}.routes`, problems) };
+    });
+  }
+  if (doc.config !== undefined) {
+    const result = unmaskConfig(doc.configDefs ?? [], doc.config, stored?.config ?? {}, 'body.config');
+    unmasked.config = result.config;
+    problems.push(...result.problems);
+  }
+  return { doc: unmasked, problems };
+}
+
 const NUMERIC = /^\s*\d{1,5}\s*$/;
 
 function castRoute(route: unknown): void {
@@ -88,8 +123,9 @@ function castRoute(route: unknown): void {
 }
 
 /**
- * Casts the values OpenHIM's schema casts and mediators in the field rely on: ports given as text ("4000") and route
- * flags given as "true"/"false". Everything else is left for validation. Changes `body` in place.
+ * Casts the values OpenHIM's schema casts and mediators in the field rely on: ports given as text ("4000"), route
+ * flags given as "true"/"false", and a default channel's only route left unmarked (primary). Everything else is left
+ * for validation. Changes `body` in place.
  */
 export function castRegistrationValues(body: unknown): void {
   if (typeof body !== 'object' || body === null) return;
@@ -100,6 +136,11 @@ export function castRegistrationValues(body: unknown): void {
     if (typeof channel !== 'object' || channel === null) continue;
     const c = channel as Record<string, unknown>;
     if (typeof c.tcpPort === 'string' && NUMERIC.test(c.tcpPort)) c.tcpPort = Number(c.tcpPort);
-    if (Array.isArray(c.routes)) c.routes.forEach(castRoute);
+    if (!Array.isArray(c.routes)) continue;
+    c.routes.forEach(castRoute);
+    // OpenHIM installs a default channel whose only route is not marked primary, and mediators in the field (its own
+    // test mediators among them) register such channels; that one route is the primary one.
+    const [only] = c.routes as unknown[];
+    if (c.routes.length === 1 && typeof only === 'object' && only !== null && !('primary' in only)) (only as Record<string, unknown>).primary = true;
   }
 }

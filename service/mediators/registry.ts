@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import { carryOverConfig, configProblems, unmaskConfig } from '../domain/mediator-config.js';
 import type { ConfigValues } from '../domain/mediator-config.js';
-import { configDue, isOnline, registrationAction, registrationProblems } from '../domain/mediator-registration.js';
+import { configDue, isOnline, registrationAction, registrationProblems, unmaskRegistration } from '../domain/mediator-registration.js';
 import type { RegistrationAction, RegistrationDoc } from '../domain/mediator-registration.js';
 import type { LiveEvents } from '../events/live.js';
 import type { ChannelRecord, MediatorRecord } from '../storage/records.js';
@@ -65,11 +65,18 @@ export class MediatorRegistry {
    * values that still fit and updating the channels installed from its defaults), an equal or lower one changes
    * nothing. The whole document is checked first in every case.
    */
-  async register(doc: RegistrationDoc, by: Author): Promise<{ action: RegistrationAction; mediator: MediatorRecord }> {
+  async register(sent: RegistrationDoc, by: Author): Promise<{ action: RegistrationAction; mediator: MediatorRecord }> {
     const { mediators, channels, logger } = this.#options;
-    const existing = await mediators.findOne({ urn: doc.urn });
-    refuseIfInvalid(registrationProblems(doc, existing === null));
-    const action = registrationAction(existing?.version, doc.version);
+    const existing = await mediators.findOne({ urn: sent.urn });
+    refuseIfInvalid(registrationProblems(sent, existing === null));
+    const action = registrationAction(existing?.version, sent.version);
+    if (existing !== null && action === 'unchanged') {
+      logger.info({ urn: sent.urn, version: sent.version, registered: existing.version }, 'mediator registration ignored: the version is not higher');
+      return { action, mediator: existing };
+    }
+    // Only a document that is written needs its masks resolved: an ignored one may carry them freely.
+    const { doc, problems } = unmaskRegistration(sent, existing);
+    refuseIfInvalid(problems);
     const now = new Date(this.#now());
     const fields = {
       version: doc.version,
@@ -93,10 +100,6 @@ export class MediatorRegistry {
         .catch(conflict({ message: () => `Mediator ${doc.urn} was registered by another request at the same time; register again` }));
       logger.info({ urn: doc.urn, version: doc.version, by: by.name }, 'mediator registered');
       return { action: 'create', mediator: created };
-    }
-    if (action === 'unchanged') {
-      logger.info({ urn: doc.urn, version: doc.version, registered: existing.version }, 'mediator registration ignored: the version is not higher');
-      return { action, mediator: existing };
     }
     const config = carryOverConfig(fields.configDefs, doc.config ?? {}, existing.config);
     const changes: Changes<MediatorRecord> = {

@@ -2,19 +2,13 @@
  * Transaction ids and the UTC days they map to, the same for every engine: the id alone names the request day, so
  * an engine can find or refuse an id without a lookup, and retention can drop whole days.
  */
-import { randomBytes } from 'node:crypto';
+import { isObjectId, newObjectId } from './object-ids.js';
 import type { TransactionIdFactory } from './transactions.js';
 
-const ID = /^[0-9a-f]{24}$/;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-/** A new id: 8 hex digits of epoch seconds (MongoDB ObjectId layout) and 16 random hex digits. */
-export const newTransactionId: TransactionIdFactory = (at: Date): string => {
-  const seconds = Math.floor(at.getTime() / 1000);
-  // Eight hex digits hold 1970 to 2106; anything else could not be mapped back to its day.
-  if (!Number.isSafeInteger(seconds) || seconds < 0 || seconds > 0xffffffff) throw new RangeError(`Cannot make a transaction id for ${String(at)}`);
-  return seconds.toString(16).padStart(8, '0') + randomBytes(8).toString('hex');
-};
+/** A new id: the shared record id (object-ids.ts) taken at the request time, so the id names the request day. */
+export const newTransactionId: TransactionIdFactory = (at: Date): string => newObjectId(at);
 
 /** The UTC day (`yyyy-mm-dd`) of a date. */
 export function dayOf(date: Date): string {
@@ -23,7 +17,7 @@ export function dayOf(date: Date): string {
 
 /** The UTC day encoded in a transaction id, or null when the value is not a transaction id. */
 export function dayOfId(id: unknown): string | null {
-  if (typeof id !== 'string' || !ID.test(id)) return null;
+  if (!isObjectId(id)) return null;
   return dayOf(new Date(Number.parseInt(id.slice(0, 8), 16) * 1000));
 }
 

@@ -7,8 +7,8 @@
  * A task's transactions are written before the task itself, so the runner never sees a task half created; what a
  * crash leaves of an unfinished creation is removed by the runner at its next start.
  */
-import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors.js';
+import { newObjectId } from '../storage/object-ids.js';
 import type { ValidationProblem } from '../contracts/api.js';
 import { isAdmin } from '../domain/permissions.js';
 import { canRerunChannel, rerunRefusal, rerunWarning } from '../domain/rerun.js';
@@ -57,8 +57,8 @@ export interface TaskChange {
 type Actor = Pick<UserRecord, 'email' | 'groups'>;
 
 function newTaskId(): string {
-  // 24 hex characters, like the ObjectIds OpenHIM gives its tasks.
-  return randomBytes(12).toString('hex');
+  // The id every record gets (OpenHIM's ObjectId shape), chosen here because the task's items are written first.
+  return newObjectId();
 }
 
 function capped(warnings: string[]): string[] {

@@ -19,6 +19,7 @@ describe('defaults', () => {
         bodyLimitBytes: 5242880,
         authenticationTypes: ['basic', 'local'],
         sessionTimeoutMinutes: 120,
+        corsOrigins: [],
         idleTimeoutSeconds: 120,
         loginThrottle: { maxFailuresPerAccount: 10, maxFailuresPerAddress: 50, windowSeconds: 900 },
       },

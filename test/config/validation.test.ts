@@ -124,6 +124,28 @@ describe('file validation', () => {
 });
 
 describe('cross-field rules', () => {
+  it('accepts exact origins in api.corsOrigins, from the file or JUNCTION_API_CORS_ORIGINS', () => {
+    const origins = ['https://console.example:9000', 'http://localhost:3000', 'https://[::1]:8443'];
+    expect(withFile({ api: { corsOrigins: origins } }).config.api.corsOrigins).toEqual(origins);
+    expect(withFile({}, { JUNCTION_API_CORS_ORIGINS: 'https://a.example,https://b.example:8443' }).config.api.corsOrigins).toEqual([
+      'https://a.example', 'https://b.example:8443',
+    ]);
+    expect(withFile({}).config.api.corsOrigins).toEqual([]);
+  });
+
+  it('refuses an api.corsOrigins entry that is not exactly an origin, saying how to write it', () => {
+    const err = configError(() =>
+      withFile({ api: { corsOrigins: ['*', 'https://console.example/app', 'https://Console.example:443/', 'ftp://files.example', 'console.example'] } }),
+    );
+    expect(err.problems).toEqual([
+      'api.corsOrigins[0]: "*" has a wildcard; name each console\'s origin exactly, such as https://console.example:9000',
+      'api.corsOrigins[1]: "https://console.example/app" is not an origin; write scheme://host[:port] with http or https and no path, such as https://console.example:9000',
+      'api.corsOrigins[2]: "https://Console.example:443/" is not written as browsers send it; write "https://console.example" (no path or trailing slash, lower case, no default port)',
+      'api.corsOrigins[3]: "ftp://files.example" is not an origin; write scheme://host[:port] with http or https and no path, such as https://console.example:9000',
+      'api.corsOrigins[4]: "console.example" is not an origin; write scheme://host[:port] with http or https and no path, such as https://console.example:9000',
+    ]);
+  });
+
   it('needs tls.certFile and tls.keyFile together', () => {
     expect(configError(() => withFile({ tls: { certFile: '/etc/cert.pem' } })).problems).toEqual([
       'tls.keyFile: must be set when tls.certFile is set (the private key of that certificate)',

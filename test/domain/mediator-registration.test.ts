@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { castRegistrationValues, configDue, isOnline, registrationAction, registrationProblems } from '../../service/domain/mediator-registration.js';
+import { castRegistrationValues, configDue, isOnline, registrationAction, registrationProblems, unmaskRegistration } from '../../service/domain/mediator-registration.js';
 
 describe('registrationAction', () => {
   it('creates new mediators, upgrades only to higher versions', () => {
@@ -60,5 +60,54 @@ describe('castRegistrationValues', () => {
     });
     expect(() => castRegistrationValues(null)).not.toThrow();
     expect(() => castRegistrationValues({ endpoints: 'x' })).not.toThrow();
+  });
+});
+
+describe('castRegistrationValues: a default channel\'s only route', () => {
+  it('is its primary route when the mediator did not say (as OpenHIM installs it), and is left alone when it did', () => {
+    const doc = {
+      defaultChannelConfig: [
+        { routes: [{ name: 'only' }] },
+        { routes: [{ name: 'only', primary: false }] },
+        { routes: [{ name: 'one' }, { name: 'two' }] },
+      ],
+    };
+    castRegistrationValues(doc);
+    expect(doc.defaultChannelConfig.map((c) => c.routes)).toEqual([
+      [{ name: 'only', primary: true }],
+      [{ name: 'only', primary: false }],
+      [{ name: 'one' }, { name: 'two' }],
+    ]);
+  });
+});
+
+describe('unmaskRegistration', () => {
+  const stored = {
+    _id: 'm1', urn: 'urn:m', version: '1.0.0', name: 'M', installedChannels: [], createdAt: new Date(0), updatedAt: new Date(0),
+    endpoints: [{ name: 'ep', host: 'h', port: 1, password: 'ep-secret' }],
+    defaultChannelConfig: [{ name: 'ch', urlPattern: '^/x$', routes: [{ name: 'r', host: 'h', port: 2, password: 'route-secret' }] }],
+    configDefs: [{ param: 'key', type: 'password' as const }],
+    config: { key: 'config-secret' },
+  };
+
+  it('puts the stored passwords back behind the masks (routes by name, config by parameter), and keeps new ones', () => {
+    const doc = {
+      urn: 'urn:m', version: '1.1.0', name: 'M',
+      endpoints: [{ name: 'ep', host: 'h', port: 1, password: '********' }, { name: 'new', host: 'h', port: 3, password: 'typed' }],
+      defaultChannelConfig: [{ name: 'ch', urlPattern: '^/x$', routes: [{ name: 'r', host: 'h', port: 2, password: '********' }] }],
+      configDefs: stored.configDefs,
+      config: { key: '********' },
+    };
+    const { doc: unmasked, problems } = unmaskRegistration(doc, stored);
+    expect(problems).toEqual([]);
+    expect(unmasked.endpoints?.map((e) => e.password)).toEqual(['ep-secret', 'typed']);
+    expect(unmasked.defaultChannelConfig?.[0]?.routes[0]?.password).toBe('route-secret');
+    expect(unmasked.config).toEqual({ key: 'config-secret' });
+    expect(doc.endpoints[0]?.password).toBe('********');
+  });
+
+  it('names each mask with nothing stored behind it', () => {
+    const doc = { urn: 'urn:m', version: '1.0.0', name: 'M', endpoints: [{ name: 'other', host: 'h', port: 1, password: '********' }], configDefs: stored.configDefs, config: { key: '********' } };
+    expect(unmaskRegistration(doc, null).problems.map((p) => p.path)).toEqual(['body.endpoints.0.password', 'body.config.key']);
   });
 });

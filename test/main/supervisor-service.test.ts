@@ -6,7 +6,9 @@ import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decideCertificate, fingerprintsMatch } from '../../main/security.js';
 import type { ServiceReadyMessage } from '../../service/contracts/shell.js';
-import { tempDir } from '../helpers/junction.js';
+import { Agent, fetch } from 'undici';
+import { ROOT_EMAIL, tempDir } from '../helpers/junction.js';
+import { until } from '../helpers/wait.js';
 import { loopbackListeners } from '../helpers/process.js';
 import { isGone, testSupervisor } from './helpers.js';
 import type { TestSupervisor } from './helpers.js';
@@ -81,6 +83,37 @@ describe('the supervisor with the real service', () => {
     const log = await t.logText();
     expect(log).toMatch(/"signal":"IPC stop message".*"msg":"stopping"/);
     expect(log).toContain('[shell] the service exited with code 0');
+  });
+
+  it('POST /restart: the service answers, stops cleanly, exits 75, and the supervisor starts it again at once', async () => {
+    const password = 'restart-test-password-1';
+    const env = { ...(await serviceEnv()), JUNCTION_ADMIN_PASSWORD: password };
+    const t = await testSupervisor(SERVICE, env, { readyTimeoutMs: 30_000, restart: { maxCrashes: 1 } });
+    running.push(t);
+    t.supervisor.start();
+    const first = await t.waitFor((s) => s.phase === 'running', 'running', 30_000);
+    if (first.phase !== 'running') throw new Error('not running');
+    const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
+    try {
+      const res = await fetch(`${first.ready.apiUrl}/restart`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${ROOT_EMAIL}:${password}`).toString('base64')}` },
+        dispatcher,
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ message: 'Server being restarted' });
+    } finally {
+      await dispatcher.close();
+    }
+    await until('started again', () => (t.supervisor.state.phase === 'running' && t.supervisor.pid !== first.pid ? true : undefined), 30_000);
+    expect(isGone(first.pid)).toBe(true);
+    // maxCrashes 1 would have given up at the first crash: the restart did not count as one.
+    expect(t.states.filter((s) => s.phase === 'restarting' || s.phase === 'failed')).toEqual([]);
+    const log = await t.logText();
+    expect(log).toMatch(/\[stdout\] \{.*"signal":"restart requested".*"msg":"stopping"/);
+    expect(log).toMatch(/\[stdout\] \{.*"msg":"Junction stopped"/);
+    expect(log).toContain('[shell] the service exited with code 75');
+    expect(log).toContain('[shell] the service asked to be restarted; starting it again');
   });
 
   it('shows the service\'s own start-up error when it cannot start', async () => {

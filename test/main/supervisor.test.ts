@@ -53,6 +53,17 @@ describe('the supervisor', () => {
     expect(await t.logText()).toContain('[shell] the service was ended by SIGKILL');
   });
 
+  it('starts a service that exits asking for a restart (75) again at once, without counting it as a crash', async () => {
+    // Three restarts in a row would be a give-up (maxCrashes 3) if they counted as crashes.
+    const t = await start('ready.js', { FIXTURE_RESTART_RUNS: '3' });
+    await until('fourth start ready', () => (t.supervisor.state.phase === 'running' && t.states.filter((s) => s.phase === 'running').length === 4 ? true : undefined));
+    expect(t.states.filter((s) => s.phase === 'restarting' || s.phase === 'failed')).toEqual([]);
+    expect(await t.pids()).toHaveLength(4);
+    const log = await t.logText();
+    expect(log).toContain('[shell] the service exited with code 75');
+    expect(log.match(/\[shell\] the service asked to be restarted; starting it again/g)).toHaveLength(3);
+  });
+
   it('waits longer after each crash: a child whose first two runs crash after ready comes up on the third start', async () => {
     const t = await start('ready.js', { FIXTURE_CRASH_RUNS: '2' }, { restart: { ...FAST_RESTART, maxCrashes: 5 } });
     await until('third start ready', () => (t.supervisor.state.phase === 'running' && t.states.filter((s) => s.phase === 'running').length === 3 ? true : undefined));

@@ -213,11 +213,14 @@ export function describeStoreContract(label: string, open: OpenStoreFixture): vo
     });
 
     describe('insert', () => {
-      it('assigns a string _id and returns the document as stored', async () => {
+      it('assigns an OpenHIM-shaped _id (24 hex digits, epoch seconds first) and returns the document as stored', async () => {
         const input = newUser({ email: 'new@example.org', msisdn: '123' });
+        const before = Math.floor(Date.now() / 1000);
         const stored = await store.users.insert(input);
-        expect(typeof stored._id).toBe('string');
-        expect(stored._id).not.toBe('');
+        expect(stored._id).toMatch(/^[0-9a-f]{24}$/);
+        const seconds = Number.parseInt(stored._id.slice(0, 8), 16);
+        expect(seconds).toBeGreaterThanOrEqual(before);
+        expect(seconds).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
         expect(stored).toEqual({ ...input, _id: stored._id });
         expect(await store.users.findById(stored._id)).toEqual(stored);
       });

@@ -2,6 +2,7 @@
 import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Datastore from 'nedb-promises';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -143,6 +144,36 @@ describe('NeDB store', () => {
       await store.users.insert(newUser({ email: 'a@example.org', firstname: 'Same' }));
       await store.users.insert(newUser({ email: 'b@example.org', firstname: 'Same' }));
       await expect(store.users.insert(newUser({ email: 'a@example.org' }))).rejects.toBeInstanceOf(UniqueConstraintError);
+    });
+  });
+
+  describe('ids written by the previous version', () => {
+    /** A users.db and sessions.db written by NeDB itself, as Junction did before it assigned ids: 16-character ids. */
+    async function folderFromNedb(): Promise<{ dataDir: string; userId: string }> {
+      const dataDir = await tempDir();
+      const users = Datastore.create({ filename: join(dataDir, 'users.db') });
+      const user = await users.insert({ ...newUser({ email: 'old@example.org' }) });
+      const sessions = Datastore.create({ filename: join(dataDir, 'sessions.db') });
+      await sessions.insert({ tokenHash: 'old-token', userId: user._id, createdAt: new Date(), lastSeenAt: new Date(), expiresAt: new Date(), address: '127.0.0.1' });
+      return { dataDir, userId: user._id };
+    }
+
+    it('finds, updates and removes records by their old 16-character ids, and references to them still match', async () => {
+      const { dataDir, userId } = await folderFromNedb();
+      expect(userId).toMatch(/^[A-Za-z0-9]{16}$/);
+      const store = storeAt(dataDir);
+      await store.open();
+      expect((await store.users.findById(userId))?.email).toBe('old@example.org');
+      expect((await store.sessions.findOne({ userId }))?.tokenHash).toBe('old-token');
+      expect((await store.users.updateById(userId, { set: { firstname: 'Renamed' } }))?._id).toBe(userId);
+      await store.close();
+      await store.open();
+      expect((await store.users.findById(userId))?.firstname).toBe('Renamed');
+      const added = await store.users.insert(newUser({ email: 'new@example.org' }));
+      expect(added._id).toMatch(/^[0-9a-f]{24}$/);
+      expect(await store.users.removeById(userId)).toBe(true);
+      expect(await store.users.findById(userId)).toBeNull();
+      expect((await store.users.find({})).map((u) => u.email)).toEqual(['new@example.org']);
     });
   });
 

@@ -18,6 +18,8 @@ export interface AuthRoutesDeps {
   types: readonly ApiAuthenticationType[];
   /** False only when plain HTTP was explicitly chosen: browsers drop Secure cookies on http. */
   secureCookies: boolean;
+  /** True when consoles on other origins may sign in (`api.corsOrigins`): the cookie must then go cross-site. */
+  crossSiteCookies: boolean;
 }
 
 /** OpenHIM's confirmation text on a successful local login; its console and scripts may look for it. */
@@ -33,7 +35,10 @@ const LoginBody = Type.Object(
 
 export function authRoutes(deps: AuthRoutesDeps): FastifyPluginAsyncTypebox {
   const { accounts, sessions, authenticator, types } = deps;
-  const cookieOptions = { path: '/', httpOnly: true, secure: deps.secureCookies, sameSite: 'strict' as const };
+  // A cross-site cookie must be Secure, or browsers refuse it; otherwise no other site's request may carry it.
+  const cookieOptions = deps.crossSiteCookies
+    ? { path: '/', httpOnly: true, secure: true, sameSite: 'none' as const }
+    : { path: '/', httpOnly: true, secure: deps.secureCookies, sameSite: 'strict' as const };
 
   return async (app) => {
     app.post(

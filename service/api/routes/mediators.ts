@@ -2,12 +2,14 @@
  * Mediators (COMPAT.md "Mediators"): `GET/POST /mediators`, `GET/DELETE /mediators/:urn`,
  * `POST /mediators/:urn/heartbeat`, `PUT /mediators/:urn/config`, `POST /mediators/:urn/channels`. All are admin work;
  * a mediator calls registration and heartbeat as an admin API user. Passwords are masked in every answer except the
- * heartbeat, which must hand the mediator its real configuration.
+ * heartbeat, which must hand the mediator its real configuration. A mediator fetched with GET may be registered again
+ * as it came (read-only fields and nulls ignored, masks standing for the stored passwords).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { castRegistrationValues } from '../../domain/mediator-registration.js';
 import { authorOf } from '../../accounts/users.js';
+import type { RegistrationDoc } from '../../domain/mediator-registration.js';
 import type { MediatorRecord } from '../../storage/records.js';
 import type { MediatorRegistry } from '../../mediators/registry.js';
 import { requireAdmin } from '../guards.js';
@@ -15,7 +17,7 @@ import { publicChannel } from '../views/channels.js';
 import { publicMediator } from '../views/mediators.js';
 import { NoQuery } from '../schemas/common.js';
 import { PublicChannelSchema } from '../schemas/channels.js';
-import { ConfigBody, HeartbeatBody, InstallChannelsBody, MediatorParams, MediatorRegistrationBody, PublicMediatorSchema } from '../schemas/mediators.js';
+import { ConfigBody, HeartbeatBody, InstallChannelsBody, MEDIATOR_READ_ONLY_FIELDS, MediatorParams, MediatorRegistrationBody, PublicMediatorSchema } from '../schemas/mediators.js';
 
 export interface MediatorRoutesDeps {
   mediators: MediatorRegistry;
@@ -23,6 +25,12 @@ export interface MediatorRoutesDeps {
 
 // Admin work, as in OpenHIM: a mediator authenticates as an admin API user, and its configuration may hold credentials.
 const WORK = 'view or manage mediators; a mediator must log in as an API user in the admin group';
+
+/** The registration in a document that may have been sent back as fetched: read-only fields dropped, null = not set. */
+function registrationOf(body: MediatorRegistrationBody): RegistrationDoc {
+  const fields = Object.entries(body).filter(([key, value]) => value !== null && !MEDIATOR_READ_ONLY_FIELDS.includes(key));
+  return Object.fromEntries(fields) as unknown as RegistrationDoc;
+}
 
 export function mediatorRoutes(deps: MediatorRoutesDeps): FastifyPluginAsyncTypebox {
   const { mediators } = deps;
@@ -46,7 +54,7 @@ export function mediatorRoutes(deps: MediatorRoutesDeps): FastifyPluginAsyncType
       },
       async (request, reply) => {
         const by = authorOf(requireAdmin(request, WORK));
-        const { mediator } = await mediators.register(request.body, by);
+        const { mediator } = await mediators.register(registrationOf(request.body), by);
         return reply.code(201).send(view(mediator));
       },
     );

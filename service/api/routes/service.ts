@@ -1,15 +1,19 @@
 /**
  * The service's own status: the public `GET /heartbeat` (OpenHIM's uptimes of the core and of each mediator) and
- * `GET /health` (the store's state; 503 until it is ready), and `GET /about` for any user (versions and time zone;
- * admins also get the ports being listened on).
+ * `GET /health` (the store's state; 503 until it is ready), `GET /about` for any user (versions and time zone;
+ * admins also get the ports being listened on), and `POST /restart` for admins (answered first, then the service
+ * stops cleanly and its supervisor starts it again).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AppError } from '../../errors.js';
+import { isPlainObject } from '../../domain/plain-object.js';
 import type { AboutAnswer, HealthAnswer, HeartbeatAnswer, ServicePort } from '../../contracts/api.js';
 import { isAdmin } from '../../domain/permissions.js';
 import type { Store } from '../../storage/store.js';
 import { currentUser } from '../auth/hook.js';
+import { requireAdmin } from '../guards.js';
 import { AboutAnswerSchema } from '../schemas/service.js';
-import { NoQuery } from '../schemas/common.js';
+import { MessageAnswerSchema, NoQuery } from '../schemas/common.js';
 
 export interface ServiceRoutesDeps {
   store: Store;
@@ -18,6 +22,17 @@ export interface ServiceRoutesDeps {
   mediatorUptimes: () => Promise<Record<string, number | null>>;
   /** The ports being listened on (the real ones, not only the configured ones); empty until the service is up. */
   listeningPorts: () => readonly ServicePort[];
+  /** Asks the process to stop cleanly and be started again; called once the restart's answer has been sent. */
+  requestRestart: (by: string) => void;
+}
+
+/** OpenHIM's answer text for `POST /restart` (OpenHIM sends it as plain text; Junction answers JSON everywhere). */
+export const RESTART_MESSAGE = 'Server being restarted';
+
+/** A restart request carries no body or an empty object; a body schema would refuse the former, so it is checked here. */
+function checkRestartBody(body: unknown): void {
+  if (body === undefined || (isPlainObject(body) && Object.keys(body).length === 0)) return;
+  throw new AppError('VALIDATION_FAILED', 'POST /restart takes no body (or an empty object {})');
 }
 
 export function serviceRoutes(deps: ServiceRoutesDeps): FastifyPluginAsyncTypebox {
@@ -36,6 +51,23 @@ export function serviceRoutes(deps: ServiceRoutesDeps): FastifyPluginAsyncTypebo
       nodeVersion: process.version,
       ...(isAdmin(currentUser(request)) ? { ports: [...deps.listeningPorts()] } : {}),
     }));
+
+    app.post(
+      '/restart',
+      {
+        schema: { querystring: NoQuery, response: { 200: MessageAnswerSchema } },
+        // Only once the answer is written, so that the caller learns the restart was accepted before the API closes.
+        onResponse: async (request, reply) => {
+          if (reply.statusCode === 200) deps.requestRestart(currentUser(request).email);
+        },
+      },
+      (request) => {
+        const user = requireAdmin(request, 'restart the service');
+        checkRestartBody(request.body);
+        request.log.info({ by: user.email }, 'restart requested over the API');
+        return { message: RESTART_MESSAGE };
+      },
+    );
 
     app.get('/health', { config: { public: true }, schema: { querystring: NoQuery } }, async (_request, reply): Promise<HealthAnswer> => {
       const health = deps.store.health();

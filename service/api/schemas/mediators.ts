@@ -31,16 +31,45 @@ export const ConfigDef = Type.Object({ ...defFields, template: Type.Optional(Typ
 // A bigstring value may hold a certificate or a template, so strings may be longer than the free-form default.
 const ConfigValues = FreeFormObject({ description: 'parameter name to value, checked against configDefs', limits: { maxStringLength: 1_000_000 } });
 
+/**
+ * Fields of a mediator as answered that a registration sent back as fetched carries: accepted (any of them may also
+ * be null) and ignored, since the service keeps them itself.
+ */
+const readOnly = {
+  _id: Type.String({ maxLength: 100 }),
+  installedChannels: Type.Array(Type.Object({ name: Type.String({ maxLength: 200 }), channelId: Type.String({ maxLength: 100 }) }, { additionalProperties: false }), { maxItems: 100 }),
+  online: Type.Boolean(),
+  _uptime: Type.Number({ minimum: 0 }),
+  _lastHeartbeat: Type.String({ maxLength: 100 }),
+  _configModifiedTS: Type.String({ maxLength: 100 }),
+  updatedBy: Type.Object({ id: Type.String({ maxLength: 100 }), name: Type.String({ maxLength: 300 }) }, { additionalProperties: false }),
+  createdAt: Type.String({ maxLength: 100 }),
+  updatedAt: Type.String({ maxLength: 100 }),
+};
+
+/** The names of the read-only fields a registration may carry; the route drops them. */
+export const MEDIATOR_READ_ONLY_FIELDS: readonly string[] = Object.keys(readOnly);
+
+/** A registration: OpenHIM's document, or a mediator as `GET /mediators/:urn` answers it (null means "not set"). */
 export const MediatorRegistrationBody = Type.Object(
   {
     urn: Urn,
     version: Type.String({ minLength: 1, maxLength: 100, description: 'a semantic version such as 1.2.3' }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    description: Type.Optional(Text),
-    endpoints: Type.Optional(Type.Array(RouteBody, { maxItems: 50 })),
-    defaultChannelConfig: Type.Optional(Type.Array(ChannelCreateBody, { maxItems: 100 })),
-    configDefs: Type.Optional(Type.Array(ConfigDef, { maxItems: 500 })),
-    config: Type.Optional(ConfigValues),
+    description: Type.Optional(OrNull(Text)),
+    endpoints: Type.Optional(OrNull(Type.Array(RouteBody, { maxItems: 50 }))),
+    defaultChannelConfig: Type.Optional(OrNull(Type.Array(ChannelCreateBody, { maxItems: 100 }))),
+    configDefs: Type.Optional(OrNull(Type.Array(ConfigDef, { maxItems: 500 }))),
+    config: Type.Optional(OrNull(ConfigValues)),
+    _id: Type.Optional(OrNull(readOnly._id)),
+    installedChannels: Type.Optional(OrNull(readOnly.installedChannels)),
+    online: Type.Optional(OrNull(readOnly.online)),
+    _uptime: Type.Optional(OrNull(readOnly._uptime)),
+    _lastHeartbeat: Type.Optional(OrNull(readOnly._lastHeartbeat)),
+    _configModifiedTS: Type.Optional(OrNull(readOnly._configModifiedTS)),
+    updatedBy: Type.Optional(OrNull(readOnly.updatedBy)),
+    createdAt: Type.Optional(OrNull(readOnly.createdAt)),
+    updatedAt: Type.Optional(OrNull(readOnly.updatedAt)),
   },
   { additionalProperties: false },
 );

@@ -4,6 +4,7 @@ import type { StoredDoc } from '../records.js';
 import type { Changes, Collection, CollectionSpec, Filter, FindOptions, NewDoc } from '../store.js';
 import { toNedbUpdate } from './changes.js';
 import { toStorable } from '../documents.js';
+import { newObjectId } from '../object-ids.js';
 import { copyOut } from './copy-out.js';
 import { isSystemError, isUniqueViolation, toUniqueConstraintError, wrapError } from './errors.js';
 import { toCursorOptions } from './find-options.js';
@@ -32,7 +33,9 @@ export class NedbCollection<T extends StoredDoc> implements Collection<T> {
 
   async insert(doc: NewDoc<T>): Promise<T> {
     const stored = toStorable(this.name, doc, '') as Record<string, unknown>;
-    if (stored._id !== undefined && (typeof stored._id !== 'string' || stored._id === '')) {
+    // NeDB's own ids are 16 characters; every engine hands out OpenHIM-shaped ones instead.
+    stored._id ??= newObjectId();
+    if (typeof stored._id !== 'string' || stored._id === '') {
       throw new StoreError(`${this.name}: _id must be a non-empty string`);
     }
     const datastore = this.context.datastore(this.name);

@@ -1,0 +1,22 @@
+/**
+ * Record ids, the same for every engine and every collection: 24 lower-case hex digits in MongoDB's ObjectId layout
+ * (8 digits of epoch seconds, then 16 random ones), so scripts written against OpenHIM can keep and compare them.
+ * Records stored before ids took this shape keep their old ids; nothing here assumes every stored id matches.
+ */
+import { randomBytes } from 'node:crypto';
+
+/** What a new id looks like. */
+export const OBJECT_ID = /^[0-9a-f]{24}$/;
+
+/** A new id whose first 8 hex digits are the epoch seconds of `at`; throws RangeError outside 1970 to 2106. */
+export function newObjectId(at: Date = new Date()): string {
+  const seconds = Math.floor(at.getTime() / 1000);
+  // Eight hex digits hold 1970 to 2106; anything else could not be read back as a time.
+  if (!Number.isSafeInteger(seconds) || seconds < 0 || seconds > 0xffffffff) throw new RangeError(`Cannot make an id for ${String(at)}`);
+  return seconds.toString(16).padStart(8, '0') + randomBytes(8).toString('hex');
+}
+
+/** True when `value` has the shape of a new id. */
+export function isObjectId(value: unknown): value is string {
+  return typeof value === 'string' && OBJECT_ID.test(value);
+}
