@@ -46,6 +46,7 @@ import type { RegisteredRoute } from './api/server.js';
 import { findConsoleDir } from './api/console.js';
 import type { LiveFeedOptions } from './api/live-feed.js';
 import { MediatorRegistry } from './mediators/registry.js';
+import { ChannelHistory } from './channels/history.js';
 import { listeningPorts } from './domain/listening-ports.js';
 import type { ServicePort } from './contracts/api.js';
 import { loadServerCertificate, loadTrustedCAs } from './tls/server-certificate.js';
@@ -231,6 +232,7 @@ export class Junction {
     return new MediatorRegistry({
       mediators: this.store.mediators,
       channels: this.store.channels,
+      history: new ChannelHistory(this.store.channelAudits),
       events: this.events,
       logger: logger.child({ component: 'mediators' }),
       offlineAfterMs: config.mediators.offlineAfterSeconds * 1000,

@@ -12,6 +12,7 @@ import type { Collection } from '../storage/store.js';
 import { redraft, replacement } from '../channels/catalogue.js';
 import { conflict, refuseIfInvalid } from '../refusals.js';
 import type { Author } from '../accounts/users.js';
+import type { ChannelHistory } from '../channels/history.js';
 
 /** The defaults named in `names` (all of them when empty); an unknown name is a 400 naming its position. */
 export function pickDefaults(mediator: MediatorRecord, names: readonly string[]): MediatorChannelDefault[] {
@@ -33,6 +34,7 @@ export function pickDefaults(mediator: MediatorRecord, names: readonly string[])
 /** Installs the given default channels of a mediator; all are checked before any is written. Returns them as stored. */
 export async function installDefaultChannels(
   channels: Collection<ChannelRecord>,
+  history: ChannelHistory,
   mediator: MediatorRecord,
   defaults: readonly MediatorChannelDefault[],
   by: Author,
@@ -53,7 +55,9 @@ export async function installDefaultChannels(
   for (const draft of drafts) {
     const now = new Date();
     const taken = conflict({ message: () => `A channel named "${draft.name}" already exists` });
-    installed.push(await channels.insert({ ...draft, createdAt: now, updatedAt: now, updatedBy: by }).catch(taken));
+    const created = await channels.insert({ ...draft, createdAt: now, updatedAt: now, updatedBy: by }).catch(taken);
+    await history.record(created._id, null, created, by);
+    installed.push(created);
   }
   return installed;
 }
@@ -66,6 +70,7 @@ export async function installDefaultChannels(
  */
 export async function updateInstalledChannels(
   channels: Collection<ChannelRecord>,
+  history: ChannelHistory,
   mediator: MediatorRecord,
   defaults: readonly MediatorChannelDefault[],
   by: Author,
@@ -86,7 +91,10 @@ export async function updateInstalledChannels(
       logger.warn({ urn: mediator.urn, channel: stored.name, problems }, 'installed mediator channel not updated: the new default would break the channel rules');
       continue;
     }
-    if ((await channels.updateById(stored._id, replacement(stored, draft, by))) !== null) updated.push(stored._id);
+    const changed = await channels.updateById(stored._id, replacement(stored, draft, by));
+    if (changed === null) continue;
+    await history.record(stored._id, stored, changed, by);
+    updated.push(stored._id);
   }
   return updated;
 }

@@ -15,11 +15,14 @@ import type { Changes, Collection } from '../storage/store.js';
 import { conflict, refuseIfInvalid } from '../refusals.js';
 import { installDefaultChannels, pickDefaults, updateInstalledChannels } from './default-channels.js';
 import type { Author } from '../accounts/users.js';
+import type { ChannelHistory } from '../channels/history.js';
 
 export interface MediatorRegistryOptions {
   mediators: Collection<MediatorRecord>;
   /** The channels collection the API writes through, so the pipeline's channel cache sees installs and updates. */
   channels: Collection<ChannelRecord>;
+  /** Where installs and upgrades of default channels are recorded, as changes through /channels are. */
+  history: ChannelHistory;
   events: LiveEvents;
   logger: Logger;
   /** A mediator silent for this long is offline (OpenHIM: 60 s). */
@@ -118,7 +121,7 @@ export class MediatorRegistry {
     };
     const upgraded = await mediators.updateById(existing._id, changes);
     if (upgraded === null) throw new AppError('NOT_FOUND', `Mediator ${doc.urn} was deleted while it registered; register again`);
-    const updatedChannels = await updateInstalledChannels(channels, upgraded, upgraded.defaultChannelConfig, by, logger);
+    const updatedChannels = await updateInstalledChannels(channels, this.#options.history, upgraded, upgraded.defaultChannelConfig, by, logger);
     logger.info({ urn: doc.urn, from: existing.version, to: doc.version, channelsUpdated: updatedChannels.length, by: by.name }, 'mediator upgraded');
     return { action, mediator: upgraded };
   }
@@ -164,7 +167,7 @@ export class MediatorRegistry {
   /** Installs the named default channels (all when `names` is empty) and remembers them for later upgrades. */
   async installChannels(urn: string, names: readonly string[], by: Author): Promise<ChannelRecord[]> {
     const mediator = await this.get(urn);
-    const installed = await installDefaultChannels(this.#options.channels, mediator, pickDefaults(mediator, names), by);
+    const installed = await installDefaultChannels(this.#options.channels, this.#options.history, mediator, pickDefaults(mediator, names), by);
     const installedNames = new Set(installed.map((c) => c.name));
     const installedChannels = [...mediator.installedChannels.filter((c) => !installedNames.has(c.name)), ...installed.map((c) => ({ name: c.name, channelId: c._id }))];
     await this.#options.mediators.updateById(mediator._id, { set: { installedChannels } });

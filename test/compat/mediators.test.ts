@@ -160,6 +160,10 @@ describe('OpenHIM compatibility: mediators', () => {
       const some = await c.root.post(`/mediators/${mediator1.urn}/channels`, ['Save Encounter 2']);
       expect(some.status).toBe(201);
       expect((some.body as Doc[]).map((ch) => ch.name)).toEqual(['Save Encounter 2']);
+      // An installed channel's history starts with its creation, as for a channel created through /channels.
+      const history = await c.root.get(`/channels/${String((some.body as Doc[])[0]?._id)}/audits`);
+      expect(history.status).toBe(200);
+      expect(history.body).toEqual([expect.objectContaining({ ref: (some.body as Doc[])[0]?._id, updatedBy: expect.objectContaining({ name: expect.any(String) as unknown }) as unknown })]);
       expect((await c.root.post(`/mediators/${mediator1.urn}/channels`, ['Something Wrong'])).status).toBe(400);
       expect((await c.root.post('/mediators/urn:uuid:MISSING/channels', [])).status).toBe(404);
       const other = { ...mediator1, urn: 'urn:mediator:all-channels', defaultChannelConfig: mediator1.defaultChannelConfig.map((ch) => ({ ...ch, name: `${ch.name} (all)` })) };
