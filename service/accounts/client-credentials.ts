@@ -3,6 +3,7 @@
  * custom token digests, certificate parsing and fingerprints, and turning an API body's secrets into stored fields.
  */
 import { createHash, timingSafeEqual, X509Certificate } from 'node:crypto';
+import type { ClientAuthenticationType } from '../contracts/api.js';
 import type { AppError } from '../errors.js';
 import { refusal } from '../refusals.js';
 import type { ClientRecord } from '../storage/records.js';
@@ -179,4 +180,23 @@ export async function secretChanges(input: ClientSecretsInput, current?: Pick<Cl
   if (input.customTokenID === null) changes.unset.push('customTokenHash');
   else if (input.customTokenID !== undefined) changes.set.customTokenHash = customTokenDigest(input.customTokenID);
   return changes;
+}
+
+/** The switches of the `authentication` settings that turn client authentication types on. */
+export interface ClientAuthSwitches {
+  enableMutualTLSAuthentication: boolean;
+  enableBasicAuthentication: boolean;
+  enableCustomTokenAuthentication: boolean;
+  enableJWTAuthentication: boolean;
+}
+
+/** The client authentication types that are on, in OpenHIM's names and order (`GET /authentication/types`). */
+export function clientAuthenticationTypes(settings: ClientAuthSwitches): ClientAuthenticationType[] {
+  const types: [boolean, ClientAuthenticationType][] = [
+    [settings.enableMutualTLSAuthentication, 'mutual-tls-auth'],
+    [settings.enableBasicAuthentication, 'basic-auth'],
+    [settings.enableCustomTokenAuthentication, 'custom-token-auth'],
+    [settings.enableJWTAuthentication, 'jwt-auth'],
+  ];
+  return types.filter(([on]) => on).map(([, name]) => name);
 }

@@ -85,3 +85,8 @@ export interface ClientCreateInput extends Unset<ClientDetails>, ClientReadOnlyF
  * ('' leaves a credential as it is: an empty form field is not a request to delete it).
  */
 export type ClientUpdateInput = Partial<ClientCreateInput>;
+
+/** `GET /clients/:_id/clientName`: the client's name alone, for any signed-in user (OpenHIM's projection). */
+export interface ClientNameAnswer {
+  name: string;
+}

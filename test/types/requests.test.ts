@@ -8,12 +8,12 @@ import type { ChannelCreate, ChannelUpdate } from '../../service/contracts/chann
 import type { ClientCreateInput, ClientUpdateInput } from '../../service/contracts/clients.js';
 import type { RoleCreateInput, RoleUpdateInput } from '../../service/contracts/roles.js';
 import type { TaskChange } from '../../service/contracts/tasks.js';
-import type { UserCreateInput, UserUpdateInput } from '../../service/contracts/users.js';
+import type { TokenPasswordInput, UserCreateInput, UserUpdateInput } from '../../service/contracts/users.js';
 import type { ChannelCreateBody, ChannelUpdateBody } from '../../service/api/schemas/channels.js';
 import type { ClientCreateBody, ClientUpdateBody } from '../../service/api/schemas/clients.js';
 import type { RoleCreateBody, RoleUpdateBody } from '../../service/api/schemas/roles.js';
 import type { TaskUpdateBody } from '../../service/api/schemas/tasks.js';
-import type { UserCreateBody, UserUpdateBody } from '../../service/api/schemas/users.js';
+import type { TokenPasswordBody, UserCreateBody, UserUpdateBody } from '../../service/api/schemas/users.js';
 import type { Plain, SchemaShape } from './plain.js';
 
 describe('request schemas and contracts', () => {
@@ -26,6 +26,7 @@ describe('request schemas and contracts', () => {
     expectTypeOf<SchemaShape<typeof RoleUpdateBody>>().toEqualTypeOf<Plain<RoleUpdateInput>>();
     expectTypeOf<SchemaShape<typeof UserCreateBody>>().toEqualTypeOf<Plain<UserCreateInput>>();
     expectTypeOf<SchemaShape<typeof UserUpdateBody>>().toEqualTypeOf<Plain<UserUpdateInput>>();
+    expectTypeOf<SchemaShape<typeof TokenPasswordBody>>().toEqualTypeOf<Plain<TokenPasswordInput>>();
   });
 
   it('accept every task change the contract offers; the schema takes any status so the refusal can say why', () => {
