@@ -53,7 +53,8 @@ export type UserCreateBody = Static<typeof UserCreateBody>;
 
 export const UserUpdateBody = Type.Object(
   { ...fields, email: Type.Optional(Email), firstname: Type.Optional(Name), surname: Type.Optional(Name), groups: Type.Optional(Groups) },
-  { additionalProperties: false, minProperties: 1 },
+  // An empty body changes nothing and is answered 200, as by OpenHIM.
+  { additionalProperties: false },
 );
 export type UserUpdateBody = Static<typeof UserUpdateBody>;
 
