@@ -10,7 +10,7 @@ import type { TokenUserAnswer } from '../../../../service/contracts/users';
 import { ApiError } from '../../api/client';
 import { getTokenUser, setPasswordByToken } from '../../api/users';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { NEW_PASSWORD_LABELS, PasswordPairFields } from '../../components/PasswordPairFields';
+import { NewPasswordFields } from '../../components/PasswordPairFields';
 import { passwordProblems } from '../users/passwordRules';
 
 const LINK = /^#!?\/set-password\/([^/?#]+)$/;
@@ -130,15 +130,10 @@ export function SetPasswordPage({ token }: { token: string }) {
                   <TextInput label="Surname" required value={surname} onChange={(e) => setSurname(e.currentTarget.value)} error={problems.surname} autoComplete="family-name" />
                 </SimpleGrid>
               )}
-              <PasswordPairFields
-                password={password}
-                confirm={confirm}
-                onPasswordChange={setPassword}
-                onConfirmChange={setConfirm}
-                labels={NEW_PASSWORD_LABELS}
-                descriptions={{ password: 'At least 8 characters; long passphrases are best.' }}
+              <NewPasswordFields
+                pair={{ password, confirm, setPassword, setConfirm }}
+                description="At least 8 characters; long passphrases are best."
                 errors={{ password: problems.password, confirm: problems.confirm }}
-                required
                 cols={1}
               />
               <Button type="submit" loading={busy}>
