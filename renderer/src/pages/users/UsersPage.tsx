@@ -135,7 +135,7 @@ function AdminUsers() {
         column.display({
           id: 'actions',
           header: () => <VisuallyHidden>Actions</VisuallyHidden>,
-          meta: { width: 210 } satisfies ColumnMeta,
+          meta: { width: 190 } satisfies ColumnMeta,
           cell: (c) => (
             <Group gap={4} wrap="nowrap">
               <Button size="xs" variant="default" aria-label={`Edit user ${c.row.original.email}`} onClick={() => setEditing({ mode: 'edit', item: c.row.original })}>
