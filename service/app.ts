@@ -37,6 +37,7 @@ import { TaskQueue } from './tasks/queue.js';
 import { UserAccounts } from './accounts/users.js';
 import { Sessions } from './accounts/sessions.js';
 import { FailureThrottle, LoginThrottle } from './accounts/login-throttle.js';
+import { clientAuthenticationTypes } from './accounts/client-credentials.js';
 import { AuditRecorder } from './audit/recorder.js';
 import { FailedLoginAudit } from './audit/failed-logins.js';
 import { applicationActivityEvent } from './audit/events.js';
@@ -259,6 +260,7 @@ export class Junction {
       {
         authenticator,
         types: config.api.authenticationTypes,
+        clientAuthTypes: clientAuthenticationTypes(config.authentication),
         accounts,
         sessions,
         secureCookies: https,

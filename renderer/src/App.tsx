@@ -1,4 +1,4 @@
-/** The console: sign-in gates, then the routed pages inside the shell layout. */
+/** The console: a set-password link's page, or the sign-in gates and then the routed pages inside the shell layout. */
 import { useEffect, useState } from 'react';
 import { Center, Loader, MantineProvider } from '@mantine/core';
 import { RouterProvider, createHashRouter } from 'react-router';
@@ -6,6 +6,7 @@ import { theme } from './theme';
 import { useSession } from './stores/session';
 import { SignInPage } from './pages/signin/SignInPage';
 import { ChangePasswordPage } from './pages/signin/ChangePasswordPage';
+import { SetPasswordPage, setPasswordToken } from './pages/signin/SetPasswordPage';
 import { ReauthModal } from './pages/signin/ReauthModal';
 import { appRoutes } from './routes';
 import { ErrorAlert } from './components/ErrorAlert';
@@ -45,9 +46,7 @@ function Gate() {
 }
 
 export function App() {
-  return (
-    <MantineProvider theme={theme}>
-      <Gate />
-    </MantineProvider>
-  );
+  // A set-password link needs no session: it is opened by someone who cannot sign in yet.
+  const token = setPasswordToken(window.location.hash);
+  return <MantineProvider theme={theme}>{token === null ? <Gate /> : <SetPasswordPage token={token} />}</MantineProvider>;
 }

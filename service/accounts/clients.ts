@@ -1,6 +1,7 @@
 /**
- * Client accounts (the systems that send transactions): creation, updates and deletion over the clients collection.
- * Secrets are stored as digests (client-credentials.ts). A client's roles and clientID share one namespace with the
+ * Client accounts (the systems that send transactions): creation, updates and deletion over the clients collection,
+ * from bodies in OpenHIM's shape (a fetched client sent back as it came: read-only fields ignored, null and '' read as
+ * "not set"). Secrets are stored as digests (client-credentials.ts). A client's roles and clientID share one namespace with the
  * channels' `allow` lists, so writes keep the two apart (domain/roles.ts) and keep channel grants following the client.
  */
 import { AppError } from '../errors.js';
@@ -17,10 +18,28 @@ import type { ClientSecretsInput } from './client-credentials.js';
 export const CLIENT_OPTIONAL_FIELDS = ['clientDomain', 'organization', 'location', 'softwareName', 'description', 'contactPerson', 'contactPersonEmail'] as const;
 
 /** A `POST /clients` payload, secrets included (a plain password, or an OpenHIM hash imported as given). */
-export type NewClient = ClientCreateInput & ClientSecretsInput;
+export type NewClient = ClientCreateInput;
 
-/** A `PUT /clients/:clientId` payload: omitted fields stay; null removes a descriptive field or a credential. */
-export type ClientChanges = ClientUpdateInput & ClientSecretsInput;
+/** A `PUT /clients/:clientId` payload: omitted fields stay; null or '' removes a descriptive field, null a credential. */
+export type ClientChanges = ClientUpdateInput;
+
+const SECRET_FIELDS = ['password', 'passwordAlgorithm', 'passwordHash', 'passwordSalt', 'certificate', 'certFingerprint', 'customTokenID'] as const;
+
+/** The body's secrets, with '' read as "not sent": an empty form field never deletes a credential. */
+function secretsOf(input: ClientUpdateInput): ClientSecretsInput {
+  const secrets: ClientSecretsInput = {};
+  for (const field of SECRET_FIELDS) {
+    const value = input[field];
+    if (value !== undefined && value !== '') Object.assign(secrets, { [field]: value });
+  }
+  return secrets;
+}
+
+/** A descriptive field as sent: undefined = leave, null = remove ('' is OpenHIM's empty text, the same as null). */
+function optionalField(input: ClientUpdateInput, field: (typeof CLIENT_OPTIONAL_FIELDS)[number]): string | null | undefined {
+  const value = input[field];
+  return value === '' ? null : value;
+}
 
 export interface ClientAccountsOptions {
   clients: Collection<ClientRecord>;
@@ -32,7 +51,7 @@ const clientConflict = conflict({
   message: (field) => `Another client already uses this ${field}`,
   problem: 'already in use by another client',
   // Stored field → the body field a caller sets it with, so a 409 names what to change.
-  bodyFields: { clientID: 'clientID', customTokenHash: 'customToken', certFingerprint: 'certificate' },
+  bodyFields: { clientID: 'clientID', customTokenHash: 'customTokenID', certFingerprint: 'certFingerprint' },
 });
 
 export class ClientAccounts {
@@ -56,6 +75,13 @@ export class ClientAccounts {
     return client;
   }
 
+  /** The client with this clientID (OpenHIM's `?byNamedClientID=true`); 404 when unknown. */
+  async getByClientID(clientID: string): Promise<ClientRecord> {
+    const client = await this.#clients.findOne({ clientID });
+    if (client === null) throw new AppError('NOT_FOUND', `No client with clientID ${clientID}`);
+    return client;
+  }
+
   /** The client with this domain; 404 when none has it. */
   async getByDomain(clientDomain: string): Promise<ClientRecord> {
     const client = await this.#clients.findOne({ clientDomain });
@@ -67,12 +93,12 @@ export class ClientAccounts {
   async create(input: NewClient): Promise<ClientRecord> {
     const roles = [...new Set(input.roles ?? [])];
     await this.#refuseRoleClash({ clientID: input.clientID, roles }, { clientID: true, roles: true });
-    const secrets = await secretChanges(input);
+    const secrets = await secretChanges(secretsOf(input));
     const now = new Date();
     const record: Omit<ClientRecord, '_id'> = { clientID: input.clientID, name: input.name, roles, ...secrets.set, createdAt: now, updatedAt: now };
     for (const field of CLIENT_OPTIONAL_FIELDS) {
-      const value = input[field];
-      if (value !== undefined) record[field] = value;
+      const value = optionalField(input, field);
+      if (typeof value === 'string') record[field] = value;
     }
     return this.#clients.insert(record).catch(clientConflict);
   }
@@ -84,14 +110,14 @@ export class ClientAccounts {
     const roles = changes.roles === undefined ? undefined : [...new Set(changes.roles)];
     const after = { _id: target._id, clientID: renamed ?? target.clientID, roles: roles ?? target.roles };
     await this.#refuseRoleClash(after, { clientID: renamed !== undefined, roles: roles !== undefined });
-    const secrets = await secretChanges(changes);
+    const secrets = await secretChanges(secretsOf(changes), target);
     const set: Partial<Omit<ClientRecord, '_id'>> = { ...secrets.set, updatedAt: new Date() };
     const unset: Exclude<keyof ClientRecord, '_id'>[] = [...secrets.unset];
     if (changes.clientID !== undefined) set.clientID = changes.clientID;
     if (changes.name !== undefined) set.name = changes.name;
     if (roles !== undefined) set.roles = roles;
     for (const field of CLIENT_OPTIONAL_FIELDS) {
-      const value = changes[field];
+      const value = optionalField(changes, field);
       if (value === null) unset.push(field);
       else if (value !== undefined) set[field] = value;
     }

@@ -1,6 +1,7 @@
 /**
- * User accounts: creation, updates, deletion, credentials and first-run seeding, over the users collection; and a user
- * as the author of a change (`updatedBy`).
+ * User accounts: creation (with a password, or invited to set one), updates, deletion, credentials, OpenHIM's
+ * set-password tokens and first-run seeding, over the users collection; and a user as the author of a change
+ * (`updatedBy`). Bodies come in OpenHIM's shape: null means "not set".
  */
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
@@ -10,7 +11,9 @@ import { passwordProblem } from '../domain/password-policy.js';
 import type { Collection } from '../storage/store.js';
 import type { UserRecord } from '../storage/records.js';
 import { hashPassword, legacyTokenCredential, verifyPassword } from './passwords.js';
-import type { UserCreateInput } from '../contracts/users.js';
+import { newPasswordToken, passwordTokenDigest, TOKEN_LIFETIME_MS, unsentLinks } from './password-tokens.js';
+import type { PasswordLinkSender } from './password-tokens.js';
+import type { PasswordTokenType, TokenPasswordInput, UserCreateInput, UserUpdateInput } from '../contracts/users.js';
 
 /** The built-in super user's documented first-run credentials; the password must be changed at first login. */
 export const ROOT_EMAIL = 'root@junction.local';
@@ -19,7 +22,21 @@ export const DEFAULT_ROOT_PASSWORD = 'junction-password';
 /** A new account: the `POST /users` payload (contracts/users.ts). */
 export type NewUserInput = UserCreateInput;
 
-export type UserChanges = Partial<Omit<NewUserInput, 'password' | 'msisdn'>> & { password?: string; msisdn?: string | null };
+export type UserChanges = UserUpdateInput;
+
+/** A set-password token as made: the token itself exists only here, to be sent or shown once. */
+export interface IssuedToken {
+  user: UserRecord;
+  token: string;
+  tokenType: PasswordTokenType;
+  expiry: Date;
+}
+
+/** True for a value that was sent: OpenHIM's console sends unused fields as null. */
+const given = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
+
+/** The stored token fields, removed together once a password is set. */
+const TOKEN_FIELDS = ['tokenHash', 'tokenType', 'tokenExpiry'] as const;
 
 /** Who made a change, as records keep it in `updatedBy`. */
 export type Author = { id: string; name: string };
@@ -48,10 +65,15 @@ export class UserAccounts {
   readonly #logger: Logger;
   readonly #legacyTokens: boolean;
 
-  constructor(options: { users: Collection<UserRecord>; logger: Logger; legacyTokens: boolean }) {
+  readonly #sendLink: PasswordLinkSender;
+  readonly #now: () => number;
+
+  constructor(options: { users: Collection<UserRecord>; logger: Logger; legacyTokens: boolean; sendLink?: PasswordLinkSender; now?: () => number }) {
     this.#users = options.users;
     this.#logger = options.logger;
     this.#legacyTokens = options.legacyTokens;
+    this.#sendLink = options.sendLink ?? unsentLinks(options.logger);
+    this.#now = options.now ?? Date.now;
   }
 
   /** Finds a user by email, case-insensitively. */
@@ -90,10 +112,14 @@ export class UserAccounts {
     };
   }
 
-  /** Creates a user; 409 when the email is taken, 400 when the password breaks the rules. */
+  /**
+   * Creates a user; 409 when the email is taken, 400 when the password breaks the rules. Without a password the user
+   * is invited: locked out until they set one through the set-password link, which goes to the link sender.
+   */
   async create(input: NewUserInput): Promise<UserRecord> {
     const email = normaliseEmail(input.email);
-    checkPassword(input.password, email);
+    const password = input.password ?? '';
+    if (password !== '') checkPassword(password, email);
     const now = new Date();
     const record: Omit<UserRecord, '_id'> = {
       email,
@@ -106,26 +132,86 @@ export class UserAccounts {
       passwordChangeRequired: input.passwordChangeRequired ?? false,
       createdAt: now,
       updatedAt: now,
-      ...(await this.#credentials(input.password)),
+      ...(password === '' ? { passwordHash: null } : await this.#credentials(password)),
     };
-    if (input.msisdn !== undefined) record.msisdn = input.msisdn;
-    return this.#users.insert(record).catch(userConflict);
+    if (typeof input.msisdn === 'string' && input.msisdn !== '') record.msisdn = input.msisdn;
+    const created = await this.#users.insert(record).catch(userConflict);
+    if (password !== '') return created;
+    const issued = await this.issueToken(created, 'newUser');
+    await this.#sendLink(issued);
+    return issued.user;
   }
 
-  /** Applies validated changes; a new password clears the forced-change flag unless an admin sets it again. */
+  /**
+   * Makes a new set-password token for the user, replacing any pending one (so only the latest link works). The
+   * token is returned this once; only its digest is kept.
+   */
+  async issueToken(user: UserRecord, tokenType: PasswordTokenType): Promise<IssuedToken> {
+    const { token, hash } = newPasswordToken();
+    const expiry = new Date(this.#now() + TOKEN_LIFETIME_MS[tokenType]);
+    const updated = await this.#users.updateById(user._id, { set: { tokenHash: hash, tokenType, tokenExpiry: expiry } });
+    if (updated === null) throw new AppError('NOT_FOUND', `No user with email ${user.email}`);
+    return { user: updated, token, tokenType, expiry };
+  }
+
+  /**
+   * OpenHIM's `GET /password-reset-request/:email`: a reset link for an existing user, sent to them. Unknown
+   * addresses and the built-in account (whose address receives no mail) get nothing, and the caller cannot tell.
+   * A user still invited keeps the invitation's kind, so they may still give their names with the password.
+   */
+  async requestReset(email: string): Promise<void> {
+    const user = await this.findByEmail(email);
+    if (user === null || user.builtin === true) return;
+    const tokenType: PasswordTokenType = user.passwordHash === null ? 'newUser' : 'existingUser';
+    await this.#sendLink(await this.issueToken(user, tokenType));
+  }
+
+  /** The user a set-password token belongs to; 404 for an unknown or used token, 410 for an expired one. */
+  async byToken(token: string): Promise<UserRecord & { tokenType: PasswordTokenType; tokenExpiry: Date }> {
+    const user = await this.#users.findOne({ tokenHash: passwordTokenDigest(token) });
+    if (user?.tokenType === undefined || user.tokenExpiry === undefined) throw new AppError('NOT_FOUND', 'No user has this set-password token: it is wrong, or it was used already');
+    if (user.tokenExpiry.getTime() <= this.#now()) throw new AppError('TOKEN_EXPIRED');
+    return { ...user, tokenType: user.tokenType, tokenExpiry: user.tokenExpiry };
+  }
+
+  /**
+   * Sets the password through a token (the password rules apply) and ends the token. An invited user may also give
+   * their names and number, as in OpenHIM. The token is spent atomically: of two uses at once, one gets 404.
+   */
+  async setPasswordByToken(token: string, input: TokenPasswordInput): Promise<UserRecord> {
+    const user = await this.byToken(token);
+    checkPassword(input.password, user.email);
+    const set: Partial<Omit<UserRecord, '_id'>> = { ...(await this.#credentials(input.password)), passwordChangeRequired: false, updatedAt: new Date() };
+    const unset: (typeof TOKEN_FIELDS[number] | 'msisdn')[] = [...TOKEN_FIELDS];
+    if (user.tokenType === 'newUser') {
+      if (input.firstname !== undefined) set.firstname = input.firstname;
+      if (input.surname !== undefined) set.surname = input.surname;
+      if (input.msisdn === null || input.msisdn === '') unset.push('msisdn');
+      else if (input.msisdn !== undefined) set.msisdn = input.msisdn;
+    }
+    const spent = await this.#users.updateMany({ _id: user._id, tokenHash: passwordTokenDigest(token) }, { set, unset });
+    if (spent === 0) throw new AppError('NOT_FOUND', 'No user has this set-password token: it is wrong, or it was used already');
+    return (await this.#users.findById(user._id)) ?? user;
+  }
+
+  /**
+   * Applies validated changes; null leaves a field as it is (OpenHIM's "not set"), except the MSISDN, which null or
+   * '' removes. A new password clears the forced-change flag unless an admin sets it again, and ends a pending
+   * set-password link.
+   */
   async update(target: UserRecord, changes: UserChanges): Promise<UserRecord> {
     const set: Partial<Omit<UserRecord, '_id'>> = { updatedAt: new Date() };
-    const email = changes.email === undefined ? target.email : normaliseEmail(changes.email);
-    if (changes.email !== undefined) set.email = email;
-    if (changes.firstname !== undefined) set.firstname = changes.firstname;
-    if (changes.surname !== undefined) set.surname = changes.surname;
-    if (changes.groups !== undefined) set.groups = [...new Set(changes.groups)];
-    if (changes.msisdn !== undefined && changes.msisdn !== null) set.msisdn = changes.msisdn;
-    const unset: 'msisdn'[] = changes.msisdn === null ? ['msisdn'] : [];
-    if (changes.dailyReport !== undefined) set.dailyReport = changes.dailyReport;
-    if (changes.weeklyReport !== undefined) set.weeklyReport = changes.weeklyReport;
-    if (changes.settings !== undefined) set.settings = changes.settings;
-    if (changes.password !== undefined) {
+    const email = given(changes.email) ? normaliseEmail(changes.email) : target.email;
+    if (given(changes.email)) set.email = email;
+    if (given(changes.firstname)) set.firstname = changes.firstname;
+    if (given(changes.surname)) set.surname = changes.surname;
+    if (given(changes.groups)) set.groups = [...new Set(changes.groups)];
+    if (typeof changes.msisdn === 'string' && changes.msisdn !== '') set.msisdn = changes.msisdn;
+    const unset: ('msisdn' | (typeof TOKEN_FIELDS)[number])[] = changes.msisdn === null || changes.msisdn === '' ? ['msisdn'] : [];
+    if (given(changes.dailyReport)) set.dailyReport = changes.dailyReport;
+    if (given(changes.weeklyReport)) set.weeklyReport = changes.weeklyReport;
+    if (given(changes.settings)) set.settings = changes.settings;
+    if (given(changes.password) && changes.password !== '') {
       checkPassword(changes.password, email);
       if (await verifyPassword(changes.password, target.passwordHash)) {
         throw new AppError('PASSWORD_TOO_WEAK', 'password must differ from the current password', [
@@ -133,8 +219,9 @@ export class UserAccounts {
         ]);
       }
       Object.assign(set, await this.#credentials(changes.password), { passwordChangeRequired: false });
+      unset.push(...TOKEN_FIELDS);
     }
-    if (changes.passwordChangeRequired !== undefined) set.passwordChangeRequired = changes.passwordChangeRequired;
+    if (given(changes.passwordChangeRequired)) set.passwordChangeRequired = changes.passwordChangeRequired;
     const updated = await this.#users.updateById(target._id, { set, unset }).catch(userConflict);
     if (updated === null) throw new AppError('NOT_FOUND', `No user with email ${target.email}`);
     return updated;

@@ -20,6 +20,7 @@ import type { AuthRoutesDeps } from './routes/authenticate.js';
 import { serviceRoutes } from './routes/service.js';
 import type { ServiceRoutesDeps } from './routes/service.js';
 import { userRoutes } from './routes/users.js';
+import { passwordTokenRoutes } from './routes/password-tokens.js';
 import type { UserRoutesDeps } from './routes/users.js';
 import { channelRoutes } from './routes/channels.js';
 import { clientRoutes } from './routes/clients.js';
@@ -132,6 +133,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(serviceRoutes(deps));
   await app.register(authRoutes(deps));
   await app.register(userRoutes(deps));
+  await app.register(passwordTokenRoutes(deps));
   const { store } = deps;
   const channels = new ChannelCatalogue({ channels: store.channels, history: new ChannelHistory(store.channelAudits), hasTransactions: deps.hasTransactions, triggerPolling: deps.triggerPolling });
   await app.register(channelRoutes({ channels }));

@@ -36,11 +36,24 @@ export interface PublicUser {
   settings: Record<string, unknown>;
   passwordChangeRequired: boolean;
   builtin: boolean;
+  /** OpenHIM's flag: an invited user who has not set a password yet, and so cannot sign in. */
+  locked: boolean;
+  /** A set-password link is pending: an invitation (`newUser`) or a password reset (`existingUser`). */
+  tokenType?: PasswordTokenType;
+  /** When the pending link expires. */
+  expiry?: string;
   createdAt: string;
   updatedAt: string;
 }
 
+/** OpenHIM's kinds of set-password token: an invited user's first password, or a reset of an existing one. */
+export type PasswordTokenType = 'newUser' | 'existingUser';
+
+/** How a user may sign in to the management API (`api.authenticationTypes`; `GET /authentication/api-types`). */
 export type ApiAuthenticationType = 'basic' | 'local' | 'token';
+
+/** How a client may authenticate on the transaction ports (`GET /authentication/types`, as OpenHIM names them). */
+export type ClientAuthenticationType = 'mutual-tls-auth' | 'basic-auth' | 'custom-token-auth' | 'jwt-auth';
 
 export interface HeartbeatAnswer {
   master: number;

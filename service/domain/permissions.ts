@@ -14,6 +14,8 @@ export interface TargetUser {
   _id: string;
   groups: readonly string[];
   builtin?: boolean;
+  email?: string;
+  passwordChangeRequired?: boolean;
 }
 
 export type Decision = { allowed: true } | { allowed: false; reason: string; code?: 'BUILTIN_USER_PROTECTED' };
@@ -60,22 +62,30 @@ export function canReadUser(actor: Actor, target: TargetUser): Decision {
   return isAdmin(actor) || actor._id === target._id ? allow : deny('You can only view your own profile');
 }
 
+/** A change as sent; null is OpenHIM's "not set", so it changes nothing. */
 export interface UserChangeRequest {
-  groups?: readonly string[];
-  email?: string;
-  passwordChangeRequired?: boolean;
+  groups?: readonly string[] | null;
+  email?: string | null;
+  passwordChangeRequired?: boolean | null;
 }
 
-/** Admins change any account (the built-in super user keeps admin); others change only their own profile and password. */
+/**
+ * Admins change any account (the built-in super user keeps admin); others change only their own profile and password.
+ * A non-admin saving their own profile as it was fetched sends their groups, email and flag unchanged: that is no
+ * change, so it is allowed (groups in any order).
+ */
 export function canUpdateUser(actor: Actor, target: TargetUser, change: UserChangeRequest): Decision {
-  if (target.builtin === true && change.groups !== undefined && !change.groups.includes(ADMIN_GROUP)) {
+  const groups = change.groups ?? undefined;
+  if (target.builtin === true && groups !== undefined && !groups.includes(ADMIN_GROUP)) {
     return deny('The built-in super user must stay in the admin group', 'BUILTIN_USER_PROTECTED');
   }
   if (isAdmin(actor)) return allow;
   if (actor._id !== target._id) return deny('You can only change your own profile');
-  if (change.groups !== undefined && !sameGroups(change.groups, target.groups)) return deny('You cannot change your own groups');
-  if (change.passwordChangeRequired !== undefined) return deny('Only admins can require a password change');
-  if (change.email !== undefined) return deny('Only admins can change an email address');
+  if (groups !== undefined && !sameGroups(groups, target.groups)) return deny('You cannot change your own groups');
+  const flag = change.passwordChangeRequired ?? undefined;
+  if (flag !== undefined && flag !== (target.passwordChangeRequired ?? false)) return deny('Only admins can require a password change');
+  const email = change.email ?? undefined;
+  if (email !== undefined && email.trim().toLowerCase() !== target.email) return deny('Only admins can change an email address');
   return allow;
 }
 

@@ -19,7 +19,7 @@ import type { JWTVerifyOptions } from 'jose';
 import { decodeBasicCredentials } from '../domain/basic-credentials.js';
 import type { Collection } from '../storage/store.js';
 import type { ClientRecord } from '../storage/records.js';
-import { customTokenDigest, verifyClientPassword } from '../accounts/client-credentials.js';
+import { customTokenDigest, fingerprintMatches, verifyClientPassword } from '../accounts/client-credentials.js';
 import type { FailureThrottle } from '../accounts/login-throttle.js';
 import type { FailedLoginAudit } from '../audit/failed-logins.js';
 
@@ -44,7 +44,14 @@ export interface ClientAuthSettings {
 export interface PresentedCredentials {
   authorization?: string;
   /** The TLS client certificate, when one was presented on the HTTPS port. */
-  peer?: { fingerprint256: string; subjectCN?: string; /** chains to a trusted CA */ authorized: boolean };
+  peer?: {
+    fingerprint256: string;
+    /** SHA-1, for a client registered by the fingerprint OpenHIM's console sends. */
+    fingerprint?: string;
+    subjectCN?: string;
+    /** chains to a trusted CA */
+    authorized: boolean;
+  };
   /** The caller's network address, which the guard counts failures against. */
   address?: string;
 }
@@ -174,7 +181,10 @@ export class ClientAuthenticator {
 
   async #mutualTls(peer: NonNullable<PresentedCredentials['peer']>): Promise<ClientAuthResult> {
     const refuse = (reason: string): ClientAuthResult => ({ outcome: 'refused', method: 'mutual-tls', reason, claimed: peer.subjectCN });
-    const registered = await this.#clients.findOne({ certFingerprint: peer.fingerprint256 });
+    // A client is registered by its certificate's SHA-256 fingerprint, or by the SHA-1 one OpenHIM's console sends.
+    const bySha256 = await this.#clients.findOne({ certFingerprint: peer.fingerprint256 });
+    const found = bySha256 ?? (peer.fingerprint === undefined ? null : await this.#clients.findOne({ certFingerprint: peer.fingerprint }));
+    const registered = found?.certFingerprint !== undefined && fingerprintMatches(found.certFingerprint, peer) ? found : null;
     const client = registered ?? (peer.authorized && peer.subjectCN !== undefined ? await this.#clients.findOne({ clientDomain: peer.subjectCN }) : null);
     if (client === null) return refuse(peer.authorized ? 'no client has the domain of this certificate' : 'the certificate is neither registered nor issued by a trusted CA');
     if (client.clientDomain === undefined || client.clientDomain !== peer.subjectCN) {

@@ -27,9 +27,12 @@ export interface LegacyTokenCredential {
 }
 
 /** A user: the public view's fields (`email` lower-cased and unique), and the password material it never shows. */
-export interface UserRecord extends StoredDoc, Stored<Omit<PublicUser, 'builtin'>, 'createdAt' | 'updatedAt'> {
-  /** scrypt hash in the self-describing format of service/accounts/passwords.ts; null = cannot log in. */
+export interface UserRecord extends StoredDoc, Stored<Omit<PublicUser, 'builtin' | 'locked' | 'expiry'>, 'createdAt' | 'updatedAt'> {
+  /** scrypt hash in the self-describing format of service/accounts/passwords.ts; null = cannot log in (invited). */
   passwordHash: string | null;
+  /** A pending set-password link (`tokenType` says which kind): the token's sha256 only, and when it expires. */
+  tokenHash?: string;
+  tokenExpiry?: Date;
   passwordChangedAt?: Date;
   /** The built-in super user: cannot be deleted and always keeps the admin group. Absent means false. */
   builtin?: boolean;

@@ -28,7 +28,7 @@ function peerOf(req: IncomingMessage): PresentedCredentials['peer'] {
   const cert = socket.getPeerCertificate();
   if (cert.fingerprint256 === undefined || cert.fingerprint256 === '') return undefined;
   const cn = cert.subject.CN;
-  return { fingerprint256: cert.fingerprint256, subjectCN: Array.isArray(cn) ? cn[0] : cn, authorized: socket.authorized };
+  return { fingerprint256: cert.fingerprint256, fingerprint: cert.fingerprint, subjectCN: Array.isArray(cn) ? cn[0] : cn, authorized: socket.authorized };
 }
 
 function track(server: Server): Set<Socket> {

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { certificateSubjectCN, customTokenDigest, parseCertificate, secretChanges, verifyClientPassword } from '../../service/accounts/client-credentials.js';
+import { certificateSubjectCN, customTokenDigest, fingerprintMatches, normaliseFingerprint, parseCertificate, secretChanges, verifyClientPassword } from '../../service/accounts/client-credentials.js';
 import { hashPassword } from '../../service/accounts/passwords.js';
 import { generateSelfSigned } from '../../service/tls/self-signed.js';
 
@@ -54,7 +54,7 @@ describe('certificates and secret changes', () => {
   });
 
   it('hashes a plain password, keeps an imported hash, digests the token and removes credentials given null', async () => {
-    const plain = await secretChanges({ password: 'plain-password', customToken: 'a-long-custom-token', certificate: pair.cert });
+    const plain = await secretChanges({ password: 'plain-password', customTokenID: 'a-long-custom-token', certificate: pair.cert });
     expect(plain.set.passwordAlgorithm).toBe('scrypt');
     expect(plain.set.passwordHash).toMatch(/^scrypt\$/);
     expect(plain.set.customTokenHash).toBe(customTokenDigest('a-long-custom-token'));
@@ -64,9 +64,32 @@ describe('certificates and secret changes', () => {
     const imported = await secretChanges({ passwordAlgorithm: 'sha256', passwordHash: hash.toUpperCase(), passwordSalt: 'salt' });
     expect(imported.set).toEqual({ passwordAlgorithm: 'sha256', passwordHash: hash, passwordSalt: 'salt' });
 
-    const removed = await secretChanges({ password: null, certificate: null, customToken: null });
+    const removed = await secretChanges({ password: null, certificate: null, customTokenID: null });
     expect(removed.set).toEqual({});
     expect(removed.unset.sort()).toEqual(['certFingerprint', 'certPem', 'customTokenHash', 'passwordAlgorithm', 'passwordHash', 'passwordSalt']);
+  });
+
+  it('registers a certificate by a fingerprint in any case, with or without colons, and keeps the PEM only for its own', async () => {
+    const x509 = new X509Certificate(pair.cert);
+    const bare = x509.fingerprint.replaceAll(':', '').toLowerCase();
+    const byFingerprint = await secretChanges({ certFingerprint: bare });
+    expect(byFingerprint.set).toEqual({ certFingerprint: x509.fingerprint });
+    expect(byFingerprint.unset).toEqual(['certPem']);
+    // The fingerprint a client already has, sent back, changes nothing.
+    expect(await secretChanges({ certFingerprint: x509.fingerprint256.toLowerCase() }, { certFingerprint: x509.fingerprint256 })).toEqual({ set: {}, unset: [] });
+    // With the certificate, its SHA-1 or SHA-256 may come along; another fingerprint is refused.
+    expect((await secretChanges({ certificate: pair.cert, certFingerprint: x509.fingerprint })).set.certFingerprint).toBe(x509.fingerprint256);
+    await expect(secretChanges({ certificate: pair.cert, certFingerprint: 'AB'.repeat(20) })).rejects.toMatchObject({ details: [{ path: 'body.certFingerprint' }] });
+    expect(normaliseFingerprint('ab:cd:EF')).toBe('AB:CD:EF');
+  });
+
+  it('matches a registered fingerprint against the peer by the digest it was registered with', () => {
+    const x509 = new X509Certificate(pair.cert);
+    const peer = { fingerprint256: x509.fingerprint256, fingerprint: x509.fingerprint };
+    expect(fingerprintMatches(x509.fingerprint.toLowerCase(), peer)).toBe(true);
+    expect(fingerprintMatches(x509.fingerprint256, peer)).toBe(true);
+    expect(fingerprintMatches(x509.fingerprint, { fingerprint256: x509.fingerprint256 })).toBe(false);
+    expect(fingerprintMatches('AB'.repeat(32), peer)).toBe(false);
   });
 
   it('refuses incomplete or mixed password forms and bad certificates, naming the field', async () => {

@@ -164,8 +164,10 @@ describe('authentication types are a config list', () => {
   it('refuses Basic and the token scheme when only local login is enabled, and reports the types', async () => {
     const t = await startJunction({ api: { authenticationTypes: ['local'] } });
     try {
-      const types = await t.inject('/authentication/types');
+      // The sign-in types are public; the client types (OpenHIM's /authentication/types) are for admins only.
+      const types = await t.inject('/authentication/api-types');
       expect(types.body).toEqual(['local']);
+      expect((await t.inject('/authentication/types')).status).toBe(401);
       const res = await t.inject('/users', { headers: { authorization: basic(ROOT_EMAIL, DEFAULT_ROOT_PASSWORD) } });
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ error: { code: 'AUTH_TYPE_DISABLED' } });

@@ -26,10 +26,19 @@ describe('user permissions', () => {
     expect(canUpdateUser(nurse, nurse, {}).allowed).toBe(true);
     expect(canUpdateUser(nurse, nurse, { groups: ['nurses'] }).allowed).toBe(true);
     expect(canUpdateUser(nurse, nurse, { groups: ['nurses', 'admin'] }).allowed).toBe(false);
-    expect(canUpdateUser(nurse, nurse, { passwordChangeRequired: false }).allowed).toBe(false);
+    expect(canUpdateUser(nurse, nurse, { passwordChangeRequired: true }).allowed).toBe(false);
     expect(canUpdateUser(nurse, nurse, { email: 'new@x.example' }).allowed).toBe(false);
     expect(canUpdateUser(nurse, other, {}).allowed).toBe(false);
     expect(canDeleteUser(nurse, nurse).allowed).toBe(false);
+  });
+
+  it('lets a user send back their own profile as fetched: groups in any order, the same email and flag, nulls', () => {
+    const self = { _id: 'n', groups: ['nurses', 'ward-3'], email: 'nurse@clinic.example', passwordChangeRequired: false };
+    expect(canUpdateUser(self, self, { groups: ['ward-3', 'nurses'], email: 'Nurse@Clinic.example', passwordChangeRequired: false }).allowed).toBe(true);
+    expect(canUpdateUser(self, self, { groups: null, email: null, passwordChangeRequired: null }).allowed).toBe(true);
+    expect(canUpdateUser(self, self, { groups: ['ward-3'] }).allowed).toBe(false);
+    expect(canUpdateUser(self, self, { email: 'other@clinic.example' }).allowed).toBe(false);
+    expect(canUpdateUser(self, self, { passwordChangeRequired: true }).allowed).toBe(false);
   });
 });
 

@@ -72,7 +72,7 @@ test.describe('clients', () => {
     await expect(row.getByText('Certificate', { exact: true })).toHaveCount(0);
 
     const [saved] = await clients(junction);
-    expect(saved).toMatchObject({ clientID: 'lab-system', name: 'Laboratory system', clientDomain: 'lab.clinic.example', roles: ['lab'], hasPassword: true, hasCustomToken: false });
+    expect(saved).toMatchObject({ clientID: 'lab-system', name: 'Laboratory system', clientDomain: 'lab.clinic.example', roles: ['lab'], hasPassword: true, customTokenSet: false });
     expect(JSON.stringify(saved)).not.toContain('lab-secret-passphrase');
     const basic = (password: string) => `Basic ${Buffer.from(`lab-system:${password}`).toString('base64')}`;
     expect(await transact(junction, basic('lab-secret-passphrase'))).toBe(200);
@@ -128,7 +128,7 @@ test.describe('clients', () => {
     await expect(page.getByLabel('New custom token')).toHaveText(token);
     await shot(page, testInfo, 'clients-token');
     [client] = await clients(junction);
-    expect(client).toMatchObject({ name: 'Pharmacy (main building)', hasCustomToken: true, certFingerprint: fingerprint });
+    expect(client).toMatchObject({ name: 'Pharmacy (main building)', customTokenSet: true, certFingerprint: fingerprint });
     expect(JSON.stringify(client)).not.toContain(token);
     expect(await transact(junction, `Custom ${token}`)).toBe(200);
     expect(await transact(junction, `Custom ${token}x`)).toBe(401);
@@ -142,7 +142,7 @@ test.describe('clients', () => {
     await form.getByRole('button', { name: 'Save client' }).click();
     await expect(form).toBeHidden();
     [client] = await clients(junction);
-    expect(client).toMatchObject({ hasCustomToken: false, certFingerprint: fingerprint });
+    expect(client).toMatchObject({ customTokenSet: false, certFingerprint: fingerprint });
     expect(await transact(junction, `Custom ${token}`)).toBe(401);
 
     await row.getByRole('button', { name: 'Delete client pharmacy' }).click();

@@ -88,7 +88,7 @@ describe('throttling failed client authentication on the HTTP transaction port',
     });
     expect(channel.status).toBe(201);
     for (const [clientID, password] of [['lab', 'lab-client-pass-1'], ['pharmacy', 'pharmacy-pass-1']]) {
-      const client = await t.request('/clients', { method: 'POST', headers: admin, json: { clientID, name: clientID, password, customToken: `${clientID}-custom-token-0123456789` } });
+      const client = await t.request('/clients', { method: 'POST', headers: admin, json: { clientID, name: clientID, password, customTokenID: `${clientID}-custom-token-0123456789` } });
       expect(client.status).toBe(201);
     }
   });

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +29,7 @@ describe('client authentication on the transaction ports', () => {
   let dir: string;
   const labCert = generateSelfSigned('lab.clinic.example');
   const strangerCert = generateSelfSigned('stranger.example');
+  const radiologyCert = generateSelfSigned('radiology.clinic.example');
 
   async function client(fields: Partial<ClientRecord> & { clientID: string }): Promise<ClientRecord> {
     const now = new Date();
@@ -41,6 +42,8 @@ describe('client authentication on the transaction ports', () => {
     await store.open();
     await client({ clientID: 'lab', clientDomain: 'lab.clinic.example', passwordHash: await hashPassword('lab-password-1'), passwordAlgorithm: 'scrypt', customTokenHash: customTokenDigest('lab-custom-token-123456'), certPem: labCert.cert, certFingerprint: parseCertificate(labCert.cert)?.certFingerprint });
     await client({ clientID: 'pharmacy', clientDomain: 'pharmacy.clinic.example' });
+    // Registered as OpenHIM's console does: by the certificate's SHA-1 fingerprint, no PEM.
+    await client({ clientID: 'radiology', clientDomain: 'radiology.clinic.example', certFingerprint: new X509Certificate(radiologyCert.cert).fingerprint });
   });
   afterAll(async () => {
     await store.close();
@@ -117,6 +120,12 @@ describe('client authentication on the transaction ports', () => {
     expect(await auth().authenticate({ peer: stranger })).toMatchObject({ outcome: 'refused', method: 'mutual-tls' });
     const wrongCn = { ...registered, subjectCN: 'someone-else.example' };
     expect(await auth().authenticate({ peer: wrongCn })).toMatchObject({ outcome: 'refused', reason: 'the certificate CN does not equal the client domain' });
+    // A client registered by SHA-1 fingerprint is found by the certificate's SHA-1, and only by it.
+    const radiology = new X509Certificate(radiologyCert.cert);
+    const bySha1 = { fingerprint256: radiology.fingerprint256, fingerprint: radiology.fingerprint, subjectCN: 'radiology.clinic.example', authorized: false };
+    expect(await auth().authenticate({ peer: bySha1 })).toMatchObject({ outcome: 'authenticated', method: 'mutual-tls', client: { clientID: 'radiology' } });
+    const otherSha1 = { ...bySha1, fingerprint: new X509Certificate(strangerCert.cert).fingerprint };
+    expect(await auth().authenticate({ peer: otherSha1 })).toMatchObject({ outcome: 'refused', method: 'mutual-tls' });
     // With mutual TLS off, a certificate is ignored and the header decides.
     expect(await auth({ ...allOn, enableMutualTLSAuthentication: false }).authenticate({ peer: registered })).toEqual({ outcome: 'anonymous' });
   });

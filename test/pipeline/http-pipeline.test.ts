@@ -83,7 +83,7 @@ describe('the HTTP transaction pipeline, against real upstream servers', () => {
     const client = await t.request('/clients', {
       method: 'POST',
       headers: admin,
-      json: { clientID: 'lab', name: 'Lab system', roles: ['lab-role'], password: 'lab-client-pass-1', customToken: 'lab-custom-token-0123456789' },
+      json: { clientID: 'lab', name: 'Lab system', roles: ['lab-role'], password: 'lab-client-pass-1', customTokenID: 'lab-custom-token-0123456789' },
     });
     expect(client.status).toBe(201);
   });

@@ -7,13 +7,13 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { AboutAnswer, ApiErrorBody, MessageAnswer, PublicUser, ServicePort } from '../../service/contracts/api.js';
 import type { Channel } from '../../service/contracts/channels.js';
-import type { PublicClient } from '../../service/contracts/clients.js';
+import type { ClientNameAnswer, PublicClient } from '../../service/contracts/clients.js';
 import type { MediatorConfigDef, PublicMediator } from '../../service/contracts/mediators.js';
 import type { Role } from '../../service/contracts/roles.js';
 import type { TaskDetail, TaskTransactionView, TaskView } from '../../service/contracts/tasks.js';
 import type { CreatedTask, TransactionCount, TransactionRerunView, TransactionView } from '../../service/contracts/transactions.js';
 import type { PublicChannelSchema } from '../../service/api/schemas/channels.js';
-import type { PublicClientSchema } from '../../service/api/schemas/clients.js';
+import type { ClientNameSchema, PublicClientSchema } from '../../service/api/schemas/clients.js';
 import type { ErrorResponse, MessageAnswerSchema } from '../../service/api/schemas/common.js';
 import type { PublicMediatorSchema } from '../../service/api/schemas/mediators.js';
 import type { RoleSchema } from '../../service/api/schemas/roles.js';
@@ -26,8 +26,8 @@ import type {
   TransactionRerunViewSchema,
   TransactionViewSchema,
 } from '../../service/api/schemas/transactions.js';
-import type { LoginAnswerSchema, PublicUserSchema, SessionAnswerSchema } from '../../service/api/schemas/users.js';
-import type { LoginAnswer, SessionAnswer } from '../../service/contracts/users.js';
+import type { LoginAnswerSchema, PasswordTokenAnswerSchema, PublicUserSchema, SessionAnswerSchema, TokenUserAnswerSchema } from '../../service/api/schemas/users.js';
+import type { LoginAnswer, PasswordTokenAnswer, SessionAnswer, TokenUserAnswer } from '../../service/contracts/users.js';
 import type { Plain, SchemaShape } from './plain.js';
 
 describe('answer schemas and contracts', () => {
@@ -51,7 +51,10 @@ describe('answer schemas and contracts', () => {
     expectTypeOf<SchemaShape<typeof PublicUserSchema>>().toEqualTypeOf<Plain<PublicUser>>();
     expectTypeOf<SchemaShape<typeof SessionAnswerSchema>>().toEqualTypeOf<Plain<SessionAnswer>>();
     expectTypeOf<SchemaShape<typeof LoginAnswerSchema>>().toEqualTypeOf<Plain<LoginAnswer>>();
+    expectTypeOf<SchemaShape<typeof PasswordTokenAnswerSchema>>().toEqualTypeOf<Plain<PasswordTokenAnswer>>();
+    expectTypeOf<SchemaShape<typeof TokenUserAnswerSchema>>().toEqualTypeOf<Plain<TokenUserAnswer>>();
     expectTypeOf<SchemaShape<typeof PublicClientSchema>>().toEqualTypeOf<Plain<PublicClient>>();
+    expectTypeOf<SchemaShape<typeof ClientNameSchema>>().toEqualTypeOf<Plain<ClientNameAnswer>>();
     expectTypeOf<SchemaShape<typeof PublicChannelSchema>>().toEqualTypeOf<Plain<Channel>>();
     expectTypeOf<SchemaShape<typeof RoleSchema>>().toEqualTypeOf<Plain<Role>>();
   });

@@ -9,13 +9,13 @@ import type { ClientCreateInput, ClientUpdateInput } from '../../service/contrac
 import type { RoleCreateInput, RoleUpdateInput } from '../../service/contracts/roles.js';
 import type { TaskChange } from '../../service/contracts/tasks.js';
 import type { TransactionCreate, TransactionUpdate } from '../../service/contracts/transactions.js';
-import type { UserCreateInput, UserUpdateInput } from '../../service/contracts/users.js';
+import type { TokenPasswordInput, UserCreateInput, UserUpdateInput } from '../../service/contracts/users.js';
 import type { ChannelCreateBody, ChannelUpdateBody } from '../../service/api/schemas/channels.js';
 import type { ClientCreateBody, ClientUpdateBody } from '../../service/api/schemas/clients.js';
 import type { RoleCreateBody, RoleUpdateBody } from '../../service/api/schemas/roles.js';
 import type { TaskUpdateBody } from '../../service/api/schemas/tasks.js';
 import type { TransactionCreateBody, TransactionUpdateBody } from '../../service/api/schemas/transactions.js';
-import type { UserCreateBody, UserUpdateBody } from '../../service/api/schemas/users.js';
+import type { TokenPasswordBody, UserCreateBody, UserUpdateBody } from '../../service/api/schemas/users.js';
 import type { Plain, SchemaShape } from './plain.js';
 
 describe('request schemas and contracts', () => {
@@ -28,6 +28,7 @@ describe('request schemas and contracts', () => {
     expectTypeOf<SchemaShape<typeof RoleUpdateBody>>().toEqualTypeOf<Plain<RoleUpdateInput>>();
     expectTypeOf<SchemaShape<typeof UserCreateBody>>().toEqualTypeOf<Plain<UserCreateInput>>();
     expectTypeOf<SchemaShape<typeof UserUpdateBody>>().toEqualTypeOf<Plain<UserUpdateInput>>();
+    expectTypeOf<SchemaShape<typeof TokenPasswordBody>>().toEqualTypeOf<Plain<TokenPasswordInput>>();
   });
 
   it('describe the transaction writes alike (POST /transactions, PUT /transactions/:id)', () => {

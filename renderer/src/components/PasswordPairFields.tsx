@@ -57,3 +57,28 @@ export function PasswordPairFields({
 
 /** The labels where a signed-in person replaces their own password. */
 export const NEW_PASSWORD_LABELS = { password: 'New password', confirm: 'Confirm new password' } as const;
+
+/** A new password typed twice: the two values and their setters, as useState gives them. */
+export interface NewPasswordPair {
+  password: string;
+  confirm: string;
+  setPassword: (value: string) => void;
+  setConfirm: (value: string) => void;
+}
+
+/** The required "New password" pair of the pages where a person chooses their own password. */
+export function NewPasswordFields({ pair, description, errors, cols }: { pair: NewPasswordPair; description: ReactNode; errors: PasswordPairFieldsProps['errors']; cols?: 1 | 2 }) {
+  return (
+    <PasswordPairFields
+      password={pair.password}
+      confirm={pair.confirm}
+      onPasswordChange={pair.setPassword}
+      onConfirmChange={pair.setConfirm}
+      labels={NEW_PASSWORD_LABELS}
+      descriptions={{ password: description }}
+      errors={errors}
+      required
+      cols={cols}
+    />
+  );
+}

@@ -1,12 +1,17 @@
-/** Login and logout: `POST /authenticate/local`, `GET /authenticate/:username`, `GET /logout`, `GET /me`, `GET /authentication/types`. */
+/**
+ * Login and logout: `POST /authenticate/local`, `GET /authenticate/:username`, `GET /logout`, `GET /me`; and which
+ * authentication types are on: `GET /authentication/api-types` (public: how users may sign in, for the sign-in page)
+ * and `GET /authentication/types` (admins: how clients may authenticate on the transaction ports, as in OpenHIM).
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import type { UserAccounts } from '../../accounts/users.js';
 import type { Sessions } from '../../accounts/sessions.js';
-import type { ApiAuthenticationType } from '../../contracts/api.js';
+import type { ApiAuthenticationType, ClientAuthenticationType } from '../../contracts/api.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { SESSION_COOKIE } from '../auth/hook.js';
+import { requireAdmin } from '../guards.js';
 import { publicUser } from '../views/users.js';
 import { NoQuery } from '../schemas/common.js';
 import { LoginAnswerSchema, SessionAnswerSchema } from '../schemas/users.js';
@@ -16,6 +21,8 @@ export interface AuthRoutesDeps {
   sessions: Sessions;
   authenticator: Authenticator;
   types: readonly ApiAuthenticationType[];
+  /** The client authentication types switched on in the `authentication` settings, in OpenHIM's names. */
+  clientAuthTypes: readonly ClientAuthenticationType[];
   /** False only when plain HTTP was explicitly chosen: browsers drop Secure cookies on http. */
   secureCookies: boolean;
   /** True when consoles on other origins may sign in (`api.corsOrigins`): the cookie must then go cross-site. */
@@ -24,6 +31,9 @@ export interface AuthRoutesDeps {
 
 /** OpenHIM's confirmation text on a successful local login; its console and scripts may look for it. */
 const LOGIN_RESULT = 'User authenticated successfully';
+
+const ApiTypesAnswer = Type.Array(Type.Enum(['basic', 'local', 'token']));
+const ClientTypesAnswer = Type.Array(Type.Enum(['mutual-tls-auth', 'basic-auth', 'custom-token-auth', 'jwt-auth']));
 
 const LoginBody = Type.Object(
   {
@@ -86,6 +96,11 @@ export function authRoutes(deps: AuthRoutesDeps): FastifyPluginAsyncTypebox {
       },
     );
 
-    app.get('/authentication/types', { config: { public: true }, schema: { querystring: NoQuery } }, () => [...types]);
+    app.get('/authentication/api-types', { config: { public: true }, schema: { querystring: NoQuery, response: { 200: ApiTypesAnswer } } }, () => [...types]);
+
+    app.get('/authentication/types', { schema: { querystring: NoQuery, response: { 200: ClientTypesAnswer } } }, (request) => {
+      requireAdmin(request, 'see the client authentication types');
+      return [...deps.clientAuthTypes];
+    });
   };
 }

@@ -1,11 +1,16 @@
-/** Clients: `GET/POST /clients`, `GET/PUT/DELETE /clients/:clientId`, `GET /clients/domain/:clientDomain`. Admins only. */
+/**
+ * Clients: `GET/POST /clients`, `GET/PUT/DELETE /clients/:clientId` (`?byNamedClientID=true` on GET),
+ * `GET /clients/domain/:clientDomain`: admins only. `GET /clients/:clientId/clientName`: any signed-in user, as in
+ * OpenHIM, whose console shows a transaction's client by name to users who may not read clients.
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ClientAccounts } from '../../accounts/clients.js';
+import { currentUser } from '../auth/hook.js';
 import { requireAdmin } from '../guards.js';
 import { publicClient } from '../views/clients.js';
 import { NoQuery } from '../schemas/common.js';
-import { ClientCreateBody, ClientDomainParams, ClientParams, ClientUpdateBody, PublicClientSchema } from '../schemas/clients.js';
+import { ClientCreateBody, ClientDomainParams, ClientLookupQuery, ClientNameSchema, ClientParams, ClientUpdateBody, PublicClientSchema } from '../schemas/clients.js';
 
 export interface ClientRoutesDeps {
   clients: ClientAccounts;
@@ -34,9 +39,15 @@ export function clientRoutes(deps: ClientRoutesDeps): FastifyPluginAsyncTypebox 
       return publicClient(await clients.getByDomain(request.params.clientDomain));
     });
 
-    app.get('/clients/:clientId', { schema: { params: ClientParams, querystring: NoQuery, response: { 200: PublicClientSchema } } }, async (request) => {
+    app.get('/clients/:clientId', { schema: { params: ClientParams, querystring: ClientLookupQuery, response: { 200: PublicClientSchema } } }, async (request) => {
       requireAdmin(request, WORK);
-      return publicClient(await clients.get(request.params.clientId));
+      const { clientId } = request.params;
+      return publicClient(await (request.query.byNamedClientID === true ? clients.getByClientID(clientId) : clients.get(clientId)));
+    });
+
+    app.get('/clients/:clientId/clientName', { schema: { params: ClientParams, querystring: NoQuery, response: { 200: ClientNameSchema } } }, async (request) => {
+      currentUser(request);
+      return { name: (await clients.get(request.params.clientId)).name };
     });
 
     app.put(

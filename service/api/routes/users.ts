@@ -1,4 +1,7 @@
-/** Users: `GET/POST /users`, `GET/PUT/DELETE /users/:email`. */
+/**
+ * Users: `GET/POST /users` (a user created without a password is invited), `GET/PUT/DELETE /users/:email`, and
+ * `POST /users/:email/password-token` (admins: a set-password link for the user, shown once).
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
@@ -10,7 +13,7 @@ import { currentUser } from '../auth/hook.js';
 import { enforce } from '../guards.js';
 import { publicUser } from '../views/users.js';
 import { NoQuery } from '../schemas/common.js';
-import { PublicUserSchema, UserCreateBody, UserParams, UserUpdateBody } from '../schemas/users.js';
+import { PasswordTokenAnswerSchema, PublicUserSchema, UserCreateBody, UserParams, UserUpdateBody } from '../schemas/users.js';
 
 export interface UserRoutesDeps {
   accounts: UserAccounts;
@@ -21,7 +24,7 @@ export interface UserRoutesDeps {
 function onlyOwnPasswordChange(actor: UserRecord, target: UserRecord, body: UserUpdateBody): void {
   if (!actor.passwordChangeRequired) return;
   const keys = Object.keys(body);
-  if (actor._id !== target._id || body.password === undefined || keys.some((k) => k !== 'password')) {
+  if (actor._id !== target._id || typeof body.password !== 'string' || body.password === '' || keys.some((k) => k !== 'password')) {
     throw new AppError('PASSWORD_CHANGE_REQUIRED');
   }
 }
@@ -41,6 +44,21 @@ export function userRoutes(deps: UserRoutesDeps): FastifyPluginAsyncTypebox {
       request.log.info({ email: created.email, by: currentUser(request).email }, 'user created');
       return reply.code(201).send(publicUser(created));
     });
+
+    // Until Junction can send email, this is how an invited user gets their link: the admin passes it on. It also
+    // renews an expired invitation, and gives a user who forgot their password a reset link.
+    app.post(
+      '/users/:email/password-token',
+      { schema: { params: UserParams, querystring: NoQuery, response: { 201: PasswordTokenAnswerSchema } } },
+      async (request, reply) => {
+        const actor = currentUser(request);
+        enforce(canCreateUser(actor));
+        const target = await accounts.get(request.params.email);
+        const issued = await accounts.issueToken(target, target.passwordHash === null ? 'newUser' : 'existingUser');
+        request.log.info({ email: target.email, by: actor.email, tokenType: issued.tokenType }, 'set-password link made');
+        return reply.code(201).send({ token: issued.token, tokenType: issued.tokenType, expiry: issued.expiry.toISOString() });
+      },
+    );
 
     app.get('/users/:email', { schema: { params: UserParams, querystring: NoQuery, response: { 200: PublicUserSchema } } }, async (request) => {
       const actor = currentUser(request);
@@ -64,7 +82,7 @@ export function userRoutes(deps: UserRoutesDeps): FastifyPluginAsyncTypebox {
         onlyOwnPasswordChange(actor, target, request.body);
         enforce(canUpdateUser(actor, target, request.body));
         const updated = await accounts.update(target, request.body);
-        if (request.body.password !== undefined) {
+        if (typeof request.body.password === 'string' && request.body.password !== '') {
           // Other sessions of this account end; the one that made the change stays logged in.
           const keep = actor._id === target._id ? request.auth?.session?._id : undefined;
           await sessions.destroyForUser(target._id, keep);

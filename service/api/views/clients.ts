@@ -12,7 +12,7 @@ export function publicClient(client: ClientRecord): PublicClient {
     name: client.name,
     roles: [...client.roles],
     hasPassword: client.passwordHash !== undefined,
-    hasCustomToken: client.customTokenHash !== undefined,
+    customTokenSet: client.customTokenHash !== undefined,
     createdAt: client.createdAt.toISOString(),
     updatedAt: client.updatedAt.toISOString(),
   };

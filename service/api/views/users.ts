@@ -2,7 +2,7 @@
 import type { PublicUser } from '../../contracts/api.js';
 import type { UserRecord } from '../../storage/records.js';
 
-/** The public view of a user: everything except password material. */
+/** The public view of a user: everything except password material (a pending link shows its kind and expiry, never the token). */
 export function publicUser(user: UserRecord): PublicUser {
   const view: PublicUser = {
     _id: user._id,
@@ -15,9 +15,14 @@ export function publicUser(user: UserRecord): PublicUser {
     settings: user.settings,
     passwordChangeRequired: user.passwordChangeRequired,
     builtin: user.builtin === true,
+    locked: user.passwordHash === null,
     createdAt: user.createdAt.toISOString(),
     updatedAt: user.updatedAt.toISOString(),
   };
   if (user.msisdn !== undefined) view.msisdn = user.msisdn;
+  if (user.tokenType !== undefined && user.tokenExpiry !== undefined) {
+    view.tokenType = user.tokenType;
+    view.expiry = user.tokenExpiry.toISOString();
+  }
   return view;
 }

@@ -17,7 +17,10 @@ type DetailField = (typeof DETAILS)[number];
 const TEXT_FIELDS = ['clientDomain', ...DETAILS] as const;
 type TextField = (typeof TEXT_FIELDS)[number];
 
-const FIELDS = ['clientID', 'name', 'roles', 'password', 'certificate', 'customToken', ...TEXT_FIELDS] as const;
+const FIELDS = ['clientID', 'name', 'roles', 'password', 'certificate', 'certFingerprint', 'customTokenID', ...TEXT_FIELDS] as const;
+
+// SHA-1 (OpenHIM's keystore) or SHA-256, as hex pairs with or without colons.
+const FINGERPRINT = /^[0-9A-Fa-f]{2}(?::?[0-9A-Fa-f]{2}){19}$|^[0-9A-Fa-f]{2}(?::?[0-9A-Fa-f]{2}){31}$/;
 
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,100}$/;
 const ROLE_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.@-]{0,63}$/;
@@ -30,8 +33,10 @@ interface Values extends Record<TextField, string> {
   confirm: string;
   removePassword: boolean;
   certificate: string;
+  /** A fingerprint to register the certificate by, instead of its PEM. */
+  certFingerprint: string;
   removeCertificate: boolean;
-  customToken: string;
+  customTokenID: string;
   removeCustomToken: boolean;
 }
 
@@ -44,8 +49,9 @@ function initialValues(client: PublicClient | null): Values {
     confirm: '',
     removePassword: false,
     certificate: '',
+    certFingerprint: '',
     removeCertificate: false,
-    customToken: '',
+    customTokenID: '',
     removeCustomToken: false,
     clientDomain: '',
     organization: '',
@@ -73,8 +79,12 @@ function localProblems(v: Values): Record<string, string> {
     if (v.password.length < MIN_PASSWORD_LENGTH) problems.password = `Use at least ${MIN_PASSWORD_LENGTH} characters`;
     if (v.confirm !== v.password) problems.confirm = 'The two passwords are different';
   }
-  if (!v.removeCustomToken && v.customToken !== '' && v.customToken.length < MIN_TOKEN_LENGTH) {
-    problems.customToken = `Use at least ${MIN_TOKEN_LENGTH} characters, or generate one`;
+  const fingerprint = v.certFingerprint.trim();
+  if (!v.removeCertificate && fingerprint !== '' && !FINGERPRINT.test(fingerprint)) {
+    problems.certFingerprint = 'Enter a SHA-1 or SHA-256 fingerprint: 20 or 32 pairs of hex digits, with or without colons';
+  }
+  if (!v.removeCustomToken && v.customTokenID !== '' && v.customTokenID.length < MIN_TOKEN_LENGTH) {
+    problems.customTokenID = `Use at least ${MIN_TOKEN_LENGTH} characters, or generate one`;
   }
   return problems;
 }
@@ -89,7 +99,8 @@ function createInput(v: Values): ClientCreateInput {
   }
   if (v.password !== '') input.password = v.password;
   if (v.certificate.trim() !== '') input.certificate = v.certificate.trim();
-  if (v.customToken !== '') input.customToken = v.customToken;
+  else if (v.certFingerprint.trim() !== '') input.certFingerprint = v.certFingerprint.trim();
+  if (v.customTokenID !== '') input.customTokenID = v.customTokenID;
   return input;
 }
 
@@ -107,8 +118,9 @@ function updateInput(client: PublicClient, v: Values): ClientUpdateInput {
   else if (v.password !== '') changes.password = v.password;
   if (v.removeCertificate) changes.certificate = null;
   else if (v.certificate.trim() !== '') changes.certificate = v.certificate.trim();
-  if (v.removeCustomToken) changes.customToken = null;
-  else if (v.customToken !== '') changes.customToken = v.customToken;
+  else if (v.certFingerprint.trim() !== '') changes.certFingerprint = v.certFingerprint.trim();
+  if (v.removeCustomToken) changes.customTokenID = null;
+  else if (v.customTokenID !== '') changes.customTokenID = v.customTokenID;
   return changes;
 }
 
@@ -153,7 +165,7 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
       onCancel();
       return;
     }
-    const token = 'customToken' in input && typeof input.customToken === 'string' ? input.customToken : null;
+    const token = 'customTokenID' in input && typeof input.customTokenID === 'string' ? input.customTokenID : null;
     saving(
       () => save(client, input),
       (saved) => onSaved(saved, token),
@@ -237,7 +249,7 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
                     Registered certificate{client.certificateSubjectCN !== undefined ? <> for CN <Code>{client.certificateSubjectCN}</Code></> : null}
                   </Text>
                   <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
-                    SHA-256 fingerprint: <Code>{client.certFingerprint}</Code>
+                    Fingerprint: <Code>{client.certFingerprint}</Code>
                   </Text>
                   {cnMismatch && (
                     <Alert color="yellow" title="Domain and certificate differ">
@@ -282,6 +294,16 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
               maxRows={8}
               styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 12 } }}
             />
+            <TextInput
+              label="Or the certificate's fingerprint"
+              description="SHA-1 or SHA-256, as OpenHIM's keystore or openssl x509 -fingerprint shows it; used when no PEM is given"
+              value={values.certFingerprint}
+              onChange={text('certFingerprint')}
+              error={fieldError('certFingerprint')}
+              disabled={values.removeCertificate || values.certificate.trim() !== ''}
+              autoComplete="off"
+              styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+            />
             {includesPrivateKey(values.certificate) && (
               <Text size="sm" c="orange">
                 This text includes a private key. Junction keeps only the certificate; the key stays with the client system.
@@ -296,33 +318,33 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
         <Fieldset legend="Custom token">
           <Stack gap="xs">
             <Text size="sm" c="dimmed">
-              {editing && client.hasCustomToken ? 'A custom token is set. Junction keeps only a fingerprint of it, so it cannot be shown again; set a new one to replace it. ' : ''}
+              {editing && client.customTokenSet ? 'A custom token is set. Junction keeps only a fingerprint of it, so it cannot be shown again; set a new one to replace it. ' : ''}
               The client sends it as <Code>Authorization: Custom &lt;token&gt;</Code>.
             </Text>
             <Group align="flex-end" wrap="nowrap">
               <TextInput
                 label="Custom token"
                 description={`At least ${MIN_TOKEN_LENGTH} characters; copy it now, it is shown only until you save`}
-                value={values.customToken}
-                onChange={text('customToken')}
-                error={fieldError('customToken')}
+                value={values.customTokenID}
+                onChange={text('customTokenID')}
+                error={fieldError('customTokenID')}
                 disabled={values.removeCustomToken}
                 autoComplete="off"
                 style={{ flex: 1 }}
                 styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
               />
-              <Button variant="default" onClick={() => set('customToken', generateToken())} disabled={values.removeCustomToken}>
+              <Button variant="default" onClick={() => set('customTokenID', generateToken())} disabled={values.removeCustomToken}>
                 Generate token
               </Button>
-              <CopyButton value={values.customToken}>
+              <CopyButton value={values.customTokenID}>
                 {({ copied, copy }) => (
-                  <Button variant="subtle" onClick={copy} disabled={values.customToken === ''}>
+                  <Button variant="subtle" onClick={copy} disabled={values.customTokenID === ''}>
                     {copied ? 'Copied' : 'Copy'}
                   </Button>
                 )}
               </CopyButton>
             </Group>
-            {editing && client.hasCustomToken && (
+            {editing && client.customTokenSet && (
               <Checkbox label="Remove the custom token" checked={values.removeCustomToken} onChange={(e) => set('removeCustomToken', e.currentTarget.checked)} />
             )}
           </Stack>
@@ -361,7 +383,7 @@ export function ClientForm({ client, roleSuggestions, save, onSaved, onCancel }:
 
 /** Which credentials a client has, as words (never the secrets). */
 export function CredentialBadges({ client }: { client: PublicClient }) {
-  const set = [client.hasPassword && 'Password', client.certFingerprint !== undefined && 'Certificate', client.hasCustomToken && 'Custom token'].filter(
+  const set = [client.hasPassword && 'Password', client.certFingerprint !== undefined && 'Certificate', client.customTokenSet && 'Custom token'].filter(
     (x): x is string => typeof x === 'string',
   );
   if (set.length === 0) {

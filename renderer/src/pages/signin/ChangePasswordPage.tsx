@@ -4,7 +4,7 @@ import type { FormEvent } from 'react';
 import { Button, Center, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { useSession } from '../../stores/session';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { NEW_PASSWORD_LABELS, PasswordPairFields } from '../../components/PasswordPairFields';
+import { NewPasswordFields } from '../../components/PasswordPairFields';
 
 const MIN_LENGTH = 8;
 
@@ -42,15 +42,10 @@ export function ChangePasswordPage() {
         <form onSubmit={submit} aria-label="Change password">
           <Stack>
             <ErrorAlert error={error} action="change the password" />
-            <PasswordPairFields
-              password={password}
-              confirm={confirm}
-              onPasswordChange={setPassword}
-              onConfirmChange={setConfirm}
-              labels={NEW_PASSWORD_LABELS}
-              descriptions={{ password: 'Long passphrases are best; the server also refuses common passwords.' }}
+            <NewPasswordFields
+              pair={{ password, confirm, setPassword, setConfirm }}
+              description="Long passphrases are best; the server also refuses common passwords."
               errors={{ password: tooShort ? `Use at least ${MIN_LENGTH} characters` : undefined, confirm: mismatch ? 'The two passwords are different' : undefined }}
-              required
               cols={1}
             />
             <Group justify="space-between">

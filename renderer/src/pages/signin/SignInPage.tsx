@@ -1,7 +1,8 @@
-/** The sign-in page shown whenever nobody is signed in. */
-import { useState } from 'react';
+/** The sign-in page shown whenever nobody is signed in; it says so when the server has password sign-in turned off. */
+import { useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
-import { Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { signInTypes } from '../../api/users';
 import { useSession } from '../../stores/session';
 import { ErrorAlert } from '../../components/ErrorAlert';
 
@@ -36,7 +37,22 @@ export function SignInForm({ onSignedIn, initialEmail = '' }: { onSignedIn?: () 
   );
 }
 
+/** False once the server says local (password) sign-in is off; true until then, and if the question fails. */
+function useLocalSignIn(): boolean {
+  const [local, setLocal] = useState(true);
+  useEffect(() => {
+    const controller = new AbortController();
+    signInTypes(controller.signal).then(
+      (types) => setLocal(types.includes('local')),
+      () => undefined,
+    );
+    return () => controller.abort();
+  }, []);
+  return local;
+}
+
 export function SignInPage() {
+  const local = useLocalSignIn();
   return (
     <Center mih="100vh" p="md" component="main">
       <Paper withBorder shadow="sm" p="xl" w={400}>
@@ -48,7 +64,13 @@ export function SignInPage() {
             Sign in to the administration console.
           </Text>
         </Stack>
-        <SignInForm />
+        {local ? (
+          <SignInForm />
+        ) : (
+          <Alert color="yellow" title="Sign-in with a password is turned off">
+            This server does not accept console sign-in (api.authenticationTypes has no &quot;local&quot;). Scripts can still use the API with the types it allows.
+          </Alert>
+        )}
       </Paper>
     </Center>
   );

@@ -5,7 +5,7 @@ import { Alert, Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Switch, 
 import type { PublicUser, UserUpdateInput } from '../../../../service/contracts/users';
 import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { NEW_PASSWORD_LABELS, PasswordPairFields } from '../../components/PasswordPairFields';
+import { NewPasswordFields } from '../../components/PasswordPairFields';
 import { getUser } from '../../api/users';
 import { useSession } from '../../stores/session';
 import { useUsers } from '../../stores/users';
@@ -146,15 +146,10 @@ function PasswordForm({ me }: { me: PublicUser }) {
           Your other sign-ins (other browsers, other computers) end when the password changes; this one stays signed in.
         </Text>
         <ErrorAlert error={server.general} action="change your password" />
-        <PasswordPairFields
-          password={password}
-          confirm={confirm}
-          onPasswordChange={setPassword}
-          onConfirmChange={setConfirm}
-          labels={NEW_PASSWORD_LABELS}
-          descriptions={{ password: 'At least 8 characters; a long passphrase is best' }}
+        <NewPasswordFields
+          pair={{ password, confirm, setPassword, setConfirm }}
+          description="At least 8 characters; a long passphrase is best"
           errors={{ password: local.password ?? server.fields.password, confirm: local.confirm }}
-          required
         />
         <Group justify="space-between">
           <Text size="sm" c="teal" role="status">

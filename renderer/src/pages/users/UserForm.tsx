@@ -1,4 +1,7 @@
-/** Add or edit a console user (admins): identity, groups, password, SMS number and report e-mails. */
+/**
+ * Add or edit a console user (admins): identity, groups, password (or, for a new user, an invitation to choose one
+ * through a set-password link), SMS number and report e-mails.
+ */
 import type { FormEvent } from 'react';
 import { Alert, Checkbox, Fieldset, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput } from '@mantine/core';
 import type { PublicUser, UserCreateInput, UserUpdateInput } from '../../../../service/contracts/users';
@@ -26,6 +29,8 @@ interface Values {
   dailyReport: boolean;
   weeklyReport: boolean;
   passwordChangeRequired: boolean;
+  /** A new user without a password: they set one through a link. */
+  invite: boolean;
 }
 
 function initialValues(user: PublicUser | null): Values {
@@ -41,6 +46,7 @@ function initialValues(user: PublicUser | null): Values {
     weeklyReport: user?.weeklyReport ?? false,
     // New accounts get a password someone else chose: by default they replace it at their first sign-in.
     passwordChangeRequired: user?.passwordChangeRequired ?? true,
+    invite: false,
   };
 }
 
@@ -54,7 +60,7 @@ function localProblems(v: Values, user: PublicUser | null): Record<string, strin
   const badGroup = v.groups.find((g) => !GROUP_NAME.test(g));
   if (badGroup !== undefined) problems.groups = `"${badGroup}" is not a valid group name: start with a letter or digit, then letters, digits, spaces or _ . @ -`;
   else if (user?.builtin === true && !v.groups.includes(ADMIN_GROUP)) problems.groups = 'The built-in administrator must stay in the admin group';
-  if (user === null || v.password !== '' || v.confirm !== '') {
+  if ((user === null && !v.invite) || v.password !== '' || v.confirm !== '') {
     Object.assign(problems, passwordProblems(v.password, v.confirm, email));
   }
   if (v.msisdn.trim() !== '' && !MSISDN.test(v.msisdn.trim())) problems.msisdn = 'Use the international number in digits, such as +27821234567';
@@ -69,11 +75,11 @@ function createInput(v: Values): UserCreateInput {
     firstname: v.firstname.trim(),
     surname: v.surname.trim(),
     groups: v.groups,
-    password: v.password,
     dailyReport: v.dailyReport,
     weeklyReport: v.weeklyReport,
-    passwordChangeRequired: v.passwordChangeRequired,
   };
+  // An invited user chooses their own password, so there is nothing to change at the first sign-in.
+  if (!v.invite) Object.assign(input, { password: v.password, passwordChangeRequired: v.passwordChangeRequired });
   if (v.msisdn.trim() !== '') input.msisdn = v.msisdn.trim();
   return input;
 }
@@ -156,20 +162,37 @@ export function UserForm({ user, me, groupSuggestions, save, onSaved, onCancel }
         )}
         <Fieldset legend={editing ? 'Password (leave empty to keep the current one)' : 'Password'}>
           <Stack gap="xs">
-            <PasswordPairFields
-              password={values.password}
-              confirm={values.confirm}
-              onPasswordChange={(value) => set('password', value)}
-              onConfirmChange={(value) => set('confirm', value)}
-              descriptions={{ password: 'At least 8 characters' }}
-              errors={{ password: fieldError('password'), confirm: fieldError('confirm') }}
-              required={!editing}
-            />
-            <Checkbox
-              label="Ask for a new password at the next sign-in"
-              checked={values.passwordChangeRequired}
-              onChange={(e) => set('passwordChangeRequired', e.currentTarget.checked)}
-            />
+            {!editing && (
+              <Switch
+                label="Invite: the user chooses their own password"
+                description="You get a link to send them; they cannot sign in until they have used it (it expires after 7 days)"
+                checked={values.invite}
+                onChange={(e) => set('invite', e.currentTarget.checked)}
+              />
+            )}
+            {editing && user.locked && (
+              <Text size="sm" c="dimmed">
+                This user was invited and has not chosen a password yet. Set one here, or give them a new link from the users list.
+              </Text>
+            )}
+            {!values.invite && (
+              <>
+                <PasswordPairFields
+                  password={values.password}
+                  confirm={values.confirm}
+                  onPasswordChange={(value) => set('password', value)}
+                  onConfirmChange={(value) => set('confirm', value)}
+                  descriptions={{ password: 'At least 8 characters' }}
+                  errors={{ password: fieldError('password'), confirm: fieldError('confirm') }}
+                  required={!editing}
+                />
+                <Checkbox
+                  label="Ask for a new password at the next sign-in"
+                  checked={values.passwordChangeRequired}
+                  onChange={(e) => set('passwordChangeRequired', e.currentTarget.checked)}
+                />
+              </>
+            )}
           </Stack>
         </Fieldset>
         <Fieldset legend="Notifications">

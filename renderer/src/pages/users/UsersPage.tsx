@@ -1,6 +1,7 @@
 /**
- * People who use the console and the API. Admins list, add, edit and delete them; anyone else sees their own
- * account here (the API lists users to admins only).
+ * People who use the console and the API. Admins list, add (or invite), edit and delete them, see pending
+ * invitations and make set-password links; anyone else sees their own account here (the API lists users to admins
+ * only).
  */
 import { useEffect, useMemo, useState } from 'react';
 import { Badge, Button, Group, Stack, Text, Tooltip, VisuallyHidden } from '@mantine/core';
@@ -20,6 +21,7 @@ import { DataTable } from '../../components/DataTable';
 import type { ColumnMeta } from '../../components/DataTable';
 import { ADMIN_GROUP, UserForm } from './UserForm';
 import { MyAccount } from './MyAccountPage';
+import { PasswordLinkModal } from './PasswordLinkModal';
 
 const column = createColumnHelper<PublicUser>();
 
@@ -41,11 +43,27 @@ function DeleteButton({ user, me, onClick }: { user: PublicUser; me: string | un
   );
 }
 
+/** An invitation not yet taken up, or a reset link pending, with when it expires. */
+function LinkBadge({ user }: { user: PublicUser }) {
+  if (!user.locked && user.tokenType === undefined) return null;
+  const expired = user.expiry !== undefined && Date.parse(user.expiry) <= Date.now();
+  const label = user.locked ? (expired ? 'invitation expired' : 'invited') : 'reset pending';
+  const until = user.expiry === undefined ? 'no link pending: make one with Link' : `${expired ? 'expired' : 'link valid until'} ${new Date(user.expiry).toLocaleString()}`;
+  return (
+    <Tooltip label={until}>
+      <Badge size="xs" color={expired ? 'red' : 'yellow'} variant="light" aria-label={`${label}, ${until}`}>
+        {label}
+      </Badge>
+    </Tooltip>
+  );
+}
+
 function AdminUsers() {
   const me = useSession((s) => s.user?.email);
   const { users, status, error, load, create, update, remove } = useUsers();
   const [editing, setEditing] = useState<Editing<PublicUser>>({ mode: 'closed' });
   const [deleting, setDeleting] = useState<PublicUser | null>(null);
+  const [linking, setLinking] = useState<PublicUser | null>(null);
   const [search, setSearch] = useState('');
 
   useEffect(() => {
@@ -73,6 +91,7 @@ function AdminUsers() {
                   you
                 </Badge>
               )}
+              <LinkBadge user={c.row.original} />
             </Group>
           ),
         }),
@@ -116,11 +135,14 @@ function AdminUsers() {
         column.display({
           id: 'actions',
           header: () => <VisuallyHidden>Actions</VisuallyHidden>,
-          meta: { width: 140 } satisfies ColumnMeta,
+          meta: { width: 190 } satisfies ColumnMeta,
           cell: (c) => (
             <Group gap={4} wrap="nowrap">
               <Button size="xs" variant="default" aria-label={`Edit user ${c.row.original.email}`} onClick={() => setEditing({ mode: 'edit', item: c.row.original })}>
                 Edit
+              </Button>
+              <Button size="xs" variant="subtle" aria-label={`Make a set-password link for ${c.row.original.email}`} onClick={() => setLinking(c.row.original)}>
+                Link
               </Button>
               <DeleteButton user={c.row.original} me={me} onClick={() => setDeleting(c.row.original)} />
             </Group>
@@ -163,11 +185,16 @@ function AdminUsers() {
             me={me}
             groupSuggestions={groups}
             save={save}
-            onSaved={() => setEditing({ mode: 'closed' })}
+            onSaved={(saved) => {
+              setEditing({ mode: 'closed' });
+              // An invited user needs their link: make it now, while the admin is here to pass it on.
+              if (editing.mode === 'new' && saved.locked) setLinking(saved);
+            }}
             onCancel={() => setEditing({ mode: 'closed' })}
           />
         )}
       </FormModal>
+      <PasswordLinkModal user={linking} onIssued={() => void load()} onClose={() => setLinking(null)} />
       <ConfirmDialog
         opened={deleting !== null}
         title={`Delete user ${deleting?.email ?? ''}?`}
