@@ -18,6 +18,7 @@ import { finishInterrupted } from '../interrupted.js';
 import { normaliseTransactionFilter } from '../transaction-filter.js';
 import { cachedPattern } from '../../domain/safe-pattern.js';
 import type { PatternResult } from '../../domain/safe-pattern.js';
+import { STREAM_BATCH } from '../transactions.js';
 import type { PageOptions, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
 import { checkChanges } from '../changes.js';
 import type { CheckedChanges } from '../changes.js';
@@ -30,7 +31,7 @@ import { toSqlCondition } from './where.js';
 import type { SqlValue } from './where.js';
 
 const COLLECTION = 'transactions';
-/** Rows per export batch and per retention delete: small enough to keep each pause of the event loop short. */
+/** Rows per retention delete: small enough to keep each pause of the event loop short (streams read STREAM_BATCH). */
 const BATCH = 500;
 const NEWEST_FIRST = 'ORDER BY ts DESC, id DESC';
 /** Most in-flight transactions cached for their completing update; beyond it, updates read the row instead. */
@@ -223,19 +224,28 @@ class SqliteLog implements TransactionLog {
     });
   }
 
-  async *stream(filter: TransactionFilter): AsyncGenerator<TransactionRecord> {
+  async *stream(filter: TransactionFilter, options: PageOptions = { limit: 0 }): AsyncGenerator<TransactionRecord> {
     const where = toSqlCondition(normaliseTransactionFilter(filter));
+    const bounds = pageBounds(options);
+    // Only the first batch skips: the next ones continue after the last row read (keyset), which costs no more
+    // however deep into the log they are.
+    let skip = bounds.skip;
+    let left = bounds.limit === 0 ? Number.POSITIVE_INFINITY : bounds.limit;
     let last: { ts: number; id: string } | null = null;
-    for (;;) {
+    while (left > 0) {
       const after: { ts: number; id: string } | null = last;
+      const size = Math.min(STREAM_BATCH, left);
+      const offset = skip;
       const rows: Row[] = await this.#run('stream', (_s, db): Row[] => {
         const keyset: string = after === null ? '' : 'AND (ts < ? OR (ts = ? AND id < ?))';
         const params: SqlValue[] = after === null ? where.params : [...where.params, after.ts, after.ts, after.id];
-        return db.prepare<SqlValue[], Row>(`SELECT id, ts, doc FROM transactions WHERE ${where.sql} ${keyset} ${NEWEST_FIRST} LIMIT ${BATCH}`).all(...params);
+        return db.prepare<SqlValue[], Row>(`SELECT id, ts, doc FROM transactions WHERE ${where.sql} ${keyset} ${NEWEST_FIRST} LIMIT ${size} OFFSET ${offset}`).all(...params);
       });
+      skip = 0;
+      left -= rows.length;
       for (const row of rows) yield decodeDocument<TransactionRecord>(row.doc);
       const tail: Row | undefined = rows.at(-1);
-      if (tail === undefined || rows.length < BATCH) return;
+      if (tail === undefined || rows.length < size) return;
       last = { ts: tail.ts, id: tail.id };
       // Lets requests in between batches: an export of the whole log must not stall the proxy.
       await new Promise((resolve) => setImmediate(resolve));

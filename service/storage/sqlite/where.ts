@@ -1,5 +1,5 @@
 /** Translating a normalised transaction filter into an SQL condition over the transactions table's columns. */
-import type { NormalisedFilter } from '../transaction-filter.js';
+import type { NormalisedExchangeFilter, NormalisedFilter } from '../transaction-filter.js';
 
 export type SqlValue = string | number;
 
@@ -44,15 +44,61 @@ export function toSqlCondition(filter: NormalisedFilter): SqlCondition {
     params.push(filter.toMs);
   }
   if (filter.wasRerun !== undefined) parts.push(filter.wasRerun ? 'rerun = 1' : 'rerun = 0');
+  if (filter.host !== undefined) {
+    parts.push("json_extract(doc, '$.request.host') = ?");
+    params.push(filter.host);
+  }
+  if (filter.port !== undefined) {
+    parts.push("json_extract(doc, '$.request.port') = ?");
+    params.push(filter.port);
+  }
+  if (filter.hasChildren !== undefined) parts.push(`COALESCE(json_array_length(doc, '$.childIDs'), 0) ${filter.hasChildren ? '>' : '='} 0`);
   for (const [name, value] of filter.properties ?? []) {
     // json_each compares the key as data, so a property name needs no escaping inside a JSON path.
-    parts.push("EXISTS (SELECT 1 FROM json_each(doc, '$.properties') WHERE key = ? AND type = 'text' AND value = ?)");
-    params.push(name, value);
+    if (value === null) parts.push("EXISTS (SELECT 1 FROM json_each(doc, '$.properties') WHERE key = ?)");
+    else parts.push("EXISTS (SELECT 1 FROM json_each(doc, '$.properties') WHERE key = ? AND type = 'text' AND value = ?)");
+    params.push(name, ...(value === null ? [] : [value]));
   }
+  // Last, so SQLite evaluates the JSON walks and the JavaScript regular expressions only on rows the cheaper
+  // (indexed) conditions kept.
   if (filter.path !== undefined) {
-    // Last, so SQLite evaluates the JavaScript regular expression only on rows the cheaper conditions kept.
     parts.push('regexp(?, path)');
     params.push(filter.path.source);
   }
+  if (filter.querystring !== undefined) {
+    parts.push("regexp(?, json_extract(doc, '$.request.querystring'))");
+    params.push(filter.querystring.source);
+  }
+  for (const list of ['routes', 'orchestrations'] as const) {
+    const exchange = filter[list];
+    if (exchange !== undefined) exchangeCondition(list, exchange, parts, params);
+  }
   return { sql: parts.length === 0 ? '1' : parts.join(' AND '), params };
+}
+
+/** One route (or orchestration) of the transaction must meet every condition: one EXISTS over the list. */
+function exchangeCondition(list: 'routes' | 'orchestrations', filter: NormalisedExchangeFilter, parts: string[], params: SqlValue[]): void {
+  const inner: string[] = [];
+  const field = (path: string) => `json_extract(e.value, '$.${path}')`;
+  if (filter.statusRange !== undefined) {
+    inner.push(`${field('response.status')} BETWEEN ? AND ?`);
+    params.push(filter.statusRange.min, filter.statusRange.max);
+  }
+  if (filter.host !== undefined) {
+    inner.push(`${field('request.host')} = ?`);
+    params.push(filter.host);
+  }
+  if (filter.port !== undefined) {
+    inner.push(`${field('request.port')} = ?`);
+    params.push(filter.port);
+  }
+  if (filter.path !== undefined) {
+    inner.push(`regexp(?, ${field('request.path')})`);
+    params.push(filter.path.source);
+  }
+  if (filter.querystring !== undefined) {
+    inner.push(`regexp(?, ${field('request.querystring')})`);
+    params.push(filter.querystring.source);
+  }
+  parts.push(`EXISTS (SELECT 1 FROM json_each(doc, '$.${list}') AS e${inner.length === 0 ? '' : ` WHERE ${inner.join(' AND ')}`})`);
 }
