@@ -27,7 +27,7 @@ describe('OpenHIM compatibility: transaction lists and filters', () => {
   let nurse: Caller;
   const channels: Record<string, string> = {};
   /** Transaction ids, newest first. */
-  let newest: string[] = [];
+  const newest: string[] = [];
   const ids: Record<string, string> = {};
   let clientId = '';
 
