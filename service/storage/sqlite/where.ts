@@ -9,6 +9,18 @@ export interface SqlCondition {
   params: SqlValue[];
 }
 
+/**
+ * A filter as two conditions: on the indexed columns, and (null when the filter has none) on what only the stored
+ * document holds (the request's host, port and query string, properties, child ids, routes and orchestrations).
+ * The second parses each row's JSON, so the log runs it over bounded windows of the rows the first keeps.
+ */
+export function toSqlConditions(filter: NormalisedFilter): { columns: SqlCondition; document: SqlCondition | null } {
+  const { host, port, hasChildren, properties, querystring, routes, orchestrations, ...rest } = filter;
+  const inDocument: NormalisedFilter = { host, port, hasChildren, properties, querystring, routes, orchestrations };
+  const document = toSqlCondition(inDocument);
+  return { columns: toSqlCondition(rest), document: document.sql === '1' ? null : document };
+}
+
 /** Builds the WHERE expression of a filter; values are always bound, never spliced into the SQL. */
 export function toSqlCondition(filter: NormalisedFilter): SqlCondition {
   const parts: string[] = [];
