@@ -219,11 +219,8 @@ function translateKey(key: FilterKey, value: unknown): KeyResult {
       if (list === null || !list.every(isTransactionStatus)) return { problem: `must be one of: ${TRANSACTION_STATUSES.map((s) => JSON.stringify(s)).join(', ')} (or a list of them)` };
       return { set: { status: list } };
     }
-    case 'response.status': {
-      const ok = (typeof value === 'string' || typeof value === 'number') && parseStatusPattern(value) !== null;
-      if (!ok) return { problem: 'must be a status code such as 404 or a class such as "5xx"' };
-      return { set: { statusCode: String(value).trim().toLowerCase() } };
-    }
+    case 'response.status':
+      return translateExchangeKey(key, value);
     case 'channelID': {
       const list = stringOrList(value);
       if (list === null || !list.every((id) => ID.test(id))) return { problem: 'must be a channel id or a list of channel ids' };
@@ -236,18 +233,11 @@ function translateKey(key: FilterKey, value: unknown): KeyResult {
       if (typeof value !== 'string' || !/^[A-Za-z]{1,16}$/.test(value)) return { problem: 'must be an HTTP method name such as GET' };
       return { set: { method: value.toUpperCase() } };
     case 'request.path':
-    case 'request.querystring': {
-      const regex = regexFilter(value);
-      if ('problem' in regex) return regex;
-      return { set: key === 'request.path' ? { path: regex.pattern } : { querystring: regex.pattern } };
-    }
+    case 'request.querystring':
     case 'request.host':
-      if (typeof value !== 'string' || value === '' || value.length > 255) return { problem: 'must be a host name' };
-      return { set: { host: value } };
-    case 'request.port': {
-      const port = portOf(value);
-      return port === null ? { problem: 'must be a port number' } : { set: { port } };
-    }
+    case 'request.port':
+      // The transaction's own request line takes the same conditions as a route's, under the same names.
+      return translateExchangeKey(key, value);
     case 'request.timestamp':
       return translateRange(value);
     case 'properties': {

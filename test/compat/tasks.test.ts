@@ -13,19 +13,10 @@ import type { Upstream } from '../helpers/upstream.js';
 import { sleep } from '../helpers/wait.js';
 import { ROOT_EMAIL, startCompat } from './openhim-caller.js';
 import type { Caller, CompatJunction, TestResponse } from './openhim-caller.js';
+import type { TaskDetail, TaskView } from '../../service/contracts/tasks.js';
 
-interface Task {
-  _id: string;
-  status: string;
-  batchSize: number;
-  totalTransactions: number;
-  remainingTransactions: number;
-  user: string;
-  created: string;
-  transactions?: { tid: string; tstatus: string }[];
-  totalFilteredTransactions?: number;
-  [key: string]: unknown;
-}
+/** A task as the list and the detail answer it (the list has no `transactions`). */
+type Task = TaskView & Partial<Pick<TaskDetail, 'transactions' | 'totalFilteredTransactions'>>;
 
 describe('OpenHIM compatibility: re-run tasks', () => {
   let c: CompatJunction;

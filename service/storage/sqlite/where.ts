@@ -25,92 +25,55 @@ export function toSqlConditions(filter: NormalisedFilter): { columns: SqlConditi
 export function toSqlCondition(filter: NormalisedFilter): SqlCondition {
   const parts: string[] = [];
   const params: SqlValue[] = [];
+  const add = (sql: string, ...values: SqlValue[]): void => {
+    parts.push(sql);
+    params.push(...values);
+  };
   const oneOf = (column: string, values: readonly string[]): void => {
     // `IN ()` is a syntax error in SQLite; an empty list matches nothing.
-    if (values.length === 0) parts.push('0');
-    else {
-      parts.push(`${column} IN (${values.map(() => '?').join(', ')})`);
-      params.push(...values);
-    }
+    if (values.length === 0) add('0');
+    else add(`${column} IN (${values.map(() => '?').join(', ')})`, ...values);
   };
   if (filter.statuses !== undefined) oneOf('status', filter.statuses);
   if (filter.channels !== undefined) oneOf('channel', filter.channels);
-  if (filter.statusRange !== undefined) {
-    parts.push('code BETWEEN ? AND ?');
-    params.push(filter.statusRange.min, filter.statusRange.max);
-  }
-  if (filter.clientID !== undefined) {
-    parts.push('client = ?');
-    params.push(filter.clientID);
-  }
-  if (filter.method !== undefined) {
-    parts.push('method = ?');
-    params.push(filter.method);
-  }
-  if (filter.fromMs !== undefined) {
-    parts.push('ts >= ?');
-    params.push(filter.fromMs);
-  }
-  if (filter.toMs !== undefined) {
-    parts.push('ts <= ?');
-    params.push(filter.toMs);
-  }
-  if (filter.wasRerun !== undefined) parts.push(filter.wasRerun ? 'rerun = 1' : 'rerun = 0');
-  if (filter.host !== undefined) {
-    parts.push("json_extract(doc, '$.request.host') = ?");
-    params.push(filter.host);
-  }
-  if (filter.port !== undefined) {
-    parts.push("json_extract(doc, '$.request.port') = ?");
-    params.push(filter.port);
-  }
-  if (filter.hasChildren !== undefined) parts.push(`COALESCE(json_array_length(doc, '$.childIDs'), 0) ${filter.hasChildren ? '>' : '='} 0`);
+  if (filter.statusRange !== undefined) add('code BETWEEN ? AND ?', filter.statusRange.min, filter.statusRange.max);
+  if (filter.clientID !== undefined) add('client = ?', filter.clientID);
+  if (filter.method !== undefined) add('method = ?', filter.method);
+  if (filter.fromMs !== undefined) add('ts >= ?', filter.fromMs);
+  if (filter.toMs !== undefined) add('ts <= ?', filter.toMs);
+  if (filter.wasRerun !== undefined) add(filter.wasRerun ? 'rerun = 1' : 'rerun = 0');
+  if (filter.host !== undefined) add("json_extract(doc, '$.request.host') = ?", filter.host);
+  if (filter.port !== undefined) add("json_extract(doc, '$.request.port') = ?", filter.port);
+  if (filter.hasChildren !== undefined) add(`COALESCE(json_array_length(doc, '$.childIDs'), 0) ${filter.hasChildren ? '>' : '='} 0`);
   for (const [name, value] of filter.properties ?? []) {
     // json_each compares the key as data, so a property name needs no escaping inside a JSON path.
-    if (value === null) parts.push("EXISTS (SELECT 1 FROM json_each(doc, '$.properties') WHERE key = ?)");
-    else parts.push("EXISTS (SELECT 1 FROM json_each(doc, '$.properties') WHERE key = ? AND type = 'text' AND value = ?)");
-    params.push(name, ...(value === null ? [] : [value]));
+    if (value === null) add("EXISTS (SELECT 1 FROM json_each(doc, '$.properties') WHERE key = ?)", name);
+    else add("EXISTS (SELECT 1 FROM json_each(doc, '$.properties') WHERE key = ? AND type = 'text' AND value = ?)", name, value);
   }
   // Last, so SQLite evaluates the JSON walks and the JavaScript regular expressions only on rows the cheaper
   // (indexed) conditions kept.
-  if (filter.path !== undefined) {
-    parts.push('regexp(?, path)');
-    params.push(filter.path.source);
-  }
-  if (filter.querystring !== undefined) {
-    parts.push("regexp(?, json_extract(doc, '$.request.querystring'))");
-    params.push(filter.querystring.source);
-  }
+  if (filter.path !== undefined) add('regexp(?, path)', filter.path.source);
+  if (filter.querystring !== undefined) add("regexp(?, json_extract(doc, '$.request.querystring'))", filter.querystring.source);
   for (const list of ['routes', 'orchestrations'] as const) {
     const exchange = filter[list];
-    if (exchange !== undefined) exchangeCondition(list, exchange, parts, params);
+    if (exchange !== undefined) add(...exchangeCondition(list, exchange));
   }
   return { sql: parts.length === 0 ? '1' : parts.join(' AND '), params };
 }
 
 /** One route (or orchestration) of the transaction must meet every condition: one EXISTS over the list. */
-function exchangeCondition(list: 'routes' | 'orchestrations', filter: NormalisedExchangeFilter, parts: string[], params: SqlValue[]): void {
+function exchangeCondition(list: 'routes' | 'orchestrations', filter: NormalisedExchangeFilter): [string, ...SqlValue[]] {
   const inner: string[] = [];
+  const params: SqlValue[] = [];
   const field = (path: string) => `json_extract(e.value, '$.${path}')`;
-  if (filter.statusRange !== undefined) {
-    inner.push(`${field('response.status')} BETWEEN ? AND ?`);
-    params.push(filter.statusRange.min, filter.statusRange.max);
-  }
-  if (filter.host !== undefined) {
-    inner.push(`${field('request.host')} = ?`);
-    params.push(filter.host);
-  }
-  if (filter.port !== undefined) {
-    inner.push(`${field('request.port')} = ?`);
-    params.push(filter.port);
-  }
-  if (filter.path !== undefined) {
-    inner.push(`regexp(?, ${field('request.path')})`);
-    params.push(filter.path.source);
-  }
-  if (filter.querystring !== undefined) {
-    inner.push(`regexp(?, ${field('request.querystring')})`);
-    params.push(filter.querystring.source);
-  }
-  parts.push(`EXISTS (SELECT 1 FROM json_each(doc, '$.${list}') AS e${inner.length === 0 ? '' : ` WHERE ${inner.join(' AND ')}`})`);
+  const add = (sql: string, ...values: SqlValue[]): void => {
+    inner.push(sql);
+    params.push(...values);
+  };
+  if (filter.statusRange !== undefined) add(`${field('response.status')} BETWEEN ? AND ?`, filter.statusRange.min, filter.statusRange.max);
+  if (filter.host !== undefined) add(`${field('request.host')} = ?`, filter.host);
+  if (filter.port !== undefined) add(`${field('request.port')} = ?`, filter.port);
+  if (filter.path !== undefined) add(`regexp(?, ${field('request.path')})`, filter.path.source);
+  if (filter.querystring !== undefined) add(`regexp(?, ${field('request.querystring')})`, filter.querystring.source);
+  return [`EXISTS (SELECT 1 FROM json_each(doc, '$.${list}') AS e${inner.length === 0 ? '' : ` WHERE ${inner.join(' AND ')}`})`, ...params];
 }
