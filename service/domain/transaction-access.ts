@@ -1,6 +1,8 @@
 /**
  * Who may see which transactions, and the translation of the transactions API query (OpenHIM `filters` JSON plus
- * `filterLimit`/`filterPage`) into a `TransactionFilter` and page options. Pure: no I/O.
+ * `filterLimit`/`filterPage`) into a `TransactionFilter` and page options. Every filter key OpenHIM's console sends is
+ * understood (with its JSON-text values, case-insensitive regexes and `properties: {k: null}`); any other key is a
+ * 400 naming it, never passed on to a query. Pure: no I/O.
  *
  * Access per channel: admins see everything; other users see a channel's transactions (metadata, headers, routes)
  * when its `txViewAcl` or `txViewFullAcl` names one of their groups, and its bodies only through `txViewFullAcl`.
