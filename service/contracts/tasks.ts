@@ -31,13 +31,26 @@ export interface TaskTransactionView {
   error?: string;
 }
 
-/** `GET /tasks/:id`: the task with one page of its transactions. */
+/** `GET /tasks/:id`: the task with one page of its transactions, and how many of them match the filters (OpenHIM's field). */
 export interface TaskDetail extends TaskView {
   transactions: TaskTransactionView[];
+  totalFilteredTransactions: number;
 }
 
-/** `PUT /tasks/:id`: pause (Paused), resume (Queued) or cancel (Cancelled), or change the batch size. */
+/**
+ * `PUT /tasks/:id`: pause (Paused), resume (Queued) or cancel (Cancelled), or change the batch size. A task sent back
+ * whole as fetched (as OpenHIM's console saves) is accepted: `_id` and the read-only fields are ignored, and null is
+ * "not set"; a status or batch size equal to the task's is no change.
+ */
 export interface TaskChange {
-  status?: UserTaskStatus;
-  batchSize?: number;
+  status?: TaskStatus | null;
+  batchSize?: number | null;
+  _id?: string | null;
+  totalTransactions?: number | null;
+  remainingTransactions?: number | null;
+  user?: string | null;
+  created?: string | null;
+  completedDate?: string | null;
+  transactions?: TaskTransactionView[] | null;
+  totalFilteredTransactions?: number | null;
 }

@@ -90,14 +90,38 @@ export interface TransactionFilters {
   'request.method'?: string;
   /** A regular expression matched against the request path. */
   'request.path'?: string;
-  'request.timestamp'?: { $gte?: string; $lte?: string };
-  properties?: Record<string, string>;
+  /** A regular expression matched against the query string (OpenHIM's console sends `key` or `key=value`). */
+  'request.querystring'?: string;
+  'request.host'?: string;
+  'request.port'?: number | string;
+  /** As an object, or (as OpenHIM's console sends it) its JSON text. */
+  'request.timestamp'?: { $gte?: string; $lte?: string } | string;
+  /** A property's value, or null for "the property is set, whatever its value". */
+  properties?: Record<string, string | null>;
   wasRerun?: boolean;
+  /** `{"$exists":true,"$ne":[]}` (re-run before) or `{"$eq":[]}` (never re-run), as OpenHIM's console sends it (JSON text). */
+  childIDs?: string | { $exists?: true; $ne?: []; $eq?: [] };
 }
 
-/** `GET /transactions?filterRepresentation=bulkrerun`: how many transactions match. */
+/** The route and orchestration fields of the `filters` object: a transaction matches when one route (or orchestration) meets them. */
+export type ExchangeFilterKey = `${'routes' | 'orchestrations'}.${'response.status' | 'request.host' | 'request.port' | 'request.path' | 'request.querystring'}`;
+
+/** Every key of OpenHIM's `filters` object that Junction understands. */
+export type AllTransactionFilters = TransactionFilters & { [K in ExchangeFilterKey]?: string | number };
+
+/** `GET /transactions?filterRepresentation=bulkrerun`: how many transactions match, and (as OpenHIM answers) the page of them. */
 export interface TransactionCount {
   count: number;
+  transactions: TransactionRerunView[];
+}
+
+/**
+ * `POST /bulkrerun` (200): OpenHIM's `{success, message}`, with the task Junction created (one task however many
+ * transactions, where OpenHIM makes one per 1,000) and what the user should know.
+ */
+export interface BulkRerunAnswer extends CreatedTask {
+  success: true;
+  message: string;
 }
 
 /** A timestamp as the write routes accept it: ISO 8601 text, or epoch milliseconds (as OpenHIM's own tests send). */

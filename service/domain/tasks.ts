@@ -64,6 +64,14 @@ function parseObject(text: string | undefined, at: string): Parsed<Record<string
   return { ok: true, filter: parsed as Record<string, unknown> };
 }
 
+function jsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 function listOf<T extends string>(value: unknown, allowed: readonly T[]): T[] | null {
   const list = Array.isArray(value) ? (value as unknown[]) : [value];
   if (list.length === 0 || !list.every((v): v is T => typeof v === 'string' && (allowed as readonly string[]).includes(v))) return null;
@@ -78,7 +86,7 @@ function dateOf(value: unknown): Date | null {
 
 const quoted = (values: readonly string[]) => values.map((v) => JSON.stringify(v)).join(', ');
 
-/** The task list `filters` JSON: `status` (one or a list), `user` (email), `created` ({"$gte", "$lte"}). */
+/** The task list `filters` JSON: `status` (one or a list), `user` (email), `created` ({"$gte", "$lte"}, or its JSON text). */
 export function parseTaskListFilters(text: string | undefined, at = 'querystring.filters'): Parsed<TaskListFilter> {
   const parsed = parseObject(text, at);
   if (!parsed.ok) return parsed;
@@ -93,7 +101,9 @@ export function parseTaskListFilters(text: string | undefined, at = 'querystring
       if (typeof value !== 'string' || value === '') problems.push({ path: `${at}.user`, message: 'must be the email of a user' });
       else filter.user = value.toLowerCase();
     } else if (key === 'created') {
-      const range = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+      // OpenHIM's console sends the range as JSON text inside the filters.
+      const object = typeof value === 'string' ? jsonOrNull(value) : value;
+      const range = typeof object === 'object' && object !== null && !Array.isArray(object) ? (object as Record<string, unknown>) : null;
       const from = range?.$gte === undefined ? undefined : dateOf(range.$gte);
       const to = range?.$lte === undefined ? undefined : dateOf(range.$lte);
       const unknown = range === null ? [] : Object.keys(range).filter((k) => k !== '$gte' && k !== '$lte');
@@ -126,8 +136,10 @@ export function parseTaskItemFilters(text: string | undefined, at = 'querystring
       if (list === null || !list.every(isTransactionStatus)) problems.push({ path: `${at}.rerunStatus`, message: `must be one of: ${quoted(TRANSACTION_STATUSES)} (or a list of them)` });
       else filter.rerunStatus = list;
     } else if (key === 'hasErrors') {
-      if (typeof value !== 'boolean') problems.push({ path: `${at}.hasErrors`, message: 'must be true or false' });
-      else filter.hasErrors = value;
+      // OpenHIM's console sends 'yes' or 'no'.
+      const flag = value === 'yes' ? true : value === 'no' ? false : value;
+      if (typeof flag !== 'boolean') problems.push({ path: `${at}.hasErrors`, message: 'must be true or false ("yes" or "no" as OpenHIM\'s console sends it)' });
+      else filter.hasErrors = flag;
     } else {
       problems.push({ path: `${at}.${key}`, message: 'is not a known filter; use tstatus, rerunStatus or hasErrors' });
     }

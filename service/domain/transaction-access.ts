@@ -1,13 +1,16 @@
 /**
  * Who may see which transactions, and the translation of the transactions API query (OpenHIM `filters` JSON plus
- * `filterLimit`/`filterPage`) into a `TransactionFilter` and page options. Pure: no I/O.
+ * `filterLimit`/`filterPage`) into a `TransactionFilter` and page options. Every filter key OpenHIM's console sends is
+ * understood (with its JSON-text values, case-insensitive regexes and `properties: {k: null}`); any other key is a
+ * 400 naming it, never passed on to a query. Pure: no I/O.
  *
  * Access per channel: admins see everything; other users see a channel's transactions (metadata, headers, routes)
  * when its `txViewAcl` or `txViewFullAcl` names one of their groups, and its bodies only through `txViewFullAcl`.
  * `txRerunAcl` is for re-runs, which do not grant viewing here.
  */
 import type { ValidationProblem } from '../contracts/api.js';
-import type { TransactionFilter } from '../storage/transactions.js';
+import type { ExchangeFilter, TransactionFilter } from '../storage/transactions.js';
+import { pageWindow, MAX_PAGE_LIMIT } from './paging.js';
 import { isAdmin } from './permissions.js';
 import { isPlainObject } from './plain-object.js';
 import { patternProblem } from './safe-pattern.js';
@@ -58,8 +61,16 @@ export function restrictToChannels(filter: TransactionFilter, allowed: Iterable<
   return { ...filter, channelID };
 }
 
+/**
+ * The channels a filter names that are not among those allowed: a user filtering on a channel they may not view is
+ * refused (403) rather than shown an empty list, as in OpenHIM.
+ */
+export function forbiddenChannels(filter: TransactionFilter, allowed: Iterable<string>): string[] {
+  const allowedSet = new Set(allowed);
+  return (filter.channelID ?? []).filter((id) => !allowedSet.has(id));
+}
+
 export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 1000;
 
 export interface TransactionQueryInput {
   filters?: string;
@@ -75,7 +86,18 @@ export interface ParsedTransactionQuery {
 
 export type TransactionQueryResult = { ok: true; value: ParsedTransactionQuery } | { ok: false; problems: ValidationProblem[] };
 
-/** The keys of OpenHIM's transaction `filters` object that Junction supports. */
+/** The route and orchestration fields OpenHIM's console filters on, under `routes.` and `orchestrations.`. */
+const EXCHANGE_FIELDS = ['response.status', 'request.host', 'request.port', 'request.path', 'request.querystring'] as const;
+type ExchangeField = (typeof EXCHANGE_FIELDS)[number];
+const EXCHANGE_FILTER: Record<ExchangeField, keyof ExchangeFilter> = {
+  'response.status': 'statusCode',
+  'request.host': 'host',
+  'request.port': 'port',
+  'request.path': 'path',
+  'request.querystring': 'querystring',
+};
+
+/** The keys of OpenHIM's transaction `filters` object that Junction supports: every one its console sends. */
 export const FILTER_KEYS = [
   'status',
   'response.status',
@@ -83,10 +105,17 @@ export const FILTER_KEYS = [
   'clientID',
   'request.method',
   'request.path',
+  'request.querystring',
+  'request.host',
+  'request.port',
   'request.timestamp',
   'properties',
   'wasRerun',
+  'childIDs',
+  ...EXCHANGE_FIELDS.map((field) => `routes.${field}` as const),
+  ...EXCHANGE_FIELDS.map((field) => `orchestrations.${field}` as const),
 ] as const;
+type FilterKey = (typeof FILTER_KEYS)[number];
 
 const MAX_PATH_PATTERN = 500;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -115,18 +144,85 @@ function stringOrList(value: unknown): string[] | null {
   return list as string[];
 }
 
-function translateKey(key: (typeof FILTER_KEYS)[number], value: unknown): KeyResult {
+/**
+ * A regular expression filter as OpenHIM runs it (`new RegExp(value, 'i')`): case-insensitive, and one that runs in
+ * linear time, as the log runs it against every row it scans.
+ */
+function regexFilter(value: unknown): { pattern: string } | { problem: string } {
+  if (typeof value !== 'string' || value === '' || value.length > MAX_PATH_PATTERN) return { problem: `must be a regular expression of 1 to ${MAX_PATH_PATTERN} characters` };
+  const pattern = `(?i)${value}`;
+  const problem = patternProblem(pattern);
+  return problem === null ? { pattern } : { problem };
+}
+
+/** A port as a number or, as the console's text box sends it, its digits. */
+function portOf(value: unknown): number | null {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,5}$/.test(value.trim()) ? Number(value) : Number.NaN;
+  return Number.isInteger(n) && n >= 0 && n <= 65535 ? n : null;
+}
+
+/** OpenHIM's console sends `{"$exists":true,"$ne":[]}` (re-run before) or `{"$eq":[]}` (never), as JSON text. */
+function childIDsFilter(value: unknown): KeyResult {
+  const problem = 'must be {"$exists": true, "$ne": []} (re-run before) or {"$eq": []} (never re-run), as an object or its JSON text';
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return { problem };
+    }
+  }
+  if (!isPlainObject(parsed)) return { problem };
+  const keys = Object.keys(parsed).sort().join(',');
+  const emptyList = (v: unknown) => Array.isArray(v) && v.length === 0;
+  if ((keys === '$exists,$ne' && parsed.$exists === true && emptyList(parsed.$ne)) || (keys === '$ne' && emptyList(parsed.$ne))) return { set: { hasChildren: true } };
+  if (keys === '$eq' && emptyList(parsed.$eq)) return { set: { hasChildren: false } };
+  return { problem };
+}
+
+/** `routes.response.status`, `orchestrations.request.path` and the like: one condition on the route or orchestration. */
+function translateExchangeKey(field: ExchangeField, value: unknown): { set: ExchangeFilter } | { problem: string } {
+  switch (field) {
+    case 'response.status':
+      if (!((typeof value === 'string' || typeof value === 'number') && parseStatusPattern(value) !== null)) return { problem: 'must be a status code such as 404 or a class such as "5xx"' };
+      return { set: { statusCode: String(value).trim().toLowerCase() } };
+    case 'request.host':
+      if (typeof value !== 'string' || value === '' || value.length > 255) return { problem: 'must be a host name' };
+      return { set: { host: value } };
+    case 'request.port': {
+      const port = portOf(value);
+      return port === null ? { problem: 'must be a port number' } : { set: { port } };
+    }
+    case 'request.path':
+    case 'request.querystring': {
+      const regex = regexFilter(value);
+      if ('problem' in regex) return regex;
+      return { set: { [EXCHANGE_FILTER[field]]: regex.pattern } };
+    }
+  }
+}
+
+function exchangeKey(key: FilterKey): { list: 'routes' | 'orchestrations'; field: ExchangeField } | null {
+  const dot = key.indexOf('.');
+  const list = key.slice(0, dot);
+  if (list !== 'routes' && list !== 'orchestrations') return null;
+  return { list, field: key.slice(dot + 1) as ExchangeField };
+}
+
+function translateKey(key: FilterKey, value: unknown): KeyResult {
+  const exchange = exchangeKey(key);
+  if (exchange !== null) {
+    const result = translateExchangeKey(exchange.field, value);
+    return 'problem' in result ? result : { set: { [exchange.list]: result.set } };
+  }
   switch (key) {
     case 'status': {
       const list = stringOrList(value);
       if (list === null || !list.every(isTransactionStatus)) return { problem: `must be one of: ${TRANSACTION_STATUSES.map((s) => JSON.stringify(s)).join(', ')} (or a list of them)` };
       return { set: { status: list } };
     }
-    case 'response.status': {
-      const ok = (typeof value === 'string' || typeof value === 'number') && parseStatusPattern(value) !== null;
-      if (!ok) return { problem: 'must be a status code such as 404 or a class such as "5xx"' };
-      return { set: { statusCode: String(value).trim().toLowerCase() } };
-    }
+    case 'response.status':
+      return translateExchangeKey(key, value);
     case 'channelID': {
       const list = stringOrList(value);
       if (list === null || !list.every((id) => ID.test(id))) return { problem: 'must be a channel id or a list of channel ids' };
@@ -138,21 +234,20 @@ function translateKey(key: (typeof FILTER_KEYS)[number], value: unknown): KeyRes
     case 'request.method':
       if (typeof value !== 'string' || !/^[A-Za-z]{1,16}$/.test(value)) return { problem: 'must be an HTTP method name such as GET' };
       return { set: { method: value.toUpperCase() } };
-    case 'request.path': {
-      if (typeof value !== 'string' || value === '' || value.length > MAX_PATH_PATTERN) return { problem: `must be a regular expression of 1 to ${MAX_PATH_PATTERN} characters` };
-      // The log runs it against every stored path it scans, so it must be one that runs in linear time.
-      const problem = patternProblem(value);
-      if (problem !== null) return { problem };
-      return { set: { path: value } };
-    }
+    case 'request.path':
+    case 'request.querystring':
+    case 'request.host':
+    case 'request.port':
+      // The transaction's own request line takes the same conditions as a route's, under the same names.
+      return translateExchangeKey(key, value);
     case 'request.timestamp':
       return translateRange(value);
     case 'properties': {
-      if (!isPlainObject(value) || Object.keys(value).length === 0) return { problem: 'must be an object of property name: value' };
-      const properties: Record<string, string> = {};
+      if (!isPlainObject(value) || Object.keys(value).length === 0) return { problem: 'must be an object of property name: value (null: the property is set, whatever its value)' };
+      const properties: Record<string, string | null> = {};
       for (const [name, v] of Object.entries(value)) {
         if (!PROPERTY_NAME.test(name)) return { problem: `has a property name "${name}" that is empty, too long, has a dot or starts with $` };
-        if (typeof v !== 'string') return { problem: 'must be a string', sub: name };
+        if (typeof v !== 'string' && v !== null) return { problem: 'must be a string, or null for any value', sub: name };
         properties[name] = v;
       }
       return { set: { properties } };
@@ -160,6 +255,11 @@ function translateKey(key: (typeof FILTER_KEYS)[number], value: unknown): KeyRes
     case 'wasRerun':
       if (typeof value !== 'boolean') return { problem: 'must be true or false' };
       return { set: { wasRerun: value } };
+    case 'childIDs':
+      return childIDsFilter(value);
+    default:
+      // The route and orchestration keys were translated above.
+      return { problem: 'is not a known filter' };
   }
 }
 
@@ -214,22 +314,31 @@ export function translateFilters(parsed: unknown, at: string): { ok: true; filte
       problems.push({ path, message: `is not a known filter; use one of: ${FILTER_KEYS.join(', ')}` });
       continue;
     }
-    const result = translateKey(key as (typeof FILTER_KEYS)[number], value);
+    const result = translateKey(key as FilterKey, value);
     if ('problem' in result) problems.push({ path: result.sub === undefined ? path : `${path}.${result.sub}`, message: result.problem });
-    else filter = { ...filter, ...result.set };
+    else filter = merge(filter, result.set);
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, filter };
 }
 
-/** Translates the list query: filters plus page options (filterLimit 1–1000, default 20; filterPage from 0). */
+/** Adds one key's fields; the route (or orchestration) conditions of several keys join into one. */
+function merge(filter: TransactionFilter, set: Partial<TransactionFilter>): TransactionFilter {
+  const merged = { ...filter, ...set };
+  if (set.routes !== undefined) merged.routes = { ...filter.routes, ...set.routes };
+  if (set.orchestrations !== undefined) merged.orchestrations = { ...filter.orchestrations, ...set.orchestrations };
+  return merged;
+}
+
+/** Translates the list query: filters plus page options (filterLimit 0 (no limit) to 100,000, default 20; filterPage from 0). */
 export function parseTransactionQuery(input: TransactionQueryInput): TransactionQueryResult {
   const problems: ValidationProblem[] = [];
-  const limit = integerIn(input.filterLimit, DEFAULT_LIMIT, 1, MAX_LIMIT);
-  if (limit === null) problems.push({ path: 'querystring.filterLimit', message: `must be an integer from 1 to ${MAX_LIMIT}` });
+  const limit = integerIn(input.filterLimit, DEFAULT_LIMIT, 0, MAX_PAGE_LIMIT);
+  if (limit === null) problems.push({ path: 'querystring.filterLimit', message: `must be an integer from 0 (no limit) to ${MAX_PAGE_LIMIT}` });
   const page = integerIn(input.filterPage, 0, 0, Number.MAX_SAFE_INTEGER);
-  if (page === null) problems.push({ path: 'querystring.filterPage', message: 'must be an integer of 0 or more' });
+  const window = limit === null || page === null ? null : pageWindow(limit, page);
+  if (window === null && limit !== null) problems.push({ path: 'querystring.filterPage', message: 'must be an integer of 0 or more, and filterPage × filterLimit an exact integer' });
   const filters = parseFilters(input.filters);
   if (!filters.ok) problems.push(...filters.problems);
-  if (problems.length > 0 || limit === null || page === null || !filters.ok) return { ok: false, problems };
-  return { ok: true, value: { filter: filters.filter, limit, skip: limit * page } };
+  if (problems.length > 0 || window === null || !filters.ok) return { ok: false, problems };
+  return { ok: true, value: { filter: filters.filter, ...window } };
 }

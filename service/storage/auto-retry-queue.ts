@@ -55,7 +55,7 @@ export function queueAutoRetries(log: TransactionLog, queue: Collection<AutoRetr
     remove: (id: string) => log.remove(id),
     page: (filter: TransactionFilter, options: PageOptions) => log.page(filter, options),
     count: (filter: TransactionFilter) => log.count(filter),
-    stream: (filter: TransactionFilter) => log.stream(filter),
+    stream: (filter: TransactionFilter, options?: PageOptions) => log.stream(filter, options),
     failInterrupted: () => log.failInterrupted(),
     hasChannel: (channelID: string) => log.hasChannel(channelID),
     days: () => log.days(),

@@ -11,9 +11,20 @@ import { StoreError } from './store.js';
 import type { TransactionFilter } from './transactions.js';
 
 const COLLECTION = 'transactions';
-// A path filter never needs more; patterns run in linear time (safe-pattern.ts), but time grows with their size.
-const MAX_PATH_PATTERN = 500;
-const KNOWN = new Set(['status', 'statusCode', 'channelID', 'clientID', 'method', 'path', 'from', 'to', 'properties', 'wasRerun']);
+// A path filter never needs more (the API allows 500 plus an inline `(?i)`); patterns run in linear time
+// (safe-pattern.ts), but time grows with their size.
+const MAX_PATH_PATTERN = 510;
+const KNOWN = new Set(['status', 'statusCode', 'channelID', 'clientID', 'method', 'path', 'querystring', 'host', 'port', 'from', 'to', 'properties', 'wasRerun', 'hasChildren', 'routes', 'orchestrations']);
+const EXCHANGE_KEYS = new Set(['statusCode', 'host', 'port', 'path', 'querystring']);
+
+/** Validated conditions on one route or orchestration. */
+export interface NormalisedExchangeFilter {
+  statusRange?: { min: number; max: number };
+  host?: string;
+  port?: number;
+  path?: SafePattern;
+  querystring?: SafePattern;
+}
 
 /** A validated filter: every field is optional, and all present ones must hold. */
 export interface NormalisedFilter {
@@ -26,11 +37,19 @@ export interface NormalisedFilter {
   method?: string;
   /** Runs in linear time; engines match it against `request.path`. */
   path?: SafePattern;
+  /** Runs in linear time; engines match it against `request.querystring`. */
+  querystring?: SafePattern;
+  host?: string;
+  port?: number;
   /** Inclusive request time bounds in epoch milliseconds. */
   fromMs?: number;
   toMs?: number;
-  properties?: [string, string][];
+  /** Name and value; a null value: the property is set, whatever its value. */
+  properties?: [string, string | null][];
   wasRerun?: boolean;
+  hasChildren?: boolean;
+  routes?: NormalisedExchangeFilter;
+  orchestrations?: NormalisedExchangeFilter;
 }
 
 /** Validates a filter; throws StoreError naming the problem for anything malformed. */
@@ -46,37 +65,64 @@ export function normaliseTransactionFilter(filter: TransactionFilter): Normalise
     if (bad !== undefined) throw new StoreError(`${COLLECTION}: status "${bad}" is not a transaction status`);
     result.statuses = statuses as TransactionStatus[];
   }
-  if (filter.statusCode !== undefined) {
-    const code: unknown = filter.statusCode;
-    const range = typeof code === 'string' || typeof code === 'number' ? parseStatusPattern(code) : null;
-    if (range === null) throw new StoreError(`${COLLECTION}: statusCode "${String(code)}" must be a status code such as 404 or a class such as 5xx`);
-    result.statusRange = range;
-  }
+  if (filter.statusCode !== undefined) result.statusRange = statusRange(filter.statusCode, 'statusCode');
   if (filter.channelID !== undefined) result.channels = stringList(filter.channelID, 'channelID');
   if (filter.clientID !== undefined) result.clientID = text(filter.clientID, 'clientID');
   if (filter.method !== undefined) result.method = text(filter.method, 'method').toUpperCase();
-  if (filter.path !== undefined) result.path = pathPattern(filter.path);
+  if (filter.path !== undefined) result.path = pathPattern(filter.path, 'path');
+  if (filter.querystring !== undefined) result.querystring = pathPattern(filter.querystring, 'querystring');
+  if (filter.host !== undefined) result.host = text(filter.host, 'host');
+  if (filter.port !== undefined) result.port = port(filter.port, 'port');
   if (filter.from !== undefined) result.fromMs = date(filter.from, 'from');
   if (filter.to !== undefined) result.toMs = date(filter.to, 'to');
   if (filter.properties !== undefined) {
     if (!isPlainObject(filter.properties)) throw new StoreError(`${COLLECTION}: properties must be an object of name: value`);
     result.properties = Object.entries(filter.properties).map(([name, value]) => {
       if (name === '' || name.startsWith('$') || name.includes('.')) throw new StoreError(`${COLLECTION}: property name "${name}" must be non-empty, without dots or a leading $`);
-      return [name, text(value, `properties.${name}`)];
+      return [name, value === null ? null : text(value, `properties.${name}`)];
     });
   }
-  if (filter.wasRerun !== undefined) {
-    if (typeof filter.wasRerun !== 'boolean') throw new StoreError(`${COLLECTION}: wasRerun must be true or false`);
-    result.wasRerun = filter.wasRerun;
-  }
+  if (filter.wasRerun !== undefined) result.wasRerun = flag(filter.wasRerun, 'wasRerun');
+  if (filter.hasChildren !== undefined) result.hasChildren = flag(filter.hasChildren, 'hasChildren');
+  if (filter.routes !== undefined) result.routes = exchange(filter.routes, 'routes');
+  if (filter.orchestrations !== undefined) result.orchestrations = exchange(filter.orchestrations, 'orchestrations');
   return result;
 }
 
-function pathPattern(value: unknown): SafePattern {
-  const pattern = text(value, 'path');
-  if (pattern.length > MAX_PATH_PATTERN) throw new StoreError(`${COLLECTION}: the path pattern is longer than ${MAX_PATH_PATTERN} characters`);
+function exchange(value: unknown, name: string): NormalisedExchangeFilter {
+  if (!isPlainObject(value)) throw new StoreError(`${COLLECTION}: ${name} must be an object of conditions`);
+  const unknown = Object.keys(value).find((key) => !EXCHANGE_KEYS.has(key) && value[key] !== undefined);
+  if (unknown !== undefined) throw new StoreError(`${COLLECTION}: unknown filter "${name}.${unknown}"`);
+  const result: NormalisedExchangeFilter = {};
+  if (value.statusCode !== undefined) result.statusRange = statusRange(value.statusCode, `${name}.statusCode`);
+  if (value.host !== undefined) result.host = text(value.host, `${name}.host`);
+  if (value.port !== undefined) result.port = port(value.port, `${name}.port`);
+  if (value.path !== undefined) result.path = pathPattern(value.path, `${name}.path`);
+  if (value.querystring !== undefined) result.querystring = pathPattern(value.querystring, `${name}.querystring`);
+  return result;
+}
+
+function statusRange(code: unknown, name: string): { min: number; max: number } {
+  const range = typeof code === 'string' || typeof code === 'number' ? parseStatusPattern(code) : null;
+  if (range === null) throw new StoreError(`${COLLECTION}: ${name} "${String(code)}" must be a status code such as 404 or a class such as 5xx`);
+  return range;
+}
+
+function port(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 65535) throw new StoreError(`${COLLECTION}: ${name} must be a port number`);
+  return value;
+}
+
+function flag(value: unknown, name: string): boolean {
+  if (typeof value !== 'boolean') throw new StoreError(`${COLLECTION}: ${name} must be true or false`);
+  return value;
+}
+
+function pathPattern(value: unknown, name: string): SafePattern {
+  const pattern = text(value, name);
+  if (pattern.length > MAX_PATH_PATTERN) throw new StoreError(`${COLLECTION}: the ${name} pattern is longer than ${MAX_PATH_PATTERN} characters`);
   const compiled = cachedPattern(pattern);
-  if (!compiled.ok) throw new StoreError(`${COLLECTION}: the path pattern ${compiled.reason}`);
+  if (!compiled.ok) throw new StoreError(`${COLLECTION}: the ${name} pattern ${compiled.reason}`);
   return compiled.pattern;
 }
 

@@ -45,6 +45,18 @@ export interface TransactionRecord extends StoredDoc, TransactionFields {
   orchestrations: ExchangeRecord[];
 }
 
+/** Conditions on one route or orchestration: a transaction matches when one of its exchanges meets them all. */
+export interface ExchangeFilter {
+  /** Response status code or class, e.g. `404` or `5xx`. */
+  statusCode?: string;
+  host?: string;
+  port?: number;
+  /** Regular expression on the exchange's request path. */
+  path?: string;
+  /** Regular expression on the exchange's request query string. */
+  querystring?: string;
+}
+
 /** The filters of the transactions list and export (COMPAT.md), all optional and combined with AND. */
 export interface TransactionFilter {
   status?: readonly TransactionStatus[];
@@ -55,13 +67,25 @@ export interface TransactionFilter {
   method?: string;
   /** Regular expression on the request path. */
   path?: string;
+  /** Regular expression on the request query string. */
+  querystring?: string;
+  /** The request's Host name and port, as recorded. */
+  host?: string;
+  port?: number;
   /** Request timestamp range, inclusive. */
   from?: Date;
   to?: Date;
-  /** Every listed property must have this value. */
-  properties?: Readonly<Record<string, string>>;
+  /** Every listed property must have this value; null: the property is set, whatever its value. */
+  properties?: Readonly<Record<string, string | null>>;
   wasRerun?: boolean;
+  /** True: re-run before (it has child transactions); false: never re-run. */
+  hasChildren?: boolean;
+  routes?: ExchangeFilter;
+  orchestrations?: ExchangeFilter;
 }
+
+/** Rows a `stream` reads from the log at once: what an unlimited list holds in memory at most. */
+export const STREAM_BATCH = 500;
 
 export interface PageOptions {
   limit: number;
@@ -86,8 +110,11 @@ export interface TransactionLog {
   /** Newest first (by request timestamp, then id), skipping `skip` matches. */
   page(filter: TransactionFilter, options: PageOptions): Promise<TransactionRecord[]>;
   count(filter: TransactionFilter): Promise<number>;
-  /** Every match, newest first, one batch at a time, so an export never holds the whole log in memory. */
-  stream(filter: TransactionFilter): AsyncIterable<TransactionRecord>;
+  /**
+   * Every match (or the page `options` asks for; `limit: 0` is no limit), newest first, read `STREAM_BATCH` rows at a
+   * time only as the consumer asks, so an export or an unlimited list never holds the whole log in memory.
+   */
+  stream(filter: TransactionFilter, options?: PageOptions): AsyncIterable<TransactionRecord>;
   /**
    * At start-up: finishes the transactions a crash left Processing (storage/interrupted.ts). One whose client was
    * answered gets its `statusIfInterrupted`, its unfinished routes marked interrupted; any other becomes Failed.

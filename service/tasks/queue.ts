@@ -165,7 +165,7 @@ export class TaskQueue {
     if (owner !== undefined) where.user = owner;
     if (filter.status !== undefined) where.status = { $in: filter.status };
     if (filter.from !== undefined || filter.to !== undefined) where.created = { ...(filter.from === undefined ? {} : { $gte: filter.from }), ...(filter.to === undefined ? {} : { $lte: filter.to }) };
-    return await this.#deps.tasks.find(where, { sort: { created: -1 }, skip: page.skip, limit: page.limit });
+    return await this.#deps.tasks.find(where, { sort: { created: -1 }, skip: page.skip, ...(page.limit === 0 ? {} : { limit: page.limit }) });
   }
 
   /** One task, if the user may see it: 403 for other users' tasks (and, for non-admins, unknown ids), 404 when unknown. */
@@ -176,13 +176,14 @@ export class TaskQueue {
     return task;
   }
 
-  /** A page of a task's transactions, in task order. */
-  transactions(taskId: string, filter: TaskItemFilter, page: { limit: number; skip: number }): Promise<TaskTransactionRecord[]> {
+  /** A page of a task's transactions, in task order (`limit: 0` is all), and how many match the filter. */
+  async transactions(taskId: string, filter: TaskItemFilter, page: { limit: number; skip: number }): Promise<{ items: TaskTransactionRecord[]; total: number }> {
     const where: Record<string, Condition> = { taskID: taskId };
     if (filter.tstatus !== undefined) where.tstatus = { $in: filter.tstatus };
     if (filter.rerunStatus !== undefined) where.rerunStatus = { $in: filter.rerunStatus };
     if (filter.hasErrors !== undefined) where.error = { $exists: filter.hasErrors };
-    return this.#deps.items.find(where, { sort: { index: 1 }, skip: page.skip, limit: page.limit });
+    const items = await this.#deps.items.find(where, { sort: { index: 1 }, skip: page.skip, ...(page.limit === 0 ? {} : { limit: page.limit }) });
+    return { items, total: await this.#deps.items.count(where) };
   }
 
   /** Pauses, resumes (status Queued) or cancels a task, or changes its batch size. */
@@ -190,14 +191,16 @@ export class TaskQueue {
     const { tasks, wake } = this.#deps;
     const task = await this.get(user, id);
     const set: Partial<TaskRecord> = {};
-    if (change.batchSize !== undefined) set.batchSize = change.batchSize;
+    // The task's own values are no change, so a task sent back whole as it was fetched changes nothing.
+    const batchSize = change.batchSize === task.batchSize ? undefined : change.batchSize;
+    if (batchSize !== undefined) set.batchSize = batchSize;
     let from: readonly TaskStatus[] = ['Queued', 'Processing', 'Paused'];
     if (change.status !== undefined && change.status !== task.status) {
       const decision = taskStatusChange(task.status, change.status);
       if (!decision.allowed) throw new AppError('CONFLICT', `Task ${id} is ${task.status}: ${decision.reason}`);
       set.status = change.status;
       from = decision.from;
-    } else if (change.batchSize !== undefined && !from.includes(task.status)) {
+    } else if (batchSize !== undefined && !from.includes(task.status)) {
       throw new AppError('CONFLICT', `Task ${id} is ${task.status}; only an unfinished task's batchSize can change`);
     }
     if (Object.keys(set).length === 0) return task;

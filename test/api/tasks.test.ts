@@ -269,7 +269,8 @@ describe('re-runs and tasks API', () => {
     maxInFlight = 0;
 
     const res = await t.inject('/bulkrerun', { method: 'POST', headers: admin, json: { filters: { channelID: channels.bulk }, batchSize: 10, pauseQueue: true } });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, message: 'Tasks created for bulk rerun of transactions' });
     const created = res.body as TaskView;
     expect(created).toMatchObject({ status: 'Paused', batchSize: 10, totalTransactions: 200, remainingTransactions: 200, warnings: [] });
     await sleep(300);
@@ -345,7 +346,7 @@ describe('re-runs and tasks API', () => {
     const viewerBulk = await t.inject('/bulkrerun', { method: 'POST', headers: viewer, json: { filters: {} } });
     expect(viewerBulk.status).toBe(403);
     const rerunnerBulk = await t.inject('/bulkrerun', { method: 'POST', headers: rerunner, json: { filters: { 'request.path': '^/lab/acl$', wasRerun: true }, pauseQueue: true } });
-    expect(rerunnerBulk.status).toBe(201);
+    expect(rerunnerBulk.status).toBe(200);
     expect(rerunnerBulk.body).toMatchObject({ totalTransactions: 1 });
     expect((rerunnerBulk.body as TaskView).warnings?.[0]).toContain('already re-run');
   });

@@ -132,6 +132,11 @@ describe('transactions API', () => {
     expect((await list('?filterLimit=2')).map((tx) => tx._id)).toEqual(newestFirst().slice(0, 2));
     expect((await list('?filterLimit=2&filterPage=1')).map((tx) => tx._id)).toEqual(newestFirst().slice(2, 4));
     expect((await list('?filterLimit=2&filterPage=3')).map((tx) => tx._id)).toEqual([]);
+    // filterLimit=0 is no limit, as in OpenHIM (streamed), and answers what one large page does.
+    expect(await list('?filterLimit=0')).toEqual(all);
+    expect((await list('?filterLimit=0&filterPage=3')).map((tx) => tx._id)).toEqual(newestFirst());
+    expect((await list('?filterLimit=5000&filterPage=0')).map((tx) => tx._id)).toEqual(newestFirst());
+    expect(await list('?filterLimit=5000&filterPage=1')).toEqual([]);
   });
 
   it('filters by status, status code and class, channel, client, method, path, date range and properties', async () => {
@@ -156,6 +161,29 @@ describe('transactions API', () => {
     await t.junction.transactions.update(ids.meta ?? '', { set: { properties: { site: 'north' } } });
     expect(idsOf(await filtered({ properties: { site: 'north' } }))).toEqual([ids.meta]);
     expect(idsOf(await filtered({ properties: { site: 'south' } }))).toEqual([]);
+    // The filters OpenHIM's console sends beyond those: null is "the property is set", regexes ignore case as OpenHIM's do.
+    expect(idsOf(await filtered({ properties: { site: null } }))).toEqual([ids.meta]);
+    expect(idsOf(await filtered({ 'request.querystring': 'X=1' }))).toEqual([ids.meta]);
+    expect(idsOf(await filtered({ 'request.path': '^/FULL/' }))).toEqual([ids.big, ids.full]);
+    // A secondary route and a mediator's orchestration, as the pipeline records them.
+    const at = new Date();
+    const exchange = (name: string, path: string, status: number) => ({ name, request: { host: 'up.local', port: 8080, path, querystring: '', method: 'GET', headers: {}, timestamp: at }, response: { status, headers: {}, timestamp: at } });
+    await t.junction.transactions.update(ids.full ?? '', { set: { routes: [exchange('audit', '/Full/audit', 201), exchange('copy', '/copy', 503)], orchestrations: [exchange('mpi', '/mpi', 200)] } });
+    const records = await Promise.all(newestFirst().map(async (id) => (await t.junction.transactions.get(id)) as TransactionRecord));
+    const port = records[0]?.request.port;
+    expect(idsOf(await filtered({ 'request.host': records[0]?.request.host, 'request.port': String(port) }))).toEqual(records.filter((r) => r.request.port === port).map((r) => r._id));
+    expect(idsOf(await filtered({ childIDs: JSON.stringify({ $exists: true, $ne: [] }) }))).toEqual([]);
+    expect(idsOf(await filtered({ childIDs: JSON.stringify({ $eq: [] }) }))).toEqual(newestFirst());
+    const routed = (match: (status: number, path: string) => boolean) =>
+      records.filter((r) => r.routes.some((route) => match(route.response?.status ?? 0, route.request.path))).map((r) => r._id);
+    expect(routed(() => true).length).toBeGreaterThan(0);
+    expect(idsOf(await filtered({ 'routes.response.status': '2xx' }))).toEqual(routed((status) => status >= 200 && status < 300));
+    expect(idsOf(await filtered({ 'routes.response.status': '2xx', 'routes.request.path': '^/FULL/' }))).toEqual(routed((status, path) => status < 300 && /^\/full\//i.test(path)));
+    expect(idsOf(await filtered({ 'routes.response.status': '5xx', 'routes.request.path': '^/FULL/' }))).toEqual([]);
+    expect(idsOf(await filtered({ 'routes.request.host': 'up.local', 'routes.request.port': 8080 }))).toEqual([ids.full]);
+    expect(idsOf(await filtered({ 'orchestrations.response.status': '2xx', 'orchestrations.request.path': 'mpi' }))).toEqual([ids.full]);
+    expect(idsOf(await filtered({ 'orchestrations.response.status': '4xx' }))).toEqual([]);
+    await t.junction.transactions.update(ids.full ?? '', { set: { routes: [], orchestrations: [] } });
   });
 
   it('lists a client’s transactions by the client _id', async () => {
@@ -190,7 +218,10 @@ describe('transactions API', () => {
     expect((await one('fulltruncate'))?.request).toMatchObject({ body: '{"b":2}', bodyTruncated: false });
 
     const count = await get(`/transactions?filterRepresentation=bulkrerun&filters=${encodeURIComponent('{"response.status":"2xx"}')}`);
-    expect(count.body).toEqual({ count: 4 });
+    expect(count.body).toEqual({ count: 4, transactions: [ids.big, ids.private, ids.full, ids.meta].map((_id) => ({ _id, channelID: expect.any(String) as unknown, canRerun: expect.any(Boolean) as unknown })) });
+    // As OpenHIM's console asks before a bulk re-run: a large page, streamed beyond 1,000, answers the same.
+    const large = await get(`/transactions?filterRepresentation=bulkrerun&filterLimit=10000&filters=${encodeURIComponent('{"response.status":"2xx"}')}`);
+    expect(large.body).toEqual(count.body);
     expect((await get('/transactions?filterRepresentation=everything')).status).toBe(400);
   });
 
@@ -218,9 +249,16 @@ describe('transactions API', () => {
     expect((await get(`/transactions/${ids.meta}`, nurse)).body).not.toHaveProperty('request.body');
     expect((await get(`/transactions/${ids.full}`, nurse)).body).toMatchObject({ request: { body: '{"b":2}' } });
     expect((await get(`/transactions/${ids.hidden}`, nurse)).status).toBe(403);
-    // A channel filter outside the user's channels finds nothing rather than leaking.
-    expect(await filtered({ channelID: channels.hidden }, '', nurse)).toEqual([]);
-    expect((await get(`/transactions?filterRepresentation=bulkrerun`, nurse)).body).toEqual({ count: order.length - 1 });
+    // A channel filter outside the user's channels is refused, as in OpenHIM, rather than answered with nothing.
+    const forbidden = await get(`/transactions?filters=${encodeURIComponent(JSON.stringify({ channelID: channels.hidden }))}`, nurse);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body).toMatchObject({ error: { code: 'FORBIDDEN', message: expect.stringContaining(channels.hidden ?? '') as unknown } });
+    expect((await get(`/transactions/export?filters=${encodeURIComponent(JSON.stringify({ channelID: [channels.full, channels.hidden] }))}`, nurse)).status).toBe(403);
+    expect((await get(`/transactions?filterRepresentation=bulkrerun`, nurse)).body).toMatchObject({ count: order.length - 1 });
+    // Streamed (filterLimit=0), every row still gets the user's permissions and the representation.
+    const streamed = await list('?filterLimit=0&filterRepresentation=full', nurse);
+    expect(streamed).toEqual(seen);
+    expect((await get(`/transactions?filterLimit=0&filterRepresentation=bulkrerun`, nurse)).body).toMatchObject({ count: order.length - 1 });
 
     expect(await list('', outsider)).toEqual([]);
     expect((await get(`/transactions/${ids.meta}`, outsider)).status).toBe(403);
@@ -264,8 +302,12 @@ describe('transactions API', () => {
     await bad('{"response.status":"9xx"}', ['querystring.filters.response.status']);
     await bad('{"request.timestamp":"{\\"$gte\\":\\"soon\\"}"}', ['querystring.filters.request.timestamp.$gte']);
     await bad('{"request.timestamp":{"$gte":"2024-02-01","$lte":"2024-01-01"}}', ['querystring.filters.request.timestamp']);
-    expect(errorPaths(await get('/transactions?filterLimit=0'))).toEqual(['querystring.filterLimit']);
-    expect(errorPaths(await get('/transactions?filterLimit=1001'))).toEqual(['querystring.filterLimit']);
+    expect(errorPaths(await get('/transactions?filterLimit=100001'))).toEqual(['querystring.filterLimit']);
+    expect(errorPaths(await get('/transactions?filterLimit=-1'))).toEqual(['querystring.filterLimit']);
+    await bad('{"routes.response.colour":"red"}', ['querystring.filters.routes.response.colour']);
+    await bad(JSON.stringify({ childIDs: JSON.stringify({ $size: 2 }) }), ['querystring.filters.childIDs']);
+    await bad('{"request.port":"eighty"}', ['querystring.filters.request.port']);
+    await bad('{"orchestrations.request.path":"(?<=a)b"}', ['querystring.filters.orchestrations.request.path']);
     expect(errorPaths(await get('/transactions?filterPage=-1'))).toEqual(['querystring.filterPage']);
     expect(errorPaths(await get('/transactions?limit=5'))).toEqual(['querystring.limit']);
     expect((await get('/transactions/export?filters=%7B%22x%22%3A1%7D')).status).toBe(400);

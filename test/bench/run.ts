@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { managementApiScenario } from './scenarios/management-api.js';
 import { largeBodyScenario } from './scenarios/large-body.js';
 import { logScaleScenario } from './scenarios/log-scale.js';
+import { listFiltersScenario } from './scenarios/list-filters.js';
 import { proxyScenario } from './scenarios/proxy.js';
 import { consoleScenario } from './scenarios/console.js';
 import { stressScenario } from './scenarios/stress.js';
@@ -70,6 +71,16 @@ const scenarios: Scenario[] = [
         'channel + status page, 7 days (first / median)': { value: `${f.filteredWeekPage.firstMs} / ${f.filteredWeekPage.medianMs} ms (${f.filteredWeekPage.rows} rows)`, target: '<= 300 ms' },
         'NDJSON export of the whole log': { value: `${f.export.perSecond.toLocaleString('en')} transactions/s, ${f.export.mbPerSecond} MB/s (${f.export.transactions.toLocaleString('en')} in ${f.export.seconds} s)`, target: '' },
       });
+    },
+  },
+  {
+    name: 'list-filters',
+    // Run with node --expose-gc for steadier heap figures; quick mode seeds a fifth.
+    run: () => listFiltersScenario(quick ? 20_000 : 100_000),
+    print: (f: Awaited<ReturnType<typeof listFiltersScenario>>) => {
+      console.log(`\nList filters over ${f.transactions.toLocaleString('en')} transactions (a route and an orchestration each), seeded in ${f.seedSeconds} s`);
+      console.table(Object.fromEntries(f.filters.map((r) => [r.filter, { matches: r.matches, 'page of 20 first / median ms': `${r.pageFirstMs} / ${r.pageMedianMs}`, 'count ms': r.countMs, 'longest pause ms': r.countMaxPauseMs }])));
+      console.log(`Heap above the start while all ${f.heap.rows.toLocaleString('en')} rows are listed: streamed (filterLimit=0) ${f.heap.streamedPeakMb} MB, as one page ${f.heap.pagePeakMb} MB`);
     },
   },
   {

@@ -45,6 +45,34 @@ describe('SQLite transaction log', () => {
     expect(await log.count({})).toBe(2000);
   });
 
+  it('runs filters that read inside the documents window by window, with the same answers as in one statement', async () => {
+    const dir = await tempDir('junction-sqlite-');
+    dirs.push(dir);
+    const log = createSqliteTransactionLog({ file: join(dir, 'transactions.sqlite'), logger: silent, scanWindowRows: 7 });
+    logs.push(log);
+    await log.open();
+    const base = Date.parse('2024-05-01T00:00:00Z');
+    const docs = Array.from({ length: 40 }, (_, i) => {
+      const at = new Date(base + Math.floor(i / 2) * 1000);
+      // Two per second, so windows end between rows of the same time; every third has a failing route.
+      const route = { name: 'r', request: { path: '/r', querystring: '', method: 'GET', headers: {}, timestamp: at }, response: { status: i % 3 === 0 ? 502 : 200, headers: {}, timestamp: at } };
+      return tx(at.toISOString(), { channelID: i % 2 === 0 ? 'even' : 'odd', routes: [route] });
+    });
+    for (const doc of docs) await log.insert(doc);
+    const newest = [...docs].sort((a, b) => b.request.timestamp.getTime() - a.request.timestamp.getTime() || b._id.localeCompare(a._id));
+    const failing = newest.filter((d) => d.routes[0]?.response?.status === 502).map((d) => d._id);
+    const filter = { routes: { statusCode: '5xx' } };
+    expect(await log.count(filter)).toBe(failing.length);
+    expect((await log.page(filter, { limit: 5, skip: 3 })).map((d) => d._id)).toEqual(failing.slice(3, 8));
+    expect((await log.page(filter, { limit: 100 })).map((d) => d._id)).toEqual(failing);
+    const streamed: string[] = [];
+    for await (const doc of log.stream(filter, { limit: 4, skip: 2 })) streamed.push(doc._id);
+    expect(streamed).toEqual(failing.slice(2, 6));
+    const evenFailing = newest.filter((d) => d.channelID === 'even' && d.routes[0]?.response?.status === 502).map((d) => d._id);
+    expect((await log.page({ ...filter, channelID: ['even'] }, { limit: 100 })).map((d) => d._id)).toEqual(evenFailing);
+    expect(await log.count({ ...filter, channelID: ['even'] })).toBe(evenFailing.length);
+  });
+
   it('refuses to open a file that is not a SQLite database, naming it, and leaves it untouched', async () => {
     const dir = await tempDir('junction-sqlite-');
     dirs.push(dir);

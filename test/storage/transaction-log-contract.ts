@@ -9,7 +9,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { newTransactionId } from '../../service/storage/transaction-ids.js';
 import { StoreError, UniqueConstraintError } from '../../service/storage/store.js';
-import type { TransactionFilter, TransactionLog, TransactionRecord } from '../../service/storage/transactions.js';
+import { STREAM_BATCH } from '../../service/storage/transactions.js';
+import type { ExchangeRecord, TransactionFilter, TransactionLog, TransactionRecord } from '../../service/storage/transactions.js';
 
 /** One transaction log under test. */
 export interface LogFixture {
@@ -48,6 +49,12 @@ export function tx(at: string, overrides: Partial<TransactionRecord> = {}): Tran
     autoRetryAttempt: 0,
     ...overrides,
   };
+}
+
+/** A route's or orchestration's exchange with the given request line and response status. */
+function exchange(name: string, line: { host: string; port: number; path: string; querystring: string }, status: number): ExchangeRecord {
+  const timestamp = new Date(`${DAY1}T00:00:00Z`);
+  return { name, request: { ...line, method: 'GET', headers: {}, timestamp }, response: { status, headers: {}, timestamp } };
 }
 
 /** Runs the transaction log contract against one engine. */
@@ -166,9 +173,21 @@ export function describeTransactionLogContract(label: string, openFixture: OpenL
     describe('page, count, stream and filters', () => {
       const docs = [
         tx(`${DAY1}T08:00:00Z`, { channelID: 'ch-a', status: 'Failed', response: { status: 503, headers: {}, timestamp: new Date(`${DAY1}T08:00:01Z`) } }),
-        tx(`${DAY1}T09:00:00Z`, { channelID: 'ch-a', clientID: 'client-1', properties: { ward: 'east', bed: '4' } }),
+        tx(`${DAY1}T09:00:00Z`, {
+          channelID: 'ch-a',
+          clientID: 'client-1',
+          properties: { ward: 'east', bed: '4' },
+          childIDs: ['child-1'],
+          request: { ...tx(`${DAY1}T09:00:00Z`).request, host: 'his.local', port: 5001, querystring: 'patient=42&x=1' },
+          orchestrations: [exchange('lookup', { host: 'mpi', port: 8080, path: '/mpi/find', querystring: 'id=42' }, 201)],
+        }),
         tx(`${DAY2}T08:00:00Z`, { channelID: 'ch-b', wasRerun: true, request: { ...tx(`${DAY2}T08:00:00Z`).request, method: 'post', path: '/hl7/ORU' } }),
-        tx(`${DAY2}T09:00:00Z`, { channelID: 'ch-b', status: 'Completed', response: { status: 404, headers: {}, timestamp: new Date(`${DAY2}T09:00:01Z`) } }),
+        tx(`${DAY2}T09:00:00Z`, {
+          channelID: 'ch-b',
+          status: 'Completed',
+          response: { status: 404, headers: {}, timestamp: new Date(`${DAY2}T09:00:01Z`) },
+          routes: [exchange('a', { host: 'up-a', port: 80, path: '/up/ok', querystring: '' }, 200), exchange('b', { host: 'up-b', port: 81, path: '/up/fail', querystring: 'q=1' }, 502)],
+        }),
         tx(`${DAY3}T08:00:00Z`, { channelID: 'ch-a', status: 'Processing', response: undefined }),
         tx(`${DAY3}T09:00:00Z`, { channelID: 'ch-a', status: 'Completed with error(s)', properties: { ward: 'west' } }),
       ];
@@ -200,6 +219,17 @@ export function describeTransactionLogContract(label: string, openFixture: OpenL
         ['date range', { from: new Date(`${DAY1}T08:30:00Z`), to: new Date(`${DAY2}T08:00:00Z`) }, [2, 1]],
         ['properties', { properties: { ward: 'east', bed: '4' } }, [1]],
         ['property mismatch', { properties: { ward: 'east', bed: '5' } }, []],
+        ['property set, any value', { properties: { ward: null } }, [5, 1]],
+        ['querystring regex', { querystring: '(?i)PATIENT=42' }, [1]],
+        ['host and port', { host: 'his.local', port: 5001 }, [1]],
+        ['another port', { port: 5002 }, []],
+        ['re-run before (childIDs)', { hasChildren: true }, [1]],
+        ['never re-run (no childIDs)', { hasChildren: false }, [5, 4, 3, 2, 0]],
+        ['a route status class', { routes: { statusCode: '5xx' } }, [3]],
+        ['conditions met by one route only', { routes: { statusCode: '5xx', host: 'up-a' } }, []],
+        ['a route path and port', { routes: { path: '^/up/f', port: 81, querystring: 'q=' } }, [3]],
+        ['an orchestration', { orchestrations: { statusCode: '201', host: 'mpi', path: 'find$' } }, [1]],
+        ['routes with no conditions: any route', { routes: {} }, [3]],
         ['wasRerun', { wasRerun: true }, [2]],
         ['not rerun', { wasRerun: false }, [5, 4, 3, 1, 0]],
         ['combined', { channelID: ['ch-a'], status: ['Successful', 'Completed with error(s)'], from: new Date(`${DAY1}T00:00:00Z`) }, [5, 1]],
@@ -215,7 +245,10 @@ export function describeTransactionLogContract(label: string, openFixture: OpenL
 
       it.each<[string, TransactionFilter]>([
         ['an invalid regex', { path: '([a-z' }],
-        ['an over-long regex', { path: 'a'.repeat(501) }],
+        ['an over-long regex', { path: 'a'.repeat(511) }],
+        ['an unknown route filter', { routes: { colour: 'red' } as never }],
+        ['a port that is not a number', { port: '80' as never }],
+        ['an invalid route regex', { routes: { path: '([a-z' } }],
         ['a regex with a backreference', { path: '^/(a)\\1' }],
         ['a regex with a lookbehind', { path: '(?<=/hl7)/ORU' }],
         ['a malformed status code', { statusCode: '6xx' }],
@@ -250,6 +283,40 @@ export function describeTransactionLogContract(label: string, openFixture: OpenL
       }
       expect(unique.size).toBe(3000);
       expect(await log.count({})).toBe(3000);
+    });
+
+    it('a stream reads STREAM_BATCH rows at a time, and only when the consumer gets there', async () => {
+      const base = Date.parse(`${DAY1}T00:00:00Z`);
+      const docs = Array.from({ length: STREAM_BATCH * 2 + 10 }, (_, i) => tx(new Date(base + i * 1000).toISOString()));
+      const log = await open(await seeded(docs));
+      // Newest first: position p of the stream is docs[length - 1 - p].
+      const atPosition = (p: number): string => docs[docs.length - 1 - p]!._id;
+      const seen: string[] = [];
+      for await (const doc of log.stream({})) {
+        if (seen.length === 0) {
+          // The first batch is already read: its last row still comes. The next batch is not: its first row is gone.
+          await log.remove(atPosition(STREAM_BATCH - 1));
+          await log.remove(atPosition(STREAM_BATCH));
+        }
+        seen.push(doc._id);
+      }
+      expect(seen).toContain(atPosition(STREAM_BATCH - 1));
+      expect(seen).not.toContain(atPosition(STREAM_BATCH));
+      expect(seen).toHaveLength(docs.length - 1);
+    });
+
+    it('a stream pages like page(), and limit 0 is no limit', async () => {
+      const base = Date.parse(`${DAY1}T00:00:00Z`);
+      const log = await open(await seeded(Array.from({ length: 30 }, (_, i) => tx(new Date(base + i * 1000).toISOString()))));
+      const all = async (options?: { limit: number; skip?: number }) => {
+        const out: string[] = [];
+        for await (const doc of log.stream({}, options)) out.push(doc._id);
+        return out;
+      };
+      expect(await all({ limit: 7, skip: 5 })).toEqual((await log.page({}, { limit: 7, skip: 5 })).map((r) => r._id));
+      expect(await all({ limit: 0, skip: 25 })).toHaveLength(5);
+      expect(await all({ limit: 0 })).toHaveLength(30);
+      expect(await all()).toHaveLength(30);
     });
 
     it('a stream is not disturbed by inserts made while it runs', async () => {

@@ -11,14 +11,14 @@ import type { ClientNameAnswer, PublicClient } from '../../service/contracts/cli
 import type { MediatorConfigDef, PublicMediator } from '../../service/contracts/mediators.js';
 import type { Role } from '../../service/contracts/roles.js';
 import type { TaskDetail, TaskTransactionView, TaskView } from '../../service/contracts/tasks.js';
-import type { CreatedTask, TransactionCount, TransactionRerunView, TransactionView } from '../../service/contracts/transactions.js';
+import type { BulkRerunAnswer, CreatedTask, TransactionCount, TransactionRerunView, TransactionView } from '../../service/contracts/transactions.js';
 import type { PublicChannelSchema } from '../../service/api/schemas/channels.js';
 import type { ClientNameSchema, PublicClientSchema } from '../../service/api/schemas/clients.js';
 import type { ErrorResponse, MessageAnswerSchema } from '../../service/api/schemas/common.js';
 import type { PublicMediatorSchema } from '../../service/api/schemas/mediators.js';
 import type { RoleSchema } from '../../service/api/schemas/roles.js';
 import type { AboutAnswerSchema, ServicePortSchema } from '../../service/api/schemas/service.js';
-import type { CreatedTaskSchema, TaskDetailSchema, TaskListAnswer, TaskTransactionViewSchema, TaskViewSchema } from '../../service/api/schemas/tasks.js';
+import type { BulkRerunAnswerSchema, CreatedTaskSchema, TaskDetailSchema, TaskListAnswer, TaskTransactionViewSchema, TaskViewSchema } from '../../service/api/schemas/tasks.js';
 import type {
   TransactionAnswer,
   TransactionCountSchema,
@@ -45,6 +45,7 @@ describe('answer schemas and contracts', () => {
     expectTypeOf<SchemaShape<typeof TaskTransactionViewSchema>>().toEqualTypeOf<Plain<TaskTransactionView>>();
     expectTypeOf<SchemaShape<typeof TaskDetailSchema>>().toEqualTypeOf<Plain<TaskDetail>>();
     expectTypeOf<SchemaShape<typeof CreatedTaskSchema>>().toEqualTypeOf<Plain<CreatedTask>>();
+    expectTypeOf<SchemaShape<typeof BulkRerunAnswerSchema>>().toEqualTypeOf<Plain<BulkRerunAnswer>>();
   });
 
   it('describe users, clients, channels and roles alike', () => {

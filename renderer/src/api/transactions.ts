@@ -1,5 +1,5 @@
 /** Typed calls of the transactions area: the list and its count, one transaction, re-runs, the export, and names. */
-import type { CreatedTask, TransactionCount, TransactionFilters, TransactionView } from '../../../service/contracts/transactions';
+import type { BulkRerunAnswer, CreatedTask, TransactionCount, TransactionFilters, TransactionView } from '../../../service/contracts/transactions';
 import { api, seg } from './client';
 
 /** A channel as far as transaction pages need it (GET /channels answers much more). */
@@ -29,7 +29,8 @@ export function listTransactions(filters: TransactionFilters, page: number, limi
 
 /** How many transactions match, without loading them. */
 export async function countTransactions(filters: TransactionFilters, signal?: AbortSignal): Promise<number> {
-  const answer = await api.get<TransactionCount>('/transactions', { filterRepresentation: 'bulkrerun', filters: filtersParam(filters) }, signal);
+  // The answer also lists a page of the matches (as OpenHIM's does); one is enough here.
+  const answer = await api.get<TransactionCount>('/transactions', { filterRepresentation: 'bulkrerun', filterLimit: 1, filters: filtersParam(filters) }, signal);
   return answer.count;
 }
 
@@ -43,9 +44,9 @@ export function rerunTransactions(ids: string[]): Promise<CreatedTask> {
   return api.post<CreatedTask>('/tasks', { tids: ids });
 }
 
-/** Re-runs every transaction matching the filters as one task. */
-export function rerunMatching(filters: TransactionFilters): Promise<CreatedTask> {
-  return api.post<CreatedTask>('/bulkrerun', { filters });
+/** Re-runs every transaction matching the filters as one task (the answer is the task, with OpenHIM's success message). */
+export function rerunMatching(filters: TransactionFilters): Promise<BulkRerunAnswer> {
+  return api.post<BulkRerunAnswer>('/bulkrerun', { filters });
 }
 
 /** Starts the streamed export; the caller reads the body. */

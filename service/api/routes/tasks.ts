@@ -1,17 +1,20 @@
 /**
  * Re-run tasks (COMPAT.md): `GET/POST /tasks`, `GET/PUT/DELETE /tasks/:id` and `POST /bulkrerun`. Re-running one
- * transaction is a task with one id, as in OpenHIM. Creating a task answers 201 with the task and `warnings`
- * (for instance, transactions that were already re-run). Users see and change the tasks they created; admins all.
+ * transaction is a task with one id, as in OpenHIM. `POST /tasks` answers 201 with the task and `warnings` (for
+ * instance, transactions that were already re-run); `POST /bulkrerun` answers 200 with OpenHIM's `{success, message}`
+ * besides them. A task sent back whole to `PUT` is accepted. Users see and change the tasks they created; admins all.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { invalidInput } from '../../refusals.js';
 import { parseTaskItemFilters, parseTaskListFilters } from '../../domain/tasks.js';
 import { parseFilters, translateFilters } from '../../domain/transaction-access.js';
 import type { TaskQueue } from '../../tasks/queue.js';
+import { pageWindow } from '../../domain/paging.js';
+import type { PageWindow } from '../../domain/paging.js';
 import { currentUser } from '../auth/hook.js';
 import { itemView, taskView } from '../views/tasks.js';
 import { MessageAnswerSchema, NoQuery } from '../schemas/common.js';
-import { BulkRerunBody, CreatedTaskSchema, TaskCreateBody, TaskDetailSchema, TaskListAnswer, TaskListQuery, TaskParams, TaskUpdateBody, TaskViewSchema } from '../schemas/tasks.js';
+import { BulkRerunAnswerSchema, BulkRerunBody, CreatedTaskSchema, TaskCreateBody, TaskDetailSchema, TaskListAnswer, TaskListQuery, TaskParams, TaskUpdateBody, TaskViewSchema } from '../schemas/tasks.js';
 
 export interface TaskRoutesDeps {
   tasks: TaskQueue;
@@ -21,10 +24,15 @@ const DEFAULT_LIMIT = 20;
 // A task's own page of transactions defaults larger: the console shows them all for small tasks.
 const DEFAULT_ITEM_LIMIT = 100;
 
-function page(query: TaskListQuery, defaultLimit: number): { limit: number; skip: number } {
-  const limit = query.filterLimit ?? defaultLimit;
-  return { limit, skip: limit * (query.filterPage ?? 0) };
+/** The page asked for (`filterLimit=0`: all, as in OpenHIM); 400 when `filterPage × filterLimit` is beyond exact integers. */
+function page(query: TaskListQuery, defaultLimit: number): PageWindow {
+  const window = pageWindow(query.filterLimit ?? defaultLimit, query.filterPage ?? 0);
+  if (window === null) throw invalidInput([{ path: 'querystring.filterPage', message: 'must make filterPage × filterLimit an exact integer' }]);
+  return window;
 }
+
+/** What OpenHIM answers a bulk re-run with. */
+const BULK_RERUN_MESSAGE = 'Tasks created for bulk rerun of transactions';
 
 export function taskRoutes(deps: TaskRoutesDeps): FastifyPluginAsyncTypebox {
   const { tasks } = deps;
@@ -44,7 +52,7 @@ export function taskRoutes(deps: TaskRoutesDeps): FastifyPluginAsyncTypebox {
       return reply.code(201).send({ ...taskView(created.task), warnings: created.warnings });
     });
 
-    app.post('/bulkrerun', { schema: { querystring: NoQuery, body: BulkRerunBody, response: { 201: CreatedTaskSchema } } }, async (request, reply) => {
+    app.post('/bulkrerun', { schema: { querystring: NoQuery, body: BulkRerunBody, response: { 200: BulkRerunAnswerSchema } } }, async (request) => {
       const user = currentUser(request);
       const { filters, batchSize = 1, pauseQueue = false } = request.body;
       const parsed = typeof filters === 'string' ? parseFilters(filters) : translateFilters(filters, 'body.filters');
@@ -52,20 +60,23 @@ export function taskRoutes(deps: TaskRoutesDeps): FastifyPluginAsyncTypebox {
       if (!parsed.ok) throw invalidInput(parsed.problems.map((p) => ({ ...p, path: p.path.replace(/^querystring\.filters/, 'body.filters') })));
       const created = await tasks.createFromFilter(user, parsed.filter, { batchSize, paused: pauseQueue });
       request.log.info({ task: created.task._id, by: user.email, transactions: created.task.totalTransactions }, 'bulk re-run task created');
-      return reply.code(201).send({ ...taskView(created.task), warnings: created.warnings });
+      // 200 with OpenHIM's {success, message}, and the task Junction made (one, where OpenHIM makes one per 1,000).
+      return { success: true as const, message: BULK_RERUN_MESSAGE, ...taskView(created.task), warnings: created.warnings };
     });
 
     app.get('/tasks/:id', { schema: { params: TaskParams, querystring: TaskListQuery, response: { 200: TaskDetailSchema } } }, async (request) => {
       const task = await tasks.get(currentUser(request), request.params.id);
       const parsed = parseTaskItemFilters(request.query.filters);
       if (!parsed.ok) throw invalidInput(parsed.problems);
-      const items = await tasks.transactions(task._id, parsed.filter, page(request.query, DEFAULT_ITEM_LIMIT));
-      return { ...taskView(task), transactions: items.map(itemView) };
+      const { items, total } = await tasks.transactions(task._id, parsed.filter, page(request.query, DEFAULT_ITEM_LIMIT));
+      return { ...taskView(task), transactions: items.map(itemView), totalFilteredTransactions: total };
     });
 
     app.put('/tasks/:id', { schema: { params: TaskParams, querystring: NoQuery, body: TaskUpdateBody, response: { 200: TaskViewSchema } } }, async (request) => {
       const user = currentUser(request);
-      const updated = await tasks.change(user, request.params.id, request.body);
+      // Only the status and batch size change; the rest of a task sent back whole is ignored, and null is "not set".
+      const { status, batchSize } = request.body;
+      const updated = await tasks.change(user, request.params.id, { ...(status === null || status === undefined ? {} : { status }), ...(batchSize === null || batchSize === undefined ? {} : { batchSize }) });
       request.log.info({ task: updated._id, by: user.email, status: updated.status, batchSize: updated.batchSize }, 're-run task changed');
       return taskView(updated);
     });

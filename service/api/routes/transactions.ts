@@ -6,9 +6,10 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { isAdmin } from '../../domain/permissions.js';
-import { parseFilters, parseTransactionQuery, restrictToChannels, transactionAccess, viewableChannels } from '../../domain/transaction-access.js';
+import { forbiddenChannels, parseFilters, parseTransactionQuery, restrictToChannels, transactionAccess, viewableChannels } from '../../domain/transaction-access.js';
 import type { TransactionAccess } from '../../domain/transaction-access.js';
 import { invalidInput } from '../../refusals.js';
 import type { ChannelCatalogue } from '../../channels/catalogue.js';
@@ -19,11 +20,23 @@ import type { UserRecord } from '../../storage/records.js';
 import type { TransactionFilter, TransactionLog, TransactionRecord } from '../../storage/transactions.js';
 import { currentUser } from '../auth/hook.js';
 import { requireAdmin } from '../guards.js';
-import { exported, present, transactionView } from '../views/transactions.js';
-import type { TransactionCount, TransactionView } from '../../contracts/transactions.js';
+import { exported, present } from '../views/transactions.js';
+import type { TransactionCount, TransactionRerunView, TransactionView } from '../../contracts/transactions.js';
 import { CSV_HEADER, csvRow } from '../views/transactions-csv.js';
 import { MessageAnswerSchema, NoQuery } from '../schemas/common.js';
-import { ClientTransactionParams, ExportQuery, TransactionAnswer, TransactionGetQuery, TransactionListAnswer, TransactionListQuery, TransactionParams, TransactionCreateBody, TransactionUpdateBody } from '../schemas/transactions.js';
+import {
+  ClientTransactionParams,
+  ExportQuery,
+  TransactionAnswer,
+  TransactionCreateBody,
+  TransactionGetQuery,
+  TransactionListAnswer,
+  TransactionListQuery,
+  TransactionParams,
+  TransactionRerunViewSchema,
+  TransactionUpdateBody,
+  TransactionViewSchema,
+} from '../schemas/transactions.js';
 
 export interface TransactionRoutesDeps {
   transactions: TransactionLog;
@@ -36,6 +49,8 @@ export interface TransactionRoutesDeps {
   transactionBodyCapBytes: number;
 }
 
+/** Pages longer than the longest page the console asks for are streamed rather than built in memory. */
+const STREAM_ABOVE = 1000;
 const ALL_ACCESS: TransactionAccess = { view: true, bodies: true };
 const NO_ACCESS: TransactionAccess = { view: false, bodies: false };
 
@@ -60,25 +75,54 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
     return scope === 'all' ? ALL_ACCESS : (scope.get(channelID) ?? NO_ACCESS);
   }
 
-  /** The filter narrowed to the user's channels; null when that leaves nothing to find. */
+  /**
+   * The filter narrowed to the user's channels; null when that leaves nothing to find. Naming a channel the user may
+   * not view is refused (403), as in OpenHIM, rather than answered with nothing.
+   */
   function scoped(filter: TransactionFilter, scope: Scope): TransactionFilter | null {
     if (scope === 'all') return filter;
+    const forbidden = forbiddenChannels(filter, scope.keys());
+    if (forbidden.length > 0) throw new AppError('FORBIDDEN', `Forbidden: you may not view the transactions of channel ${forbidden.join(', ')}`);
     const narrowed = restrictToChannels(filter, scope.keys());
     return narrowed.channelID !== undefined && narrowed.channelID.length === 0 ? null : narrowed;
   }
 
-  async function list(user: UserRecord, query: TransactionListQuery, forced: TransactionFilter = {}): Promise<TransactionView[] | TransactionCount> {
+  /**
+   * `GET /transactions` and the client's list: a page built in memory, or (for `filterLimit=0` and pages above
+   * STREAM_ABOVE) a JSON array written as rows are read from the log, STREAM_BATCH at a time, so memory stays flat
+   * however long the list. Every row gets the same permissions and representation either way.
+   */
+  async function list(request: FastifyRequest, reply: FastifyReply, query: TransactionListQuery, forced: TransactionFilter = {}): Promise<TransactionView[] | TransactionCount | FastifyReply> {
     const parsed = parseTransactionQuery(query);
     if (!parsed.ok) throw invalidInput(parsed.problems);
-    const scope = await scopeOf(user);
-    const filter = scoped({ ...parsed.value.filter, ...forced }, scope);
+    const scope = await scopeOf(currentUser(request));
+    const wanted: TransactionFilter = { ...parsed.value.filter, ...forced };
+    const filter = scoped(wanted, scope);
+    const { limit, skip } = parsed.value;
     const representation = query.filterRepresentation;
-    if (representation === 'bulkrerun') return { count: filter === null ? 0 : await transactions.count(filter) };
-    if (filter === null) return [];
-    const page = await transactions.page(filter, { limit: parsed.value.limit, skip: parsed.value.skip });
-    const views: TransactionView[] = [];
-    for (const tx of page) views.push(await transactionView(bodies, tx, representation, accessIn(scope, tx.channelID)));
-    return views;
+    const show = async (tx: TransactionRecord) => present(bodies, tx, representation, accessIn(scope, tx.channelID));
+    if (limit !== 0 && limit <= STREAM_ABOVE) {
+      const page = filter === null ? [] : await transactions.page(filter, { limit, skip });
+      const shown: (TransactionView | TransactionRerunView)[] = [];
+      for (const tx of page) shown.push(await show(tx));
+      if (representation === 'bulkrerun') return { count: filter === null ? 0 : await transactions.count(filter), transactions: shown };
+      return shown as TransactionView[];
+    }
+    // The page's own response schema, one row at a time: the serializer still drops what the schema does not list.
+    const row: (view: Record<string, unknown>) => string = reply.compileSerializationSchema((representation === 'bulkrerun' ? TransactionRerunViewSchema : TransactionViewSchema) as unknown as Record<string, unknown>);
+    const head = representation === 'bulkrerun' ? `{"count":${filter === null ? 0 : await transactions.count(filter)},"transactions":[` : '[';
+    async function* chunks(): AsyncGenerator<string> {
+      yield head;
+      if (filter !== null) {
+        let separator = '';
+        for await (const tx of transactions.stream(filter, { limit, skip })) {
+          yield separator + row((await show(tx)) as unknown as Record<string, unknown>);
+          separator = ',';
+        }
+      }
+      yield representation === 'bulkrerun' ? ']}' : ']';
+    }
+    return reply.type('application/json; charset=utf-8').send(Readable.from(chunks(), { objectMode: false }));
   }
 
   /** The transaction if the user may see it: 403 when not (and, for non-admins, for unknown ids too), 404 when unknown. */
@@ -95,10 +139,10 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
   }
 
   return async (app) => {
-    app.get('/transactions', { schema: { querystring: TransactionListQuery, response: { 200: TransactionListAnswer } } }, async (request) => list(currentUser(request), request.query));
+    app.get('/transactions', { schema: { querystring: TransactionListQuery, response: { 200: TransactionListAnswer } } }, async (request, reply) => list(request, reply, request.query));
 
-    app.get('/transactions/clients/:clientId', { schema: { params: ClientTransactionParams, querystring: TransactionListQuery, response: { 200: TransactionListAnswer } } }, async (request) =>
-      list(currentUser(request), request.query, { clientID: request.params.clientId }),
+    app.get('/transactions/clients/:clientId', { schema: { params: ClientTransactionParams, querystring: TransactionListQuery, response: { 200: TransactionListAnswer } } }, async (request, reply) =>
+      list(request, reply, request.query, { clientID: request.params.clientId }),
     );
 
     app.get('/transactions/export', { schema: { querystring: ExportQuery } }, async (request, reply) => {

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Static, TSchema, TSchemaOptions } from 'typebox';
 import { DEFAULT_FREE_FORM_LIMITS } from '../../domain/free-form.js';
 import type { FreeFormLimits } from '../../domain/free-form.js';
+import { MAX_PAGE_LIMIT } from '../../domain/paging.js';
 import { FREE_FORM_KEYWORD } from '../validation.js';
 
 /** The JSON error shape, for response documentation. */
@@ -38,14 +39,13 @@ export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254
 /** A route with no query string accepts none, so a typo in a query key is reported instead of ignored. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
-/** Most items one page of a list holds. */
-export const MAX_PAGE_LIMIT = 1000;
-// Beyond this, page × limit is no longer an exact integer, and no list is that long.
-const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / MAX_PAGE_LIMIT);
+// Beyond this, page × limit is no longer an exact integer even at the smallest useful limit; routes check the product
+// (domain/paging.ts), as a larger limit lowers the bound.
+const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
 
-/** OpenHIM's paging query: `filterLimit` items per page, `filterPage` counted from 0. */
+/** OpenHIM's paging query: `filterLimit` items per page (0: no limit, streamed), `filterPage` counted from 0. */
 export const Paging = {
-  filterLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT })),
+  filterLimit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PAGE_LIMIT, description: 'items per page; 0 is no limit' })),
   filterPage: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PAGE, description: 'the page, counted from 0' })),
 };
 

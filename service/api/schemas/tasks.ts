@@ -7,7 +7,7 @@ import type { Static } from 'typebox';
 import { TASK_ITEM_STATUSES, TASK_STATUSES } from '../../domain/tasks.js';
 import { TRANSACTION_STATUSES } from '../../domain/transaction-status.js';
 import { MAX_BATCH_SIZE, MAX_TASK_TRANSACTIONS } from '../../tasks/queue.js';
-import { FreeFormObject, Paging } from './common.js';
+import { FreeFormObject, OrNull, Paging } from './common.js';
 
 const HexId = Type.String({ pattern: '^[0-9a-f]{24}$', description: '24 hexadecimal characters' });
 const BatchSize = Type.Integer({ minimum: 1, maximum: MAX_BATCH_SIZE, description: 'how many of the transactions are re-run at the same time' });
@@ -45,10 +45,31 @@ const Page = {
 export const TaskListQuery = Type.Object(Page, { additionalProperties: false });
 export type TaskListQuery = Static<typeof TaskListQuery>;
 
+const TaskItem = Type.Object({
+  tid: Type.String({ maxLength: 64 }),
+  tstatus: Type.Enum([...TASK_ITEM_STATUSES]),
+  rerunID: Type.Optional(Type.String({ maxLength: 64 })),
+  rerunStatus: Type.Optional(Type.Enum([...TRANSACTION_STATUSES])),
+  error: Type.Optional(Type.String({ maxLength: 10_000 })),
+});
+const Count = Type.Integer({ minimum: 0 });
+
+/**
+ * `PUT /tasks/:id`: the status and batch size change; `_id` and the read-only fields are accepted so that a task sent
+ * back whole as fetched (OpenHIM's console) is not refused, and ignored. Null is "not set".
+ */
 export const TaskUpdateBody = Type.Object(
   {
-    status: Type.Optional(Type.Enum([...TASK_STATUSES], { description: 'Paused, Queued (to resume) or Cancelled' })),
-    batchSize: Type.Optional(BatchSize),
+    status: Type.Optional(OrNull(Type.Enum([...TASK_STATUSES], { description: 'Paused, Queued (to resume) or Cancelled; the current status is no change' }))),
+    batchSize: Type.Optional(OrNull(BatchSize)),
+    _id: Type.Optional(OrNull(Type.String({ maxLength: 64, description: 'ignored: the task is the one in the path' }))),
+    totalTransactions: Type.Optional(OrNull(Count)),
+    remainingTransactions: Type.Optional(OrNull(Count)),
+    user: Type.Optional(OrNull(Type.String({ maxLength: 254 }))),
+    created: Type.Optional(OrNull(Type.String({ maxLength: 64 }))),
+    completedDate: Type.Optional(OrNull(Type.String({ maxLength: 64 }))),
+    transactions: Type.Optional(OrNull(Type.Array(TaskItem, { maxItems: MAX_TASK_TRANSACTIONS }))),
+    totalFilteredTransactions: Type.Optional(OrNull(Count)),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -77,10 +98,17 @@ export const TaskTransactionViewSchema = Type.Object({
 });
 
 /** `GET /tasks/:id`: the task with one page of its transactions. */
-export const TaskDetailSchema = Type.Object({ ...taskFields, transactions: Type.Array(TaskTransactionViewSchema) });
+export const TaskDetailSchema = Type.Object({
+  ...taskFields,
+  transactions: Type.Array(TaskTransactionViewSchema),
+  totalFilteredTransactions: Type.Integer({ description: 'how many of its transactions match the filters' }),
+});
 
-/** `POST /tasks` and `POST /bulkrerun` (201): the new task and what the user should know about it. */
+/** `POST /tasks` (201): the new task and what the user should know about it. */
 export const CreatedTaskSchema = Type.Object({ ...taskFields, warnings: Type.Array(Type.String()) });
+
+/** `POST /bulkrerun` (200): OpenHIM's `{success, message}` with the new task and its warnings. */
+export const BulkRerunAnswerSchema = Type.Object({ success: Type.Literal(true), message: Type.String(), ...taskFields, warnings: Type.Array(Type.String()) });
 
 /** `GET /tasks`: one page of tasks, newest first. */
 export const TaskListAnswer = Type.Array(TaskViewSchema);

@@ -204,7 +204,10 @@ export const TransactionRerunViewSchema = Type.Object({
   childIDs: Type.Optional(Type.Array(Type.String())),
 });
 
-export const TransactionCountSchema = Type.Object({ count: Type.Integer({ description: 'how many transactions match' }) });
+export const TransactionCountSchema = Type.Object({
+  count: Type.Integer({ description: 'how many transactions match' }),
+  transactions: Type.Array(TransactionRerunViewSchema, { description: 'the page of them (filterLimit, filterPage), as a re-run needs them' }),
+});
 
 /** `GET /transactions`: a page of transactions, or with `filterRepresentation=bulkrerun` how many match. */
 export const TransactionListAnswer = EitherAnswer({ type: 'array' }, Type.Array(TransactionViewSchema), TransactionCountSchema);

@@ -17,6 +17,7 @@ import { finishInterrupted } from '../interrupted.js';
 import { normaliseTransactionFilter } from '../transaction-filter.js';
 import { cachedPattern } from '../../domain/safe-pattern.js';
 import type { PatternResult } from '../../domain/safe-pattern.js';
+import { STREAM_BATCH } from '../transactions.js';
 import type { PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
 import { checkChanges } from '../changes.js';
 import type { CheckedChanges } from '../changes.js';
@@ -25,13 +26,19 @@ import { dayOfId, isDay } from '../transaction-ids.js';
 import { Checkpointer, closeWithCheckpoint } from './checkpointer.js';
 import { decodeDocument, encodeDocument } from './documents.js';
 import { GroupCommit } from './group-commit.js';
-import { toSqlCondition } from './where.js';
-import type { SqlValue } from './where.js';
+import { toSqlConditions } from './where.js';
+import type { SqlCondition, SqlValue } from './where.js';
 
 const COLLECTION = 'transactions';
-/** Rows per export batch and per retention delete: small enough to keep each pause of the event loop short. */
+/** Rows per retention delete: small enough to keep each pause of the event loop short (streams read STREAM_BATCH). */
 const BATCH = 500;
 const NEWEST_FIRST = 'ORDER BY ts DESC, id DESC';
+/**
+ * Rows one statement examines when a filter reads inside the stored documents (routes, orchestrations, child ids...):
+ * 5,000 held the event loop 60–115 ms on the benchmark machine, 2,000 keeps each pause near 30 ms (the bench's
+ * list-filters scenario), after which the event loop runs before the next window.
+ */
+const SCAN_WINDOW = 2000;
 /** Most in-flight transactions cached for their completing update; beyond it, updates read the row instead. */
 const MAX_IN_FLIGHT = 10_000;
 
@@ -61,12 +68,21 @@ export interface SqliteTransactionLogOptions {
   logger: Logger;
   /** How often the background worker checkpoints the write-ahead log; default 1000 ms. */
   checkpointIntervalMs?: number;
+  /** Rows one statement examines when a filter reads inside the documents; default SCAN_WINDOW (tests use a small one). */
+  scanWindowRows?: number;
 }
 
 interface Row {
   id: string;
   ts: number;
   doc: string;
+}
+
+/** A row a scan examined: its document only when it matched (and was asked for), else null. */
+interface ScanRow {
+  id: string;
+  ts: number;
+  doc: string | null;
 }
 
 interface Statements {
@@ -83,7 +99,7 @@ interface Statements {
 
 /** Creates the SQLite transaction log; nothing touches the disk until `open()`. */
 export function createSqliteTransactionLog(options: SqliteTransactionLogOptions): TransactionLog {
-  return new SqliteLog(options.file, options.logger, options.checkpointIntervalMs ?? 1000);
+  return new SqliteLog(options.file, options.logger, options.checkpointIntervalMs ?? 1000, options.scanWindowRows ?? SCAN_WINDOW);
 }
 
 class SqliteLog implements TransactionLog {
@@ -111,6 +127,7 @@ class SqliteLog implements TransactionLog {
     private readonly file: string,
     private readonly logger: Logger,
     private readonly checkpointIntervalMs: number,
+    private readonly scanWindow: number,
   ) {}
 
   open(): Promise<void> {
@@ -213,37 +230,128 @@ class SqliteLog implements TransactionLog {
   }
 
   page(filter: TransactionFilter, options: PageOptions): Promise<TransactionRecord[]> {
+    let conditions: ReturnType<typeof toSqlConditions>;
+    try {
+      conditions = toSqlConditions(normaliseTransactionFilter(filter));
+    } catch (err) {
+      return Promise.reject(toStoreError('page', err));
+    }
+    const { columns: where, document } = conditions;
+    if (document !== null) return this.#scannedPage(where, document, options);
     return this.#run('page', (_s, db) => {
-      const where = toSqlCondition(normaliseTransactionFilter(filter));
       const { limit, skip } = pageBounds(options);
       const rows = db.prepare<SqlValue[], Row>(`SELECT doc FROM transactions WHERE ${where.sql} ${NEWEST_FIRST} LIMIT ? OFFSET ?`).all(...where.params, limit, skip);
       return rows.map((row) => decodeDocument<TransactionRecord>(row.doc));
     });
   }
 
-  count(filter: TransactionFilter): Promise<number> {
-    return this.#run('count', (_s, db) => {
-      const where = toSqlCondition(normaliseTransactionFilter(filter));
-      const row = db.prepare<SqlValue[], { n: number }>(`SELECT COUNT(*) AS n FROM transactions WHERE ${where.sql}`).get(...where.params);
-      return row?.n ?? 0;
-    });
+  async count(filter: TransactionFilter): Promise<number> {
+    const { columns: where, document } = this.#conditions('count', filter);
+    if (document === null) {
+      return this.#run('count', (_s, db) => {
+        const row = db.prepare<SqlValue[], { n: number }>(`SELECT COUNT(*) AS n FROM transactions WHERE ${where.sql}`).get(...where.params);
+        return row?.n ?? 0;
+      });
+    }
+    let n = 0;
+    for await (const _row of this.#scan(where, document, false)) n++;
+    return n;
   }
 
-  async *stream(filter: TransactionFilter): AsyncGenerator<TransactionRecord> {
-    const where = toSqlCondition(normaliseTransactionFilter(filter));
+  async *stream(filter: TransactionFilter, options: PageOptions = { limit: 0 }): AsyncGenerator<TransactionRecord> {
+    const { columns: where, document } = this.#conditions('stream', filter);
+    const bounds = pageBounds(options);
+    if (document !== null) {
+      let skip = bounds.skip;
+      let left = bounds.limit === 0 ? Number.POSITIVE_INFINITY : bounds.limit;
+      if (left === 0) return;
+      for await (const row of this.#scan(where, document, true)) {
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
+        yield decodeDocument<TransactionRecord>(row.doc as string);
+        if (--left === 0) return;
+      }
+      return;
+    }
+    // Only the first batch skips: the next ones continue after the last row read (keyset), which costs no more
+    // however deep into the log they are.
+    let skip = bounds.skip;
+    let left = bounds.limit === 0 ? Number.POSITIVE_INFINITY : bounds.limit;
     let last: { ts: number; id: string } | null = null;
-    for (;;) {
+    while (left > 0) {
       const after: { ts: number; id: string } | null = last;
+      const size = Math.min(STREAM_BATCH, left);
+      const offset = skip;
       const rows: Row[] = await this.#run('stream', (_s, db): Row[] => {
         const keyset: string = after === null ? '' : 'AND (ts < ? OR (ts = ? AND id < ?))';
         const params: SqlValue[] = after === null ? where.params : [...where.params, after.ts, after.ts, after.id];
-        return db.prepare<SqlValue[], Row>(`SELECT id, ts, doc FROM transactions WHERE ${where.sql} ${keyset} ${NEWEST_FIRST} LIMIT ${BATCH}`).all(...params);
+        return db.prepare<SqlValue[], Row>(`SELECT id, ts, doc FROM transactions WHERE ${where.sql} ${keyset} ${NEWEST_FIRST} LIMIT ${size} OFFSET ${offset}`).all(...params);
       });
+      skip = 0;
+      left -= rows.length;
       for (const row of rows) yield decodeDocument<TransactionRecord>(row.doc);
       const tail: Row | undefined = rows.at(-1);
-      if (tail === undefined || rows.length < BATCH) return;
+      if (tail === undefined || rows.length < size) return;
       last = { ts: tail.ts, id: tail.id };
       // Lets requests in between batches: an export of the whole log must not stall the proxy.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  #conditions(action: string, filter: TransactionFilter): ReturnType<typeof toSqlConditions> {
+    try {
+      return toSqlConditions(normaliseTransactionFilter(filter));
+    } catch (err) {
+      throw toStoreError(action, err);
+    }
+  }
+
+  async #scannedPage(where: SqlCondition, document: SqlCondition, options: PageOptions): Promise<TransactionRecord[]> {
+    const { limit, skip } = pageBounds(options);
+    const page: TransactionRecord[] = [];
+    if (limit === 0) return page;
+    let skipped = 0;
+    for await (const row of this.#scan(where, document, true)) {
+      if (skipped < skip) {
+        skipped++;
+        continue;
+      }
+      page.push(decodeDocument<TransactionRecord>(row.doc as string));
+      if (page.length === limit) break;
+    }
+    return page;
+  }
+
+  /**
+   * The rows matching a filter that reads inside the documents, newest first. Each statement examines at most
+   * SCAN_WINDOW rows of those the column conditions keep (through their index) and yields to the event loop before
+   * the next, so however long the log, no single pause of the proxy is longer than one window (docs/BENCHMARKS.md).
+   * A page stops as soon as it is full. `doc` is read only for the rows that match, and only when `withDocs`.
+   */
+  async *#scan(where: SqlCondition, document: SqlCondition, withDocs: boolean): AsyncGenerator<ScanRow> {
+    let after: { ts: number; id: string } | null = null;
+    // Small first, so a page of frequent matches is found quickly; doubled up to the window for long scans.
+    let window = Math.min(this.scanWindow, 250);
+    for (;;) {
+      const last: { ts: number; id: string } | null = after;
+      const size = window;
+      const rows: ScanRow[] = await this.#run('scan', (_s, db): ScanRow[] => {
+        const keyset: string = last === null ? '' : 'AND (ts < ? OR (ts = ? AND id < ?))';
+        const params: SqlValue[] = [...document.params, ...where.params, ...(last === null ? [] : [last.ts, last.ts, last.id])];
+        const picked = withDocs ? 'CASE WHEN m THEN doc END AS doc' : 'CASE WHEN m THEN \'\' END AS doc';
+        return db
+          .prepare<SqlValue[], ScanRow>(
+            `SELECT id, ts, ${picked} FROM (SELECT id, ts, doc, (${document.sql}) AS m FROM (SELECT id, ts, doc FROM transactions WHERE ${where.sql} ${keyset} ${NEWEST_FIRST} LIMIT ${size})) ${NEWEST_FIRST}`,
+          )
+          .all(...params);
+      });
+      for (const row of rows) if (row.doc !== null) yield row;
+      const tail: ScanRow | undefined = rows.at(-1);
+      if (tail === undefined || rows.length < size) return;
+      after = { ts: tail.ts, id: tail.id };
+      window = Math.min(this.scanWindow, window * 2);
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
