@@ -41,8 +41,8 @@ describe('transaction query translation', () => {
     expect(parseTransactionQuery({ filterLimit: '5', filterPage: 3 })).toEqual({ ok: true, value: { filter: {}, limit: 5, skip: 15 } });
   });
 
-  it('refuses limits outside 1–1000 and negative pages', () => {
-    for (const filterLimit of [0, 1001, '2.5', 'ten']) {
+  it('refuses limits outside 0–100,000 (0: no limit) and negative pages', () => {
+    for (const filterLimit of [-1, 100_001, '2.5', 'ten']) {
       const result = parseTransactionQuery({ filterLimit });
       expect(result.ok ? [] : result.problems.map((p) => p.path)).toEqual(['querystring.filterLimit']);
     }
@@ -72,7 +72,8 @@ describe('transaction query translation', () => {
         channelID: ['abc123'],
         clientID: 'client1',
         method: 'POST',
-        path: '^/fhir',
+        // Case-insensitive, as OpenHIM's new RegExp(value, 'i').
+        path: '(?i)^/fhir',
         from: new Date('2024-05-01T00:00:00Z'),
         to: new Date('2024-05-31T23:59:59.999Z'),
         properties: { site: 'north' },

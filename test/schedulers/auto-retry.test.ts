@@ -156,7 +156,9 @@ describe('auto retry', () => {
       res.end('ok');
     });
     upstreams.push(counting);
-    await channel('recovered', counting.port, { urlPattern: '^/recovered/.*$', autoRetryPeriodMinutes: 1 });
+    // Ten "minutes" (1 s here) between a request and its retry: the set-up below (queue, then record the crash's
+    // retry ids) has that long before a scan may send anything, instead of the one scan interval it had with 1.
+    await channel('recovered', counting.port, { urlPattern: '^/recovered/.*$', autoRetryPeriodMinutes: 10 });
     const stored = await send('/recovered/stored');
     const unstored = await send('/recovered/unstored');
     // An admin queues both by hand (the API writes through the queueing log too)...
