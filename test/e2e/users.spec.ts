@@ -188,3 +188,53 @@ test('the signed-in admin has a My account page too', async ({ console: page, ju
   expect((await user(junction, ROOT_EMAIL)).user).toMatchObject({ firstname: 'Clinic', surname: 'Administrator' });
   await expectNoHorizontalScroll(page);
 });
+
+test('an admin invites a user, who sets their own password through the link and then signs in; the link works once', async ({ console: page, junction, browser }, testInfo) => {
+  const GUEST = 'pharmacist@clinic.example';
+  await page.goto(`${junction.apiUrl}/#/users`);
+  await page.getByRole('button', { name: 'Add user' }).click();
+  const form = page.getByRole('dialog', { name: 'Add user' });
+  await form.getByLabel(/^Email/).fill(GUEST);
+  await form.getByLabel(/^First name/).fill('Thabo');
+  await form.getByLabel(/^Surname/).fill('Nkosi');
+  await form.getByRole('switch', { name: /^Invite/ }).check();
+  // An invited user chooses their own password, so the form asks for none.
+  await expect(form.getByLabel(/^Password/)).toHaveCount(0);
+  await form.getByRole('button', { name: 'Save user' }).click();
+
+  // The link is shown once, right after the invitation is saved.
+  const linkDialog = page.getByRole('dialog', { name: `Set-password link for ${GUEST}` });
+  const shown = linkDialog.getByLabel('Set-password link');
+  await expect(shown).toContainText('/set-password/');
+  const link = (await shown.textContent())?.trim() ?? '';
+  expect(link).toMatch(/#\/set-password\/[^/]+$/);
+  await shot(page, testInfo, 'users-invite-link');
+  await linkDialog.getByRole('button', { name: 'Close' }).click();
+  await expect(page.getByRole('table', { name: 'Users' }).getByRole('row').filter({ hasText: GUEST })).toContainText('invited');
+  // Invited, the account cannot be used yet.
+  expect(((await junction.api('GET', `/users/${encodeURIComponent(GUEST)}`)).json as PublicUser).locked).toBe(true);
+
+  // The user opens the link in a browser of their own, with no session.
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
+  try {
+    const guest = await context.newPage();
+    await guest.goto(link);
+    await expect(guest.getByRole('heading', { name: 'Welcome to Junction' })).toBeVisible();
+    const setPassword = guest.getByRole('form', { name: 'Set password' });
+    await expect(setPassword.getByLabel(/^First name/)).toHaveValue('Thabo');
+    await setPassword.getByLabel(/^New password/).fill('pharmacy-own-passphrase');
+    await setPassword.getByLabel(/^Confirm new password/).fill('pharmacy-own-passphrase');
+    await setPassword.getByRole('button', { name: 'Set password' }).click();
+    await expect(guest.getByText('Your password is set')).toBeVisible();
+    await expectNoHorizontalScroll(guest);
+    await shot(guest, testInfo, 'users-set-password');
+
+    // The account works with that password, and the link is spent.
+    expect(await canSignIn(junction, GUEST, 'pharmacy-own-passphrase')).toBe(200);
+    await guest.goto('about:blank');
+    await guest.goto(link);
+    await expect(guest.getByText('The link cannot be used')).toBeVisible();
+  } finally {
+    await context.close();
+  }
+});
