@@ -211,4 +211,22 @@ describe('OpenHIM compatibility: channels', () => {
     expect(afterDelete).toHaveLength(4);
     expect(afterDelete[0]?.ops).toContainEqual({ op: 'remove', path: '/name' });
   });
+
+  it('POST /channels/:id/trigger with the console\'s {_id} body fires a polling channel now (200); 404 unknown; 403 non-admin', async () => {
+    const made = await root.post('/channels', {
+      name: 'Poller',
+      type: 'polling',
+      urlPattern: '^/trigger$',
+      pollingSchedule: '1 days',
+      authType: 'public',
+      routes: [{ name: 'target', host: '127.0.0.1', port: 9, primary: true }],
+    });
+    expect(made.status).toBe(201);
+    const id = (made.body as Channel)._id;
+    const fired = await root.post(`/channels/${id}/trigger`, { _id: id });
+    expect(fired.status).toBe(200);
+    expect((fired.body as { transactionId: string }).transactionId).toMatch(/^[0-9a-f]{24}$/);
+    expect((await root.post('/channels/59f6d57b07552f280271efac/trigger', { _id: '59f6d57b07552f280271efac' })).status).toBe(404);
+    expect((await nonAdmin.post(`/channels/${id}/trigger`, { _id: id })).status).toBe(403);
+  });
 });

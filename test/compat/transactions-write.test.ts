@@ -213,4 +213,12 @@ describe('OpenHIM compatibility: transactions written through the API', () => {
     expect(await full(tx._id)).toEqual(before);
     expect((await c.root.put('/transactions/000000000000000000000000', { status: 'Successful' })).status).toBe(404);
   });
+
+  it('DELETE /transactions/:id removes it (200), then 404; non-admins get 403', async () => {
+    const tx = await created(transactionData());
+    expect((await nonAdmin.delete(`/transactions/${tx._id}`)).status).toBe(403);
+    expect((await c.root.delete(`/transactions/${tx._id}`)).status).toBe(200);
+    expect((await c.root.get(`/transactions/${tx._id}`)).status).toBe(404);
+    expect((await c.root.delete(`/transactions/${tx._id}`)).status).toBe(404);
+  });
 });
