@@ -301,7 +301,7 @@ test.describe('transactions', () => {
       expect(records.every((r) => r.channelID === lab.labChannelId)).toBe(true);
       expect(records.find((r) => r.request.path === '/lab/json/a')?.response?.body).toBe(JSON_BODY);
 
-      await dialog.getByRole('button', { name: 'Close' }).click();
+      await dialog.getByRole('button', { name: 'Close', exact: true }).click();
       await expect(dialog).toBeHidden();
     } finally {
       await lab.close();

@@ -209,7 +209,7 @@ test('an admin invites a user, who sets their own password through the link and 
   const link = (await shown.textContent())?.trim() ?? '';
   expect(link).toMatch(/#\/set-password\/[^/]+$/);
   await shot(page, testInfo, 'users-invite-link');
-  await linkDialog.getByRole('button', { name: 'Close' }).click();
+  await linkDialog.getByRole('button', { name: 'Close dialog' }).click();
   await expect(page.getByRole('table', { name: 'Users' }).getByRole('row').filter({ hasText: GUEST })).toContainText('invited');
   // Invited, the account cannot be used yet.
   expect(((await junction.api('GET', `/users/${encodeURIComponent(GUEST)}`)).json as PublicUser).locked).toBe(true);
