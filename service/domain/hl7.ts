@@ -1,0 +1,191 @@
+/**
+ * The little of HL7 v2 that a mediator needs without parsing whole messages: the header (MSH) of an inbound message,
+ * the character set it names (MSH-18), the outcome an ACK reports (MSA-1), and an ACK of its own to send back when
+ * no route could answer, so a sender is never left with plain text or silence. Pure: the clock and control ids are
+ * passed in.
+ */
+
+/** The header fields an ACK and a transaction record need. */
+export interface Hl7Header {
+  fieldSeparator: string;
+  /** MSH-2: component, repetition, escape and subcomponent characters. */
+  encodingCharacters: string;
+  sendingApplication: string;
+  sendingFacility: string;
+  receivingApplication: string;
+  receivingFacility: string;
+  /** MSH-9, as written (e.g. `ORU^R01^ORU_R01`). */
+  messageType: string;
+  /** MSH-10. */
+  controlId: string;
+  /** MSH-11 (P, T or D). */
+  processingId: string;
+  /** MSH-12. */
+  version: string;
+  /** MSH-18, the first repetition; empty when not given. */
+  characterSet: string;
+}
+
+/** MSH-18 values and the WHATWG encoding labels TextDecoder knows them by (Node ships full ICU). */
+const CHARACTER_SETS: Record<string, string> = {
+  ASCII: 'utf-8',
+  'UNICODE UTF-8': 'utf-8',
+  UNICODE: 'utf-16le',
+  'UNICODE UTF-16': 'utf-16le',
+  '8859/1': 'iso-8859-1',
+  '8859/2': 'iso-8859-2',
+  '8859/3': 'iso-8859-3',
+  '8859/4': 'iso-8859-4',
+  '8859/5': 'iso-8859-5',
+  '8859/6': 'iso-8859-6',
+  '8859/7': 'iso-8859-7',
+  '8859/8': 'iso-8859-8',
+  '8859/9': 'iso-8859-9',
+  '8859/15': 'iso-8859-15',
+  'ISO IR6': 'utf-8',
+  'ISO IR100': 'iso-8859-1',
+  'ISO IR101': 'iso-8859-2',
+  'ISO IR144': 'iso-8859-5',
+  'ISO IR127': 'iso-8859-6',
+  'ISO IR126': 'iso-8859-7',
+  'ISO IR138': 'iso-8859-8',
+  'ISO IR148': 'iso-8859-9',
+  'ISO IR192': 'utf-8',
+  GB: 'gb18030',
+  'GB 18030-2000': 'gb18030',
+  BIG: 'big5',
+  'BIG-5': 'big5',
+  'KS X 1001': 'euc-kr',
+};
+
+/** An ACK's acknowledgment code (MSA-1): original mode A*, enhanced mode C*. */
+export type AckCode = 'AA' | 'AE' | 'AR' | 'CA' | 'CE' | 'CR';
+const ACK_CODES: ReadonlySet<string> = new Set<AckCode>(['AA', 'AE', 'AR', 'CA', 'CE', 'CR']);
+
+/** The first segment of a message (up to CR, or LF for senders that use it), read as latin1 so no byte is lost. */
+function firstSegment(message: Buffer): string {
+  let end = message.length;
+  for (let i = 0; i < message.length; i++) {
+    if (message[i] === 0x0d || message[i] === 0x0a) {
+      end = i;
+      break;
+    }
+  }
+  return message.subarray(0, end).toString('latin1');
+}
+
+/** The segment that starts with `name`, or undefined. */
+function segment(message: Buffer, name: string): string | undefined {
+  return message
+    .toString('latin1')
+    .split(/\r\n|\r|\n/)
+    .find((s) => s.startsWith(name) && s.length > name.length);
+}
+
+/** The header of an HL7 v2 message, or null when the message does not start with a well-formed MSH segment. */
+export function readHeader(message: Buffer): Hl7Header | null {
+  const msh = firstSegment(message);
+  if (!msh.startsWith('MSH') || msh.length < 8) return null;
+  const fieldSeparator = msh[3] as string;
+  // A separator that is a letter, a digit or a line break would make every field ambiguous.
+  if (/[A-Za-z0-9\r\n]/.test(fieldSeparator)) return null;
+  const fields = msh.split(fieldSeparator);
+  // fields[0] is "MSH"; MSH-1 is the separator itself, so MSH-n is fields[n - 1].
+  const field = (n: number) => fields[n - 1] ?? '';
+  const encodingCharacters = field(2);
+  if (encodingCharacters.length < 1 || encodingCharacters.length > 5) return null;
+  const repetition = encodingCharacters[1];
+  return {
+    fieldSeparator,
+    encodingCharacters,
+    sendingApplication: field(3),
+    sendingFacility: field(4),
+    receivingApplication: field(5),
+    receivingFacility: field(6),
+    messageType: field(9),
+    controlId: field(10),
+    processingId: field(11),
+    version: field(12),
+    characterSet: (repetition === undefined ? field(18) : (field(18).split(repetition)[0] ?? '')).trim(),
+  };
+}
+
+/**
+ * The encoding label of a message's text (for TextDecoder): its MSH-18 when Junction knows it, else UTF-8, which
+ * reads HL7's default ASCII unchanged. Null when MSH-18 names a set Junction cannot decode, so the caller keeps bytes.
+ */
+export function textEncodingOf(header: Pick<Hl7Header, 'characterSet'> | null): string | null {
+  if (header === null || header.characterSet === '') return 'utf-8';
+  return CHARACTER_SETS[header.characterSet.toUpperCase()] ?? null;
+}
+
+/** A message's text in the character set its header names; latin1 (byte for byte) when the set is unknown. */
+export function decodeMessage(message: Buffer): string {
+  const encoding = textEncodingOf(readHeader(message));
+  if (encoding === null) return message.toString('latin1');
+  return new TextDecoder(encoding).decode(message);
+}
+
+/** The acknowledgment code of an ACK (MSA-1), or null when the message has no MSA segment with a known code. */
+export function ackCodeOf(message: Buffer): AckCode | null {
+  const header = readHeader(message);
+  if (header === null) return null;
+  const msa = segment(message, `MSA${header.fieldSeparator}`);
+  const code = msa?.split(header.fieldSeparator)[1]?.trim().toUpperCase();
+  return code !== undefined && ACK_CODES.has(code) ? (code as AckCode) : null;
+}
+
+/**
+ * The HTTP-like status an ACK's code stands for, so SPEC.md's status table applies to MLLP routes: accepted is 2xx,
+ * an application error 4xx, a rejection 5xx.
+ */
+export function statusOfAck(code: AckCode): 200 | 400 | 500 {
+  if (code === 'AA' || code === 'CA') return 200;
+  if (code === 'AE' || code === 'CE') return 400;
+  return 500;
+}
+
+/** Escapes text for one HL7 field, using the message's own separators (HL7's \F\ \S\ \T\ \R\ \E\ sequences). */
+export function escapeField(text: string, header: Pick<Hl7Header, 'fieldSeparator' | 'encodingCharacters'>): string {
+  const [component = '^', repetition = '~', escape = '\\', subcomponent = '&'] = [...header.encodingCharacters];
+  const replacements = new Map<string, string>([
+    [escape, `${escape}E${escape}`],
+    [header.fieldSeparator, `${escape}F${escape}`],
+    [component, `${escape}S${escape}`],
+    [repetition, `${escape}R${escape}`],
+    [subcomponent, `${escape}T${escape}`],
+  ]);
+  let out = '';
+  for (const ch of text.replace(/[\r\n]+/g, ' ')) out += replacements.get(ch) ?? ch;
+  return out;
+}
+
+/** HL7's DTM to the second, in UTC: YYYYMMDDHHMMSS+0000. */
+function hl7Time(at: Date): string {
+  return `${at.toISOString().replace(/[-:T]/g, '').slice(0, 14)}+0000`;
+}
+
+export interface AckOptions {
+  code: 'AE' | 'AR';
+  /** Why, in a few words: MSA-3 and ERR-8 carry it to the sender. */
+  reason: string;
+  /** MSH-10 of the ACK itself. */
+  controlId: string;
+  at: Date;
+}
+
+/**
+ * A negative ACK answering `inbound`: sending and receiving application and facility swapped, the inbound control id
+ * in MSA-2, the reason in MSA-3 and in an ERR segment (HL7 2.5 and later read ERR-8). Text, to be encoded as UTF-8.
+ */
+export function negativeAck(inbound: Hl7Header, options: AckOptions): string {
+  const f = inbound.fieldSeparator;
+  const [component = '^'] = [...inbound.encodingCharacters];
+  const trigger = inbound.messageType.split(component)[1] ?? '';
+  const reason = escapeField(options.reason, inbound);
+  const msh = ['MSH', inbound.encodingCharacters, inbound.receivingApplication, inbound.receivingFacility, inbound.sendingApplication, inbound.sendingFacility, hl7Time(options.at), '', ['ACK', trigger, 'ACK'].join(component), escapeField(options.controlId, inbound), inbound.processingId || 'P', inbound.version || '2.5'];
+  // ERR-3 from HL7 table 0357 (207: application internal error), ERR-4 severity E, ERR-8 the message for a person.
+  const err = ['ERR', '', '', ['207', 'Application internal error', 'HL70357'].join(component), 'E', '', '', '', reason];
+  const segments = [msh.join(f), ['MSA', options.code, inbound.controlId, reason].join(f), err.join(f)];
+  return `${segments.join('\r')}\r`;
+}
