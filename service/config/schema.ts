@@ -138,6 +138,15 @@ export const configSchema = Type.Object(
       },
       'Transaction router.',
     ),
+    tcp: section(
+      {
+        maxMessageBytes: int(1024, 1_073_741_824, 16_777_216, 'Largest message a tcp or tls channel accepts, and largest reply read from an MLLP or TCP route; a longer one is refused, never cut short.'),
+        idleTimeoutSeconds: int(1, 86_400, 600, 'Seconds a tcp or tls channel connection, or a pooled MLLP route connection, may stay silent before it is closed.'),
+        maxConnectionsPerChannel: int(1, 100_000, 200, 'Connections one tcp or tls channel holds open at once; more are refused until one closes.'),
+        connectionsPerRoute: int(1, 1000, 16, 'Connections kept open to each MLLP route upstream and reused.'),
+      },
+      'TCP, TLS and MLLP channels and routes.',
+    ),
     authentication: section(
       {
         enableMutualTLSAuthentication: bool(true, 'Accept clients identified by their TLS client certificate.'),

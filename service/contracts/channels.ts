@@ -10,6 +10,25 @@ export type RouteType = 'http' | 'tcp' | 'mllp';
 /** Route types a body may name: OpenHIM's `kafka` is refused with a clear 400 until Junction supports Kafka. */
 export type RouteInputType = RouteType | 'kafka';
 export type ChannelStatus = 'enabled' | 'disabled' | 'deleted';
+/**
+ * How a tcp or tls channel finds the messages in a connection: `mllp` frames (0x0B … 0x1C 0x0D, several per
+ * connection), `stream` (one message per connection, read until the sender half-closes), or `auto`: MLLP when a
+ * connection's first byte is 0x0B, stream otherwise.
+ */
+export type TcpFraming = 'auto' | 'mllp' | 'stream';
+/** Where a tcp or tls channel's listener is: bound and serving, being bound, failed to bind (see `error`), or not running. */
+export type ListenerState = 'starting' | 'listening' | 'failed' | 'stopped';
+
+/** The listener of a tcp or tls channel, as the channel answers show it (read-only; computed, not stored). */
+export interface ChannelListener {
+  state: ListenerState;
+  host: string;
+  port: number;
+  /** Why the port could not be bound (in use, not permitted), when `state` is `failed`. */
+  error?: string;
+  /** When it reached this state (ISO 8601). */
+  since: string;
+}
 export type AlertCondition = 'status' | 'auto-retry-max-attempted';
 export type AlertMethod = 'email' | 'sms';
 export type AlertMaxFrequency = 'no max' | '1 per hour' | '1 per day';
@@ -93,6 +112,10 @@ export interface Channel {
   matchContentValue?: string;
   tcpHost?: string;
   tcpPort?: number;
+  /** tcp and tls channels: how messages are framed; `auto` (the default) when unset. */
+  tcpFraming?: TcpFraming;
+  /** tls channels: refuse a connection that presents no client certificate the service trusts. Unset means false. */
+  requireClientCertificate?: boolean;
   /** Cron (5 or 6 fields) or `<n> seconds|minutes|hours|days`. */
   pollingSchedule?: string;
   requestBody: boolean;
@@ -118,6 +141,8 @@ export interface Channel {
   updatedBy?: { id: string; name: string };
   createdAt: string;
   updatedAt: string;
+  /** tcp and tls channels that are not deleted: the listener's state, computed when answered. */
+  listener?: ChannelListener;
 }
 
 /** Settings a PUT may remove by sending null. */
@@ -130,12 +155,14 @@ export type ClearableChannelField =
   | 'matchContentValue'
   | 'tcpHost'
   | 'tcpPort'
+  | 'tcpFraming'
+  | 'requireClientCertificate'
   | 'pollingSchedule'
   | 'autoRetryMaxAttempts'
   | 'timeout'
   | 'maxBodyAgeDays';
 
-type Writable = Omit<Channel, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy' | 'status' | 'routes' | 'alerts'> & {
+type Writable = Omit<Channel, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy' | 'status' | 'routes' | 'alerts' | 'listener'> & {
   status: 'enabled' | 'disabled';
   routes: ChannelRouteInput[];
   alerts: ChannelAlertInput[];
@@ -164,6 +191,8 @@ export interface ReadOnlyChannelFields {
   updatedBy?: { id?: string; name: string };
   __v?: number;
   lastBodyCleared?: string;
+  /** The computed listener state of an answer: checked, then ignored. */
+  listener?: Partial<ChannelListener>;
 }
 
 /** Junction's earlier name for `whitelist`, still accepted on input (scripts written against Junction's API). */

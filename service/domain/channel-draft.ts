@@ -59,6 +59,8 @@ export function channelDraft(input: ChannelInput): ChannelDraft {
     properties: [],
     ...body,
     ...(socket && body.tcpHost === undefined ? { tcpHost: '0.0.0.0' } : {}),
+    ...(socket && body.tcpFraming === undefined ? { tcpFraming: 'auto' as const } : {}),
+    ...(type === 'tls' && body.requireClientCertificate === undefined ? { requireClientCertificate: false } : {}),
     type,
     methods: (body.methods ?? []).map((m) => m.toUpperCase()),
     alerts: (body.alerts ?? []).map(alertRecord),

@@ -172,6 +172,13 @@ function settingProblems(channel: ChannelDraft, at: string): ValidationProblem[]
     problems.push({ path: `${at}.tcpPort`, message: `is required for ${channel.type} channels` });
   }
   range('tcpPort', channel.tcpPort, 1, 65535);
+  const socket = channel.type === 'tcp' || channel.type === 'tls';
+  if (!socket && channel.tcpFraming !== undefined && channel.tcpFraming !== 'auto') {
+    problems.push({ path: `${at}.tcpFraming`, message: 'applies only to tcp and tls channels' });
+  }
+  if (channel.type !== 'tls' && channel.requireClientCertificate === true) {
+    problems.push({ path: `${at}.requireClientCertificate`, message: 'applies only to tls channels (a tcp channel has no TLS handshake to present one in)' });
+  }
   if (channel.type === 'polling') {
     if (!set(channel.pollingSchedule)) problems.push({ path: `${at}.pollingSchedule`, message: 'is required for polling channels' });
     else if (!isPollingSchedule(channel.pollingSchedule)) {

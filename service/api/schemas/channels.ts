@@ -103,6 +103,8 @@ const clearable = {
   matchContentValue: Text,
   tcpHost: Type.String({ maxLength: 253 }),
   tcpPort: Port,
+  tcpFraming: Type.Enum(['auto', 'mllp', 'stream'], { description: 'tcp and tls channels: mllp frames, one message per connection (stream), or auto (MLLP when the first byte is 0x0B)' }),
+  requireClientCertificate: Type.Boolean({ description: 'tls channels: refuse connections without a trusted client certificate' }),
   pollingSchedule: Type.String({ maxLength: 200 }),
   autoRetryMaxAttempts: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '0 means unlimited' }),
   timeout: Type.Integer({ minimum: 1, maximum: 3_600_000, description: 'milliseconds' }),
@@ -144,6 +146,8 @@ const nullableClearable = {
   matchContentValue: OrNull(clearable.matchContentValue),
   tcpHost: OrNull(clearable.tcpHost),
   tcpPort: OrNull(clearable.tcpPort),
+  tcpFraming: OrNull(clearable.tcpFraming),
+  requireClientCertificate: OrNull(clearable.requireClientCertificate),
   pollingSchedule: OrNull(clearable.pollingSchedule),
   autoRetryMaxAttempts: OrNull(clearable.autoRetryMaxAttempts),
   timeout: OrNull(clearable.timeout),
@@ -161,7 +165,16 @@ const readOnly = {
   updatedBy: Type.Object({ id: Type.Optional(Type.String({ maxLength: 100 })), name: Type.String({ maxLength: 300 }) }),
   __v: Type.Integer({ minimum: 0 }),
   lastBodyCleared: Type.String({ maxLength: 100 }),
-};
+  listener: Type.Object(
+    {
+      state: Type.Optional(Type.Enum(['starting', 'listening', 'failed', 'stopped'])),
+      host: Type.Optional(Type.String({ maxLength: 253 })),
+      port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+      error: Type.Optional(Type.String({ maxLength: 2000 })),
+      since: Type.Optional(Type.String({ maxLength: 100 })),
+    },
+    { additionalProperties: false, description: 'computed by the service; ignored' },
+  ),};
 
 // Junction's earlier name for `whitelist`: accepted on input so scripts written against Junction's API keep working.
 const legacy = { whitelistedIPs: Addresses };
@@ -227,6 +240,15 @@ export const PublicChannelSchema = Type.Object({
   updatedBy: Type.Optional(Type.Object({ id: Type.String(), name: Type.String() })),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+  listener: Type.Optional(
+    Type.Object({
+      state: Type.Enum(['starting', 'listening', 'failed', 'stopped']),
+      host: Type.String(),
+      port: Type.Integer(),
+      error: Type.Optional(Type.String()),
+      since: Type.String(),
+    }),
+  ),
 });
 
 /** One change of a channel (contracts/channels.ts `ChannelAudit`), as OpenHIM's patch history answers it. */
