@@ -135,7 +135,14 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(userRoutes(deps));
   await app.register(passwordTokenRoutes(deps));
   const { store } = deps;
-  const channels = new ChannelCatalogue({ channels: store.channels, history: new ChannelHistory(store.channelAudits), hasTransactions: deps.hasTransactions, triggerPolling: deps.triggerPolling });
+  const channels = new ChannelCatalogue({
+    channels: store.channels,
+    history: new ChannelHistory(store.channelAudits),
+    hasTransactions: deps.hasTransactions,
+    triggerPolling: deps.triggerPolling,
+    ...(deps.servicePorts === undefined ? {} : { servicePorts: deps.servicePorts }),
+    ...(deps.listeners === undefined ? {} : { listeners: deps.listeners }),
+  });
   await app.register(channelRoutes({ channels }));
   await app.register(clientRoutes({ clients: new ClientAccounts({ clients: store.clients, channels: store.channels }) }));
   await app.register(roleRoutes({ roles: new Roles({ channels: store.channels, clients: store.clients }) }));

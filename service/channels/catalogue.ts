@@ -9,6 +9,7 @@
  */
 import { AppError } from '../errors.js';
 import type { ValidationProblem } from '../contracts/api.js';
+import type { ChannelListener } from '../contracts/channels.js';
 import { channelChanges } from '../domain/channel-body.js';
 import { channelDraft } from '../domain/channel-draft.js';
 import type { ChannelInput } from '../domain/channel-draft.js';
@@ -21,6 +22,8 @@ import type { ChannelAuditRecord, ChannelRecord, RouteRecord } from '../storage/
 import type { Changes, Collection } from '../storage/store.js';
 import { ChannelNameTakenError } from '../storage/live-channel-names.js';
 import type { ChannelHistory } from './history.js';
+import { channelClaim, portClaimProblems } from '../domain/channel-ports.js';
+import type { PortClaim } from '../domain/channel-ports.js';
 
 export interface ChannelCatalogueOptions {
   /** The channels collection every writer shares, so the pipeline's channel cache sees each change. */
@@ -31,7 +34,21 @@ export interface ChannelCatalogueOptions {
   history?: ChannelHistory;
   /** Fires one tick of a polling channel now (or joins the one in flight); undefined until the schedulers run. */
   triggerPolling: (channelId: string) => { transactionId: string; alreadyRunning: boolean } | undefined;
+  /** The ports the service's own listeners hold, which no tcp or tls channel may claim. */
+  servicePorts?: () => readonly PortClaim[];
+  /** The listeners of tcp and tls channels (transports/sockets.ts), whose state channel answers show. */
+  listeners?: ChannelListenerStates;
 }
+
+/** What the catalogue asks of the tcp and tls channel listeners. */
+export interface ChannelListenerStates {
+  state(channelId: string): ChannelListener | undefined;
+  /** Resolves once the listeners have caught up with the channel writes so far. */
+  settled(): Promise<void>;
+}
+
+/** How long a channel write waits for its listener to bind before answering (it answers `starting` after that). */
+const LISTENER_WAIT_MS = 3_000;
 
 /** A partial update: any channel fields, null removing one; read-only fields such as `_id` are ignored. */
 export type ChannelChanges = Readonly<Record<string, unknown>>;
@@ -95,6 +112,32 @@ export class ChannelCatalogue {
     this.#options = options;
   }
 
+  /** A tcp or tls channel may not listen where another channel or the service itself does (400 naming who). */
+  async #portProblems(draft: ChannelDraft, ownId: string | null): Promise<ValidationProblem[]> {
+    if (channelClaim(draft) === null) return [];
+    const others = await this.#options.channels.find({ type: { $in: ['tcp', 'tls'] }, status: { $ne: 'deleted' } });
+    const claims = others.filter((c) => c._id !== ownId).map(channelClaim).filter((c): c is PortClaim => c !== null);
+    return portClaimProblems(draft, [...(this.#options.servicePorts?.() ?? []), ...claims]);
+  }
+
+  /** The listener of a tcp or tls channel, as it is now; undefined for other channels and when none runs. */
+  listenerOf(channel: Pick<ChannelRecord, '_id' | 'type'>): ChannelListener | undefined {
+    return channel.type === 'tcp' || channel.type === 'tls' ? this.#options.listeners?.state(channel._id) : undefined;
+  }
+
+  /** Waits (a few seconds at most) until the listeners reflect the writes made so far, so an answer shows the new state. */
+  async listenersSettled(): Promise<void> {
+    const listeners = this.#options.listeners;
+    if (listeners === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, LISTENER_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([listeners.settled(), limit]);
+    clearTimeout(timer);
+  }
+
   /** The channels by name; those kept as `deleted` only when asked for. */
   list(includeDeleted: boolean): Promise<ChannelRecord[]> {
     const query = includeDeleted ? {} : { status: { $ne: 'deleted' as const } };
@@ -122,6 +165,7 @@ export class ChannelCatalogue {
   async create(body: ChannelInput, by: Author): Promise<ChannelRecord> {
     const draft = channelDraft(body);
     refuseIfInvalid([...unmaskPasswords(draft.routes, []), ...channelProblems(draft)]);
+    refuseIfInvalid(await this.#portProblems(draft, null));
     const now = new Date();
     const created = await this.#options.channels.insert({ ...draft, createdAt: now, updatedAt: now, updatedBy: by }).catch(channelConflict);
     await this.#options.history?.record(created._id, null, created, by);
@@ -140,6 +184,7 @@ export class ChannelCatalogue {
     }
     const draft = redraft(merged);
     refuseIfInvalid([...(fields.routes === undefined ? [] : unmaskPasswords(draft.routes, stored.routes)), ...channelProblems(draft)]);
+    refuseIfInvalid(await this.#portProblems(draft, stored._id));
     // A deleted channel stays deleted through an edit; only a status in the body brings it back.
     const restoring = stored.status === 'deleted' && draft.status !== 'deleted';
     const updated = await this.#options.channels.updateById(stored._id, replacement(stored, draft, by)).catch(restoring ? restoreConflict : channelConflict);

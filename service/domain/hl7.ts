@@ -174,18 +174,53 @@ export interface AckOptions {
   at: Date;
 }
 
+/** The MSH of an ACK answering `inbound`: applications and facilities swapped, the trigger event kept. */
+function ackHeader(inbound: Hl7Header, controlId: string, at: Date): string {
+  const [component = '^'] = [...inbound.encodingCharacters];
+  const trigger = inbound.messageType.split(component)[1] ?? '';
+  const fields = ['MSH', inbound.encodingCharacters, inbound.receivingApplication, inbound.receivingFacility, inbound.sendingApplication, inbound.sendingFacility, hl7Time(at), '', ['ACK', trigger, 'ACK'].join(component), escapeField(controlId, inbound), inbound.processingId || 'P', inbound.version || '2.5'];
+  return fields.join(inbound.fieldSeparator);
+}
+
 /**
  * A negative ACK answering `inbound`: sending and receiving application and facility swapped, the inbound control id
- * in MSA-2, the reason in MSA-3 and in an ERR segment (HL7 2.5 and later read ERR-8). Text, to be encoded as UTF-8.
+ * in MSA-2, the reason in MSA-3 and in an ERR segment (HL7 2.5 and later read ERR-8). Text whose header fields are
+ * the inbound's own characters, so encode it as latin1 to send back the bytes that came (see `ackBytes`).
  */
 export function negativeAck(inbound: Hl7Header, options: AckOptions): string {
   const f = inbound.fieldSeparator;
   const [component = '^'] = [...inbound.encodingCharacters];
-  const trigger = inbound.messageType.split(component)[1] ?? '';
   const reason = escapeField(options.reason, inbound);
-  const msh = ['MSH', inbound.encodingCharacters, inbound.receivingApplication, inbound.receivingFacility, inbound.sendingApplication, inbound.sendingFacility, hl7Time(options.at), '', ['ACK', trigger, 'ACK'].join(component), escapeField(options.controlId, inbound), inbound.processingId || 'P', inbound.version || '2.5'];
   // ERR-3 from HL7 table 0357 (207: application internal error), ERR-4 severity E, ERR-8 the message for a person.
   const err = ['ERR', '', '', ['207', 'Application internal error', 'HL70357'].join(component), 'E', '', '', '', reason];
-  const segments = [msh.join(f), ['MSA', options.code, inbound.controlId, reason].join(f), err.join(f)];
+  const segments = [ackHeader(inbound, options.controlId, options.at), ['MSA', options.code, inbound.controlId, reason].join(f), err.join(f)];
   return `${segments.join('\r')}\r`;
 }
+
+/** A positive ACK (MSA-1 AA) answering `inbound`, for a route that accepted the message but answered nothing. */
+export function positiveAck(inbound: Hl7Header, options: Pick<AckOptions, 'controlId' | 'at'>): string {
+  return `${ackHeader(inbound, options.controlId, options.at)}\r${['MSA', 'AA', inbound.controlId].join(inbound.fieldSeparator)}\r`;
+}
+
+/**
+ * An ACK's bytes. The header was read as latin1 (byte for byte), so latin1 gives the sender its own application
+ * names back exactly, whatever its character set; Junction's own text in an ACK is ASCII.
+ */
+export function ackBytes(ack: string): Buffer {
+  return Buffer.from(ack, 'latin1');
+}
+
+/** The header of a message that is not HL7, so a sender that framed it as MLLP still gets an ACK it can read. */
+export const UNKNOWN_SENDER: Hl7Header = {
+  fieldSeparator: '|',
+  encodingCharacters: '^~\\&',
+  sendingApplication: '',
+  sendingFacility: '',
+  receivingApplication: '',
+  receivingFacility: '',
+  messageType: '',
+  controlId: '',
+  processingId: 'P',
+  version: '2.5',
+  characterSet: '',
+};

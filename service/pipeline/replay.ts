@@ -17,6 +17,8 @@ import type { Collection } from '../storage/store.js';
 import type { TransactionChanges, TransactionIdFactory, TransactionLog, TransactionRecord } from '../storage/transactions.js';
 import type { RerunOrigin, TransactionContext } from './context.js';
 import type { Pipeline } from './index.js';
+import type { MessagePipeline } from './message.js';
+import { readUpTo } from '../streams/relay.js';
 
 /** SPEC.md "Polling channel behaviour": the path polled on routes that have no path of their own. */
 export const POLL_PATH = '/trigger';
@@ -25,6 +27,8 @@ const LOOPBACK = '127.0.0.1';
 
 export interface ReplayDeps {
   pipeline: Pick<Pipeline, 'run'>;
+  /** The message path of tcp and tls channels, whose re-runs go through their current routes as messages. */
+  messages?: Pick<MessagePipeline, 'replay'>;
   log: TransactionLog;
   bodies: BodyFiles;
   channels: Collection<ChannelRecord>;
@@ -136,13 +140,18 @@ export class Replays {
    * re-run; any other rejection means the child could not be stored (and so nothing was sent either).
    */
   async rerun(original: TransactionRecord, child: NewTransaction, options: RerunOptions = {}): Promise<TransactionRecord> {
-    const { pipeline, log, channels, clients } = this.#deps;
+    const { pipeline, channels, clients } = this.#deps;
     const channel = await channels.findById(original.channelID);
     const refusal = rerunRefusal(original, channel);
     if (refusal !== null || channel === null) throw notRerunnable(original._id, refusal ?? 'its channel was deleted');
     const bodyRef = original.request.body;
     const body = bodyRef === undefined ? null : await this.#openBody(original._id, bodyRef);
     const client = original.clientID === undefined ? null : await clients.findById(original.clientID);
+    const rerun: RerunOrigin = { parentID: original._id, autoRetryAttempt: options.autoRetryAttempt ?? 0, ...(original.clientID === undefined ? {} : { clientID: original.clientID }) };
+    if (channel.type === 'tcp' || channel.type === 'tls') {
+      await this.#rerunMessage(original, child, channel, body, client, rerun);
+      return this.#linked(original, child, options);
+    }
     const ctx = detachedContext({
       ...child,
       method: original.request.method,
@@ -153,7 +162,7 @@ export class Replays {
       client,
       clientIp: original.clientIP,
       localPort: original.request.port,
-      rerun: { parentID: original._id, autoRetryAttempt: options.autoRetryAttempt ?? 0, ...(original.clientID === undefined ? {} : { clientID: original.clientID }) },
+      rerun,
     });
     try {
       await pipeline.run(ctx, channel);
@@ -161,10 +170,40 @@ export class Replays {
       body?.destroy();
       ctx.req.socket.destroy();
     }
-    const stored = await log.get(child.id);
+    return this.#linked(original, child, options);
+  }
+
+  /** The child as stored, once linked to its parent. */
+  async #linked(original: TransactionRecord, child: NewTransaction, options: RerunOptions): Promise<TransactionRecord> {
+    const stored = await this.#deps.log.get(child.id);
     if (stored === null) throw new Error(`the re-run of transaction ${original._id} could not be stored; the service log has the cause`);
     await this.link(original._id, child.id, options.parentChanges);
     return stored;
+  }
+
+  /**
+   * A tcp or tls channel's transaction goes through the message path again (OpenHIM instead wrote it to its own
+   * listener as a new, unlinked transaction, and could not for tls channels): same client and address, current routes.
+   */
+  async #rerunMessage(original: TransactionRecord, child: NewTransaction, channel: ChannelRecord, body: Readable | null, client: ClientRecord | null, rerun: RerunOrigin): Promise<void> {
+    const { messages } = this.#deps;
+    if (messages === undefined) throw notRerunnable(original._id, `${channel.type} channels are not running in this instance`);
+    let message = Buffer.alloc(0);
+    if (body !== null) {
+      const read = await readUpTo(body, original.request.body?.size ?? 0);
+      body.destroy();
+      if (read.failure !== undefined) throw read.failure.error;
+      message = Buffer.concat(read.chunks, read.size);
+    }
+    await messages.replay({
+      ...child,
+      channel,
+      message,
+      client,
+      clientIp: original.clientIP,
+      local: { address: original.request.host ?? '', port: original.request.port ?? 0 },
+      rerun,
+    });
   }
 
   /** Adds `childID` to the parent's childIDs (once) and marks the parent re-run, with `changes`; false when the parent is gone. */

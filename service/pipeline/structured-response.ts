@@ -46,7 +46,14 @@ async function storeText(sink: BodySink | undefined, text: string | undefined): 
   return sink.done;
 }
 
-async function orchestrationRecord(o: Orchestration, index: number, input: StructuredInput): Promise<ExchangeRecord> {
+/** Where a mediator's orchestration bodies go: the channel's body settings, its sink factory and the answer's time. */
+export interface OrchestrationStorage {
+  channel: StructuredInput['channel'];
+  sink: SinkFactory;
+  answeredAt: Date;
+}
+
+async function orchestrationRecord(o: Orchestration, index: number, input: OrchestrationStorage): Promise<ExchangeRecord> {
   const { channel, sink, answeredAt } = input;
   const { body: requestText, timestamp: requestTime, ...request } = o.request;
   const requestBody = await storeText(sink(`o${index + 1}-req`, channel.requestBody && requestText !== undefined), requestText);
@@ -75,6 +82,16 @@ async function passRaw(input: StructuredInput, shown: Shown, read: Read, malform
   await sendPrimary(answering(input, sink('res', channel.responseBody), mediator), answer, shown, read);
 }
 
+/** What the transaction keeps of a well-formed mediator response: orchestrations (bodies stored), properties, status, error. */
+export async function mediatorOutcome(value: MediatorResponse, storage: OrchestrationStorage): Promise<MediatorOutcome> {
+  const orchestrations: ExchangeRecord[] = [];
+  for (const [i, o] of value.orchestrations.entries()) orchestrations.push(await orchestrationRecord(o, i, storage));
+  const mediator: MediatorOutcome = { orchestrations, properties: value.properties, reportedError: reportsError(value) };
+  if (value.status !== undefined) mediator.status = value.status;
+  if (value.error !== undefined) mediator.error = value.error;
+  return mediator;
+}
+
 /** Answers the client from a structured mediator response, recording what the transaction keeps of it first. */
 export async function answerStructured(input: StructuredInput): Promise<void> {
   const { ctx, channel, answer, answeredAt, sink, capBytes, logger } = input;
@@ -99,11 +116,7 @@ export async function answerStructured(input: StructuredInput): Promise<void> {
   }
 
   // The orchestrations are part of the record committed before the client's answer leaves.
-  const orchestrations: ExchangeRecord[] = [];
-  for (const [i, o] of value.orchestrations.entries()) orchestrations.push(await orchestrationRecord(o, i, input));
-  const mediator: MediatorOutcome = { orchestrations, properties: value.properties, reportedError: reportsError(value) };
-  if (value.status !== undefined) mediator.status = value.status;
-  if (value.error !== undefined) mediator.error = value.error;
+  const mediator = await mediatorOutcome(value, input);
 
   const body = Buffer.from(value.response.body, 'utf8');
   const headers = { ...value.response.headers, 'content-length': String(body.length) };

@@ -31,14 +31,15 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
     app.get('/channels', { schema: { querystring: ChannelListQuery, response: { 200: Type.Array(PublicChannelSchema) } } }, async (request) => {
       const user = currentUser(request);
       const all = await channels.list(request.query.includeDeleted === true);
-      return all.filter((c) => canViewChannel(user, c)).map(publicChannel);
+      return all.filter((c) => canViewChannel(user, c)).map((c) => publicChannel(c, channels.listenerOf(c)));
     });
 
     app.post('/channels', { schema: { querystring, body: ChannelCreateBody, response: { 201: PublicChannelSchema } } }, async (request, reply) => {
       const user = requireAdmin(request, 'create channels');
       const created = await channels.create(request.body, authorOf(user));
       request.log.info({ channel: created.name, by: user.email }, 'channel created');
-      return reply.code(201).send(publicChannel(created));
+      await channels.listenersSettled();
+      return reply.code(201).send(publicChannel(created, channels.listenerOf(created)));
     });
 
     app.get('/channels/:channelId', { schema: { params, querystring, response: { 200: PublicChannelSchema } } }, async (request) => {
@@ -47,20 +48,22 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
       // Non-admins get 403 for unknown ids too, so ids of channels they cannot see are not confirmed.
       if (!isAdmin(user) && (channel === null || !canViewChannel(user, channel))) throw new AppError('FORBIDDEN', 'You are not allowed to view this channel');
       if (channel === null) throw new AppError('NOT_FOUND', `No channel with id ${request.params.channelId}`);
-      return publicChannel(channel);
+      return publicChannel(channel, channels.listenerOf(channel));
     });
 
     app.put('/channels/:channelId', { schema: { params, querystring, body: ChannelUpdateBody, response: { 200: PublicChannelSchema } } }, async (request) => {
       const user = requireAdmin(request, 'change channels');
       const { channel, restoring } = await channels.update(request.params.channelId, request.body, authorOf(user));
       request.log.info({ channel: channel.name, by: user.email, fields: Object.keys(request.body).filter((k) => !(READ_ONLY_CHANNEL_FIELDS as readonly string[]).includes(k)) }, restoring ? 'channel restored' : 'channel updated');
-      return publicChannel(channel);
+      await channels.listenersSettled();
+      return publicChannel(channel, channels.listenerOf(channel));
     });
 
     app.delete('/channels/:channelId', { schema: { params, querystring } }, async (request) => {
       const user = requireAdmin(request, 'delete channels');
       const { channel, kept } = await channels.remove(request.params.channelId, authorOf(user));
       request.log.info({ channel: channel.name, by: user.email, kept }, 'channel deleted');
+      await channels.listenersSettled();
       return { message: `Channel ${channel.name} deleted` };
     });
 

@@ -90,7 +90,7 @@ export function mediatorRoutes(deps: MediatorRoutesDeps): FastifyPluginAsyncType
       async (request, reply) => {
         const by = authorOf(requireAdmin(request, WORK));
         const installed = await mediators.installChannels(request.params.urn, request.body, by);
-        return reply.code(201).send(installed.map(publicChannel));
+        return reply.code(201).send(installed.map((c) => publicChannel(c)));
       },
     );
   };

@@ -1,5 +1,6 @@
 /** The public views of a channel, as every answer shows it (the channel routes, and the channels a mediator installs), and of its history. */
 import type { Static } from 'typebox';
+import type { ChannelListener } from '../../contracts/channels.js';
 import { PASSWORD_MASK } from '../../domain/password-mask.js';
 import type { ChannelAuditRecord, ChannelRecord, RouteRecord } from '../../storage/records.js';
 import type { ChannelAuditSchema, PublicChannelSchema } from '../schemas/channels.js';
@@ -12,13 +13,14 @@ function publicRoute(route: RouteRecord): RouteRecord {
   return route.password === undefined ? withDefaults : { ...withDefaults, password: PASSWORD_MASK };
 }
 
-/** The answer view: dates as text, route passwords masked. */
-export function publicChannel(channel: ChannelRecord): PublicChannel {
+/** The answer view: dates as text, route passwords masked, and a tcp or tls channel's listener state when it has one. */
+export function publicChannel(channel: ChannelRecord, listener?: ChannelListener): PublicChannel {
   return {
     ...channel,
     routes: channel.routes.map(publicRoute),
     createdAt: channel.createdAt.toISOString(),
     updatedAt: channel.updatedAt.toISOString(),
+    ...(listener === undefined ? {} : { listener }),
   };
 }
 

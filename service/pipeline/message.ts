@@ -1,0 +1,409 @@
+/**
+ * The message path: tcp and tls channels (HL7 v2 over MLLP, or one message per connection). The listener
+ * (transports/sockets.ts) hands over one whole message; this path does for it what the HTTP path does for a request,
+ * with the message in memory (it is bounded by `tcp.maxMessageBytes`):
+ *
+ * 1. admit: the client from its TLS certificate, then the channel's allow list and whitelist (as for HTTP);
+ * 2. store the Processing transaction, then send the message to every enabled route at once: `http` routes get it as
+ *    a POST body (so HTTP mediators work behind MLLP channels), `mllp` and `tcp` routes through their senders;
+ * 3. answer: the primary route's reply, or an HL7 ACK Junction builds from the inbound header (AE or AR with the
+ *    reason) when the primary failed, timed out, was unreachable, or answered with an error and no HL7 of its own;
+ * 4. commit the outcome before the reply leaves (complete.ts, shared with the HTTP path), then the final write once
+ *    the other routes are done.
+ *
+ * An HL7 ACK reply is the route's outcome (domain/hl7.ts `statusOfAck`): AA/CA count as 2xx, AE/CE as 4xx, AR/CR
+ * as 5xx, so the transaction's status follows SPEC.md's table as for HTTP. Re-runs and auto retries enter at step 2
+ * (`replay`), with no connection to answer.
+ */
+import { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import { AppError } from '../errors.js';
+import { authorise } from '../domain/channel-match.js';
+import { ackBytes, ackCodeOf, negativeAck, positiveAck, readHeader, statusOfAck, UNKNOWN_SENDER } from '../domain/hl7.js';
+import type { Hl7Header } from '../domain/hl7.js';
+import { isStructuredResponse, parseMediatorResponse } from '../domain/mediator-response.js';
+import { outgoingHeaders, routePath } from '../domain/route-request.js';
+import { storedHeaders } from '../domain/stored-headers.js';
+import { statusPasses } from '../domain/status-codes-check.js';
+import type { LiveEvents } from '../events/live.js';
+import { RouteError } from '../routing/http.js';
+import type { HttpRouter, RouteTarget } from '../routing/http.js';
+import { dayOf } from '../storage/bodies/body-files.js';
+import type { BodyFiles, BodyRef } from '../storage/bodies/body-files.js';
+import type { ChannelRecord, ClientRecord, RouteRecord } from '../storage/records.js';
+import type { TransactionIdFactory, TransactionLog, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
+import { readUpTo } from '../streams/relay.js';
+import type { ClientAuthenticator } from './authenticate.js';
+import { Completion } from './complete.js';
+import type { RerunOrigin } from './context.js';
+import type { InboundMessage, MessageHandler, MessageReply } from './inbound-message.js';
+import type { RouteRun } from './route.js';
+import type { OtherOutcome } from './store-response.js';
+import { mediatorOutcome } from './structured-response.js';
+import type { MediatorOutcome } from './structured-response.js';
+import { STALL_GRACE_MS } from './watchdog.js';
+
+/** What an `mllp` or `tcp` route sender does (routing/mllp.ts, routing/tcp.ts): one message out, one reply back. */
+export interface SocketSender {
+  send(call: { target: RouteTarget; message: Buffer; timeoutMs: number; signal?: AbortSignal }): Promise<Buffer>;
+}
+
+export interface MessageLimits {
+  /** Largest body stored per message or reply; longer ones are stored truncated. */
+  bodyCapBytes: number;
+  /** Route timeout for channels that do not set their own. */
+  defaultTimeoutMs: number;
+  /** Largest answer read from an `http` route. */
+  maxReplyBytes: number;
+}
+
+export interface MessagePipelineDeps {
+  clientAuth: Pick<ClientAuthenticator, 'authenticate'>;
+  log: TransactionLog;
+  bodies: BodyFiles;
+  http: Pick<HttpRouter, 'send'>;
+  mllp: SocketSender;
+  tcp: SocketSender;
+  events: LiveEvents;
+  logger: Logger;
+  newId: TransactionIdFactory;
+  limits: MessageLimits;
+}
+
+/** One message on its way through steps 2–4: from a connection, or replayed. */
+export interface MessageJob {
+  id: string;
+  receivedAt: Date;
+  channel: ChannelRecord;
+  message: Buffer;
+  client: ClientRecord | null;
+  clientIp: string;
+  /** The listener's address and port, kept as the transaction's request host and port. */
+  local: { address: string; port: number };
+  rerun?: RerunOrigin;
+}
+
+/** A route's run, with the reply read whole (or the mediator's response body). */
+interface MessageRun extends RouteRun {
+  reply?: Buffer;
+  mediator?: MediatorOutcome;
+}
+
+/** What the sender is sent back and what the transaction records as its response. */
+interface Answer {
+  reply: Buffer | null;
+  response: TransactionResponse;
+  mediator?: MediatorOutcome;
+}
+
+/** The HTTP answer objects the shared completion code reads only the status and headers of. */
+const NO_BODY = Readable.from([]);
+const HL7_TYPE = 'application/hl7-v2';
+// ACK control ids: Junction's own, unique within a process run, readable in logs.
+let ackCounter = 0;
+
+/** How a message is described to HTTP routes and in the stored request: HL7 v2 with its character set, or bytes. */
+function contentTypeOf(header: Hl7Header | null): string {
+  if (header === null) return 'application/octet-stream';
+  return header.characterSet === '' ? HL7_TYPE : `${HL7_TYPE}; charset="${header.characterSet.replace(/["\\]/g, '')}"`;
+}
+
+/** The status a reply from an `mllp` or `tcp` route stands for: its ACK code when it is an HL7 ACK, else 200. */
+function socketReplyStatus(reply: Buffer): number {
+  const code = ackCodeOf(reply);
+  return code === null ? 200 : statusOfAck(code);
+}
+
+const isHl7 = (body: Buffer): boolean => readHeader(body) !== null;
+
+export class MessagePipeline implements MessageHandler {
+  readonly #deps: MessagePipelineDeps;
+  /** Final writes still running after their reply was sent; `drain()` waits for them. */
+  readonly #finishing = new Set<Promise<void>>();
+
+  constructor(deps: MessagePipelineDeps) {
+    this.#deps = deps;
+  }
+
+  /** Steps 1–4 for a message from a connection: resolves with the reply once the outcome is committed. Never rejects. */
+  async handle(inbound: InboundMessage): Promise<MessageReply> {
+    const { channel, message, peer } = inbound;
+    const header = readHeader(message);
+    let client: ClientRecord | null;
+    try {
+      client = await this.#admit(inbound);
+    } catch (err) {
+      const reason = err instanceof AppError ? err.message : 'Junction could not check the sender';
+      if (!(err instanceof AppError)) this.#deps.logger.error({ err, channel: channel.name }, 'a message could not be admitted');
+      else this.#deps.logger.info({ channel: channel.name, peer: peer.address, reason }, 'message refused');
+      return { reply: this.#nak(header, inbound.framing === 'mllp', 'AR', reason) };
+    }
+    const job: MessageJob = {
+      id: this.#deps.newId(inbound.receivedAt),
+      receivedAt: inbound.receivedAt,
+      channel,
+      message,
+      client,
+      clientIp: peer.address,
+      local: inbound.local,
+    };
+    const { reply, finished } = await this.#run(job, header, inbound.framing === 'mllp');
+    this.#track(finished);
+    return { reply, transactionId: job.id };
+  }
+
+  /** Steps 2–4 for a re-run or an auto retry: resolves once the transaction is final. Never rejects. */
+  async replay(job: MessageJob): Promise<void> {
+    const { finished } = await this.#run(job, readHeader(job.message), true);
+    await finished;
+  }
+
+  /** Waits for the final writes of messages already answered (the service is stopping). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.#finishing]);
+  }
+
+  #track(finished: Promise<void>): void {
+    this.#finishing.add(finished);
+    void finished.finally(() => this.#finishing.delete(finished));
+  }
+
+  /** Step 1: the client (from its certificate), then may it, or its address, use the channel. Throws an AppError. */
+  async #admit(inbound: InboundMessage): Promise<ClientRecord | null> {
+    const { channel, peer } = inbound;
+    const result = await this.#deps.clientAuth.authenticate({ ...(peer.certificate === undefined ? {} : { peer: peer.certificate }), address: peer.address });
+    if (result.outcome === 'throttled') {
+      throw new AppError('CLIENT_THROTTLED', `too many failed authentications from ${peer.address}; try again in ${result.retryAfterSeconds} s`);
+    }
+    if (result.outcome === 'refused') throw new AppError('CLIENT_UNAUTHENTICATED', `the client certificate was refused: ${result.reason}`);
+    const client = result.outcome === 'authenticated' ? result.client : null;
+    if (channel.requireClientCertificate === true && client === null) {
+      throw new AppError('CLIENT_UNAUTHENTICATED', `channel ${channel.name} requires a client certificate registered to a client`);
+    }
+    if (!authorise(channel, client === null ? null : { clientID: client.clientID, roles: client.roles }, peer.address)) {
+      throw new AppError('CLIENT_NOT_AUTHORISED', `${client === null ? `address ${peer.address}` : `client ${client.clientID}`} may not use channel ${channel.name}`);
+    }
+    return client;
+  }
+
+  /** A negative ACK for the sender; null when the message is not HL7 and the sender did not frame it as MLLP. */
+  #nak(header: Hl7Header | null, framed: boolean, code: 'AE' | 'AR', reason: string): Buffer | null {
+    if (header === null && !framed) return null;
+    return ackBytes(negativeAck(header ?? UNKNOWN_SENDER, { code, reason, controlId: this.#ackId(), at: new Date() }));
+  }
+
+  #ackId(): string {
+    ackCounter = (ackCounter + 1) % 1e9;
+    return `JN${Date.now().toString(36)}${ackCounter.toString(36)}`;
+  }
+
+  /**
+   * Steps 2–4: resolves with the reply once the outcome is committed; `finished` settles when the transaction is final
+   * (other routes done). Neither rejects.
+   */
+  async #run(job: MessageJob, header: Hl7Header | null, framed: boolean): Promise<{ reply: Buffer | null; finished: Promise<void> }> {
+    const { log, events, logger, limits } = this.#deps;
+    const { channel, message } = job;
+    const contentType = contentTypeOf(header);
+    const request: TransactionRequest = {
+      host: job.local.address,
+      port: job.local.port,
+      path: '/',
+      querystring: '',
+      method: 'POST',
+      headers: { 'content-type': contentType, 'content-length': String(message.length) },
+      timestamp: job.receivedAt,
+    };
+    try {
+      await log.insert({
+        _id: job.id,
+        channelID: channel._id,
+        ...(job.client === null ? {} : { clientID: job.client._id }),
+        ...(job.rerun?.clientID === undefined ? {} : { clientID: job.rerun.clientID }),
+        clientIP: job.clientIp,
+        status: 'Processing',
+        request,
+        routes: [],
+        orchestrations: [],
+        canRerun: true,
+        autoRetry: false,
+        autoRetryAttempt: job.rerun?.autoRetryAttempt ?? 0,
+        ...(job.rerun === undefined ? {} : { parentID: job.rerun.parentID }),
+      });
+    } catch (err) {
+      logger.error({ err, channel: channel.name }, 'a message could not be stored; the sender was told to send it again');
+      return { reply: this.#nak(header, framed, 'AR', 'Junction could not store the message; send it again later'), finished: Promise.resolve() };
+    }
+    events.emit('transaction.started', { transactionId: job.id, channelID: channel._id, status: 'Processing', method: 'POST', path: '/' });
+
+    const timeoutMs = channel.timeout ?? limits.defaultTimeoutMs;
+    // The senders honour the timeout themselves; this bounds anything else, so no message waits forever.
+    const abort = new AbortController();
+    const guard = setTimeout(() => abort.abort(new RouteError('timeout', `nothing was answered within ${timeoutMs + STALL_GRACE_MS} ms`)), timeoutMs + STALL_GRACE_MS);
+    guard.unref();
+    let completion: Completion | undefined;
+    try {
+      const requestBody = channel.requestBody ? this.#store(job, 'req', message) : undefined;
+      const routes = channel.routes.filter((r) => r.status === 'enabled');
+      const primaryRoute = routes.find((r) => r.primary) ?? routes[0];
+      if (primaryRoute === undefined) throw new Error('a channel without enabled routes reached routing');
+      const send = (route: RouteRecord) => this.#send(job, route, contentType, timeoutMs, abort.signal);
+      const primary = send(primaryRoute);
+      const others = routes
+        .filter((r) => r !== primaryRoute)
+        .map((route, index) => {
+          const started: RouteRun = { route, request: this.#routeRequest(job, route, contentType).request };
+          const run =
+            route.waitPrimaryResponse === true
+              ? primary.then((p): MessageRun | Promise<MessageRun> => {
+                  const skipped = p.answer === undefined ? 'the primary route did not answer' : statusPasses(route.statusCodesCheck, p.answer.status) ? undefined : `the primary route answered ${p.answer.status}, which its statusCodesCheck (${route.statusCodesCheck ?? ''}) does not allow`;
+                  return skipped === undefined ? send(route) : { ...started, skipped };
+                })
+              : send(route);
+          return { started, outcome: run.then((done) => this.#otherOutcome(job, done, index)) };
+        });
+      completion = new Completion({ log, id: job.id, channel, request, others, ...(requestBody === undefined ? {} : { requestBody }), requestComplete: () => true });
+      const primaryRun = await primary;
+      const answer = await this.#answer(job, primaryRun, header, framed);
+      await completion.answered(primaryRun, answer.response, answer.mediator);
+      const done = completion;
+      const finished = done
+        .finished()
+        .then((record) => this.#completed(job, record?.status ?? 'Failed', record?.response?.status))
+        .catch((err: unknown) => this.#failed(job, err))
+        .finally(() => clearTimeout(guard));
+      return { reply: answer.reply, finished };
+    } catch (err) {
+      clearTimeout(guard);
+      completion?.abandon();
+      await this.#failed(job, err);
+      return { reply: this.#nak(header, framed, 'AR', 'Junction could not process the message; send it again later'), finished: Promise.resolve() };
+    }
+  }
+
+  /** A defect or a storage failure: the transaction is marked Failed and announced, so it never stays Processing. */
+  async #failed(job: MessageJob, err: unknown): Promise<void> {
+    this.#deps.logger.error({ err, transactionId: job.id, channel: job.channel.name }, 'a message failed inside Junction');
+    let responseStatus: number | undefined;
+    try {
+      const record = await this.#deps.log.update(job.id, { set: { status: 'Failed', error: { message: (err as Error).message } } });
+      responseStatus = record?.response?.status;
+    } catch (writeErr) {
+      this.#deps.logger.error({ err: writeErr, transactionId: job.id }, 'could not mark the transaction Failed');
+    }
+    this.#completed(job, 'Failed', responseStatus);
+  }
+
+  #completed(job: MessageJob, status: Parameters<LiveEvents['completed']>[0]['status'], responseStatus: number | undefined): void {
+    this.#deps.events.completed({
+      transactionId: job.id,
+      channelID: job.channel._id,
+      status,
+      method: 'POST',
+      path: '/',
+      ...(responseStatus === undefined ? {} : { responseStatus }),
+    });
+  }
+
+  /** Stores a body of this transaction (`<id>-<suffix>`) and resolves with its reference. */
+  #store(job: MessageJob, suffix: string, body: Buffer): Promise<BodyRef> {
+    const sink = this.#deps.bodies.sink({ day: dayOf(job.receivedAt), channelId: job.channel._id, bodyId: `${job.id}-${suffix}`, capBytes: this.#deps.limits.bodyCapBytes });
+    sink.stream.end(body);
+    return sink.done;
+  }
+
+  /** The request a route is sent, as the transaction records it; for `http` routes also the headers sent. */
+  #routeRequest(job: MessageJob, route: RouteRecord, contentType: string): { request: TransactionRequest; headers: Record<string, string>; path: string } {
+    const http = route.type === 'http';
+    const path = http ? routePath(route, '/') : '/';
+    const incoming = { 'content-type': contentType, 'content-length': String(job.message.length) };
+    const headers = http ? outgoingHeaders(incoming, { route, clientIp: job.clientIp, transactionId: job.id }) : incoming;
+    return { request: { host: route.host, port: route.port, path, querystring: '', method: 'POST', headers: storedHeaders(headers), timestamp: new Date() }, headers, path };
+  }
+
+  /** Sends the message to one route and reads its reply whole. Never rejects: a failure is the run's `error`. */
+  async #send(job: MessageJob, route: RouteRecord, contentType: string, timeoutMs: number, signal: AbortSignal): Promise<MessageRun> {
+    const { request, headers, path } = this.#routeRequest(job, route, contentType);
+    const target: RouteTarget = { host: route.host, port: route.port, secured: route.secured };
+    try {
+      if (route.type === 'http') return await this.#sendHttp(job, route, { request, headers, path, target }, timeoutMs, signal);
+      const sender = route.type === 'mllp' ? this.#deps.mllp : this.#deps.tcp;
+      const reply = await sender.send({ target, message: job.message, timeoutMs, signal });
+      const type = isHl7(reply) ? HL7_TYPE : 'application/octet-stream';
+      return { route, request, reply, answer: { status: socketReplyStatus(reply), headers: { 'content-type': type }, body: NO_BODY }, answeredAt: new Date() };
+    } catch (err) {
+      return { route, request, error: err as Error };
+    }
+  }
+
+  async #sendHttp(job: MessageJob, route: RouteRecord, prepared: { request: TransactionRequest; headers: Record<string, string>; path: string; target: RouteTarget }, timeoutMs: number, signal: AbortSignal): Promise<MessageRun> {
+    const { request, headers, path, target } = prepared;
+    const answer = await this.#deps.http.send({ target, method: 'POST', path, querystring: '', headers, body: job.message, timeoutMs, signal });
+    const read = await readUpTo(answer.body, this.#deps.limits.maxReplyBytes, { signal });
+    const answeredAt = new Date();
+    const shown = { status: answer.status, headers: answer.headers, body: NO_BODY };
+    if (read.failure !== undefined || !read.ended) {
+      answer.body.destroy();
+      const why = read.failure?.error.message ?? `its answer is longer than ${this.#deps.limits.maxReplyBytes} bytes, the most Junction reads for a message channel`;
+      return { route, request, answer: shown, answeredAt, brokeOff: new RouteError('connection', `route ${route.name}: ${why}`) };
+    }
+    const body = Buffer.concat(read.chunks, read.size);
+    if (!route.primary || !isStructuredResponse(answer.headers['content-type'])) return { route, request, answer: shown, answeredAt, reply: body };
+    // A mediator's structured response: the sender gets its response body, the transaction its orchestrations.
+    const parsed = parseMediatorResponse(body.toString('utf8'));
+    if (!parsed.ok) {
+      this.#deps.logger.warn({ transactionId: job.id, channel: job.channel.name, problem: parsed.problem }, 'mediator answered with a malformed structured response');
+      return { route, request, answer: shown, answeredAt, reply: body, mediator: { orchestrations: [], properties: {}, reportedError: false, malformed: `the structured response ${parsed.problem}` } };
+    }
+    const mediator = await mediatorOutcome(parsed.value, { channel: job.channel, answeredAt, sink: (suffix, store) => (store ? this.#deps.bodies.sink({ day: dayOf(job.receivedAt), channelId: job.channel._id, bodyId: `${job.id}-${suffix}`, capBytes: this.#deps.limits.bodyCapBytes }) : undefined) });
+    const { response } = parsed.value;
+    return { route, request, answer: { status: response.status, headers: { ...response.headers }, body: NO_BODY }, answeredAt, reply: Buffer.from(response.body, 'utf8'), mediator };
+  }
+
+  /** Another route's outcome: its reply stored as its response body. Never rejects. */
+  async #otherOutcome(job: MessageJob, run: MessageRun, index: number): Promise<OtherOutcome> {
+    if (run.reply === undefined || !job.channel.responseBody) return { run };
+    try {
+      return { run, body: await this.#store(job, `r${index + 1}`, run.reply) };
+    } catch (err) {
+      this.#deps.logger.error({ err, transactionId: job.id }, 'a route reply could not be stored');
+      return { run };
+    }
+  }
+
+  /** Step 3: what the sender gets, and the response the transaction records (its body stored first). */
+  async #answer(job: MessageJob, primary: MessageRun, header: Hl7Header | null, framed: boolean): Promise<Answer> {
+    const at = new Date();
+    const { reply, status, contentType } = this.#replyFor(primary, header, framed);
+    const body = reply !== null && job.channel.responseBody ? await this.#store(job, 'res', reply) : undefined;
+    const headers: Record<string, string> = contentType === undefined ? {} : { 'content-type': contentType };
+    const response: TransactionResponse = { status, headers, timestamp: primary.answeredAt ?? at, ...(body === undefined ? {} : { body }) };
+    return { reply, response, ...(primary.mediator === undefined ? {} : { mediator: primary.mediator }) };
+  }
+
+  /**
+   * The reply rules (README "ACK rules"): the primary's reply when it has one an HL7 sender can read; an AA ACK when
+   * it accepted the message and said nothing; otherwise a negative ACK naming why (AR when the route could not be
+   * reached or timed out, AE for a 4xx answer, AR for a 5xx one). A sender that is not speaking HL7 gets the reply as
+   * it came, or the connection closed when there is none.
+   */
+  #replyFor(primary: MessageRun, header: Hl7Header | null, framed: boolean): { reply: Buffer | null; status: number; contentType?: string } {
+    const hl7Sender = header !== null || framed;
+    const name = `route ${primary.route.name}`;
+    const failure = primary.error ?? primary.brokeOff;
+    if (primary.answer === undefined || primary.reply === undefined || failure !== undefined) {
+      const error = failure ?? new Error('no answer');
+      const status = (error as { kind?: string }).kind === 'timeout' ? 504 : primary.answer?.status ?? 500;
+      return { reply: this.#nak(header, framed, 'AR', `${name} failed: ${error.message}`), status, ...(hl7Sender ? { contentType: HL7_TYPE } : {}) };
+    }
+    const { status } = primary.answer;
+    const { reply } = primary;
+    const replyIsHl7 = isHl7(reply);
+    if (!hl7Sender || replyIsHl7) return { reply, status, contentType: replyIsHl7 ? HL7_TYPE : 'application/octet-stream' };
+    const ok = status >= 200 && status < 300;
+    if (ok && reply.length === 0) return { reply: ackBytes(positiveAck(header ?? UNKNOWN_SENDER, { controlId: this.#ackId(), at: new Date() })), status, contentType: HL7_TYPE };
+    if (ok) return { reply, status, contentType: 'application/octet-stream' };
+    const said = reply.length === 0 ? '' : `: ${reply.subarray(0, 200).toString('utf8').replace(/\s+/g, ' ').trim()}`;
+    return { reply: this.#nak(header, framed, status < 500 ? 'AE' : 'AR', `${name} answered ${status}${said}`), status, contentType: HL7_TYPE };
+  }
+}
