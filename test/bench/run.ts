@@ -147,7 +147,7 @@ const scenarios: Scenario[] = [
     print: (f: Awaited<ReturnType<typeof mllpScenario>>) => {
       console.log(`\nMLLP: ${f.connections} closed-loop senders of a ${f.messageBytes}-byte ORU^R01 (C), ACK server upstream (C); each row: the median of ${f.rounds} round(s) of ${f.secondsPerRound} s`);
       const row = (r: NonNullable<typeof f.junction>) => ({
-        'msg/s': r.messagesPerSecond,
+        'msg/s': Math.round(r.messagesPerSecond),
         'p50 ms': r.p50Ms ?? '',
         'p99 ms': r.p99Ms ?? '',
         'Junction CPU s/1,000': r.junctionCpuSecondsPer1000 ?? '',
