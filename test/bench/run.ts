@@ -1,5 +1,5 @@
 /**
- * Benchmarks: `npm run bench [-- --quick] [-- --only=proxy,log-scale,patterns,...]`. Each scenario compares its variants
+ * Benchmarks: `npm run bench [-- --quick] [-- --only=proxy,log-scale,patterns,mllp,...]`. Each scenario compares its variants
  * within one run, so the ratios hold on a shared, noisy machine. Prints tables and writes every figure as JSON to
  * test/bench/results/ (not committed). docs/BENCHMARKS.md explains each figure and holds the last full run.
  */
@@ -14,6 +14,7 @@ import { proxyScenario } from './scenarios/proxy.js';
 import { consoleScenario } from './scenarios/console.js';
 import { stressScenario } from './scenarios/stress.js';
 import { patternsScenario } from './scenarios/patterns.js';
+import { mllpScenario } from './scenarios/mllp.js';
 import type { PatternRow } from './scenarios/patterns.js';
 
 const quick = process.argv.includes('--quick');
@@ -139,6 +140,33 @@ const scenarios: Scenario[] = [
       console.log(`RE2 worst case near the size limit, ${f.worstCase.pattern}: ${f.worstCase.msPerMb} ms per MB of input`);
     },
   },
+  {
+    name: 'mllp',
+    // Three 5-second rounds per target (one of 3 s in quick mode), each after a 1-second warm-up.
+    run: () => mllpScenario(quick ? 3 : 5, quick ? 1 : 3),
+    print: (f: Awaited<ReturnType<typeof mllpScenario>>) => {
+      console.log(`\nMLLP: ${f.connections} closed-loop senders of a ${f.messageBytes}-byte ORU^R01 (C), ACK server upstream (C); each row: the median of ${f.rounds} round(s) of ${f.secondsPerRound} s`);
+      const row = (r: NonNullable<typeof f.junction>) => ({
+        'msg/s': Math.round(r.messagesPerSecond),
+        'p50 ms': r.p50Ms ?? '',
+        'p99 ms': r.p99Ms ?? '',
+        'Junction CPU s/1,000': r.junctionCpuSecondsPer1000 ?? '',
+        'upstream CPU s/1,000': r.upstreamCpuSecondsPer1000,
+        'senders CPU s': r.generatorCpuSeconds,
+        errors: r.errors,
+      });
+      console.table({ direct: row(f.direct), ...(f.junction === undefined ? {} : { 'through Junction (full storage)': row(f.junction) }) });
+      if (f.junction === undefined) {
+        console.log(`through Junction: NOT MEASURED: ${f.junctionNotMeasured ?? 'unknown reason'}`);
+      } else {
+        console.log(`junction / direct: ${f.junctionToDirect ?? 'n/a'}; through Junction ${f.junction.messagesPerSecond} msg/s (target >= ${f.targetMessagesPerSecond})`);
+        if (f.stored !== undefined) {
+          console.log(`stored ${f.stored.transactions.toLocaleString('en')} transactions for ${f.stored.answered.toLocaleString('en')} messages answered AA; newest holds the message ${f.stored.requestBodyStored ? 'yes' : 'NO'}, the ACK ${f.stored.responseBodyStored ? 'yes' : 'NO'}`);
+        }
+      }
+      console.log(f.passed ? 'PASS' : 'FAIL');
+    },
+  },
 ];
 
 async function main(): Promise<void> {
@@ -159,7 +187,8 @@ async function main(): Promise<void> {
   const file = join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   await writeFile(file, JSON.stringify({ quick, machine, at: new Date().toISOString(), results }, null, 2));
   const stress = results.stress as { passed?: boolean } | undefined;
-  if (stress?.passed === false) process.exitCode = 1;
+  const mllp = results.mllp as { passed?: boolean } | undefined;
+  if (stress?.passed === false || mllp?.passed === false) process.exitCode = 1;
   console.log(`\nwritten: ${file} (${((performance.now() - started) / 1000).toFixed(1)} s in all)`);
 }
 
