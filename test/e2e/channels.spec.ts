@@ -105,7 +105,7 @@ test.describe('channels', () => {
     await route(page, 2).getByLabel('Route type').selectOption('mllp');
     await route(page, 2).getByLabel(/^Host/).fill('archive.clinic.local');
     await route(page, 2).getByLabel(/^Port/).fill('2575');
-    await setSwitch(route(page, 2).getByRole('switch', { name: 'Secure (HTTPS or TLS)' }), true);
+    await setSwitch(route(page, 2).getByRole('switch', { name: 'TLS' }), true);
     await route(page, 2).getByRole('radio', { name: /Primary route/ }).check();
     await expect(route(page, 1).getByRole('radio', { name: /Primary route/ })).not.toBeChecked();
     await expect(route(page, 2)).toContainText('primary');
