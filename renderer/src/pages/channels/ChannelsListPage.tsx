@@ -245,7 +245,7 @@ export function ChannelsListPage() {
       </PageHeader>
       <Text c="dimmed" size="sm">
         A channel decides which requests Junction accepts and where it sends them. The first enabled channel whose URL pattern matches, by priority
-        (1 first), handles a request.
+        (1 first), handles a request. A TCP or TLS channel takes whatever arrives on its own port.
       </Text>
 
       <ErrorAlert error={loadError} action="load the channels" />
