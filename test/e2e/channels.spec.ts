@@ -6,6 +6,7 @@
 import type { Locator, Page, TestInfo } from '@playwright/test';
 import { ROOT_EMAIL, expect, expectNoHorizontalScroll, shot as fullPageShot, signIn, test } from './fixtures.js';
 import type { E2EJunction } from './fixtures.js';
+import { freePort } from '../helpers/process.js';
 
 interface ApiChannel {
   _id: string;
@@ -105,7 +106,7 @@ test.describe('channels', () => {
     await route(page, 2).getByLabel('Route type').selectOption('mllp');
     await route(page, 2).getByLabel(/^Host/).fill('archive.clinic.local');
     await route(page, 2).getByLabel(/^Port/).fill('2575');
-    await setSwitch(route(page, 2).getByRole('switch', { name: 'Secure (HTTPS or TLS)' }), true);
+    await setSwitch(route(page, 2).getByRole('switch', { name: 'TLS' }), true);
     await route(page, 2).getByRole('radio', { name: /Primary route/ }).check();
     await expect(route(page, 1).getByRole('radio', { name: /Primary route/ })).not.toBeChecked();
     await expect(route(page, 2)).toContainText('primary');
@@ -493,5 +494,67 @@ test.describe('channels', () => {
     await openTab(page, 'Routes');
     await expect(route(page, 1).getByLabel(/^Host/)).toBeDisabled();
     await expectNoHorizontalScroll(page);
+  });
+
+  test('creates a TLS channel with its port, framing and client certificate, and shows its listener in the list', async ({ console: page, junction }, testInfo) => {
+    const port = await freePort();
+    await page.goto(`${junction.apiUrl}/#/channels/new`);
+    await page.getByLabel(/^Name/).fill('Lab analyser MLLP');
+    await page.getByRole('radio', { name: 'TLS' }).check();
+    // A socket channel takes everything arriving on its port: no URL pattern, no request matching or URL rewriting.
+    await expect(page.getByLabel(/^URL pattern/)).toHaveCount(0);
+    await expect(tab(page, 'Request matching')).toHaveCount(0);
+    await expect(tab(page, 'URL rewriting')).toHaveCount(0);
+    await expect(page.getByLabel('Listen on address')).toHaveAttribute('placeholder', '0.0.0.0');
+    await expect(page.getByRole('radio', { name: 'Auto-detect' })).toBeChecked();
+    await expect(page.getByRole('radio', { name: 'Stream' })).toHaveAccessibleDescription(/One message per connection/);
+
+    // The port is required, said next to its field before the server is asked.
+    await openTab(page, 'Routes');
+    await route(page, 1).getByLabel(/^Route name/).fill('lis');
+    await route(page, 1).getByLabel('Route type').selectOption('mllp');
+    await route(page, 1).getByLabel(/^Host/).fill('127.0.0.1');
+    await route(page, 1).getByLabel(/^Port/).fill('2576');
+    // An MLLP route has no path, authentication or forwarded header; its secured switch is TLS.
+    await expect(route(page, 1).getByLabel('Path', { exact: true })).toHaveCount(0);
+    await expect(route(page, 1).getByLabel('Username')).toHaveCount(0);
+    await setSwitch(route(page, 1).getByRole('switch', { name: 'TLS' }), true);
+    await page.getByRole('button', { name: 'Save channel' }).click();
+    await expect(tab(page, 'Basics')).toHaveAttribute('aria-selected', 'true');
+    await expect(page.getByLabel(/^Listen on port/)).toHaveAccessibleDescription(/Listen on port is required for tls channels\./);
+
+    await page.getByLabel(/^Listen on port/).fill(String(port));
+    await page.getByRole('radio', { name: 'MLLP' }).check();
+    await setSwitch(page.getByRole('switch', { name: 'Require a client certificate' }), true);
+    await expectNoHorizontalScroll(page);
+    await shot(page, testInfo, 'editor-tls-channel');
+    await page.getByRole('button', { name: 'Save channel' }).click();
+    await expect(page.getByRole('status')).toContainText('Channel “Lab analyser MLLP” was created.');
+
+    const saved = await channelNamed(junction, 'Lab analyser MLLP');
+    // An address left empty listens on all of them.
+    expect(saved).toMatchObject({ type: 'tls', urlPattern: '', tcpHost: '0.0.0.0', tcpPort: port, tcpFraming: 'mllp', requireClientCertificate: true, methods: [] });
+    expect(saved.routes).toEqual([{ name: 'lis', type: 'mllp', host: '127.0.0.1', port: 2576, primary: true, secured: true, forwardAuthHeader: false, status: 'enabled', waitPrimaryResponse: false }]);
+
+    const row = page.getByRole('row', { name: /Lab analyser MLLP/ });
+    await expect(row).toContainText('TLS');
+    await expect(row).toContainText('MLLP, client certificate required');
+    // The listener's state shows once the service reports it; until then the port is shown.
+    const listener = saved.listener as { state: string } | undefined;
+    if (listener === undefined) await expect(row).toContainText(`port ${port}`);
+    else await expect(row).toContainText(new RegExp(`Listening on ${port}|Port ${port}: `));
+    await expectNoHorizontalScroll(page);
+    await shot(page, testInfo, 'list-tls-channel');
+
+    // The editor reads the channel back as saved, and a framing change is saved.
+    await row.getByRole('link', { name: 'Lab analyser MLLP' }).click();
+    await expect(page.getByLabel(/^Listen on port/)).toHaveValue(String(port));
+    await expect(page.getByRole('radio', { name: 'TLS' })).toBeChecked();
+    await expect(page.getByRole('radio', { name: 'MLLP' })).toBeChecked();
+    await expect(page.getByRole('switch', { name: 'Require a client certificate' })).toBeChecked();
+    await page.getByRole('radio', { name: 'Stream' }).check();
+    await page.getByRole('button', { name: 'Save channel' }).click();
+    await expect(page.getByRole('status')).toContainText('Lab analyser MLLP');
+    expect(await channelNamed(junction, 'Lab analyser MLLP')).toMatchObject({ tcpFraming: 'stream', requireClientCertificate: true, tcpPort: port });
   });
 });

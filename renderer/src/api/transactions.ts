@@ -1,5 +1,6 @@
 /** Typed calls of the transactions area: the list and its count, one transaction, re-runs, the export, and names. */
 import type { BulkRerunAnswer, CreatedTask, TransactionCount, TransactionFilters, TransactionView } from '../../../service/contracts/transactions';
+import type { ChannelType, TcpFraming } from '../../../service/contracts/channels';
 import { api, seg } from './client';
 
 /** A channel as far as transaction pages need it (GET /channels answers much more). */
@@ -7,6 +8,9 @@ export interface ChannelName {
   _id: string;
   name: string;
   status?: string;
+  /** Tells socket transactions (tcp, tls) from HTTP ones, which show a method and path. */
+  type?: ChannelType;
+  tcpFraming?: TcpFraming;
 }
 
 /** A client as far as transaction pages need it (GET /clients, admins only). */
@@ -59,7 +63,13 @@ export function startExport(filters: TransactionFilters, format: ExportFormat, b
 
 export async function listChannelNames(signal?: AbortSignal): Promise<ChannelName[]> {
   const channels = await api.get<ChannelName[]>('/channels', undefined, signal);
-  return channels.map(({ _id, name, status }) => ({ _id, name, ...(status === undefined ? {} : { status }) }));
+  return channels.map(({ _id, name, status, type, tcpFraming }) => ({
+    _id,
+    name,
+    ...(status === undefined ? {} : { status }),
+    ...(type === undefined ? {} : { type }),
+    ...(tcpFraming === undefined ? {} : { tcpFraming }),
+  }));
 }
 
 export async function listClientNames(signal?: AbortSignal): Promise<ClientName[]> {

@@ -1,14 +1,12 @@
 /** A stored request or response body, laid out as JSON, XML or HL7 v2 when it is one, with notices for cut or removed bodies. */
-import { Fragment, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { Alert, Badge, Box, Button, Code, CopyButton, Group, SegmentedControl, Text } from '@mantine/core';
 import { detectFormat, hl7Segments, prettyJson, prettyXml } from './body-format';
 import type { BodyFormat } from './body-format';
+import { Hl7View } from './Hl7View';
 
 const FORMAT_NAME: Record<BodyFormat, string> = { json: 'JSON', xml: 'XML', hl7: 'HL7 v2', text: 'Text' };
-/** Larger HL7 bodies are shown without field colouring, which would mean tens of thousands of elements. */
-const HIGHLIGHT_LIMIT = 256 * 1024;
-
 export interface BodyViewProps {
   /** Names the region, e.g. "Request body". */
   label: string;
@@ -24,55 +22,16 @@ function headerValue(headers: Record<string, string> | undefined, name: string):
   return key === undefined ? undefined : headers[key];
 }
 
-function Separator({ char }: { char: string }) {
-  return (
-    <Text span inherit c="dimmed">
-      {char}
-    </Text>
-  );
-}
-
-function Hl7Segment({ segment }: { segment: string }) {
-  const fields = segment.split('|');
-  const header = fields[0] === 'MSH' || fields[0] === 'BHS' || fields[0] === 'FHS';
-  return (
-    <span style={{ display: 'block' }}>
-      {fields.map((field, i) => (
-        <Fragment key={i}>
-          {i > 0 && <Separator char="|" />}
-          {i === 0 ? (
-            <Text span inherit fw={700} c="teal.8">
-              {field}
-            </Text>
-          ) : header && i === 1 ? (
-            // The encoding characters of a header segment, not separators.
-            field
-          ) : (
-            field.split('^').map((component, j) => (
-              <Fragment key={j}>
-                {j > 0 && <Separator char="^" />}
-                {component}
-              </Fragment>
-            ))
-          )}
-        </Fragment>
-      ))}
-    </span>
-  );
-}
-
 export function BodyView({ label, body, bodyTruncated = false, bodyRemoved = false, headers }: BodyViewProps) {
   const [layout, setLayout] = useState<'formatted' | 'raw'>('formatted');
   const contentType = headerValue(headers, 'content-type');
   const format = useMemo(() => (body === undefined ? 'text' : detectFormat(body, contentType)), [body, contentType]);
-  const formatted = useMemo((): { text: string | null; node: ReactNode | null } => {
-    if (body === undefined || format === 'text') return { text: null, node: null };
-    if (format === 'json') return { text: prettyJson(body), node: null };
-    if (format === 'xml') return { text: prettyXml(body), node: null };
-    const segments = hl7Segments(body);
-    const text = segments.join('\n');
-    if (body.length > HIGHLIGHT_LIMIT) return { text, node: null };
-    return { text, node: segments.map((s, i) => <Hl7Segment key={i} segment={s} />) };
+  const formatted = useMemo((): string | null => {
+    if (body === undefined || format === 'text') return null;
+    if (format === 'json') return prettyJson(body);
+    if (format === 'xml') return prettyXml(body);
+    // HL7 is laid out by Hl7View; this only says a layout exists (a body of no segments has none).
+    return hl7Segments(body).length > 0 ? body : null;
   }, [body, format]);
 
   let content: ReactNode;
@@ -95,7 +54,7 @@ export function BodyView({ label, body, bodyTruncated = false, bodyRemoved = fal
       </Text>
     );
   } else {
-    const canFormat = formatted.text !== null;
+    const canFormat = formatted !== null;
     const showFormatted = canFormat && layout === 'formatted';
     content = (
       <>
@@ -141,9 +100,13 @@ export function BodyView({ label, body, bodyTruncated = false, bodyRemoved = fal
             {format !== 'text' ? ' and may not be laid out' : ''}.
           </Alert>
         )}
-        <Code block data-format={format} style={{ whiteSpace: 'pre', overflow: 'auto', maxHeight: 480 }}>
-          {showFormatted ? (formatted.node ?? formatted.text) : body.replace(/\r(?!\n)/g, '\n')}
-        </Code>
+        {showFormatted && format === 'hl7' ? (
+          <Hl7View body={body} />
+        ) : (
+          <Code block data-format={format} style={{ whiteSpace: 'pre', overflow: 'auto', maxHeight: 480 }}>
+            {showFormatted ? formatted : body.replace(/\r(?!\n)/g, '\n')}
+          </Code>
+        )}
       </>
     );
   }

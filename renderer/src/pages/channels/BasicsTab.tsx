@@ -1,7 +1,7 @@
 /** Name, type, what the channel listens to (URL pattern, socket, schedule), priority, status and properties. */
 import { Button, Fieldset, Group, NumberInput, Radio, SimpleGrid, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
-import type { ChannelType } from '../../../../service/contracts/channels';
-import { newProperty } from './form';
+import type { ChannelType, TcpFraming } from '../../../../service/contracts/channels';
+import { isSocketChannel, newProperty } from './form';
 import type { NumberField, PropertyForm } from './form';
 import { bind, fieldId } from './fields';
 import type { TabProps } from './fields';
@@ -13,10 +13,70 @@ export function numberValue(value: number | string): NumberField {
 
 const TYPE_HELP: Record<ChannelType, string> = {
   http: 'Requests arrive on the HTTP and HTTPS transaction ports and are matched by URL pattern.',
-  tcp: 'Junction listens on its own TCP port; everything received there goes to this channel.',
-  tls: 'Like TCP, over TLS with the server certificate.',
+  tcp: 'Junction listens on its own TCP port; every message received there (HL7 v2 over MLLP, or raw bytes) goes to this channel.',
+  tls: 'Like TCP, encrypted with TLS using Junction’s server certificate.',
   polling: 'No client sends requests: Junction calls the routes itself on a schedule.',
 };
+
+/** The framings a tcp or tls channel can use, each explained in one line. */
+const FRAMINGS: { value: TcpFraming; label: string; help: string }[] = [
+  { value: 'auto', label: 'Auto-detect', help: 'MLLP when a connection starts with the MLLP start byte (0x0B), otherwise stream.' },
+  { value: 'mllp', label: 'MLLP', help: 'HL7 v2 messages wrapped in MLLP frames; several per connection, each answered in order.' },
+  { value: 'stream', label: 'Stream', help: 'One message per connection, read until the sender stops sending (half-closes).' },
+];
+
+/** Where a tcp or tls channel listens, how it reads messages, and (tls) whether it asks for a client certificate. */
+function SocketSettings({ form, update, errors }: TabProps) {
+  return (
+    <>
+      <SimpleGrid cols={2}>
+        <TextInput
+          label="Listen on address"
+          description="The network address to listen on; empty listens on all of them (0.0.0.0)."
+          placeholder="0.0.0.0"
+          value={form.tcpHost}
+          onChange={(e) => update({ tcpHost: e.currentTarget.value })}
+          {...bind(errors, 'tcpHost')}
+        />
+        <NumberInput
+          label="Listen on port"
+          required
+          description="The port clients connect to, for example 2575 for MLLP."
+          min={1}
+          max={65535}
+          allowDecimal={false}
+          allowNegative={false}
+          value={form.tcpPort}
+          onChange={(v) => update({ tcpPort: numberValue(v) })}
+          {...bind(errors, 'tcpPort')}
+        />
+      </SimpleGrid>
+      <Radio.Group
+        label="Message framing"
+        description="How Junction finds where one message ends and the next begins."
+        value={form.tcpFraming}
+        onChange={(v) => update({ tcpFraming: v })}
+        {...bind(errors, 'tcpFraming')}
+      >
+        <Stack mt="xs" gap="xs">
+          {FRAMINGS.map((f) => (
+            <Radio key={f.value} value={f.value} label={f.label} description={f.help} />
+          ))}
+        </Stack>
+      </Radio.Group>
+      {form.type === 'tls' && (
+        <Switch
+          id={fieldId('requireClientCertificate')}
+          label="Require a client certificate"
+          description="Refuse connections that present no certificate Junction trusts. A presented certificate identifies the client by its CN, as on the HTTPS port."
+          checked={form.requireClientCertificate}
+          onChange={(e) => update({ requireClientCertificate: e.currentTarget.checked })}
+          error={errors.at('requireClientCertificate')}
+        />
+      )}
+    </>
+  );
+}
 
 function Properties({ form, update, errors }: TabProps) {
   const change = (i: number, patch: Partial<PropertyForm>) => update({ properties: form.properties.map((p, j) => (j === i ? { ...p, ...patch } : p)) });
@@ -59,7 +119,7 @@ function Properties({ form, update, errors }: TabProps) {
 
 export function BasicsTab(props: TabProps) {
   const { form, update, errors } = props;
-  const socket = form.type === 'tcp' || form.type === 'tls';
+  const socket = isSocketChannel(form.type);
   return (
     <Stack>
       <SimpleGrid cols={2}>
@@ -114,30 +174,7 @@ export function BasicsTab(props: TabProps) {
           {...bind(errors, 'urlPattern')}
         />
       )}
-      {socket && (
-        <SimpleGrid cols={2}>
-          <TextInput
-            label="Listen on address"
-            description="The network address to listen on; empty listens on all of them (0.0.0.0)."
-            placeholder="0.0.0.0"
-            value={form.tcpHost}
-            onChange={(e) => update({ tcpHost: e.currentTarget.value })}
-            {...bind(errors, 'tcpHost')}
-          />
-          <NumberInput
-            label="Listen on port"
-            required
-            description="The port clients connect to."
-            min={1}
-            max={65535}
-            allowDecimal={false}
-            allowNegative={false}
-            value={form.tcpPort}
-            onChange={(v) => update({ tcpPort: numberValue(v) })}
-            {...bind(errors, 'tcpPort')}
-          />
-        </SimpleGrid>
-      )}
+      {socket && <SocketSettings {...props} />}
       {form.type === 'polling' && (
         <TextInput
           label="Polling schedule"

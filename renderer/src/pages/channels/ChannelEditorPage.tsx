@@ -18,7 +18,7 @@ import type { RestoreChoice } from '../../stores/channels';
 import { isAdmin, useSession } from '../../stores/session';
 import { clientProblems, createBody, emptyForm, formFromChannel, updateBody } from './form';
 import type { ChannelForm } from './form';
-import { FieldErrors, TABS, fieldId, fieldPlace, tabOf } from './fields';
+import { FieldErrors, fieldId, fieldPlace, tabOf, tabsFor } from './fields';
 import type { TabId, TabProps } from './fields';
 import { BasicsTab } from './BasicsTab';
 import { RoutesTab } from './RoutesTab';
@@ -153,6 +153,8 @@ function Editor({ id }: { id: string | undefined }) {
     const fields = Object.keys(patch).flatMap((key) => {
       if (key === 'allowClients' || key === 'allowRoles') return ['allow'];
       if (key === 'enabled') return ['status'];
+      // Settings of the type left behind are no longer sent, so their problems go with them.
+      if (key === 'type') return ['type', 'urlPattern', 'tcpHost', 'tcpPort', 'tcpFraming', 'requireClientCertificate', 'pollingSchedule'];
       if (key === 'matchMode') return ['matchContentRegex', 'matchContentXpath', 'matchContentJson', 'matchContentValue'];
       if (key === 'limitRetries') return ['autoRetryMaxAttempts'];
       if (key === 'limitBodyAge') return ['maxBodyAgeDays'];
@@ -221,7 +223,10 @@ function Editor({ id }: { id: string | undefined }) {
     );
   }
   const props: TabProps = { form, update, errors };
-  const Panel = PANELS[tab];
+  const tabs = tabsFor(form.type, errors);
+  // A tab hidden by a change of channel type (request matching for a tcp channel) gives way to the basics.
+  const shown = tabs.some((t) => t.id === tab) ? tab : 'basics';
+  const Panel = PANELS[shown];
   const deleted = stored?.status === 'deleted';
   const editable = admin && !deleted;
   return (
@@ -261,9 +266,9 @@ function Editor({ id }: { id: string | undefined }) {
           <ProblemSummary errors={errors} form={form} onGo={goTo} />
           <ErrorAlert error={saveError} action="save the channel" onClose={() => setSaveError(null)} />
 
-          <Tabs value={tab} onChange={(v) => setTab((v ?? 'basics') as TabId)} keepMounted={false}>
+          <Tabs value={shown} onChange={(v) => setTab((v ?? 'basics') as TabId)} keepMounted={false}>
             <Tabs.List>
-              {TABS.map(({ id: tabId, label }) => {
+              {tabs.map(({ id: tabId, label }) => {
                 const count = errors.countIn(tabId);
                 return (
                   <Tabs.Tab
@@ -284,7 +289,7 @@ function Editor({ id }: { id: string | undefined }) {
               })}
             </Tabs.List>
             <fieldset disabled={!editable} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
-              <Tabs.Panel value={tab} pt="md">
+              <Tabs.Panel value={shown} pt="md">
                 <Panel {...props} />
               </Tabs.Panel>
             </fieldset>

@@ -13,6 +13,7 @@ import type { ColumnMeta } from '../../components/DataTable';
 import { useChannels } from '../../stores/channels';
 import { isAdmin, useSession } from '../../stores/session';
 import { STATUS_COLOR, TYPE_LABEL } from './labels';
+import { listenerSummary } from './listener';
 import { RestoreChannelForm } from './RestoreChannelForm';
 
 const column = createColumnHelper<Channel>();
@@ -44,9 +45,17 @@ function NameCell({ channel }: { channel: Channel }) {
   );
 }
 
+const FRAMING_LABEL = { auto: 'MLLP or stream', mllp: 'MLLP', stream: 'stream' } as const;
+
+/** How a tcp or tls channel reads its messages, and whether it wants a client certificate. */
+function socketDetail(channel: Channel): string {
+  const framing = FRAMING_LABEL[channel.tcpFraming ?? 'auto'];
+  return channel.type === 'tls' && channel.requireClientCertificate === true ? `${framing}, client certificate required` : framing;
+}
+
 function TypeCell({ channel }: { channel: Channel }) {
   const detail =
-    channel.type === 'polling' ? channel.pollingSchedule : channel.type === 'tcp' || channel.type === 'tls' ? `port ${channel.tcpPort ?? '?'}` : undefined;
+    channel.type === 'polling' ? channel.pollingSchedule : channel.type === 'tcp' || channel.type === 'tls' ? socketDetail(channel) : undefined;
   return (
     <Stack gap={0}>
       <Text size="sm">{TYPE_LABEL[channel.type]}</Text>
@@ -57,6 +66,40 @@ function TypeCell({ channel }: { channel: Channel }) {
       )}
     </Stack>
   );
+}
+
+/** Where a channel takes its requests from: the URL pattern of an http or polling channel, the listener of a tcp or tls one. */
+function SourceCell({ channel }: { channel: Channel }) {
+  if (channel.type === 'tcp' || channel.type === 'tls') {
+    const summary = listenerSummary(channel);
+    // A service that does not report the listener (or a deleted channel) still shows the port.
+    if (summary === null) return <Text size="sm">port {channel.tcpPort ?? '?'}</Text>;
+    return (
+      <Stack gap={2} align="flex-start">
+        <Badge
+          color={summary.color}
+          variant="light"
+          data-listener-state={channel.listener?.state}
+          style={{ textTransform: 'none', height: 'auto', whiteSpace: 'normal', overflowWrap: 'anywhere', textAlign: 'left' }}
+        >
+          {summary.label}
+        </Badge>
+        {summary.detail !== undefined && (
+          <Text size="xs" c="red.8" style={{ overflowWrap: 'anywhere' }}>
+            {summary.detail}
+          </Text>
+        )}
+      </Stack>
+    );
+  }
+  if (channel.urlPattern === '') {
+    return (
+      <Text size="sm" c="dimmed">
+        none
+      </Text>
+    );
+  }
+  return <Code style={{ overflowWrap: 'anywhere', whiteSpace: 'normal' }}>{channel.urlPattern}</Code>;
 }
 
 interface ActionsProps {
@@ -124,23 +167,24 @@ export function ChannelsListPage() {
     void load();
   }, [load]);
 
+  // A listener being bound is looked at again shortly, so the list settles on listening or failed by itself.
+  const starting = channels.some((c) => c.listener?.state === 'starting');
+  useEffect(() => {
+    if (!starting || loading) return;
+    const timer = setTimeout(() => void load(), 1500);
+    return () => clearTimeout(timer);
+  }, [starting, loading, channels, load]);
+
   const columns = useMemo(
     () =>
       [
         column.accessor('name', { header: 'Name', cell: (c) => <NameCell channel={c.row.original} />, meta: { width: '18%' } satisfies ColumnMeta }),
         column.accessor('type', { header: 'Type', cell: (c) => <TypeCell channel={c.row.original} />, meta: { width: '9%' } satisfies ColumnMeta }),
         column.accessor('urlPattern', {
-          header: 'URL pattern',
+          header: 'URL pattern or port',
           enableSorting: false,
           meta: { width: '16%' } satisfies ColumnMeta,
-          cell: (c) =>
-            c.getValue() === '' ? (
-              <Text size="sm" c="dimmed">
-                none
-              </Text>
-            ) : (
-              <Code style={{ overflowWrap: 'anywhere', whiteSpace: 'normal' }}>{c.getValue()}</Code>
-            ),
+          cell: (c) => <SourceCell channel={c.row.original} />,
         }),
         column.accessor((c) => c.priority ?? Number.MAX_SAFE_INTEGER, {
           id: 'priority',
@@ -201,7 +245,7 @@ export function ChannelsListPage() {
       </PageHeader>
       <Text c="dimmed" size="sm">
         A channel decides which requests Junction accepts and where it sends them. The first enabled channel whose URL pattern matches, by priority
-        (1 first), handles a request.
+        (1 first), handles a request. A TCP or TLS channel takes whatever arrives on its own port.
       </Text>
 
       <ErrorAlert error={loadError} action="load the channels" />

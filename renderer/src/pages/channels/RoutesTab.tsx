@@ -1,7 +1,7 @@
 /** The routes a request is sent to: one primary (its answer goes back to the client), any number of others. */
 import { Alert, Badge, Button, Fieldset, Group, NativeSelect, NumberInput, PasswordInput, Radio, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import type { RouteType } from '../../../../service/contracts/channels';
-import { newRoute } from './form';
+import { isSocketRoute, newRoute } from './form';
 import type { RouteForm } from './form';
 import { bind, fieldId } from './fields';
 import type { TabProps } from './fields';
@@ -31,6 +31,7 @@ function RouteCard({ route, index, count, props }: { route: RouteForm; index: nu
     if (route.primary && routes.length > 0 && !routes.some((r) => r.primary)) routes[0] = { ...routes[0], primary: true } as RouteForm;
     update({ routes });
   };
+  const socket = isSocketRoute(route.type);
   const number = index + 1;
   const title = `Route ${number}${route.name.trim() === '' ? '' : `: ${route.name.trim()}`}`;
   return (
@@ -98,67 +99,86 @@ function RouteCard({ route, index, count, props }: { route: RouteForm; index: nu
             {...bind(errors, at('port'))}
           />
         </SimpleGrid>
-        <SimpleGrid cols={3}>
-          <TextInput
-            label="Path"
-            description="Replaces the request path. Empty: the request’s own path."
-            placeholder="/fhir"
-            value={route.path}
-            onChange={(e) => change({ path: e.currentTarget.value })}
-            {...bind(errors, at('path'))}
-          />
-          <TextInput
-            label="Path transform"
-            description="Instead of a path: s/from/to or s/from/to/g on the request path."
-            placeholder="s/^\/lab/\/api/"
-            value={route.pathTransform}
-            onChange={(e) => change({ pathTransform: e.currentTarget.value })}
-            styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
-            {...bind(errors, at('pathTransform'))}
-          />
-          <Switch
-            id={fieldId(at('secured'))}
-            mt="lg"
-            label="Secure (HTTPS or TLS)"
-            checked={route.secured}
-            onChange={(e) => change({ secured: e.currentTarget.checked })}
-          />
-        </SimpleGrid>
-        <SimpleGrid cols={3}>
-          <TextInput
-            label="Username"
-            description="For routes that need basic authentication."
-            autoComplete="off"
-            value={route.username}
-            onChange={(e) => change({ username: e.currentTarget.value })}
-            {...bind(errors, at('username'))}
-          />
-          <Stack gap={4}>
-            <PasswordInput
-              label="Password"
-              autoComplete="new-password"
-              description={route.passwordStored ? 'A password is stored. Leave empty to keep it, or type a new one.' : 'Empty: no password.'}
-              placeholder={route.passwordStored ? 'stored password kept' : undefined}
-              value={route.password}
-              onChange={(e) => change({ password: e.currentTarget.value })}
-              {...bind(errors, at('password'))}
+        {socket ? (
+          <SimpleGrid cols={3}>
+            <Switch
+              id={fieldId(at('secured'))}
+              label="TLS"
+              description={route.type === 'mllp' ? 'Send the MLLP frames over TLS.' : 'Send the bytes over TLS.'}
+              checked={route.secured}
+              onChange={(e) => change({ secured: e.currentTarget.checked })}
             />
-            {route.passwordStored && (
-              <Group>
-                <Button size="compact-xs" variant="subtle" color="red" onClick={() => change({ passwordStored: false, password: '' })}>
-                  Remove stored password
-                </Button>
-              </Group>
-            )}
-          </Stack>
-          <Switch
-            id={fieldId(at('forwardAuthHeader'))}
-            mt="lg"
-            label="Forward the client’s Authorization header"
-            checked={route.forwardAuthHeader}
-            onChange={(e) => change({ forwardAuthHeader: e.currentTarget.checked })}
-          />
-        </SimpleGrid>
+            <Text size="sm" c="dimmed" style={{ gridColumn: 'span 2' }}>
+              {route.type === 'mllp'
+                ? 'The message is sent in an MLLP frame and the route waits for one framed reply (the ACK).'
+                : 'The message is written, the connection half-closed, and everything the upstream sends until it closes is the reply.'}
+            </Text>
+          </SimpleGrid>
+        ) : (
+          <>
+            <SimpleGrid cols={3}>
+              <TextInput
+                label="Path"
+                description="Replaces the request path. Empty: the request’s own path."
+                placeholder="/fhir"
+                value={route.path}
+                onChange={(e) => change({ path: e.currentTarget.value })}
+                {...bind(errors, at('path'))}
+              />
+              <TextInput
+                label="Path transform"
+                description="Instead of a path: s/from/to or s/from/to/g on the request path."
+                placeholder="s/^\/lab/\/api/"
+                value={route.pathTransform}
+                onChange={(e) => change({ pathTransform: e.currentTarget.value })}
+                styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+                {...bind(errors, at('pathTransform'))}
+              />
+              <Switch
+                id={fieldId(at('secured'))}
+                mt="lg"
+                label="HTTPS"
+                checked={route.secured}
+                onChange={(e) => change({ secured: e.currentTarget.checked })}
+              />
+            </SimpleGrid>
+            <SimpleGrid cols={3}>
+              <TextInput
+                label="Username"
+                description="For routes that need basic authentication."
+                autoComplete="off"
+                value={route.username}
+                onChange={(e) => change({ username: e.currentTarget.value })}
+                {...bind(errors, at('username'))}
+              />
+              <Stack gap={4}>
+                <PasswordInput
+                  label="Password"
+                  autoComplete="new-password"
+                  description={route.passwordStored ? 'A password is stored. Leave empty to keep it, or type a new one.' : 'Empty: no password.'}
+                  placeholder={route.passwordStored ? 'stored password kept' : undefined}
+                  value={route.password}
+                  onChange={(e) => change({ password: e.currentTarget.value })}
+                  {...bind(errors, at('password'))}
+                />
+                {route.passwordStored && (
+                  <Group>
+                    <Button size="compact-xs" variant="subtle" color="red" onClick={() => change({ passwordStored: false, password: '' })}>
+                      Remove stored password
+                    </Button>
+                  </Group>
+                )}
+              </Stack>
+              <Switch
+                id={fieldId(at('forwardAuthHeader'))}
+                mt="lg"
+                label="Forward the client’s Authorization header"
+                checked={route.forwardAuthHeader}
+                onChange={(e) => change({ forwardAuthHeader: e.currentTarget.checked })}
+              />
+            </SimpleGrid>
+          </>
+        )}
         {!route.primary && (
           <SimpleGrid cols={3}>
             <Switch

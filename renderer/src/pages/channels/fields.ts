@@ -27,6 +27,8 @@ const CHANNEL_LABELS: Record<string, [TabId, string]> = {
   timeout: ['basics', 'Timeout'],
   tcpHost: ['basics', 'Listen on address'],
   tcpPort: ['basics', 'Listen on port'],
+  tcpFraming: ['basics', 'Message framing'],
+  requireClientCertificate: ['basics', 'Require a client certificate'],
   pollingSchedule: ['basics', 'Polling schedule'],
   properties: ['basics', 'Property'],
   routes: ['routes', 'Routes'],
@@ -62,7 +64,7 @@ const ROUTE_LABELS: Record<string, string> = {
   path: 'Path',
   pathTransform: 'Path transform',
   primary: 'Primary',
-  secured: 'Secure',
+  secured: 'Secure (HTTPS or TLS)',
   username: 'Username',
   password: 'Password',
   forwardAuthHeader: 'Forward the client’s Authorization header',
@@ -89,6 +91,18 @@ const ALERT_LABELS: Record<string, string> = {
   method: 'Send by',
   maxAlerts: 'At most',
 };
+
+/** Tabs about HTTP requests only: a tcp or tls channel takes everything that arrives on its port. */
+const HTTP_ONLY_TABS: readonly TabId[] = ['matching', 'rewriting'];
+
+/**
+ * The tabs shown for a channel type. A hidden tab still shows when it holds a problem, so every problem the server
+ * names can be reached.
+ */
+export function tabsFor(type: ChannelForm['type'], errors: FieldErrors): { id: TabId; label: string }[] {
+  const socket = type === 'tcp' || type === 'tls';
+  return TABS.filter(({ id }) => !socket || !HTTP_ONLY_TABS.includes(id) || errors.countIn(id) > 0);
+}
 
 /** The tab holding the input of a field path such as `routes.0.host`. */
 export function tabOf(path: string): TabId {

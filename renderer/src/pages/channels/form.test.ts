@@ -39,7 +39,7 @@ function storedChannel(): Channel {
     maxBodyAgeDays: 30,
     routes: [
       { name: 'Lab server', type: 'http', host: 'lab.internal', port: 8080, path: '/results', primary: true, secured: true, username: 'junction', password: ROUTE_PASSWORD_MASK, forwardAuthHeader: false, status: 'enabled', waitPrimaryResponse: false },
-      { name: 'Archive', type: 'mllp', host: 'archive.internal', port: 2575, pathTransform: 's/^/archive/', primary: false, secured: false, forwardAuthHeader: true, status: 'disabled', waitPrimaryResponse: true, statusCodesCheck: '2**', kafkaTopic: 'kept' },
+      { name: 'Archive', type: 'http', host: 'archive.internal', port: 8443, pathTransform: 's/^/archive/', primary: false, secured: false, forwardAuthHeader: true, status: 'disabled', waitPrimaryResponse: true, statusCodesCheck: '2**', kafkaTopic: 'kept' },
     ],
     createdAt: '2024-05-01T10:00:00.000Z',
     updatedAt: '2024-05-01T10:00:00.000Z',
@@ -58,7 +58,17 @@ describe('a stored channel in the editor', () => {
     const channel = storedChannel();
     const body = updateBody(formFromChannel(channel, CLIENTS));
     const { _id, createdAt: _created, updatedAt: _updated, allow, ...settings } = channel;
-    expect(body).toEqual({ ...settings, allow: body.allow, matchContentRegex: null, matchContentXpath: null, tcpHost: null, tcpPort: null, pollingSchedule: null });
+    expect(body).toEqual({
+      ...settings,
+      allow: body.allow,
+      matchContentRegex: null,
+      matchContentXpath: null,
+      tcpHost: null,
+      tcpPort: null,
+      tcpFraming: null,
+      requireClientCertificate: null,
+      pollingSchedule: null,
+    });
     // Clients first, then roles: the same set of names.
     expect(sortedAllow(body)).toEqual([...allow].sort());
   });
@@ -159,6 +169,45 @@ describe('the PUT body', () => {
     expect(http).toMatchObject({ urlPattern: '^/lab/.*$', tcpHost: null, tcpPort: null });
   });
 
+  it('reads and sends the framing and the client certificate setting of a TLS channel', () => {
+    const tls: Channel = { ...storedChannel(), type: 'tls', urlPattern: '', tcpHost: '0.0.0.0', tcpPort: 2575, tcpFraming: 'mllp', requireClientCertificate: true };
+    const form = formFromChannel(tls, CLIENTS);
+    expect(form).toMatchObject({ type: 'tls', tcpHost: '0.0.0.0', tcpPort: 2575, tcpFraming: 'mllp', requireClientCertificate: true });
+    expect(updateBody(form)).toMatchObject({ type: 'tls', tcpHost: '0.0.0.0', tcpPort: 2575, tcpFraming: 'mllp', requireClientCertificate: true });
+    // A channel stored without them (OpenHIM's, or one made before they existed) reads as the service's defaults.
+    const { tcpFraming: _f, requireClientCertificate: _r, ...bare } = tls;
+    expect(formFromChannel(bare, CLIENTS)).toMatchObject({ tcpFraming: 'auto', requireClientCertificate: false });
+  });
+
+  it('sends the client certificate setting only for TLS channels and the framing only for TCP and TLS', () => {
+    // The service refuses requireClientCertificate on other types and a framing other than auto on non-socket channels.
+    expect(updateBody(edited({ type: 'tcp', tcpPort: 2575, tcpFraming: 'stream', requireClientCertificate: true }))).toMatchObject({ tcpFraming: 'stream', requireClientCertificate: null });
+    expect(updateBody(edited({ type: 'http', tcpFraming: 'mllp', requireClientCertificate: true }))).toMatchObject({ tcpFraming: null, requireClientCertificate: null });
+    const created = createBody({ ...emptyForm(), name: 'Web', urlPattern: '^/x$', tcpFraming: 'mllp', requireClientCertificate: true });
+    expect(created).not.toHaveProperty('tcpFraming');
+    expect(created).not.toHaveProperty('requireClientCertificate');
+  });
+
+  it('clears the request matching of a TCP or TLS channel, which takes everything arriving on its port, and keeps it in the form', () => {
+    const form = edited({ type: 'tcp', tcpPort: 2575 });
+    expect(updateBody(form)).toMatchObject({ methods: [], matchContentTypes: [], matchContentRegex: null, matchContentXpath: null, matchContentJson: null, matchContentValue: null });
+    // Switching back to HTTP before saving finds the matching as it was.
+    expect(updateBody({ ...form, type: 'http' })).toMatchObject({ methods: ['POST', 'PUT'], matchContentTypes: ['application/json'], matchContentJson: 'patient.id', matchContentValue: '123' });
+  });
+
+  it('leaves the HTTP-only settings out of MLLP and TCP routes, and keeps their TLS choice', () => {
+    const http = { ...newRoute(true), name: 'lab', host: 'lab', port: 2575 as const, path: '/in', pathTransform: '', username: 'u', password: 'p', forwardAuthHeader: true, secured: true };
+    for (const type of ['mllp', 'tcp'] as const) {
+      const body = updateBody(edited({ routes: [{ ...http, type }] }));
+      expect(body.routes).toEqual([{ name: 'lab', type, host: 'lab', port: 2575, primary: true, secured: true, forwardAuthHeader: false, status: 'enabled', waitPrimaryResponse: false }]);
+    }
+    // The same route as HTTP sends them.
+    expect(updateBody(edited({ routes: [http] })).routes?.[0]).toMatchObject({ path: '/in', username: 'u', password: 'p', forwardAuthHeader: true });
+    // A stored password of a route now sent over MLLP is not sent back: the route has no use for it.
+    const stored = { ...http, type: 'mllp' as const, password: '', passwordStored: true };
+    expect(updateBody(edited({ routes: [stored] })).routes?.[0]).not.toHaveProperty('password');
+  });
+
   it('sends the polling schedule only for polling channels', () => {
     expect(updateBody(edited({ type: 'polling', pollingSchedule: '5 minutes' })).pollingSchedule).toBe('5 minutes');
     expect(updateBody(edited({ type: 'http', pollingSchedule: '5 minutes' })).pollingSchedule).toBeNull();
@@ -222,6 +271,13 @@ describe('problems found before saving', () => {
     const disabledPrimary = [{ ...newRoute(true), enabled: false }, newRoute(false)];
     for (const routes of [noPrimary, two, disabledPrimary]) expect(clientProblems({ ...valid(), routes })).toEqual({ routes: 'must have exactly one enabled route marked as primary' });
     expect(clientProblems({ ...valid(), routes: [newRoute(true), { ...newRoute(true), enabled: false }] })).toEqual({});
+  });
+
+  it('requires a port for TCP and TLS channels, worded as the service words it', () => {
+    expect(clientProblems({ ...valid(), type: 'tcp' })).toEqual({ tcpPort: 'is required for tcp channels' });
+    expect(clientProblems({ ...valid(), type: 'tls' })).toEqual({ tcpPort: 'is required for tls channels' });
+    expect(clientProblems({ ...valid(), type: 'tls', tcpPort: 2575 })).toEqual({});
+    expect(clientProblems({ ...valid(), type: 'http' })).toEqual({});
   });
 
   it('requires the number when a limit box is ticked', () => {

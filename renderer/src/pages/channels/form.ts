@@ -15,6 +15,7 @@ import type {
   ChannelUpdate,
   RewriteRule,
   RouteType,
+  TcpFraming,
 } from '../../../../service/contracts/channels';
 import { ROUTE_PASSWORD_MASK } from '../../api/channels';
 
@@ -91,6 +92,10 @@ export interface ChannelForm {
   timeout: NumberField;
   tcpHost: string;
   tcpPort: NumberField;
+  /** tcp and tls channels: how messages are found in a connection. */
+  tcpFraming: TcpFraming;
+  /** tls channels: refuse connections without a trusted client certificate. */
+  requireClientCertificate: boolean;
   pollingSchedule: string;
   authType: 'private' | 'public';
   allowClients: string[];
@@ -182,6 +187,8 @@ export function emptyForm(): ChannelForm {
     timeout: '',
     tcpHost: '',
     tcpPort: '',
+    tcpFraming: 'auto',
+    requireClientCertificate: false,
     pollingSchedule: '',
     authType: 'private',
     allowClients: [],
@@ -233,6 +240,8 @@ export function formFromChannel(channel: Channel, clientIds: ReadonlySet<string>
     timeout: channel.timeout ?? '',
     tcpHost: channel.tcpHost ?? '',
     tcpPort: channel.tcpPort ?? '',
+    tcpFraming: channel.tcpFraming ?? 'auto',
+    requireClientCertificate: channel.requireClientCertificate === true,
     pollingSchedule: channel.pollingSchedule ?? '',
     authType: channel.authType,
     allowClients: channel.allow.filter((a) => clientIds.has(a)),
@@ -313,7 +322,13 @@ function optional<T extends object, K extends string, V>(target: T, key: K, valu
   return value === null ? target : { ...target, [key]: value };
 }
 
+/** Route types sent over a socket (tcp, mllp): paths, basic authentication and forwarded headers mean nothing to them. */
+export function isSocketRoute(type: RouteType): boolean {
+  return type !== 'http';
+}
+
 function routeBody(route: RouteForm): ChannelRouteInput {
+  const http = !isSocketRoute(route.type);
   // A missing port is left out so the server names it as required next to the field.
   let body = {
     name: route.name.trim(),
@@ -321,7 +336,8 @@ function routeBody(route: RouteForm): ChannelRouteInput {
     host: route.host.trim(),
     primary: route.primary,
     secured: route.secured,
-    forwardAuthHeader: route.forwardAuthHeader,
+    // The editor hides the http-only settings of a socket route, so what is hidden is not kept either.
+    forwardAuthHeader: http && route.forwardAuthHeader,
     status: route.enabled ? 'enabled' : 'disabled',
     // The primary never waits for itself.
     waitPrimaryResponse: !route.primary && route.waitPrimaryResponse,
@@ -330,6 +346,7 @@ function routeBody(route: RouteForm): ChannelRouteInput {
   body = optional(body, 'kafkaClientId', text(route.kafkaClientId));
   body = optional(body, 'kafkaTopic', text(route.kafkaTopic));
   body = optional(body, 'port', num(route.port));
+  if (!http) return body;
   body = optional(body, 'path', text(route.path));
   body = optional(body, 'pathTransform', text(route.pathTransform));
   body = optional(body, 'username', text(route.username));
@@ -357,24 +374,32 @@ function unique(values: string[]): string[] {
   return [...new Set(values)];
 }
 
+/** Channel types that listen on their own port (tcp, tls) rather than being matched by URL. */
+export function isSocketChannel(type: ChannelType): boolean {
+  return type === 'tcp' || type === 'tls';
+}
+
 /**
  * The whole channel as a PUT body: every setting the editor shows, null for the optional ones left empty (so they
- * are removed), and settings of other channel types or matching modes removed too.
+ * are removed), and settings of other channel types or matching modes removed too. A tcp or tls channel takes
+ * everything arriving on its port, so the request matching the editor hides for it is cleared.
  */
 export function updateBody(form: ChannelForm): ChannelUpdate {
-  const socket = form.type === 'tcp' || form.type === 'tls';
-  const mode = form.matchMode;
+  const socket = isSocketChannel(form.type);
+  const mode = socket ? 'none' : form.matchMode;
   const body: ChannelUpdate = {
     name: form.name.trim(),
     description: text(form.description),
     type: form.type,
     urlPattern: socket ? '' : form.urlPattern.trim(),
-    methods: form.methods,
+    methods: socket ? [] : form.methods,
     priority: num(form.priority),
     status: form.enabled ? 'enabled' : 'disabled',
     timeout: num(form.timeout),
     tcpHost: socket ? text(form.tcpHost) : null,
     tcpPort: socket ? num(form.tcpPort) : null,
+    tcpFraming: socket ? form.tcpFraming : null,
+    requireClientCertificate: form.type === 'tls' ? form.requireClientCertificate : null,
     pollingSchedule: form.type === 'polling' ? text(form.pollingSchedule) : null,
     authType: form.authType,
     allow: unique([...form.allowClients, ...form.allowRoles]),
@@ -382,7 +407,7 @@ export function updateBody(form: ChannelForm): ChannelUpdate {
     txViewAcl: form.txViewAcl,
     txViewFullAcl: form.txViewFullAcl,
     txRerunAcl: form.txRerunAcl,
-    matchContentTypes: form.matchContentTypes,
+    matchContentTypes: socket ? [] : form.matchContentTypes,
     matchContentRegex: mode === 'regex' ? text(form.matchContentRegex) : null,
     matchContentXpath: mode === 'xml' ? text(form.matchContentXpath) : null,
     matchContentJson: mode === 'json' ? text(form.matchContentJson) : null,
@@ -414,6 +439,7 @@ export function createBody(form: ChannelForm): ChannelCreate {
 export function clientProblems(form: ChannelForm): Record<string, string> {
   const problems: Record<string, string> = {};
   if (form.name.trim() === '') problems.name = 'is required';
+  if (isSocketChannel(form.type) && form.tcpPort === '') problems.tcpPort = `is required for ${form.type} channels`;
   if (form.routes.length === 0) problems.routes = 'must include at least one route';
   else {
     const primaries = form.routes.filter((r) => r.enabled && r.primary).length;

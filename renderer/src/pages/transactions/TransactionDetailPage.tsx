@@ -13,6 +13,7 @@ import { useTransactions } from '../../stores/transactions';
 import { NameValueTable, PartView } from './ExchangeView';
 import { RerunResult } from './RerunResult';
 import { StatusBadge, formatTime } from './status';
+import { hl7MessageType, socketTransport } from './transport';
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -181,6 +182,10 @@ export function TransactionDetailPage() {
   const orchestrations = tx.orchestrations ?? [];
   const properties = Object.entries(tx.properties ?? {});
   const notRerunnable = !tx.canRerun || tx.status === 'Processing';
+  // A tcp or tls channel's transaction has no real method or path (POST / is a placeholder): its transport instead.
+  const transport = socketTransport(channel);
+  const messageType = transport === null ? undefined : hl7MessageType(tx.request.body);
+  const listenerAddress = tx.request.host === undefined ? '' : `${tx.request.host}${tx.request.port === undefined ? '' : `:${tx.request.port}`}`;
 
   return (
     <>
@@ -213,10 +218,17 @@ export function TransactionDetailPage() {
         <Paper withBorder p="md">
           <Group gap="sm" mb="sm" wrap="nowrap">
             <StatusBadge status={tx.status} />
-            <Text fw={600} ff="monospace" style={{ overflowWrap: 'anywhere' }}>
-              {tx.request.method} {tx.request.path}
-              {query}
-            </Text>
+            {transport === null ? (
+              <Text fw={600} ff="monospace" style={{ overflowWrap: 'anywhere' }}>
+                {tx.request.method} {tx.request.path}
+                {query}
+              </Text>
+            ) : (
+              <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
+                {transport}
+                {messageType === undefined ? '' : ` · ${messageType}`}
+              </Text>
+            )}
           </Group>
           <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md" verticalSpacing="sm">
             <Field label="Received">{formatTime(tx.request.timestamp)}</Field>
@@ -265,12 +277,18 @@ export function TransactionDetailPage() {
             <Tabs.Tab value="properties">Properties ({properties.length})</Tabs.Tab>
           </Tabs.List>
           <Tabs.Panel value="request" pt="sm">
-            <Text size="sm">
-              {tx.request.method} {tx.request.path}
-              {query}
-              {tx.request.host === undefined ? '' : ` on ${tx.request.host}${tx.request.port === undefined ? '' : `:${tx.request.port}`}`} at{' '}
-              {formatTime(tx.request.timestamp)}
-            </Text>
+            {transport === null ? (
+              <Text size="sm">
+                {tx.request.method} {tx.request.path}
+                {query}
+                {listenerAddress === '' ? '' : ` on ${listenerAddress}`} at {formatTime(tx.request.timestamp)}
+              </Text>
+            ) : (
+              <Text size="sm">
+                Received by {transport}
+                {listenerAddress === '' ? '' : ` on ${listenerAddress}`} from {tx.clientIP} at {formatTime(tx.request.timestamp)}
+              </Text>
+            )}
             <PartView part={tx.request} label="Request" />
           </Tabs.Panel>
           <Tabs.Panel value="response" pt="sm">
