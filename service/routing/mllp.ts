@@ -102,8 +102,12 @@ class UpstreamPool {
       waiter.refuse(new RouteError('connection', `${this.label}: the MLLP router is closed`));
       return noop;
     }
-    const idle = this.#idle.pop();
-    if (idle !== undefined) {
+    for (let idle = this.#idle.pop(); idle !== undefined; idle = this.#idle.pop()) {
+      // One that is closing but has not yet said so (its 'close' comes on a later tick) would swallow the message.
+      if (idle.socket.destroyed || !idle.socket.writable) {
+        this.#drop(idle);
+        continue;
+      }
       idle.unpark();
       waiter.grant(idle);
       return noop;
