@@ -5,7 +5,7 @@
  * otherwise be read as the answer to the next message.
  */
 import type { Socket } from 'node:net';
-import { frameMllp, MllpDecoder } from '../domain/mllp-framing.js';
+import { CARRIAGE_RETURN, frameMllp, MllpDecoder } from '../domain/mllp-framing.js';
 import { RouteError } from './http.js';
 import type { RouteTarget } from './http.js';
 import { abortFailure, caListOf, openSocket, readyEvent, socketFailure, timeoutFailure, upstreamLabel } from './socket-connect.js';
@@ -25,6 +25,12 @@ export interface MllpRouterOptions {
 }
 
 const noop = (): void => undefined;
+
+const LINE_FEED = 0x0a;
+
+function isLineBreaks(chunk: Buffer): boolean {
+  return chunk.every((byte) => byte === CARRIAGE_RETURN || byte === LINE_FEED);
+}
 
 /** One socket of a pool, with what the pool needs to know about it. */
 class Connection {
@@ -48,13 +54,17 @@ class Connection {
     const socket = this.socket;
     const timer = setTimeout(gone, idleTimeoutMs);
     timer.unref();
-    socket.on('data', gone);
+    // Some peers follow a frame with a line break, late; that is not a message, anything else unasked is.
+    const onData = (chunk: Buffer): void => {
+      if (!isLineBreaks(chunk)) gone();
+    };
+    socket.on('data', onData);
     socket.on('end', gone);
     socket.on('error', gone);
     socket.on('close', gone);
     this.#leaveIdle = () => {
       clearTimeout(timer);
-      socket.off('data', gone);
+      socket.off('data', onData);
       socket.off('end', gone);
       socket.off('error', gone);
       socket.off('close', gone);
@@ -266,6 +276,8 @@ export class MllpRouter {
 
   constructor(options: MllpRouterOptions) {
     if (!Number.isSafeInteger(options.connectionsPerUpstream) || options.connectionsPerUpstream < 1) throw new RangeError('connectionsPerUpstream must be a positive integer');
+    if (!Number.isSafeInteger(options.maxReplyBytes) || options.maxReplyBytes < 1) throw new RangeError('maxReplyBytes must be a positive integer');
+    if (!(options.idleTimeoutMs > 0)) throw new RangeError('idleTimeoutMs must be positive');
     this.#options = options;
     this.#ca = caListOf(options.trustedCAs);
   }

@@ -85,6 +85,15 @@ describe('outbound MLLP routing', () => {
     return { peer, router, call };
   }
 
+  /** The sockets the router opens from now on (Node announces each client socket on this diagnostics channel). */
+  function routerSockets(): Socket[] {
+    const seen: Socket[] = [];
+    const onSocket = (m: unknown): void => void seen.push((m as { socket: Socket }).socket);
+    subscribe('net.client.socket', onSocket);
+    cleanup.push(async () => unsubscribe('net.client.socket', onSocket));
+    return seen;
+  }
+
   async function failureOf(sending: Promise<unknown>): Promise<RouteError> {
     const err = await sending.then(
       () => undefined,
@@ -141,15 +150,12 @@ describe('outbound MLLP routing', () => {
   });
 
   it('reuses one connection for sequential sends without adding listeners to it', async () => {
-    const clientSockets: Socket[] = [];
-    const onSocket = (m: unknown): void => void clientSockets.push((m as { socket: Socket }).socket);
-    subscribe('net.client.socket', onSocket);
-    cleanup.push(async () => unsubscribe('net.client.socket', onSocket));
+    const clientSockets = routerSockets();
     const { peer, call } = await setUp(answer);
     for (const id of ['S1', 'S2', 'S3']) expect((await call(hl7(id))).toString()).toContain(`MSA|AA|${id}`);
     expect(peer.connections).toBe(1);
 
-    const socket = clientSockets.find((s) => s.remotePort === peer.port);
+    const socket = clientSockets[0];
     expect(socket).toBeDefined();
     const events = ['data', 'end', 'error', 'close', 'connect', 'timeout'];
     const counts = (): number[] => events.map((e) => socket!.listenerCount(e));
@@ -193,16 +199,37 @@ describe('outbound MLLP routing', () => {
   });
 
   it('drops an idle pooled connection the upstream closes, and the next send succeeds', async () => {
-    const clientSockets: Socket[] = [];
-    const onSocket = (m: unknown): void => void clientSockets.push((m as { socket: Socket }).socket);
-    subscribe('net.client.socket', onSocket);
-    cleanup.push(async () => unsubscribe('net.client.socket', onSocket));
+    const clientSockets = routerSockets();
     const { peer, call } = await setUp((message, socket) => socket.end(frameMllp(ackFor(message))));
     await call(hl7('ONE'));
-    const first = clientSockets.find((s) => s.remotePort === peer.port);
+    const first = clientSockets[0];
     await until('the router to drop the closed connection', () => (first?.destroyed === true ? true : undefined), 2000);
     expect((await call(hl7('TWO'))).toString()).toContain('MSA|AA|TWO');
     expect(peer.connections).toBe(2);
+  });
+
+  it('drops an idle connection on which the upstream sends unasked, so a stray frame is never read as a reply', async () => {
+    const clientSockets = routerSockets();
+    const { peer, call } = await setUp(answer);
+    await call(hl7('FIRST'));
+    // Written once the reply has been taken, so it reaches a connection that sits idle in the pool.
+    for (const upstream of peer.sockets) upstream.write(frameMllp(Buffer.from('MSH|^~\\&|STRAY\rMSA|AA|STRAY\r')));
+    const first = clientSockets[0];
+    await until('the router to drop the connection that talked unasked', () => (first?.destroyed === true ? true : undefined), 2000);
+    expect((await call(hl7('SECOND'))).toString()).toContain('MSA|AA|SECOND');
+    expect(peer.connections).toBe(2);
+  });
+
+  it('keeps an idle connection whose upstream follows its reply with a late line break', async () => {
+    const clientSockets = routerSockets();
+    const { peer, call } = await setUp(answer);
+    await call(hl7('LF-1'));
+    const socket = clientSockets[0];
+    const before = socket?.bytesRead ?? 0;
+    for (const upstream of peer.sockets) upstream.write('\n');
+    await until('the line break to be read while the connection is idle', () => (socket !== undefined && socket.bytesRead > before ? true : undefined), 2000);
+    expect((await call(hl7('LF-2'))).toString()).toContain('MSA|AA|LF-2');
+    expect(peer.connections).toBe(1);
   });
 
   it('sends again once on a fresh connection when a reused one is reset before any reply byte', async () => {
