@@ -1,7 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
-import { createServer as createTlsServer } from 'node:tls';
+import { createServer as createTlsServer, TLSSocket } from 'node:tls';
 import { Server as Hl7Server } from 'node-hl7-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ackCodeOf } from '../../service/domain/hl7.js';
@@ -34,6 +34,8 @@ interface Peer {
   maxOpen: number;
   sockets: Set<Socket>;
   messages: Buffer[];
+  /** The SNI name each TLS connection asked for (false when none). */
+  servernames: (string | false)[];
   close(): Promise<void>;
 }
 
@@ -41,9 +43,10 @@ type OnMessage = (message: Buffer, socket: Socket, peer: Peer) => void;
 
 /** An MLLP upstream written here for fault cases: decodes each connection's frames and hands them to `onMessage`. */
 async function mllpPeer(onMessage: OnMessage, tls?: { cert: string; key: string }): Promise<Peer> {
-  const peer: Peer = { port: 0, connections: 0, maxOpen: 0, sockets: new Set(), messages: [], close: async () => undefined };
+  const peer: Peer = { port: 0, connections: 0, maxOpen: 0, sockets: new Set(), messages: [], servernames: [], close: async () => undefined };
   const onSocket = (socket: Socket): void => {
     peer.connections++;
+    if (socket instanceof TLSSocket) peer.servernames.push(socket.servername);
     peer.sockets.add(socket);
     peer.maxOpen = Math.max(peer.maxOpen, peer.sockets.size);
     socket.on('close', () => peer.sockets.delete(socket));
@@ -340,7 +343,10 @@ describe('outbound MLLP routing', () => {
     const err = await failureOf(untrusting.send({ target, message: hl7('TLS-2'), timeoutMs: 5000 }));
     expect(err.kind).toBe('connection');
     expect(err.message).toContain(`MLLP upstream localhost:${peer.port} (TLS) presented a TLS certificate that is not trusted`);
-    expect(peer.messages.map(controlIdOf)).toEqual(['TLS-1']);
+    // By address: no SNI (an IP address is not a server name); the certificate names 127.0.0.1 too.
+    expect((await trusting.send({ target: { ...target, host: '127.0.0.1' }, message: hl7('TLS-3'), timeoutMs: 5000 })).toString()).toContain('MSA|AA|TLS-3');
+    expect(peer.messages.map(controlIdOf)).toEqual(['TLS-1', 'TLS-3']);
+    expect(peer.servernames).toEqual(['localhost', false]);
   });
 
   it('rejects sends after close, and close ends the exchanges still waiting', async () => {
