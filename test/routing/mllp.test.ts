@@ -35,7 +35,7 @@ interface Peer {
   sockets: Set<Socket>;
   messages: Buffer[];
   /** The SNI name each TLS connection asked for (false when none). */
-  servernames: (string | false)[];
+  servernames: (string | false | null)[];
   close(): Promise<void>;
 }
 
