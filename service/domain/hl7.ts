@@ -126,6 +126,25 @@ export function decodeMessage(message: Buffer): string {
   return new TextDecoder(encoding).decode(message);
 }
 
+/** The control id an ACK acknowledges (MSA-2), or null when the message has no MSA segment. */
+export function acknowledgedIdOf(message: Buffer): string | null {
+  const header = readHeader(message);
+  const msa = segment(message, 'MSA');
+  if (header === null || msa === undefined) return null;
+  return msa.split(header.fieldSeparator)[2] ?? '';
+}
+
+/**
+ * Why `reply` cannot be the answer to the message whose header is `inbound`: an ACK whose MSA-2 names another
+ * message (a connection out of step, or an upstream answering an earlier message again), or undefined.
+ */
+export function wrongAcknowledgement(inbound: Pick<Hl7Header, 'controlId'> | null, reply: Buffer): string | undefined {
+  if (inbound === null || inbound.controlId === '') return undefined;
+  const acknowledged = acknowledgedIdOf(reply);
+  if (acknowledged === null || acknowledged === inbound.controlId) return undefined;
+  return `answered with an ACK of message ${JSON.stringify(acknowledged)}, not of this message (${JSON.stringify(inbound.controlId)})`;
+}
+
 /** The acknowledgment code of an ACK (MSA-1), or null when the message has no MSA segment with a known code. */
 export function ackCodeOf(message: Buffer): AckCode | null {
   const header = readHeader(message);

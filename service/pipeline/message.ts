@@ -19,7 +19,7 @@ import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import { authorise } from '../domain/channel-match.js';
-import { ackBytes, ackCodeOf, negativeAck, positiveAck, readHeader, statusOfAck, UNKNOWN_SENDER } from '../domain/hl7.js';
+import { ackBytes, ackCodeOf, negativeAck, positiveAck, readHeader, statusOfAck, UNKNOWN_SENDER, wrongAcknowledgement } from '../domain/hl7.js';
 import type { Hl7Header } from '../domain/hl7.js';
 import { isStructuredResponse, parseMediatorResponse } from '../domain/mediator-response.js';
 import { outgoingHeaders, routePath } from '../domain/route-request.js';
@@ -45,7 +45,7 @@ import { STALL_GRACE_MS } from './watchdog.js';
 
 /** What an `mllp` or `tcp` route sender does (routing/mllp.ts, routing/tcp.ts): one message out, one reply back. */
 export interface SocketSender {
-  send(call: { target: RouteTarget; message: Buffer; timeoutMs: number; signal?: AbortSignal }): Promise<Buffer>;
+  send(call: { target: RouteTarget; message: Buffer; timeoutMs: number; signal?: AbortSignal; check?: (reply: Buffer) => string | undefined }): Promise<Buffer>;
 }
 
 export interface MessageLimits {
@@ -247,7 +247,7 @@ export class MessagePipeline implements MessageHandler {
       const routes = channel.routes.filter((r) => r.status === 'enabled');
       const primaryRoute = routes.find((r) => r.primary) ?? routes[0];
       if (primaryRoute === undefined) throw new Error('a channel without enabled routes reached routing');
-      const send = (route: RouteRecord) => this.#send(job, route, contentType, timeoutMs, abort.signal);
+      const send = (route: RouteRecord) => this.#send(job, route, header, contentType, timeoutMs, abort.signal);
       const primary = send(primaryRoute);
       const others = routes
         .filter((r) => r !== primaryRoute)
@@ -322,13 +322,17 @@ export class MessagePipeline implements MessageHandler {
   }
 
   /** Sends the message to one route and reads its reply whole. Never rejects: a failure is the run's `error`. */
-  async #send(job: MessageJob, route: RouteRecord, contentType: string, timeoutMs: number, signal: AbortSignal): Promise<MessageRun> {
+  async #send(job: MessageJob, route: RouteRecord, header: Hl7Header | null, contentType: string, timeoutMs: number, signal: AbortSignal): Promise<MessageRun> {
     const { request, headers, path } = this.#routeRequest(job, route, contentType);
     const target: RouteTarget = { host: route.host, port: route.port, secured: route.secured };
     try {
       if (route.type === 'http') return await this.#sendHttp(job, route, { request, headers, path, target }, timeoutMs, signal);
       const sender = route.type === 'mllp' ? this.#deps.mllp : this.#deps.tcp;
-      const reply = await sender.send({ target, message: job.message, timeoutMs, signal });
+      // An ACK of another message is never taken as this one's: the sender would believe it was accepted.
+      const check = (reply: Buffer): string | undefined => wrongAcknowledgement(header, reply);
+      const reply = await sender.send({ target, message: job.message, timeoutMs, signal, check });
+      const wrong = check(reply);
+      if (wrong !== undefined) throw new RouteError('connection', `route ${route.name} ${wrong}`);
       const type = isHl7(reply) ? HL7_TYPE : 'application/octet-stream';
       return { route, request, reply, answer: { status: socketReplyStatus(reply), headers: { 'content-type': type }, body: NO_BODY }, answeredAt: new Date() };
     } catch (err) {

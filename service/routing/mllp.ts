@@ -327,8 +327,10 @@ export class MllpRouter {
           active = undefined;
           if ('reply' in outcome) {
             settle();
-            pool.release(connection, outcome.clean);
-            resolve(outcome.reply);
+            const wrong = call.check?.(outcome.reply);
+            pool.release(connection, outcome.clean && wrong === undefined);
+            if (wrong === undefined) resolve(outcome.reply);
+            else reject(new RouteError('connection', `${label} ${wrong}`));
             return;
           }
           if (outcome.retryable && !retried && !pool.closed) {

@@ -19,6 +19,11 @@ export interface SocketRouteCall {
   timeoutMs: number;
   /** Aborts the exchange (the transaction's stall watchdog). */
   signal?: AbortSignal;
+  /**
+   * Says why a reply cannot be this message's answer (an ACK of another message: the connection is out of step), or
+   * undefined when it may be. A refused reply fails the exchange and its connection is not reused.
+   */
+  check?: (reply: Buffer) => string | undefined;
 }
 
 /** The CA list for secured routes: undefined keeps Node's default (which honours NODE_EXTRA_CA_CERTS) when nothing is added. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ackCodeOf, decodeMessage, escapeField, negativeAck, readHeader, statusOfAck, textEncodingOf } from '../../service/domain/hl7.js';
+import { ackCodeOf, acknowledgedIdOf, decodeMessage, escapeField, negativeAck, positiveAck, readHeader, statusOfAck, textEncodingOf, wrongAcknowledgement } from '../../service/domain/hl7.js';
 
 const ORU = 'MSH|^~\\&|LAB|NORTH|EMR|CLINIC|20261124101500||ORU^R01^ORU_R01|MSG00042|P|2.5.1\rPID|1||12345\rOBX|1|NM|GLU||5.4|mmol/L\r';
 
@@ -80,5 +80,31 @@ describe('ACKs', () => {
 
   it('escapes every separator and the escape character itself', () => {
     expect(escapeField('a|b^c~d&e\\f', { fieldSeparator: '|', encodingCharacters: '^~\\&' })).toBe('a\\F\\b\\S\\c\\R\\d\\T\\e\\E\\f');
+  });
+});
+
+describe('which message an ACK answers', () => {
+  const header = readHeader(Buffer.from(ORU));
+  const ack = (id: string) => Buffer.from(`MSH|^~\\&|EMR|CLINIC|LAB|NORTH|20261124101501||ACK^R01^ACK|A1|P|2.5.1\rMSA|AA|${id}\r`);
+
+  it('reads MSA-2 and accepts the ACK of this message', () => {
+    expect(acknowledgedIdOf(ack('MSG00042'))).toBe('MSG00042');
+    expect(wrongAcknowledgement(header, ack('MSG00042'))).toBeUndefined();
+  });
+
+  it('names an ACK of another message', () => {
+    expect(wrongAcknowledgement(header, ack('MSG00041'))).toBe('answered with an ACK of message "MSG00041", not of this message ("MSG00042")');
+  });
+
+  it('has nothing to say about replies that are not ACKs, or inbound messages without a control id', () => {
+    expect(wrongAcknowledgement(header, Buffer.from('OK'))).toBeUndefined();
+    expect(wrongAcknowledgement(null, ack('X'))).toBeUndefined();
+    expect(wrongAcknowledgement({ controlId: '' }, ack('X'))).toBeUndefined();
+  });
+
+  it('builds a positive ACK from the inbound header', () => {
+    const text = positiveAck(header ?? (undefined as never), { controlId: 'JN1', at: new Date('2026-11-24T10:15:00Z') });
+    expect(text).toBe('MSH|^~\\&|EMR|CLINIC|LAB|NORTH|20261124101500+0000||ACK^R01^ACK|JN1|P|2.5.1\rMSA|AA|MSG00042\r');
+    expect(ackCodeOf(Buffer.from(text))).toBe('AA');
   });
 });

@@ -291,6 +291,21 @@ describe('outbound MLLP routing', () => {
     expect(peer.connections).toBe(2);
   });
 
+  it('refuses a reply that the call check rejects, and does not reuse its connection', async () => {
+    // An upstream out of step: it answers every message with an ACK of the first one it saw.
+    let first: Buffer | undefined;
+    const { peer, call } = await setUp((message, socket) => {
+      first ??= message;
+      socket.write(frameMllp(ackFor(first)));
+    });
+    const check = (reply: Buffer) => (reply.toString().includes('MSA|AA|STALE-1') ? undefined : 'acknowledged another message');
+    expect((await call(hl7('STALE-1'), { check })).toString()).toContain('MSA|AA|STALE-1');
+    const err = await failureOf(call(hl7('STALE-2'), { check: (reply) => (reply.toString().includes('MSA|AA|STALE-2') ? undefined : 'acknowledged another message') }));
+    expect(err.kind).toBe('connection');
+    expect(err.message).toBe(`MLLP upstream 127.0.0.1:${peer.port} acknowledged another message`);
+    await until('the out-of-step connection to close', () => (peer.sockets.size === 0 ? true : undefined), 2000);
+  });
+
   it('rejects promptly when the signal aborts, and closes the connection', async () => {
     const { peer, call } = await setUp(() => undefined);
     const controller = new AbortController();
