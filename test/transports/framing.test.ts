@@ -10,7 +10,7 @@ import { until } from '../helpers/wait.js';
 import { RecordingHandler, adt, byteByByte, channel, freePort, hl7Send, msaOf, rawPeer } from './fixtures.js';
 
 const pair = generateSelfSigned('localhost');
-export const certificate: ServerCertificate = { ...pair, source: 'generated', fingerprint256: '', validTo: new Date() };
+const certificate: ServerCertificate = { ...pair, source: 'generated', fingerprint256: '', validTo: new Date() };
 
 describe('tcp channel listener: framing', () => {
   let listeners: ChannelListeners | undefined;

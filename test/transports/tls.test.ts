@@ -1,6 +1,7 @@
 /** A tls channel's listener: client certificates presented, absent, required, and passed to the message path. */
 import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
+import type { ConnectionOptions } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { frameMllp } from '../../service/domain/mllp-framing.js';
 import type { ChannelRecord } from '../../service/storage/records.js';
@@ -91,7 +92,9 @@ describe('tls channel listener', () => {
     const { port, handler } = await listen({ tcpFraming: 'stream' });
     const reply = await new Promise<string>((resolve, reject) => {
       const parts: Buffer[] = [];
-      const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true, ...tlsTo() } as Parameters<typeof connect>[0], () => {
+      const options: ConnectionOptions = { port, host: '127.0.0.1', ...tlsTo() };
+      // The server must see a half-close, not a full one.
+      const socket = connect({ ...options, allowHalfOpen: true } as ConnectionOptions, () => {
         socket.end(adt('TLS-STREAM'));
       });
       socket.on('data', (chunk: Buffer) => parts.push(chunk));
