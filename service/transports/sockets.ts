@@ -121,7 +121,7 @@ export class ChannelListeners {
       deadline.unref();
     });
     // The transactions of messages in flight complete even when their sender has gone; wait for them within the grace.
-    const outcome = await Promise.race([Promise.all(connections.map(async (c) => Promise.all([c.closed, c.handled()]))), late]);
+    const outcome = await Promise.race([Promise.all(connections.map((c) => c.closed.then(() => c.handled()))), late]);
     clearTimeout(deadline);
     if (outcome === 'late') this.#options.logger.warn({ graceMs: STOP_GRACE_MS }, 'messages still in flight when the channel listeners stopped');
     for (const connection of connections) connection.destroy();
@@ -142,7 +142,9 @@ export class ChannelListeners {
   async #sync(): Promise<void> {
     const channels = await this.#options.source();
     const wanted = new Map<string, ChannelRecord>();
-    for (const channel of channels) if (channel.type === 'tcp' || channel.type === 'tls') wanted.set(String(channel._id), channel);
+    for (const channel of channels) {
+      if ((channel.type === 'tcp' || channel.type === 'tls') && (channel.status ?? 'enabled') === 'enabled') wanted.set(String(channel._id), channel);
+    }
     const binds: Listener[] = [];
     // Everything that goes is closed before anything binds, so two channels may swap ports in one change.
     for (const [id, listener] of this.#listeners) {
@@ -277,7 +279,8 @@ export class ChannelListeners {
     const certificate = secure ? peerCertificateOf(socket as TLSSocket) : undefined;
     if (secure && certificate === undefined && listener.channel.requireClientCertificate === true) {
       logger.info('closing a TLS connection without a client certificate: the channel requires one');
-      socket.end();
+      // Nothing will be read from it, so nothing can wait: gone once the close is sent.
+      socket.end(() => socket.destroy());
       socket.setTimeout(limits.idleTimeoutMs, () => socket.destroy());
       return;
     }
