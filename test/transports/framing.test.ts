@@ -69,6 +69,18 @@ describe('tcp channel listener: framing', () => {
     expect(handler.maxConcurrent).toBe(1);
   });
 
+  it('stops reading while many messages wait, and still answers every one in order', async () => {
+    const { port, handler } = await listen();
+    handler.delay = () => 2;
+    const ids = Array.from({ length: 60 }, (_v, i) => `MANY-${i}`);
+    const result = await rawPeer(port, (socket) => {
+      // Big enough that they arrive in several chunks, the later ones only read after the queue went down.
+      socket.write(Buffer.concat(ids.map((id) => frameMllp(Buffer.from(adt(id, 'w'.repeat(4_000)))))));
+    }, ids.length);
+    expect(result.replies.map((r) => msaOf(r).controlId)).toEqual(ids);
+    expect(handler.maxConcurrent).toBe(1);
+  });
+
   it('carries a 5 MB message whole', async () => {
     const { port, handler } = await listen();
     const filler = 'x'.repeat(5 * 1024 * 1024);
