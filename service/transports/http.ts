@@ -7,6 +7,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Pipeline } from '../pipeline/index.js';
 import type { PresentedCredentials } from '../pipeline/authenticate.js';
+import { peerCertificateOf } from '../tls/peer-certificate.js';
 import type { ServerCertificate } from '../tls/server-certificate.js';
 
 export interface TransactionPortsOptions {
@@ -24,11 +25,7 @@ export interface TransactionPortsOptions {
 const STOP_GRACE_MS = 10_000;
 
 function peerOf(req: IncomingMessage): PresentedCredentials['peer'] {
-  const socket = req.socket as TLSSocket;
-  const cert = socket.getPeerCertificate();
-  if (cert.fingerprint256 === undefined || cert.fingerprint256 === '') return undefined;
-  const cn = cert.subject.CN;
-  return { fingerprint256: cert.fingerprint256, fingerprint: cert.fingerprint, subjectCN: Array.isArray(cn) ? cn[0] : cn, authorized: socket.authorized };
+  return peerCertificateOf(req.socket as TLSSocket);
 }
 
 function track(server: Server): Set<Socket> {
