@@ -25,6 +25,11 @@ import { LiveEvents } from './events/live.js';
 import { Pipeline } from './pipeline/index.js';
 import { HttpRouter } from './routing/http.js';
 import { TransactionPorts } from './transports/http.js';
+import { ChannelListeners } from './transports/sockets.js';
+import { MessagePipeline } from './pipeline/message.js';
+import { MllpRouter } from './routing/mllp.js';
+import { TcpRouter } from './routing/tcp.js';
+import type { PortClaim } from './domain/channel-ports.js';
 import { Schedulers } from './schedulers/registry.js';
 import { retentionJob } from './schedulers/retention.js';
 import { autoRetryJob } from './schedulers/auto-retry.js';
@@ -95,6 +100,11 @@ export class Junction {
   #api: FastifyInstance | undefined;
   #ports: TransactionPorts | undefined;
   #router: HttpRouter | undefined;
+  #mllp: MllpRouter | undefined;
+  #tcp: TcpRouter | undefined;
+  #messages: MessagePipeline | undefined;
+  #listeners: ChannelListeners | undefined;
+  #servicePorts: PortClaim[] = [];
   #schedulers: Schedulers | undefined;
   #taskRunner: TaskRunner | undefined;
   #polling: PollingChannels | undefined;
@@ -117,8 +127,10 @@ export class Junction {
     });
     this.store = withCheckedChannels(store, () => {
       this.#channelCache?.invalidate();
-      // Polling channels are rescheduled as soon as they are enabled, disabled, edited or deleted.
+      // Polling channels are rescheduled, and tcp and tls listeners started, moved or stopped, as soon as a channel
+      // is created, enabled, disabled, edited or deleted.
       this.#polling?.changed();
+      this.#listeners?.changed();
     });
     const txLogger = logger.child({ component: 'transactions' });
     this.transactions = createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger });
@@ -168,9 +180,11 @@ export class Junction {
     const tasks = this.#taskQueue(log);
     const api = await this.#createApi({ accounts, sessions, audit, mediators, log, tasks, certificate: tls.certificate });
     this.#api = api;
-    const pipeline = this.#createPipeline(channels, log, audit, tls);
-    const { apiUrl, apiPort, httpUrl, httpsUrl } = await this.#listen(api, pipeline, tls);
-    this.#startSchedulers(pipeline, log);
+    const clientAuth = new ClientAuthenticator({ clients: this.store.clients, settings: config.authentication, guard: this.#clientGuard(audit) });
+    const pipeline = this.#createPipeline(channels, clientAuth, log, audit, tls);
+    const messages = this.#createMessagePipeline(clientAuth, log, tls);
+    const { apiUrl, apiPort, httpUrl, httpsUrl } = await this.#listen(api, pipeline, messages, tls);
+    this.#startSchedulers(pipeline, messages, log);
     await audit.record(applicationActivityEvent('start', config.auditEvents.auditSourceID));
     logger.info({ apiUrl, httpUrl, httpsUrl, version, dataDir: config.dataDir }, 'Junction is ready');
     return { apiUrl, apiPort, httpUrl, httpsUrl, certificate: tls.certificate };
@@ -268,7 +282,9 @@ export class Junction {
         store: this.store,
         version,
         mediatorUptimes: () => mediators.uptimes(),
-        listeningPorts: () => this.#listeningPorts,
+        listeningPorts: () => [...this.#listeningPorts, ...(this.#listeners?.bound() ?? []).map((b) => ({ purpose: 'transactions' as const, ...b }))],
+        servicePorts: () => this.#servicePorts,
+        listeners: { state: (id: string) => this.#listeners?.state(id), settled: () => this.#listeners?.settled() ?? Promise.resolve() },
         requestRestart: (by: string) => this.#requestRestart(by),
         mediators,
         events: this.events,
@@ -302,12 +318,12 @@ export class Junction {
     };
   }
 
-  #createPipeline(channels: ChannelCache, log: TransactionLog, audit: AuditRecorder, tls: Tls): Pipeline {
+  #createPipeline(channels: ChannelCache, clientAuth: ClientAuthenticator, log: TransactionLog, audit: AuditRecorder, tls: Tls): Pipeline {
     const { config, logger } = this.#options;
     this.#router = new HttpRouter({ trustedCAs: tls.trustedCAs });
     return new Pipeline({
       channels,
-      clientAuth: new ClientAuthenticator({ clients: this.store.clients, settings: config.authentication, guard: this.#clientGuard(audit) }),
+      clientAuth,
       log,
       bodies: this.bodies,
       router: this.#router,
@@ -319,8 +335,31 @@ export class Junction {
     });
   }
 
-  /** Starts the transaction ports, then the management API; returns the URLs they answer on. */
-  async #listen(api: FastifyInstance, pipeline: Pipeline, tls: Tls): Promise<{ apiUrl: string; apiPort: number; httpUrl: string; httpsUrl: string }> {
+  /** The message path of tcp and tls channels, with the MLLP and TCP route senders (the HTTP router is shared). */
+  #createMessagePipeline(clientAuth: ClientAuthenticator, log: TransactionLog, tls: Tls): MessagePipeline {
+    const { config, logger } = this.#options;
+    const { tcp } = config;
+    this.#mllp = new MllpRouter({ trustedCAs: tls.trustedCAs, connectionsPerUpstream: tcp.connectionsPerRoute, idleTimeoutMs: tcp.idleTimeoutSeconds * 1000, maxReplyBytes: tcp.maxMessageBytes });
+    this.#tcp = new TcpRouter({ trustedCAs: tls.trustedCAs, maxReplyBytes: tcp.maxMessageBytes });
+    const http = this.#router;
+    if (http === undefined) throw new Error('the HTTP router is built with the pipeline, before the message path');
+    this.#messages = new MessagePipeline({
+      clientAuth,
+      log,
+      bodies: this.bodies,
+      http,
+      mllp: this.#mllp,
+      tcp: this.#tcp,
+      events: this.events,
+      logger: logger.child({ component: 'messages' }),
+      newId: newTransactionId,
+      limits: { bodyCapBytes: config.router.maxBodyBytes, defaultTimeoutMs: config.router.timeoutMs, maxReplyBytes: tcp.maxMessageBytes },
+    });
+    return this.#messages;
+  }
+
+  /** Starts the transaction ports, the tcp and tls channel listeners, then the management API; returns the URLs. */
+  async #listen(api: FastifyInstance, pipeline: Pipeline, messages: MessagePipeline, tls: Tls): Promise<{ apiUrl: string; apiPort: number; httpUrl: string; httpsUrl: string }> {
     const { config, logger } = this.#options;
     this.#ports = new TransactionPorts(pipeline, {
       host: config.router.host,
@@ -334,6 +373,21 @@ export class Junction {
     const ports = await this.#ports.start();
     await api.listen({ host: config.api.host, port: config.api.port });
     const apiPort = (api.server.address() as AddressInfo).port;
+    this.#servicePorts = [
+      { port: apiPort, host: config.api.host, owner: 'the management API' },
+      { port: ports.httpPort, host: config.router.host, owner: 'the HTTP transaction port' },
+      { port: ports.httpsPort, host: config.router.host, owner: 'the HTTPS transaction port' },
+    ];
+    // A channel whose port cannot be bound shows it in its listener state; it never stops the service starting.
+    this.#listeners = new ChannelListeners({
+      handler: messages,
+      source: () => this.store.channels.find({ type: { $in: ['tcp', 'tls'] }, status: 'enabled' }),
+      certificate: tls.certificate,
+      trustedCAs: tls.trustedCAs,
+      limits: { maxMessageBytes: config.tcp.maxMessageBytes, idleTimeoutMs: config.tcp.idleTimeoutSeconds * 1000, maxConnectionsPerChannel: config.tcp.maxConnectionsPerChannel },
+      logger: logger.child({ component: 'listeners' }),
+    });
+    await this.#listeners.start();
     // No audit repository listeners are bound yet (the ATNA servers arrive with their own issue).
     this.#listeningPorts = listeningPorts(config.api.protocol, apiPort, ports);
     return {
@@ -345,7 +399,7 @@ export class Junction {
   }
 
   /** The scheduled jobs: retention, re-run tasks, polling channels and auto retry. */
-  #startSchedulers(pipeline: Pipeline, log: QueueingTransactionLog): void {
+  #startSchedulers(pipeline: Pipeline, messages: MessagePipeline, log: QueueingTransactionLog): void {
     const { config, logger } = this.#options;
     const { channels, clients, tasks, taskTransactions, autoRetries } = this.store;
     const schedulers = new Schedulers(
@@ -353,7 +407,7 @@ export class Junction {
       logger.child({ component: 'schedulers' }),
     );
     this.#schedulers = schedulers;
-    const replays = new Replays({ pipeline, log, bodies: this.bodies, channels, clients, newId: newTransactionId });
+    const replays = new Replays({ pipeline, messages, log, bodies: this.bodies, channels, clients, newId: newTransactionId });
     this.#taskRunner = new TaskRunner({ tasks, items: taskTransactions, log, replays, events: this.events, concurrency: config.tasks.concurrency, logger: logger.child({ component: 'tasks' }) });
     this.#polling = new PollingChannels({ registry: schedulers, channels, replays, logger: logger.child({ component: 'polling' }) });
     schedulers.add(this.#taskRunner.job());
@@ -379,8 +433,12 @@ export class Junction {
       this.#timers = [];
       await this.#schedulers?.stop();
       await this.#ports?.stop();
+      await this.#listeners?.stop();
+      await this.#messages?.drain();
       await this.#api?.close();
       await this.#router?.close();
+      await this.#mllp?.close();
+      await this.#tcp?.close();
       // Failures counted but not yet summarised would otherwise be lost with the process.
       await this.#failedClientLogins?.flushAll();
       if (this.#audit !== undefined) {
