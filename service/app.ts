@@ -182,7 +182,7 @@ export class Junction {
     this.#api = api;
     const clientAuth = new ClientAuthenticator({ clients: this.store.clients, settings: config.authentication, guard: this.#clientGuard(audit) });
     const pipeline = this.#createPipeline(channels, clientAuth, log, audit, tls);
-    const messages = this.#createMessagePipeline(clientAuth, log, tls);
+    const messages = this.#createMessagePipeline(clientAuth, log);
     const { apiUrl, apiPort, httpUrl, httpsUrl } = await this.#listen(api, pipeline, messages, tls);
     this.#startSchedulers(pipeline, messages, log);
     await audit.record(applicationActivityEvent('start', config.auditEvents.auditSourceID));
@@ -320,8 +320,13 @@ export class Junction {
 
   #createPipeline(channels: ChannelCache, clientAuth: ClientAuthenticator, log: TransactionLog, audit: AuditRecorder, tls: Tls): Pipeline {
     const { config, logger } = this.#options;
+    const { tcp } = config;
     this.#router = new HttpRouter({ trustedCAs: tls.trustedCAs });
+    // One MLLP pool and one TCP sender for every channel, HTTP channels' mllp and tcp routes included.
+    this.#mllp = new MllpRouter({ trustedCAs: tls.trustedCAs, connectionsPerUpstream: tcp.connectionsPerRoute, idleTimeoutMs: tcp.idleTimeoutSeconds * 1000, maxReplyBytes: tcp.maxMessageBytes });
+    this.#tcp = new TcpRouter({ trustedCAs: tls.trustedCAs, maxReplyBytes: tcp.maxMessageBytes });
     return new Pipeline({
+      sockets: { mllp: this.#mllp, tcp: this.#tcp, maxMessageBytes: tcp.maxMessageBytes },
       channels,
       clientAuth,
       log,
@@ -335,21 +340,21 @@ export class Junction {
     });
   }
 
-  /** The message path of tcp and tls channels, with the MLLP and TCP route senders (the HTTP router is shared). */
-  #createMessagePipeline(clientAuth: ClientAuthenticator, log: TransactionLog, tls: Tls): MessagePipeline {
+  /** The message path of tcp and tls channels; the HTTP, MLLP and TCP route senders are the pipeline's. */
+  #createMessagePipeline(clientAuth: ClientAuthenticator, log: TransactionLog): MessagePipeline {
     const { config, logger } = this.#options;
     const { tcp } = config;
-    this.#mllp = new MllpRouter({ trustedCAs: tls.trustedCAs, connectionsPerUpstream: tcp.connectionsPerRoute, idleTimeoutMs: tcp.idleTimeoutSeconds * 1000, maxReplyBytes: tcp.maxMessageBytes });
-    this.#tcp = new TcpRouter({ trustedCAs: tls.trustedCAs, maxReplyBytes: tcp.maxMessageBytes });
     const http = this.#router;
-    if (http === undefined) throw new Error('the HTTP router is built with the pipeline, before the message path');
+    const mllp = this.#mllp;
+    const tcpSender = this.#tcp;
+    if (http === undefined || mllp === undefined || tcpSender === undefined) throw new Error('the routers are built with the pipeline, before the message path');
     this.#messages = new MessagePipeline({
       clientAuth,
       log,
       bodies: this.bodies,
       http,
-      mllp: this.#mllp,
-      tcp: this.#tcp,
+      mllp,
+      tcp: tcpSender,
       events: this.events,
       logger: logger.child({ component: 'messages' }),
       newId: newTransactionId,

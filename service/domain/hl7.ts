@@ -164,6 +164,12 @@ export function statusOfAck(code: AckCode): 200 | 400 | 500 {
   return 500;
 }
 
+/** The status a reply from an `mllp` or `tcp` route stands for: its ACK code when it is an HL7 ACK, else 200. */
+export function statusOfReply(reply: Buffer): number {
+  const code = ackCodeOf(reply);
+  return code === null ? 200 : statusOfAck(code);
+}
+
 /** Escapes text for one HL7 field, using the message's own separators (HL7's \F\ \S\ \T\ \R\ \E\ sequences). */
 export function escapeField(text: string, header: Pick<Hl7Header, 'fieldSeparator' | 'encodingCharacters'>): string {
   const [component = '^', repetition = '~', escape = '\\', subcomponent = '&'] = [...header.encodingCharacters];

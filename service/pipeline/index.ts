@@ -26,7 +26,7 @@ import { matchChannel } from './match-channel.js';
 import { authoriseRequest } from './authorise.js';
 import { requestSection, storeRequest } from './store-request.js';
 import { hasBody, startRoutes } from './route.js';
-import type { RouteRun } from './route.js';
+import type { RouteRun, SocketRoutes } from './route.js';
 import { answerWithError, routeFailure, sendError, sendPrimary, storedBody } from './respond.js';
 import type { Answering } from './respond.js';
 import { copy } from '../streams/relay.js';
@@ -59,6 +59,8 @@ export interface PipelineDeps {
   logger: Logger;
   newId: TransactionIdFactory;
   limits: PipelineLimits;
+  /** Senders of `mllp` and `tcp` routes, which HTTP channels may use too. */
+  sockets?: SocketRoutes;
 }
 
 /** How far one transaction got, so that a failure anywhere finishes it exactly once. */
@@ -172,7 +174,8 @@ export class Pipeline {
       // Requests without a body (most GETs) get no body file at all.
       const requestSink = this.#sink(ctx, channel, 'req', channel.requestBody && hasBody(ctx));
       const routes = channel.routes.filter((r) => r.status === 'enabled');
-      const started = startRoutes(ctx, routes, router, { timeoutMs, signal: abort.signal, touch }, requestSink?.stream);
+      const sockets = this.#deps.sockets;
+      const started = startRoutes(ctx, routes, router, { timeoutMs, signal: abort.signal, touch, ...(sockets === undefined ? {} : { sockets }) }, requestSink?.stream);
       // Other routes' answers are read as soon as they come, not after the primary's: a body left unread would stall.
       const others = started.others.map(({ started: begun, run }, index) => ({
         started: begun,

@@ -5,7 +5,7 @@
  * answered, and only when that answer's status passes its `statusCodesCheck`; it gets the body held for it (a small
  * body is held anyway; a streamed one is held up to WAITING_ROUTE_BODY_BYTES, beyond which that route fails).
  */
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import type { Writable } from 'node:stream';
 import { SMALL_BODY_BYTES } from '../domain/body-sizes.js';
 import { outgoingHeaders, routePath } from '../domain/route-request.js';
@@ -13,6 +13,8 @@ import { storedHeaders } from '../domain/stored-headers.js';
 import type { RouteRecord } from '../storage/records.js';
 import type { TransactionRequest } from '../storage/transactions.js';
 import type { HttpRouter, RouteAnswer } from '../routing/http.js';
+import type { SocketSender } from '../routing/socket-connect.js';
+import { readHeader, statusOfReply, wrongAcknowledgement } from '../domain/hl7.js';
 import { readUpTo, REQUEST_CUT_SHORT } from '../streams/relay.js';
 import type { Read } from '../streams/relay.js';
 import type { TransactionContext } from './context.js';
@@ -84,6 +86,14 @@ export interface RoutingOptions {
   signal: AbortSignal;
   /** Called on every chunk of the request body and every answer, so the watchdog sees progress. */
   touch: () => void;
+  /** The senders of `mllp` and `tcp` routes, and the longest message and reply they carry; without them such routes fail. */
+  sockets?: SocketRoutes;
+}
+
+export interface SocketRoutes {
+  mllp: SocketSender;
+  tcp: SocketSender;
+  maxMessageBytes: number;
 }
 
 /** True when the request carries a body (a stream body on a GET would make undici send chunked framing). */
@@ -196,10 +206,7 @@ function routeRequest(ctx: TransactionContext, route: RouteRecord): Prepared {
 async function runRoute(ctx: TransactionContext, route: RouteRecord, prepared: Prepared, router: HttpRouter, options: RoutingOptions, body: PassThrough | Buffer | null): Promise<RouteRun> {
   const pipe = body instanceof PassThrough ? body : undefined;
   const { path, headers, request } = prepared;
-  if (route.type !== 'http') {
-    pipe?.resume();
-    return { route, request, error: new Error(`route ${route.name}: ${route.type} routes are sent by the TCP/MLLP transports, which this HTTP channel cannot use`) };
-  }
+  if (route.type !== 'http') return runSocketRoute(route, request, options, body);
   try {
     const answer = await router.send({
       target: { host: route.host, port: route.port, secured: route.secured },
@@ -216,6 +223,43 @@ async function runRoute(ctx: TransactionContext, route: RouteRecord, prepared: P
   } catch (err) {
     // Keep the source flowing for the other routes.
     pipe?.resume();
+    return { route, request, error: err as Error };
+  }
+}
+
+/**
+ * An `mllp` or `tcp` route of an HTTP channel: the request body is the message (read whole, up to the message
+ * limit), and the reply comes back as the route's answer, with an HL7 ACK's code as its status (AA 200, AE 400, AR 500).
+ */
+async function runSocketRoute(route: RouteRecord, request: TransactionRequest, options: RoutingOptions, body: PassThrough | Buffer | null): Promise<RouteRun> {
+  const { sockets } = options;
+  const fail = (message: string): RouteRun => {
+    if (body instanceof PassThrough) body.resume();
+    return { route, request, error: new Error(`route ${route.name}: ${message}`) };
+  };
+  if (sockets === undefined) return fail(`${route.type} routes are not available in this instance`);
+  let message: Buffer;
+  if (body instanceof PassThrough) {
+    const read = await readUpTo(body, sockets.maxMessageBytes, { touch: options.touch, signal: options.signal });
+    if (read.failure !== undefined) return fail(read.failure.error.message);
+    if (!read.ended) return fail(`the request body is longer than tcp.maxMessageBytes (${sockets.maxMessageBytes} bytes), the most sent to an ${route.type} route`);
+    message = Buffer.concat(read.chunks, read.size);
+  } else message = body ?? Buffer.alloc(0);
+  const header = readHeader(message);
+  const sender = route.type === 'mllp' ? sockets.mllp : sockets.tcp;
+  try {
+    const reply = await sender.send({
+      target: { host: route.host, port: route.port, secured: route.secured },
+      message,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      check: (answer) => wrongAcknowledgement(header, answer),
+    });
+    options.touch();
+    const type = readHeader(reply) === null ? 'application/octet-stream' : 'application/hl7-v2';
+    const answer: RouteAnswer = { status: statusOfReply(reply), headers: { 'content-type': type, 'content-length': String(reply.length) }, body: Readable.from([reply]) };
+    return { route, request, answer, answeredAt: new Date() };
+  } catch (err) {
     return { route, request, error: err as Error };
   }
 }

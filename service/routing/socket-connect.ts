@@ -26,6 +26,11 @@ export interface SocketRouteCall {
   check?: (reply: Buffer) => string | undefined;
 }
 
+/** What an `mllp` or `tcp` route sender does (MllpRouter, TcpRouter): one message out, one reply back. */
+export interface SocketSender {
+  send(call: SocketRouteCall): Promise<Buffer>;
+}
+
 /** The CA list for secured routes: undefined keeps Node's default (which honours NODE_EXTRA_CA_CERTS) when nothing is added. */
 export function caListOf(trustedCAs: readonly string[] | undefined): string[] | undefined {
   return trustedCAs === undefined || trustedCAs.length === 0 ? undefined : [...rootCertificates, ...trustedCAs];

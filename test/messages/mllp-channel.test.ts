@@ -99,7 +99,7 @@ describe('MLLP channels end to end', () => {
   it('carries a 5 MB message whole and stores it', async () => {
     const channel = await mllpChannel('large');
     const big = oru('BIG-1', 5 * 1024 * 1024);
-    const answer = await rawPeer(channel.tcpPort, (socket) => socket.write(frameMllp(Buffer.from(big))), 1, 30_000);
+    const answer = await rawPeer(channel.tcpPort, (socket) => void socket.write(frameMllp(Buffer.from(big))), 1, 30_000);
     expect(answer.replies.map(msaOf)).toEqual([{ code: 'AA', controlId: 'BIG-1' }]);
     // node-hl7-server hands over the text without its final CR.
     expect(upstream.received.find((m) => m.includes('|BIG-1|'))).toBe(big.replace(/\r$/, ''));
@@ -138,7 +138,7 @@ describe('MLLP channels end to end', () => {
       });
       expect(res.status, res.text).toBe(201);
       const started = Date.now();
-      const answer = await rawPeer(tcpPort, (socket) => socket.write(frameMllp(Buffer.from(oru('SILENT-1')))), 1, 10_000);
+      const answer = await rawPeer(tcpPort, (socket) => void socket.write(frameMllp(Buffer.from(oru('SILENT-1')))), 1, 10_000);
       expect(Date.now() - started).toBeLessThan(5_000);
       const [ack] = answer.replies;
       expect(msaOf(ack ?? '')).toEqual({ code: 'AR', controlId: 'SILENT-1' });
