@@ -3,6 +3,8 @@
  * the server's refusals shown beside the fields they concern, editing, enabling/disabling, triggering, deleting and
  * restoring from the list. Each change is checked on the server too.
  */
+import { createServer } from 'node:net';
+import type { Server } from 'node:net';
 import type { Locator, Page, TestInfo } from '@playwright/test';
 import { ROOT_EMAIL, expect, expectNoHorizontalScroll, shot as fullPageShot, signIn, test } from './fixtures.js';
 import type { E2EJunction } from './fixtures.js';
@@ -539,10 +541,9 @@ test.describe('channels', () => {
     const row = page.getByRole('row', { name: /Lab analyser MLLP/ });
     await expect(row).toContainText('TLS');
     await expect(row).toContainText('MLLP, client certificate required');
-    // The listener's state shows once the service reports it; until then the port is shown.
-    const listener = saved.listener as { state: string } | undefined;
-    if (listener === undefined) await expect(row).toContainText(`port ${port}`);
-    else await expect(row).toContainText(new RegExp(`Listening on ${port}|Port ${port}: `));
+    // The service answers a tcp or tls channel with its listener, once it has started: on every address, so the port alone.
+    expect(saved.listener).toMatchObject({ state: 'listening', port });
+    await expect(row.locator('[data-listener-state="listening"]')).toHaveText(`Listening on ${port}`);
     await expectNoHorizontalScroll(page);
     await shot(page, testInfo, 'list-tls-channel');
 
@@ -556,5 +557,49 @@ test.describe('channels', () => {
     await page.getByRole('button', { name: 'Save channel' }).click();
     await expect(page.getByRole('status')).toContainText('Lab analyser MLLP');
     expect(await channelNamed(junction, 'Lab analyser MLLP')).toMatchObject({ tcpFraming: 'stream', requireClientCertificate: true, tcpPort: port });
+  });
+  test('shows in red, and in words, a channel whose port another program holds', async ({ console: page, junction }, testInfo) => {
+    // Another program on the port the channel is given.
+    const holder: Server = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const address = holder.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    try {
+      await page.goto(`${junction.apiUrl}/#/channels/new`);
+      await page.getByLabel(/^Name/).fill('Ward monitors');
+      await page.getByRole('radio', { name: 'TCP', exact: true }).check();
+      await page.getByLabel('Listen on address').fill('127.0.0.1');
+      await page.getByLabel(/^Listen on port/).fill(String(port));
+      await openTab(page, 'Routes');
+      await route(page, 1).getByLabel(/^Route name/).fill('ehr');
+      await route(page, 1).getByLabel('Route type').selectOption('mllp');
+      await route(page, 1).getByLabel(/^Host/).fill('127.0.0.1');
+      await route(page, 1).getByLabel(/^Port/).fill('2576');
+      await page.getByRole('button', { name: 'Save channel' }).click();
+      // The channel is kept: the port may be freed later; the failure is the listener's, not the save's.
+      await expect(page.getByRole('status')).toContainText('Channel “Ward monitors” was created.');
+
+      const saved = await channelNamed(junction, 'Ward monitors');
+      const listener = saved.listener as { state: string; error?: string } | undefined;
+      expect(listener).toMatchObject({ state: 'failed', host: '127.0.0.1', port });
+      expect(listener?.error).toMatch(/EADDRINUSE|in use/i);
+
+      const row = page.getByRole('row', { name: /Ward monitors/ });
+      const badge = row.locator('[data-listener-state="failed"]');
+      // Said in words, not by colour alone: the port, why, and the service's own error text under it.
+      await expect(badge).toHaveText(`Port 127.0.0.1:${port}: in use by another program`);
+      const detail = row.getByText(listener?.error ?? '', { exact: true });
+      await expect(detail).toBeVisible();
+      // And in red: both the badge's text and the error's are clearly more red than green or blue.
+      for (const part of [badge, detail]) {
+        const [r = 0, g = 0, b = 0] = ((await part.evaluate((el) => getComputedStyle(el).color)).match(/\d+/g) ?? []).map(Number);
+        expect(r, `colour rgb(${r}, ${g}, ${b})`).toBeGreaterThan(g + 60);
+        expect(r).toBeGreaterThan(b + 60);
+      }
+      await expectNoHorizontalScroll(page);
+      await shot(page, testInfo, 'list-port-in-use');
+    } finally {
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
   });
 });

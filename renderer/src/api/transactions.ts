@@ -1,6 +1,6 @@
 /** Typed calls of the transactions area: the list and its count, one transaction, re-runs, the export, and names. */
 import type { BulkRerunAnswer, CreatedTask, TransactionCount, TransactionFilters, TransactionView } from '../../../service/contracts/transactions';
-import type { ChannelType, TcpFraming } from '../../../service/contracts/channels';
+import type { ChannelRoute, ChannelType, TcpFraming } from '../../../service/contracts/channels';
 import { api, seg } from './client';
 
 /** A channel as far as transaction pages need it (GET /channels answers much more). */
@@ -11,6 +11,8 @@ export interface ChannelName {
   /** Tells socket transactions (tcp, tls) from HTTP ones, which show a method and path. */
   type?: ChannelType;
   tcpFraming?: TcpFraming;
+  /** Each route's type, so an mllp or tcp route's exchange shows its host and port rather than POST /. */
+  routes?: Pick<ChannelRoute, 'name' | 'type' | 'secured'>[];
 }
 
 /** A client as far as transaction pages need it (GET /clients, admins only). */
@@ -63,12 +65,13 @@ export function startExport(filters: TransactionFilters, format: ExportFormat, b
 
 export async function listChannelNames(signal?: AbortSignal): Promise<ChannelName[]> {
   const channels = await api.get<ChannelName[]>('/channels', undefined, signal);
-  return channels.map(({ _id, name, status, type, tcpFraming }) => ({
+  return channels.map(({ _id, name, status, type, tcpFraming, routes }) => ({
     _id,
     name,
     ...(status === undefined ? {} : { status }),
     ...(type === undefined ? {} : { type }),
     ...(tcpFraming === undefined ? {} : { tcpFraming }),
+    ...(routes === undefined ? {} : { routes: routes.map((r) => ({ name: r.name, type: r.type, secured: r.secured })) }),
   }));
 }
 

@@ -12,6 +12,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { useDashboard } from '../../stores/dashboard';
 import { STATUSES, STATUS_COLOR, StatusBadge, formatTime } from '../transactions/status';
+import { rowRequest } from '../transactions/transport';
 
 /** Seconds of silence after which a mediator's status is checked with the server (its default offline limit is 60). */
 const SILENCE_CHECK_MS = 65_000;
@@ -98,7 +99,7 @@ function LiveFeed() {
   const feed = useDashboard((s) => s.feed);
   const feedError = useDashboard((s) => s.feedError);
   const channels = useDashboard((s) => s.channels);
-  const names = new Map(channels.map((c) => [c._id, c.name]));
+  const byId = new Map(channels.map((c) => [c._id, c]));
   return (
     <Paper withBorder p="md" component="section" aria-labelledby="live-feed-title" h="100%">
       <Group justify="space-between" mb="sm">
@@ -130,7 +131,8 @@ function LiveFeed() {
               </Text>
               <StatusBadge status={item.status} />
               <Anchor component={Link} to={`/transactions/${item.id}`} size="sm" ff="monospace" truncate style={{ flex: 1, minWidth: 0 }}>
-                {item.method} {item.path}
+                {/* A tcp or tls channel's message is named by its transport: its POST / is a placeholder. */}
+                {rowRequest({ method: item.method, path: item.path, querystring: '' }, byId.get(item.channelID)).name}
               </Anchor>
               {item.responseStatus !== undefined && (
                 <Text size="xs" c="dimmed" style={{ flexShrink: 0 }}>
@@ -138,7 +140,7 @@ function LiveFeed() {
                 </Text>
               )}
               <Text size="xs" c="dimmed" truncate maw={140} style={{ flexShrink: 0 }}>
-                {names.get(item.channelID) ?? item.channelID}
+                {byId.get(item.channelID)?.name ?? item.channelID}
               </Text>
             </Group>
           ))}

@@ -13,7 +13,8 @@ import { useTransactions } from '../../stores/transactions';
 import { NameValueTable, PartView } from './ExchangeView';
 import { RerunResult } from './RerunResult';
 import { StatusBadge, formatTime } from './status';
-import { hl7MessageType, socketTransport } from './transport';
+import { hl7MessageType, socketRouteLabel, socketTransport } from './transport';
+import type { TransportRoute } from './transport';
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -40,8 +41,11 @@ function TxLink({ id }: { id: string }) {
   );
 }
 
-/** Routes or orchestrations, one accordion item each with its request and response. */
-function Exchanges({ items, kind }: { items: ExchangeView[]; kind: 'Route' | 'Orchestration' }) {
+/**
+ * Routes or orchestrations, one accordion item each with its request and response. An mllp or tcp route (its type
+ * read from the channel's route of that name) is shown as its type and host:port: its stored POST / is a placeholder.
+ */
+function Exchanges({ items, kind, routeTypes = [] }: { items: ExchangeView[]; kind: 'Route' | 'Orchestration'; routeTypes?: TransportRoute[] }) {
   if (items.length === 0) {
     return (
       <Text size="sm" c="dimmed">
@@ -51,57 +55,61 @@ function Exchanges({ items, kind }: { items: ExchangeView[]; kind: 'Route' | 'Or
   }
   return (
     <Accordion variant="separated" multiple defaultValue={items.length === 1 ? ['0'] : []}>
-      {items.map((item, i) => (
-        <Accordion.Item key={i} value={String(i)}>
-          <Accordion.Control>
-            <Group gap="sm" wrap="nowrap">
-              <Text fw={600} size="sm" truncate>
-                {kind} {item.name}
-              </Text>
-              <Text size="sm" c="dimmed" truncate>
-                {item.request.method} {item.request.path}
-              </Text>
-              {item.response !== undefined && (
-                <Badge variant="light" color={item.response.status >= 500 ? 'red' : item.response.status >= 300 ? 'yellow' : 'teal'}>
-                  {item.response.status}
-                </Badge>
-              )}
-              {item.error !== undefined && (
-                <Badge variant="light" color="red">
-                  Error
-                </Badge>
-              )}
-            </Group>
-          </Accordion.Control>
-          <Accordion.Panel>
-            {item.error !== undefined && (
-              <Alert color="red" title="Error" mb="sm">
-                {item.error.message}
-              </Alert>
-            )}
-            <Text fw={600} size="sm">
-              Request: {item.request.method} {item.request.path}
-              {item.request.querystring === '' ? '' : `?${item.request.querystring}`} at {formatTime(item.request.timestamp)}
-            </Text>
-            <PartView part={item.request} label={`${kind} ${item.name} request`} sameAsRequest={kind === 'Route'} />
-            <Text fw={600} size="sm" mt="lg">
-              Response
-            </Text>
-            {item.response === undefined ? (
-              <Text size="sm" c="dimmed">
-                No response.
-              </Text>
-            ) : (
-              <>
-                <Text size="sm">
-                  Status {item.response.status} at {formatTime(item.response.timestamp)}
+      {items.map((item, i) => {
+        const socket = kind === 'Route' ? socketRouteLabel(routeTypes.find((r) => r.name === item.name), item.request) : null;
+        const line =
+          socket ?? `${item.request.method} ${item.request.path}${item.request.querystring === '' ? '' : `?${item.request.querystring}`}`;
+        return (
+          <Accordion.Item key={i} value={String(i)}>
+            <Accordion.Control>
+              <Group gap="sm" wrap="nowrap">
+                <Text fw={600} size="sm" truncate>
+                  {kind} {item.name}
                 </Text>
-                <PartView part={item.response} label={`${kind} ${item.name} response`} />
-              </>
-            )}
-          </Accordion.Panel>
-        </Accordion.Item>
-      ))}
+                <Text size="sm" c="dimmed" truncate>
+                  {socket ?? `${item.request.method} ${item.request.path}`}
+                </Text>
+                {item.response !== undefined && (
+                  <Badge variant="light" color={item.response.status >= 500 ? 'red' : item.response.status >= 300 ? 'yellow' : 'teal'}>
+                    {item.response.status}
+                  </Badge>
+                )}
+                {item.error !== undefined && (
+                  <Badge variant="light" color="red">
+                    Error
+                  </Badge>
+                )}
+              </Group>
+            </Accordion.Control>
+            <Accordion.Panel>
+              {item.error !== undefined && (
+                <Alert color="red" title="Error" mb="sm">
+                  {item.error.message}
+                </Alert>
+              )}
+              <Text fw={600} size="sm">
+                Request: {line} at {formatTime(item.request.timestamp)}
+              </Text>
+              <PartView part={item.request} label={`${kind} ${item.name} request`} sameAsRequest={kind === 'Route'} />
+              <Text fw={600} size="sm" mt="lg">
+                Response
+              </Text>
+              {item.response === undefined ? (
+                <Text size="sm" c="dimmed">
+                  No response.
+                </Text>
+              ) : (
+                <>
+                  <Text size="sm">
+                    Status {item.response.status} at {formatTime(item.response.timestamp)}
+                  </Text>
+                  <PartView part={item.response} label={`${kind} ${item.name} response`} />
+                </>
+              )}
+            </Accordion.Panel>
+          </Accordion.Item>
+        );
+      })}
     </Accordion>
   );
 }
@@ -306,7 +314,7 @@ export function TransactionDetailPage() {
             )}
           </Tabs.Panel>
           <Tabs.Panel value="routes" pt="sm">
-            <Exchanges items={routes} kind="Route" />
+            <Exchanges items={routes} kind="Route" routeTypes={channel?.routes} />
           </Tabs.Panel>
           <Tabs.Panel value="orchestrations" pt="sm">
             <Exchanges items={orchestrations} kind="Orchestration" />

@@ -1,5 +1,8 @@
-/** One server page of transactions as a table: selection boxes, and the path of each row links to its detail. */
-import { memo, useMemo } from 'react';
+/**
+ * One server page of transactions as a table: selection boxes, and the path of each row links to its detail. A tcp or
+ * tls channel's transaction shows the channel's transport in place of its placeholder method and path (POST /).
+ */
+import { memo, useCallback, useMemo } from 'react';
 import type { CSSProperties } from 'react';
 import { Anchor, Checkbox, Table } from '@mantine/core';
 import { flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
@@ -8,6 +11,7 @@ import { Link } from 'react-router';
 import type { TransactionView } from '../../../../service/contracts/transactions';
 import type { ChannelName, ClientName } from '../../api/transactions';
 import { StatusBadge, formatShortTime, formatTime } from './status';
+import { rowRequest } from './transport';
 
 export interface TransactionTableProps {
   rows: TransactionView[];
@@ -40,8 +44,11 @@ const TransactionRow = memo(
 );
 
 function TransactionTableView({ rows, channels, clients, selected, onSelectedChange }: TransactionTableProps) {
-  const channelName = useMemo(() => new Map(channels.map((c) => [c._id, c.name])), [channels]);
+  const channelById = useMemo(() => new Map(channels.map((c) => [c._id, c])), [channels]);
   const clientName = useMemo(() => new Map(clients.map((c) => [c._id, c.name === '' ? c.clientID : c.name])), [clients]);
+
+  /** A row's selection box is named by what the row shows: `GET /lab/results`, `MLLP over TCP, port 2575`. */
+  const selectName = useCallback((tx: TransactionView): string => rowRequest(tx.request, channelById.get(tx.channelID)).name, [channelById]);
 
   const columns = useMemo<ColumnDef<TransactionView>[]>(
     () => [
@@ -58,7 +65,7 @@ function TransactionTableView({ rows, channels, clients, selected, onSelectedCha
         ),
         cell: ({ row }) => (
           <Checkbox
-            aria-label={`Select ${row.original.request.method} ${row.original.request.path} at ${formatTime(row.original.request.timestamp)}`}
+            aria-label={`Select ${selectName(row.original)} at ${formatTime(row.original.request.timestamp)}`}
             checked={row.getIsSelected()}
             onChange={row.getToggleSelectedHandler()}
           />
@@ -75,15 +82,26 @@ function TransactionTableView({ rows, channels, clients, selected, onSelectedCha
         ),
       },
       { id: 'status', header: 'Status', size: 160, cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-      { id: 'method', header: 'Method', size: 80, cell: ({ row }) => <span style={plain}>{row.original.request.method}</span> },
+      {
+        id: 'method',
+        header: 'Method',
+        size: 80,
+        cell: ({ row }) => {
+          const { method } = rowRequest(row.original.request, channelById.get(row.original.channelID));
+          return (
+            <span style={plain} title={method}>
+              {method}
+            </span>
+          );
+        },
+      },
       {
         id: 'path',
         header: 'Path',
         cell: ({ row }) => {
-          const { path, querystring } = row.original.request;
-          const full = querystring === '' ? path : `${path}?${querystring}`;
+          const { path, title } = rowRequest(row.original.request, channelById.get(row.original.channelID));
           return (
-            <Anchor component={Link} to={`/transactions/${row.original._id}`} size="sm" title={full} display="block" {...cellText}>
+            <Anchor component={Link} to={`/transactions/${row.original._id}`} size="sm" title={title} display="block" {...cellText}>
               {path}
             </Anchor>
           );
@@ -93,7 +111,7 @@ function TransactionTableView({ rows, channels, clients, selected, onSelectedCha
         id: 'channel',
         header: 'Channel',
         size: 140,
-        cell: ({ row }) => <span style={plain}>{channelName.get(row.original.channelID) ?? row.original.channelID}</span>,
+        cell: ({ row }) => <span style={plain}>{channelById.get(row.original.channelID)?.name ?? row.original.channelID}</span>,
       },
       {
         id: 'client',
@@ -111,7 +129,7 @@ function TransactionTableView({ rows, channels, clients, selected, onSelectedCha
         cell: ({ row }) => <span style={plain}>{row.original.response?.status ?? '–'}</span>,
       },
     ],
-    [channelName, clientName],
+    [channelById, clientName, selectName],
   );
 
   const table = useReactTable({
