@@ -29,10 +29,11 @@ export interface Hl7Upstream {
  * node-hl7-server 2.5.0 as an upstream. It answers AA (or `answer(message)`). The library keeps every byte a
  * connection ever sent in one buffer and parses the first message in it again for each later one, so on a reused
  * connection it would acknowledge the first message over and over; this upstream therefore ends each connection
- * after its ACK, and Junction's pool opens a fresh one for the next message.
+ * after its ACK, and Junction's pool opens a fresh one for the next message. `onPort` starts it on a given port (an
+ * upstream that comes back).
  */
-export async function hl7Upstream(answer: (message: string) => 'AA' | 'AE' | 'AR' = () => 'AA'): Promise<Hl7Upstream> {
-  const port = await freePort();
+export async function hl7Upstream(answer: (message: string) => 'AA' | 'AE' | 'AR' = () => 'AA', onPort?: number): Promise<Hl7Upstream> {
+  const port = onPort ?? (await freePort());
   const received: string[] = [];
   const sockets = new Set<Socket>();
   const server = new Server({ bindAddress: '127.0.0.1' });
