@@ -1,0 +1,145 @@
+/**
+ * The ports of tcp and tls channels through the API, end to end: claims on the service's own ports or another
+ * channel's are refused with 400 naming the holder; a port another program holds fails that channel only and is
+ * taken once freed; disabling and deleting a channel closes its port and enabling reopens it; GET /about lists them.
+ */
+import { createServer } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startJunction, unlockRoot } from '../helpers/junction.js';
+import type { TestJunction, TestResponse } from '../helpers/junction.js';
+import { adt, freePort, hl7Send, msaOf, rawPeer } from '../transports/fixtures.js';
+import { hl7Upstream } from './hl7-peers.js';
+import type { Hl7Upstream } from './hl7-peers.js';
+
+interface ChannelAnswer {
+  _id: string;
+  name: string;
+  tcpPort: number;
+  listener?: { state: string; host: string; port: number; error?: string };
+}
+
+const portOf = (url: string) => Number(new URL(url).port);
+
+describe('socket channel ports through the API', () => {
+  let t: TestJunction;
+  let admin: { authorization: string };
+  let upstream: Hl7Upstream;
+
+  beforeAll(async () => {
+    t = await startJunction();
+    admin = { authorization: await unlockRoot(t) };
+    upstream = await hl7Upstream();
+  });
+  afterAll(async () => {
+    await t.destroy();
+    await upstream.close();
+  });
+
+  function create(name: string, tcpPort: number, fields: Record<string, unknown> = {}): Promise<TestResponse> {
+    return t.request('/channels', {
+      method: 'POST',
+      headers: admin,
+      json: { name, type: 'tcp', tcpHost: '127.0.0.1', tcpPort, authType: 'public', routes: [{ name: 'lab', type: 'mllp', host: '127.0.0.1', port: upstream.port, primary: true }], ...fields },
+    });
+  }
+
+  async function listening(name: string, fields: Record<string, unknown> = {}): Promise<ChannelAnswer> {
+    const res = await create(name, await freePort(), fields);
+    expect(res.status, res.text).toBe(201);
+    const channel = res.body as ChannelAnswer;
+    expect(channel.listener?.state).toBe('listening');
+    return channel;
+  }
+
+  const problemOf = (res: TestResponse) => (res.body as { error: { details: { path: string; message: string }[] } }).error.details[0];
+
+  it("refuses the API port, the HTTP transaction port and another channel's port with 400 naming the holder", async () => {
+    const api = await create('on the api', portOf(t.url));
+    expect(api.status, api.text).toBe(400);
+    expect(problemOf(api)).toMatchObject({ path: 'body.tcpPort' });
+    expect(problemOf(api)?.message).toContain(`port ${portOf(t.url)} is already used by`);
+    expect(problemOf(api)?.message).toMatch(/API/i);
+
+    // On every address (no tcpHost) it clashes too.
+    const http = await create('on the http port', portOf(t.httpUrl), { tcpHost: undefined });
+    expect(http.status, http.text).toBe(400);
+    expect(problemOf(http)?.message).toContain(`port ${portOf(t.httpUrl)} is already used by`);
+    expect(problemOf(http)?.message).toMatch(/HTTP/i);
+
+    const first = await listening('holder');
+    const second = await create('squatter', first.tcpPort);
+    expect(second.status, second.text).toBe(400);
+    expect(problemOf(second)?.message).toContain('channel "holder"');
+    // Moving an existing channel onto it is refused the same way.
+    const other = await listening('mover');
+    const moved = await t.request(`/channels/${other._id}`, { method: 'PUT', headers: admin, json: { tcpPort: first.tcpPort } });
+    expect(moved.status, moved.text).toBe(400);
+    expect(problemOf(moved)?.message).toContain('channel "holder"');
+  });
+
+  it('fails only the channel whose port another program holds, shows why, and listens once the port is freed and the channel edited', async () => {
+    const squatter: Server = createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+    const heldPort = (squatter.address() as AddressInfo).port;
+    let squatterOpen = true;
+    try {
+      const res = await create('blocked', heldPort);
+      expect(res.status, res.text).toBe(201);
+      const blocked = res.body as ChannelAnswer;
+      expect(blocked.listener).toMatchObject({ state: 'failed', port: heldPort });
+      expect(blocked.listener?.error).toContain(String(heldPort));
+
+      const list = await t.request('/channels', { headers: admin });
+      const shown = (list.body as ChannelAnswer[]).find((c) => c._id === blocked._id);
+      expect(shown?.listener).toMatchObject({ state: 'failed', port: heldPort });
+
+      // Another channel keeps working meanwhile.
+      const working = await listening('working');
+      expect((await hl7Send(working.tcpPort, [adt('WORKS-1')])).map(msaOf)).toEqual([{ code: 'AA', controlId: 'WORKS-1' }]);
+
+      await new Promise<void>((resolve) => squatter.close(() => resolve()));
+      squatterOpen = false;
+      const edited = await t.request(`/channels/${blocked._id}`, { method: 'PUT', headers: admin, json: { description: 'port freed' } });
+      expect(edited.status, edited.text).toBe(200);
+      expect((edited.body as ChannelAnswer).listener).toMatchObject({ state: 'listening', port: heldPort });
+      expect((await hl7Send(heldPort, [adt('FREED-1')])).map(msaOf)).toEqual([{ code: 'AA', controlId: 'FREED-1' }]);
+    } finally {
+      if (squatterOpen) await new Promise<void>((resolve) => squatter.close(() => resolve()));
+    }
+  });
+
+  it('lists the bound channel ports in GET /about for admins, tcp and tls', async () => {
+    const plain = await listening('about tcp');
+    const secure = await listening('about tls', { type: 'tls' });
+    const about = await t.request('/about', { headers: admin });
+    expect(about.status).toBe(200);
+    const ports = (about.body as { ports: { purpose: string; protocol: string; port: number }[] }).ports;
+    expect(ports).toEqual(expect.arrayContaining([
+      expect.objectContaining({ protocol: 'tcp', port: plain.tcpPort }),
+      expect.objectContaining({ protocol: 'tls', port: secure.tcpPort }),
+    ]));
+  });
+
+  it('closes the port when the channel is disabled or deleted, and reopens it when enabled again', async () => {
+    const channel = await listening('switched');
+    const refused = async () => (await rawPeer(channel.tcpPort, () => undefined, 1, 5_000)).error;
+
+    const disabled = await t.request(`/channels/${channel._id}`, { method: 'PUT', headers: admin, json: { status: 'disabled' } });
+    expect(disabled.status, disabled.text).toBe(200);
+    expect(await refused()).toBe('ECONNREFUSED');
+
+    const enabled = await t.request(`/channels/${channel._id}`, { method: 'PUT', headers: admin, json: { status: 'enabled' } });
+    expect(enabled.status, enabled.text).toBe(200);
+    expect((enabled.body as ChannelAnswer).listener).toMatchObject({ state: 'listening', port: channel.tcpPort });
+    expect((await hl7Send(channel.tcpPort, [adt('BACK-1')])).map(msaOf)).toEqual([{ code: 'AA', controlId: 'BACK-1' }]);
+
+    const deleted = await t.request(`/channels/${channel._id}`, { method: 'DELETE', headers: admin });
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(await refused()).toBe('ECONNREFUSED');
+    // The port is free for another channel at once.
+    const reuse = await create('reuses the port', channel.tcpPort);
+    expect(reuse.status, reuse.text).toBe(201);
+    expect((reuse.body as ChannelAnswer).listener?.state).toBe('listening');
+  });
+});
