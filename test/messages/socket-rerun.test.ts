@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionRecord } from '../../service/storage/transactions.js';
+import { generateSelfSigned } from '../../service/tls/self-signed.js';
 import { completedTransaction, startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { until } from '../helpers/wait.js';
@@ -24,10 +25,15 @@ describe('re-runs and auto retries of socket channel transactions', () => {
   let t: TestJunction;
   let admin: { authorization: string };
   const upstreams: Hl7Upstream[] = [];
+  const labCert = generateSelfSigned('lab.clinic.example');
+  let labId: string;
 
   beforeAll(async () => {
     t = await startJunction({ autoRetry: { scanIntervalMs: 100, minuteMs: MINUTE_MS } });
     admin = { authorization: await unlockRoot(t) };
+    const lab = await t.request('/clients', { method: 'POST', headers: admin, json: { clientID: 'lab', name: 'Lab', clientDomain: 'lab.clinic.example', certificate: labCert.cert } });
+    expect(lab.status, lab.text).toBe(201);
+    labId = (lab.body as { _id: string })._id;
   });
   afterAll(async () => {
     await t.destroy();
@@ -71,18 +77,21 @@ describe('re-runs and auto retries of socket channel transactions', () => {
     it(`re-runs a ${type} channel's transaction through the channel's current route, linked to the original`, async () => {
       const first = await upstream();
       const second = await upstream();
-      const channel = await socketChannel(`rerun ${type}`, first.port, { type });
+      // The tls channel is private to a client that sends with its certificate: the re-run keeps that client.
+      const channel = await socketChannel(`rerun ${type}`, first.port, type === 'tls' ? { type, authType: 'private', allow: ['lab'] } : { type });
       const controlId = `RERUN-${type}`;
-      const tls = type === 'tls' ? { ca: t.certificate, servername: 'localhost' } : undefined;
+      const tls = type === 'tls' ? { ca: t.certificate, servername: 'localhost', cert: labCert.cert, key: labCert.key } : undefined;
       const acks = await hl7Send(channel.tcpPort, [oru(controlId)], tls);
       expect(acks.map(msaOf)).toEqual([{ code: 'AA', controlId }]);
       const original = await transactionOf(t, controlId);
+      expect(original.clientID).toBe(type === 'tls' ? labId : undefined);
       expect(first.received.filter((m) => m.includes(`|${controlId}|`))).toHaveLength(1);
 
       const moved = await t.request(`/channels/${channel._id}`, { method: 'PUT', headers: admin, json: { routes: [route(second.port)] } });
       expect(moved.status, moved.text).toBe(200);
       const child = await rerunThroughTask(original._id);
 
+      expect(child.clientID).toBe(original.clientID);
       expect(child).toMatchObject({ parentID: original._id, channelID: channel._id, status: 'Successful', clientIP: original.clientIP, request: { method: 'POST', path: '/', port: channel.tcpPort } });
       expect(child.request.headers['content-type']).toBe('application/hl7-v2');
       expect(await t.junction.bodies.readText(child.request.body ?? { path: '' })).toBe(await t.junction.bodies.readText(original.request.body ?? { path: '' }));

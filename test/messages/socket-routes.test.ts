@@ -3,12 +3,12 @@
  * error, a mediator's structured response), secondary `mllp` routes to node-hl7-server beside the primary, and a
  * `stream` framing channel with a `tcp` route to a plain net server that reads to the end and answers.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { frameMllp } from '../../service/domain/mllp-framing.js';
 import { startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
-import { httpUpstream, readBody } from '../helpers/upstream.js';
+import { httpUpstream } from '../helpers/upstream.js';
 import type { Upstream } from '../helpers/upstream.js';
 import { until } from '../helpers/wait.js';
 import { adt, freePort, hl7Send, msaOf, rawPeer } from '../transports/fixtures.js';
@@ -20,11 +20,23 @@ interface Seen {
   url: string;
   headers: IncomingHttpHeaders;
   body: string;
+  raw: Buffer;
 }
 
 /** An HL7 ACK text as an HTTP mediator would answer it. */
 function httpAck(controlId: string, code = 'AA'): string {
   return `MSH|^~\\&|MEDIATOR|HOSP|LAB|CLINIC|20240101120001||ACK^A01|HTTP-${controlId}|P|2.5\rMSA|${code}|${controlId}\r`;
+}
+
+/** A request body as bytes (an upload cut short yields what arrived). */
+async function rawBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+  } catch {
+    // cut short: what arrived is the answer
+  }
+  return Buffer.concat(chunks);
 }
 
 const controlIdOf = (body: string) => body.split('\r')[0]?.split('|')[9] ?? '';
@@ -41,8 +53,9 @@ describe('routes of socket channels end to end', () => {
     admin = { authorization: await unlockRoot(t) };
     // Answers by the message's control id: what an HTTP mediator behind an MLLP channel could say.
     http = await httpUpstream((req, res) => {
-      void readBody(req).then((body) => {
-        seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      void rawBody(req).then((raw) => {
+        const body = raw.toString('latin1');
+        seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, raw });
         const id = controlIdOf(body);
         if (id.startsWith('EMPTY')) {
           res.writeHead(200);
@@ -106,6 +119,16 @@ describe('routes of socket channels end to end', () => {
       const tx = await transactionOf(t, 'PLAIN-1');
       expect(request?.headers['x-openhim-transactionid']).toBe(tx._id);
       expect(tx).toMatchObject({ status: 'Successful', response: { status: 200 } });
+    });
+
+    it('names the MSH-18 character set in the content type sent to the route, and sends the bytes unchanged', async () => {
+      const bytes = Buffer.from('MSH|^~\\&|LAB|CLINIC|JUNCTION|HOSP|20240101120000||ADT^A01|LATIN-HTTP-1|P|2.5||||||8859/1\rPID|1||1^^^HOSP^MR||Béranger^Renée\r', 'latin1');
+      const answer = await rawPeer(port, (socket) => void socket.write(frameMllp(bytes)), 1);
+      expect(answer.replies.map(msaOf)).toEqual([{ code: 'AA', controlId: 'LATIN-HTTP-1' }]);
+      const request = seen.find((s) => controlIdOf(s.body) === 'LATIN-HTTP-1');
+      expect(request?.headers['content-type']).toBe('application/hl7-v2; charset="8859/1"');
+      expect(request?.headers['content-length']).toBe(String(bytes.length));
+      expect(request?.raw.equals(bytes)).toBe(true);
     });
 
     it('answers an AA of its own when the route accepts the message with an empty 200', async () => {
@@ -195,6 +218,18 @@ describe('routes of socket channels end to end', () => {
       expect(tx?.status).toBe('Failed');
       expect(tx?.request.headers['content-type']).toBe('application/octet-stream');
       expect(tx?.error?.message ?? '').not.toBe('');
+    });
+
+    it('answers an HL7 message on a stream connection whose route cannot be reached with an unframed AR, then ends', async () => {
+      const unreachable = await freePort();
+      const channel = await socketChannel('stream hl7 nowhere', [{ name: 'gone', type: 'tcp', host: '127.0.0.1', port: unreachable, primary: true }], { tcpFraming: 'stream' });
+      const answer = await rawPeer(channel.tcpPort, (socket) => void socket.end(adt('STREAM-AR-1')));
+      expect(answer.closedBy).toBe('server');
+      const text = answer.data.toString();
+      expect(text.startsWith('MSH|')).toBe(true);
+      expect(msaOf(text)).toEqual({ code: 'AR', controlId: 'STREAM-AR-1' });
+      expect(text).toContain('could not be reached');
+      expect((await transactionOf(t, 'STREAM-AR-1')).status).toBe('Failed');
     });
 
     it('frames nothing when an MLLP-framed message arrives on a stream channel: the frame bytes are the message', async () => {
