@@ -8,6 +8,8 @@ import type { AddressInfo, Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction, TestResponse } from '../helpers/junction.js';
+import { frameMllp } from '../../service/domain/mllp-framing.js';
+import { until } from '../helpers/wait.js';
 import { adt, freePort, hl7Send, msaOf, rawPeer } from '../transports/fixtures.js';
 import { hl7Upstream } from './hl7-peers.js';
 import type { Hl7Upstream } from './hl7-peers.js';
@@ -141,5 +143,35 @@ describe('socket channel ports through the API', () => {
     const reuse = await create('reuses the port', channel.tcpPort);
     expect(reuse.status, reuse.text).toBe(201);
     expect((reuse.body as ChannelAnswer).listener?.state).toBe('listening');
+  });
+
+  it('ends an idle connection when its channel is disabled', async () => {
+    const channel = await listening('idle then disabled');
+    const started = Date.now();
+    const idle = await rawPeer(channel.tcpPort, async () => {
+      const res = await t.request(`/channels/${channel._id}`, { method: 'PUT', headers: admin, json: { status: 'disabled' } });
+      expect(res.status, res.text).toBe(200);
+    }, 1, 8_000);
+    expect(idle.closedBy).toBe('server');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('sends the next message on an open connection through routes changed meanwhile', async () => {
+    const other = await hl7Upstream();
+    try {
+      const channel = await listening('routes change under a connection');
+      const answer = await rawPeer(channel.tcpPort, async (socket) => {
+        socket.write(frameMllp(Buffer.from(adt('SAME-CONN-1'))));
+        await until('the first message upstream', () => (upstream.received.some((m) => m.includes('|SAME-CONN-1|')) ? true : undefined));
+        const res = await t.request(`/channels/${channel._id}`, { method: 'PUT', headers: admin, json: { routes: [{ name: 'other lab', type: 'mllp', host: '127.0.0.1', port: other.port, primary: true }] } });
+        expect(res.status, res.text).toBe(200);
+        socket.write(frameMllp(Buffer.from(adt('SAME-CONN-2'))));
+      }, 2);
+      expect(answer.replies.map(msaOf)).toEqual([{ code: 'AA', controlId: 'SAME-CONN-1' }, { code: 'AA', controlId: 'SAME-CONN-2' }]);
+      expect(other.received.some((m) => m.includes('|SAME-CONN-2|'))).toBe(true);
+      expect(upstream.received.some((m) => m.includes('|SAME-CONN-2|'))).toBe(false);
+    } finally {
+      await other.close();
+    }
   });
 });
