@@ -4,7 +4,7 @@
  * test/transports/fixtures.ts, `hl7Send`), plus raw sockets for what those libraries cannot do (many small writes,
  * pipelined messages, an upstream that never answers).
  */
-import { createServer } from 'node:net';
+import { connect as netConnect, createServer } from 'node:net';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { Server } from 'node-hl7-server';
 import type { InboundRequest, SendResponse } from 'node-hl7-server';
@@ -29,11 +29,10 @@ export interface Hl7Upstream {
  * node-hl7-server 2.5.0 as an upstream. It answers AA (or `answer(message)`). The library keeps every byte a
  * connection ever sent in one buffer and parses the first message in it again for each later one, so on a reused
  * connection it would acknowledge the first message over and over; this upstream therefore ends each connection
- * after its ACK, and Junction's pool opens a fresh one for the next message. `onPort` starts it on a given port (an
- * upstream that comes back).
+ * after its ACK, and Junction's pool opens a fresh one for the next message.
  */
-export async function hl7Upstream(answer: (message: string) => 'AA' | 'AE' | 'AR' = () => 'AA', onPort?: number): Promise<Hl7Upstream> {
-  const port = onPort ?? (await freePort());
+export async function hl7Upstream(answer: (message: string) => 'AA' | 'AE' | 'AR' = () => 'AA'): Promise<Hl7Upstream> {
+  const port = await freePort();
   const received: string[] = [];
   const sockets = new Set<Socket>();
   const server = new Server({ bindAddress: '127.0.0.1' });
@@ -184,6 +183,40 @@ export async function streamUpstream(answer: (message: Buffer) => Buffer | strin
   return {
     port: (server.address() as AddressInfo).port,
     received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * A port held by the test whose connections are reset (an upstream that is down) until `up()`, after which each
+ * connection is piped to `targetPort`. Holding the port keeps another program from taking it meanwhile.
+ */
+export async function downUntilUp(targetPort: number): Promise<{ port: number; up: () => void; close: () => Promise<void> }> {
+  let isUp = false;
+  const sockets = new Set<Socket>();
+  const server: NetServer = createServer((socket) => {
+    if (!isUp) {
+      socket.resetAndDestroy();
+      return;
+    }
+    const onward = netConnect({ host: '127.0.0.1', port: targetPort });
+    for (const s of [socket, onward]) {
+      sockets.add(s);
+      s.once('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    socket.pipe(onward).pipe(socket);
+    socket.once('close', () => onward.destroy());
+    onward.once('close', () => socket.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    up: () => (isUp = true),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -10,7 +10,7 @@ import { completedTransaction, startJunction, unlockRoot } from '../helpers/junc
 import type { TestJunction } from '../helpers/junction.js';
 import { until } from '../helpers/wait.js';
 import { adt, freePort, hl7Send, msaOf } from '../transports/fixtures.js';
-import { hl7Upstream, oru, transactionOf } from './hl7-peers.js';
+import { downUntilUp, hl7Upstream, oru, transactionOf } from './hl7-peers.js';
 import type { Hl7Upstream } from './hl7-peers.js';
 
 const MINUTE_MS = 50;
@@ -24,7 +24,7 @@ interface TaskView {
 describe('re-runs and auto retries of socket channel transactions', () => {
   let t: TestJunction;
   let admin: { authorization: string };
-  const upstreams: Hl7Upstream[] = [];
+  const upstreams: { close(): Promise<void> }[] = [];
   const labCert = generateSelfSigned('lab.clinic.example');
   let labId: string;
 
@@ -106,8 +106,10 @@ describe('re-runs and auto retries of socket channel transactions', () => {
   }
 
   it('retries a tcp channel transaction whose upstream was unreachable, and succeeds once the upstream is back', async () => {
-    const downPort = await freePort();
-    const channel = await socketChannel('retry tcp', downPort, { autoRetryEnabled: true, autoRetryPeriodMinutes: 2, autoRetryMaxAttempts: 50 });
+    const back = await upstream();
+    const down = await downUntilUp(back.port);
+    upstreams.push(down);
+    const channel = await socketChannel('retry tcp', down.port, { autoRetryEnabled: true, autoRetryPeriodMinutes: 2, autoRetryMaxAttempts: 50 });
     const [ar] = await hl7Send(channel.tcpPort, [adt('RETRY-1')]);
     expect(msaOf(ar ?? '')).toEqual({ code: 'AR', controlId: 'RETRY-1' });
     const original = await transactionOf(t, 'RETRY-1');
@@ -121,8 +123,7 @@ describe('re-runs and auto retries of socket channel transactions', () => {
     });
     expect(firstRetry).toMatchObject({ parentID: original._id, autoRetryAttempt: 1, status: 'Failed' });
 
-    const back = await hl7Upstream(() => 'AA', downPort);
-    upstreams.push(back);
+    down.up();
     const last = await until('a successful retry', async () => {
       let tx: TransactionRecord | null = await t.junction.transactions.get(original._id);
       while (tx?.childIDs?.at(-1) !== undefined) tx = await t.junction.transactions.get(tx.childIDs.at(-1) ?? '');
