@@ -174,4 +174,34 @@ describe('socket channel ports through the API', () => {
       await other.close();
     }
   });
+
+  it('switches a listener between tcp and tls on the same port, and restores a deleted channel listening', async () => {
+    const channel = await listening('becomes tls');
+    const toTls = await t.request(`/channels/${channel._id}`, { method: 'PUT', headers: admin, json: { type: 'tls' } });
+    expect(toTls.status, toTls.text).toBe(200);
+    expect((toTls.body as ChannelAnswer).listener).toMatchObject({ state: 'listening', port: channel.tcpPort });
+    const secure = await hl7Send(channel.tcpPort, [adt('NOW-TLS-1')], { ca: t.certificate, servername: 'localhost' });
+    expect(secure.map(msaOf)).toEqual([{ code: 'AA', controlId: 'NOW-TLS-1' }]);
+    // A plain MLLP sender now speaks to a TLS server: no ACK comes back.
+    const plain = await rawPeer(channel.tcpPort, (socket) => void socket.write(frameMllp(Buffer.from(adt('PLAIN-ON-TLS-1')))), 1, 5_000);
+    expect(plain.replies).toEqual([]);
+    expect(plain.closedBy).not.toBe('timeout');
+
+    // Deleted while it has transactions: kept as deleted, its port closed; restoring it opens the port again.
+    const deleted = await t.request(`/channels/${channel._id}`, { method: 'DELETE', headers: admin });
+    expect(deleted.status, deleted.text).toBe(200);
+    expect((await rawPeer(channel.tcpPort, () => undefined, 1, 5_000)).error).toBe('ECONNREFUSED');
+    const restored = await t.request(`/channels/${channel._id}`, { method: 'PUT', headers: admin, json: { status: 'enabled' } });
+    expect(restored.status, restored.text).toBe(200);
+    expect((restored.body as ChannelAnswer).listener).toMatchObject({ state: 'listening', port: channel.tcpPort });
+    expect((await hl7Send(channel.tcpPort, [adt('RESTORED-1')], { ca: t.certificate, servername: 'localhost' })).map(msaOf)).toEqual([{ code: 'AA', controlId: 'RESTORED-1' }]);
+  });
+
+  it('stops listening when a tcp channel becomes an http channel', async () => {
+    const channel = await listening('becomes http');
+    const res = await t.request(`/channels/${channel._id}`, { method: 'PUT', headers: admin, json: { type: 'http', urlPattern: '^/was-tcp$', routes: [{ name: 'web', type: 'http', host: '127.0.0.1', port: upstream.port, primary: true }] } });
+    expect(res.status, res.text).toBe(200);
+    expect((res.body as ChannelAnswer).listener).toBeUndefined();
+    expect((await rawPeer(channel.tcpPort, () => undefined, 1, 5_000)).error).toBe('ECONNREFUSED');
+  });
 });
