@@ -4,8 +4,10 @@
  * test/transports/fixtures.ts, `hl7Send`), plus raw sockets for what those libraries cannot do (many small writes,
  * pipelined messages, an upstream that never answers).
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { connect as netConnect, createServer } from 'node:net';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import forge from 'node-forge';
 import { Server } from 'node-hl7-server';
 import type { InboundRequest, SendResponse } from 'node-hl7-server';
 import { connect as tlsConnect } from 'node:tls';
@@ -223,4 +225,36 @@ export async function downUntilUp(targetPort: number): Promise<{ port: number; u
         server.close(() => resolve());
       }),
   };
+}
+
+/** A test CA and a client certificate it issued (clientAuth) for `commonName`, all PEM. */
+export function issuedClientCertificate(commonName: string): { ca: string; cert: string; key: string } {
+  // node:crypto makes the keys (fast); node-forge the certificates.
+  const keys = () => {
+    const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    return {
+      publicKey: forge.pki.publicKeyFromPem(pair.publicKey.export({ type: 'spki', format: 'pem' }).toString()),
+      privateKey: forge.pki.privateKeyFromPem(pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()),
+    };
+  };
+  const make = (subject: string, publicKey: forge.pki.PublicKey, serial: string) => {
+    const cert = forge.pki.createCertificate();
+    cert.publicKey = publicKey;
+    cert.serialNumber = serial;
+    cert.validity.notBefore = new Date(Date.now() - 3_600_000);
+    cert.validity.notAfter = new Date(Date.now() + 86_400_000);
+    cert.setSubject([{ name: 'commonName', value: subject }]);
+    return cert;
+  };
+  const caKeys = keys();
+  const ca = make('Junction test CA', caKeys.publicKey, '01');
+  ca.setIssuer(ca.subject.attributes);
+  ca.setExtensions([{ name: 'basicConstraints', cA: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true }]);
+  ca.sign(caKeys.privateKey, forge.md.sha256.create());
+  const leafKeys = keys();
+  const leaf = make(commonName, leafKeys.publicKey, '02');
+  leaf.setIssuer(ca.subject.attributes);
+  leaf.setExtensions([{ name: 'basicConstraints', cA: false }, { name: 'keyUsage', digitalSignature: true, keyEncipherment: true }, { name: 'extKeyUsage', clientAuth: true }]);
+  leaf.sign(caKeys.privateKey, forge.md.sha256.create());
+  return { ca: forge.pki.certificateToPem(ca), cert: forge.pki.certificateToPem(leaf), key: forge.pki.privateKeyToPem(leafKeys.privateKey) };
 }

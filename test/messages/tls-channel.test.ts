@@ -4,15 +4,17 @@
  * the upstream. Also: the live feed's completion event for a socket transaction, and a latin1 message stored byte for
  * byte.
  */
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { frameMllp } from '../../service/domain/mllp-framing.js';
 import type { TransactionEvent } from '../../service/events/live.js';
 import { generateSelfSigned } from '../../service/tls/self-signed.js';
-import { startJunction, unlockRoot } from '../helpers/junction.js';
+import { startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { until } from '../helpers/wait.js';
 import { adt, freePort, hl7Send, msaOf, rawPeer } from '../transports/fixtures.js';
-import { hl7Upstream, tlsPeer, transactionOf, transactionsOf } from './hl7-peers.js';
+import { hl7Upstream, issuedClientCertificate, tlsPeer, transactionOf, transactionsOf } from './hl7-peers.js';
 import type { Hl7Upstream } from './hl7-peers.js';
 
 interface ChannelAnswer {
@@ -31,12 +33,19 @@ describe('tls and private tcp channels end to end', () => {
   const clientIds: Record<string, string> = {};
   const completed: TransactionEvent[] = [];
 
+  // Issued by a CA in tls.trustedCAFiles, registered to no client: its CN names the client by its clientDomain.
+  const radiologyCert = issuedClientCertificate('radiology.clinic.example');
+  let caDir: string;
+
   beforeAll(async () => {
-    t = await startJunction();
+    caDir = await tempDir('junction-ca-');
+    const caFile = join(caDir, 'radiology-ca.pem');
+    await writeFile(caFile, radiologyCert.ca);
+    t = await startJunction({ tls: { trustedCAFiles: [caFile] } });
     admin = { authorization: await unlockRoot(t) };
     upstream = await hl7Upstream();
-    for (const [clientID, domain, cert] of [['lab', 'lab.clinic.example', labCert.cert], ['ward', 'ward.clinic.example', wardCert.cert]] as const) {
-      const res = await t.request('/clients', { method: 'POST', headers: admin, json: { clientID, name: clientID, clientDomain: domain, certificate: cert } });
+    for (const [clientID, domain, cert] of [['lab', 'lab.clinic.example', labCert.cert], ['ward', 'ward.clinic.example', wardCert.cert], ['radiology', 'radiology.clinic.example', undefined]] as const) {
+      const res = await t.request('/clients', { method: 'POST', headers: admin, json: { clientID, name: clientID, clientDomain: domain, ...(cert === undefined ? {} : { certificate: cert }) } });
       expect(res.status, res.text).toBe(201);
       clientIds[clientID] = (res.body as { _id: string })._id;
     }
@@ -45,6 +54,7 @@ describe('tls and private tcp channels end to end', () => {
   afterAll(async () => {
     await t.destroy();
     await upstream.close();
+    await rm(caDir, { recursive: true, force: true });
   });
 
   async function socketChannel(name: string, fields: Record<string, unknown>): Promise<ChannelAnswer> {
@@ -84,6 +94,13 @@ describe('tls and private tcp channels end to end', () => {
     expect(tx).toMatchObject({ channelID: channel._id, status: 'Successful', clientID: clientIds.lab, clientIP: '127.0.0.1' });
     // Only the admitted message was stored.
     expect((await transactionsOf(t, channel._id)).map((r) => r._id)).toEqual([tx._id]);
+  });
+
+  it('admits a certificate issued by a trusted CA whose CN is a client\'s clientDomain', async () => {
+    const channel = await socketChannel('tls trusted ca', { type: 'tls', requireClientCertificate: true, authType: 'private', allow: ['radiology'] });
+    const acks = await hl7Send(channel.tcpPort, [adt('TLS-CA-1')], { ...trustJunction(), cert: radiologyCert.cert, key: radiologyCert.key });
+    expect(acks.map(msaOf), acks[0]).toEqual([{ code: 'AA', controlId: 'TLS-CA-1' }]);
+    expect(await transactionOf(t, 'TLS-CA-1')).toMatchObject({ status: 'Successful', clientID: clientIds.radiology });
   });
 
   it('answers AR naming the reason to a certificate registered to no client, and stores nothing', async () => {
