@@ -80,6 +80,15 @@ describe('socket channel ports through the API', () => {
     expect(problemOf(moved)?.message).toContain('channel "holder"');
   });
 
+  it('gives a port claimed by two channels created at the same moment to one of them only', async () => {
+    const port = await freePort();
+    const answers = await Promise.all([create('race one', port), create('race two', port), create('race three', port)]);
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 400, 400]);
+    const winner = answers.find((a) => a.status === 201)?.body as ChannelAnswer;
+    expect(winner.listener).toMatchObject({ state: 'listening', port });
+    for (const loser of answers.filter((a) => a.status === 400)) expect(problemOf(loser)?.message).toContain(`channel "${winner.name}"`);
+  });
+
   it('fails only the channel whose port another program holds, shows why, and listens once the port is freed and the channel edited', async () => {
     const squatter: Server = createServer();
     await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
