@@ -107,9 +107,22 @@ function restoreConflict(err: unknown): never {
 
 export class ChannelCatalogue {
   readonly #options: ChannelCatalogueOptions;
+  /** The last write that claims a port: such writes run one after another, so two cannot both take a free port. */
+  #portWrites: Promise<unknown> = Promise.resolve();
 
   constructor(options: ChannelCatalogueOptions) {
     this.#options = options;
+  }
+
+  /**
+   * Runs a channel write whose port check must hold until it is stored: one at a time for channels that listen (the
+   * check reads the other channels, so two concurrent writes could each see the port free). Others run at once.
+   */
+  #claimingPort<T>(draft: ChannelDraft, write: () => Promise<T>): Promise<T> {
+    if (channelClaim(draft) === null) return write();
+    const run = this.#portWrites.then(write, write);
+    this.#portWrites = run.catch(() => undefined);
+    return run;
   }
 
   /** A tcp or tls channel may not listen where another channel or the service itself does (400 naming who). */
@@ -165,9 +178,11 @@ export class ChannelCatalogue {
   async create(body: ChannelInput, by: Author): Promise<ChannelRecord> {
     const draft = channelDraft(body);
     refuseIfInvalid([...unmaskPasswords(draft.routes, []), ...channelProblems(draft)]);
-    refuseIfInvalid(await this.#portProblems(draft, null));
     const now = new Date();
-    const created = await this.#options.channels.insert({ ...draft, createdAt: now, updatedAt: now, updatedBy: by }).catch(channelConflict);
+    const created = await this.#claimingPort(draft, async () => {
+      refuseIfInvalid(await this.#portProblems(draft, null));
+      return this.#options.channels.insert({ ...draft, createdAt: now, updatedAt: now, updatedBy: by }).catch(channelConflict);
+    });
     await this.#options.history?.record(created._id, null, created, by);
     return created;
   }
@@ -184,10 +199,12 @@ export class ChannelCatalogue {
     }
     const draft = redraft(merged);
     refuseIfInvalid([...(fields.routes === undefined ? [] : unmaskPasswords(draft.routes, stored.routes)), ...channelProblems(draft)]);
-    refuseIfInvalid(await this.#portProblems(draft, stored._id));
     // A deleted channel stays deleted through an edit; only a status in the body brings it back.
     const restoring = stored.status === 'deleted' && draft.status !== 'deleted';
-    const updated = await this.#options.channels.updateById(stored._id, replacement(stored, draft, by)).catch(restoring ? restoreConflict : channelConflict);
+    const updated = await this.#claimingPort(draft, async () => {
+      refuseIfInvalid(await this.#portProblems(draft, stored._id));
+      return this.#options.channels.updateById(stored._id, replacement(stored, draft, by)).catch(restoring ? restoreConflict : channelConflict);
+    });
     if (updated === null) throw new AppError('NOT_FOUND', `No channel with id ${stored._id}`);
     await this.#options.history?.record(stored._id, stored, updated, by);
     return { channel: updated, restoring };

@@ -4,10 +4,20 @@
  * test/transports/fixtures.ts, `hl7Send`), plus raw sockets for what those libraries cannot do (many small writes,
  * pipelined messages, an upstream that never answers).
  */
-import { createServer } from 'node:net';
+import { generateKeyPairSync } from 'node:crypto';
+import { connect as netConnect, createServer } from 'node:net';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import forge from 'node-forge';
 import { Server } from 'node-hl7-server';
 import type { InboundRequest, SendResponse } from 'node-hl7-server';
+import { connect as tlsConnect } from 'node:tls';
+import type { ConnectionOptions } from 'node:tls';
+import { frameMllp, MllpDecoder } from '../../service/domain/mllp-framing.js';
+import type { BodyRef } from '../../service/storage/bodies/body-files.js';
+import type { TransactionRecord } from '../../service/storage/transactions.js';
+import { completedTransaction } from '../helpers/junction.js';
+import type { TestJunction } from '../helpers/junction.js';
+import { until } from '../helpers/wait.js';
 import { freePort } from '../transports/fixtures.js';
 
 export interface Hl7Upstream {
@@ -84,4 +94,167 @@ export function oru(controlId: string, size = 600): string {
   const text = `${head.join('\r')}\r`;
   const pad = Math.max(0, size - text.length - 20);
   return pad === 0 ? text : `${text}NTE|1||${'x'.repeat(pad)}\r`;
+}
+
+/** What a TLS peer got back: the replies, and how the connection ended. */
+export interface TlsExchange {
+  replies: Buffer[];
+  closedBy: 'server' | 'client' | 'timeout' | 'error';
+  error?: string;
+  /** Whether the TLS handshake completed (the server accepted the connection before anything else). */
+  secured: boolean;
+}
+
+/**
+ * Connects with TLS (`tls.connect`, trusting `options.ca`), writes `messages` MLLP-framed once secured, and collects
+ * replies until `replies` have come, the server closes, or `timeoutMs`.
+ */
+export function tlsPeer(port: number, options: ConnectionOptions, messages: string[], replies = messages.length, timeoutMs = 10_000): Promise<TlsExchange> {
+  return new Promise((resolve) => {
+    const decoder = new MllpDecoder({ maxMessageBytes: 64 * 1024 * 1024 });
+    const got: Buffer[] = [];
+    let secured = false;
+    let done = false;
+    const socket = tlsConnect({ host: '127.0.0.1', port, servername: 'localhost', ...options });
+    const finish = (closedBy: TlsExchange['closedBy'], error?: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ replies: got, closedBy, secured, ...(error === undefined ? {} : { error }) });
+    };
+    const timer = setTimeout(() => finish('timeout'), timeoutMs);
+    socket.on('secureConnect', () => {
+      secured = true;
+      for (const message of messages) socket.write(frameMllp(Buffer.from(message)));
+    });
+    socket.on('data', (chunk: Buffer) => {
+      got.push(...decoder.push(chunk).messages);
+      if (got.length >= replies) finish('client');
+    });
+    socket.on('end', () => finish('server'));
+    socket.on('close', () => finish('server'));
+    socket.on('error', (err: NodeJS.ErrnoException) => finish('error', err.code ?? err.message));
+  });
+}
+
+/** Transactions of a channel, newest first. */
+export function transactionsOf(t: TestJunction, channelID: string): Promise<TransactionRecord[]> {
+  return t.junction.transactions.page({ channelID: [channelID] }, { limit: 100 });
+}
+
+/** The stored, completed transaction whose request body carries this MSH-10 control id. */
+export async function transactionOf(t: TestJunction, controlId: string): Promise<TransactionRecord> {
+  const id = await until(`the transaction of ${controlId}`, async () => {
+    for (const record of await t.junction.transactions.page({}, { limit: 100 })) {
+      const body = record.request.body;
+      if (body !== undefined && (await t.junction.bodies.readText(body)).includes(`|${controlId}|`)) return record._id;
+    }
+    return undefined;
+  });
+  return completedTransaction(t, id);
+}
+
+/** A stored body as text (empty when there is none). */
+export async function bodyText(t: TestJunction, ref: BodyRef | undefined): Promise<string> {
+  return ref === undefined ? '' : t.junction.bodies.readText(ref);
+}
+
+/**
+ * A plain TCP upstream for `tcp` routes: reads each connection to its end (the sender half-closes), records what it
+ * read, then writes `answer(message)` and ends (or destroys the connection without a word when the answer is null).
+ */
+export async function streamUpstream(answer: (message: Buffer) => Buffer | string | null): Promise<{ port: number; received: Buffer[]; close: () => Promise<void> }> {
+  const received: Buffer[] = [];
+  const sockets = new Set<Socket>();
+  const server: NetServer = createServer({ allowHalfOpen: true }, (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    const parts: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => parts.push(chunk));
+    socket.on('end', () => {
+      const message = Buffer.concat(parts);
+      received.push(message);
+      const reply = answer(message);
+      if (reply === null) socket.destroy();
+      else socket.end(reply);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * A port held by the test whose connections are reset (an upstream that is down) until `up()`, after which each
+ * connection is piped to `targetPort`. Holding the port keeps another program from taking it meanwhile.
+ */
+export async function downUntilUp(targetPort: number): Promise<{ port: number; up: () => void; close: () => Promise<void> }> {
+  let isUp = false;
+  const sockets = new Set<Socket>();
+  const server: NetServer = createServer((socket) => {
+    if (!isUp) {
+      socket.resetAndDestroy();
+      return;
+    }
+    const onward = netConnect({ host: '127.0.0.1', port: targetPort });
+    for (const s of [socket, onward]) {
+      sockets.add(s);
+      s.once('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    socket.pipe(onward).pipe(socket);
+    socket.once('close', () => onward.destroy());
+    onward.once('close', () => socket.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    up: () => (isUp = true),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A test CA and a client certificate it issued (clientAuth) for `commonName`, all PEM. */
+export function issuedClientCertificate(commonName: string): { ca: string; cert: string; key: string } {
+  // node:crypto makes the keys (fast); node-forge the certificates.
+  const keys = () => {
+    const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    return {
+      publicKey: forge.pki.publicKeyFromPem(pair.publicKey.export({ type: 'spki', format: 'pem' }).toString()),
+      privateKey: forge.pki.privateKeyFromPem(pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()),
+    };
+  };
+  const make = (subject: string, publicKey: forge.pki.PublicKey, serial: string) => {
+    const cert = forge.pki.createCertificate();
+    cert.publicKey = publicKey;
+    cert.serialNumber = serial;
+    cert.validity.notBefore = new Date(Date.now() - 3_600_000);
+    cert.validity.notAfter = new Date(Date.now() + 86_400_000);
+    cert.setSubject([{ name: 'commonName', value: subject }]);
+    return cert;
+  };
+  const caKeys = keys();
+  const ca = make('Junction test CA', caKeys.publicKey, '01');
+  ca.setIssuer(ca.subject.attributes);
+  ca.setExtensions([{ name: 'basicConstraints', cA: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true }]);
+  ca.sign(caKeys.privateKey, forge.md.sha256.create());
+  const leafKeys = keys();
+  const leaf = make(commonName, leafKeys.publicKey, '02');
+  leaf.setIssuer(ca.subject.attributes);
+  leaf.setExtensions([{ name: 'basicConstraints', cA: false }, { name: 'keyUsage', digitalSignature: true, keyEncipherment: true }, { name: 'extKeyUsage', clientAuth: true }]);
+  leaf.sign(caKeys.privateKey, forge.md.sha256.create());
+  return { ca: forge.pki.certificateToPem(ca), cert: forge.pki.certificateToPem(leaf), key: forge.pki.privateKeyToPem(leafKeys.privateKey) };
 }
