@@ -119,6 +119,23 @@ export function textEncodingOf(header: Pick<Hl7Header, 'characterSet'> | null): 
   return CHARACTER_SETS[header.characterSet.toUpperCase()] ?? null;
 }
 
+/**
+ * The TextDecoder label for a stored body whose content type is `contentType`: its `charset` parameter, read as an
+ * HL7 character set name (`8859/1`, as Junction records MSH-18) or as a standard label (`iso-8859-1`); UTF-8 when
+ * there is none or it is unknown.
+ */
+export function textEncodingOfContentType(contentType: string | undefined): string {
+  const charset = /;\s*charset\s*=\s*"?([^";]+)"?/i.exec(contentType ?? '')?.[1]?.trim();
+  if (charset === undefined || charset === '') return 'utf-8';
+  const hl7 = CHARACTER_SETS[charset.toUpperCase()];
+  if (hl7 !== undefined) return hl7;
+  try {
+    return new TextDecoder(charset).encoding;
+  } catch {
+    return 'utf-8';
+  }
+}
+
 /** A message's text in the character set its header names; latin1 (byte for byte) when the set is unknown. */
 export function decodeMessage(message: Buffer): string {
   const encoding = textEncodingOf(readHeader(message));

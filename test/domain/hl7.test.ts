@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ackCodeOf, acknowledgedIdOf, decodeMessage, escapeField, negativeAck, positiveAck, readHeader, statusOfAck, textEncodingOf, wrongAcknowledgement } from '../../service/domain/hl7.js';
+import { textEncodingOfContentType, ackCodeOf, acknowledgedIdOf, decodeMessage, escapeField, negativeAck, positiveAck, readHeader, statusOfAck, textEncodingOf, wrongAcknowledgement } from '../../service/domain/hl7.js';
 
 const ORU = 'MSH|^~\\&|LAB|NORTH|EMR|CLINIC|20261124101500||ORU^R01^ORU_R01|MSG00042|P|2.5.1\rPID|1||12345\rOBX|1|NM|GLU||5.4|mmol/L\r';
 
@@ -106,5 +106,15 @@ describe('which message an ACK answers', () => {
     const text = positiveAck(header ?? (undefined as never), { controlId: 'JN1', at: new Date('2026-11-24T10:15:00Z') });
     expect(text).toBe('MSH|^~\\&|EMR|CLINIC|LAB|NORTH|20261124101500+0000||ACK^R01^ACK|JN1|P|2.5.1\rMSA|AA|MSG00042\r');
     expect(ackCodeOf(Buffer.from(text))).toBe('AA');
+  });
+});
+
+describe('the character set of a stored body', () => {
+  it('reads HL7 names and standard labels from the content type, and falls back to UTF-8', () => {
+    expect(textEncodingOfContentType('application/hl7-v2; charset="8859/1"')).toBe('iso-8859-1');
+    expect(textEncodingOfContentType('text/plain; charset=ISO-8859-2')).toBe('iso-8859-2');
+    expect(textEncodingOfContentType('application/hl7-v2')).toBe('utf-8');
+    expect(textEncodingOfContentType('text/plain; charset=klingon')).toBe('utf-8');
+    expect(textEncodingOfContentType(undefined)).toBe('utf-8');
   });
 });

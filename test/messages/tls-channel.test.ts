@@ -161,5 +161,9 @@ describe('tls and private tcp channels end to end', () => {
     const chunks: Buffer[] = [];
     for await (const chunk of await t.junction.bodies.openRead(tx.request.body ?? { path: '' })) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    // The API shows it in its own character set, as the console then does.
+    const shown = await t.request(`/transactions/${tx._id}`, { headers: admin });
+    expect(shown.status).toBe(200);
+    expect((shown.body as { request: { body: string } }).request.body).toBe(text);
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { BodyFields, ExchangeView, TransactionRerunView, TransactionView } from '../../contracts/transactions.js';
 import type { TransactionAccess } from '../../domain/transaction-access.js';
+import { textEncodingOfContentType } from '../../domain/hl7.js';
 import type { BodyFiles, BodyRef } from '../../storage/bodies/body-files.js';
 import type { ExchangeRecord, TransactionRecord, TransactionRequest, TransactionResponse } from '../../storage/transactions.js';
 import type { Representation } from '../schemas/transactions.js';
@@ -20,10 +21,13 @@ interface ViewOptions {
   bodyCap: number | null;
 }
 
-/** A body as text for an answer, at most `cap` bytes; `bodyTruncated` when the stored body was cut or is longer. */
-async function bodyText(files: BodyFiles, ref: BodyRef, cap: number): Promise<BodyFields> {
+/**
+ * A body as text for an answer, at most `cap` bytes, in the character set its content type names (an HL7 message's
+ * MSH-18 is recorded there); `bodyTruncated` when the stored body was cut or is longer.
+ */
+async function bodyText(files: BodyFiles, ref: BodyRef, cap: number, contentType: string | undefined): Promise<BodyFields> {
   try {
-    const body = await files.readText(ref, cap);
+    const body = await files.readText(ref, cap, textEncodingOfContentType(contentType));
     return { body, bodyTruncated: ref.truncated || ref.size > cap };
   } catch (err) {
     // Retention (maxBodyAgeDays) may have removed the file while the transaction stays.
@@ -48,7 +52,7 @@ async function exchangePart<P extends TransactionRequest | TransactionResponse>(
   const { body, headers, timestamp, ...rest } = part;
   const view: PartView<P> = extend(rest, { timestamp: timestamp.toISOString() });
   if (options.headers) view.headers = headers;
-  if (body !== undefined && options.bodyCap !== null) Object.assign(view, await bodyText(files, body, options.bodyCap));
+  if (body !== undefined && options.bodyCap !== null) Object.assign(view, await bodyText(files, body, options.bodyCap, headers['content-type']));
   return view;
 }
 

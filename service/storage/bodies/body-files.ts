@@ -233,13 +233,14 @@ export class BodyFiles {
     return stream;
   }
 
-  /** Reads a stored body as text, at most `limit` bytes. */
-  async readText(ref: Pick<BodyRef, 'path'>, limit = Number.POSITIVE_INFINITY): Promise<string> {
+  /** Reads a stored body as text, at most `limit` bytes, decoded from `encoding` (a TextDecoder label; UTF-8 by default). */
+  async readText(ref: Pick<BodyRef, 'path'>, limit = Number.POSITIVE_INFINITY, encoding = 'utf-8'): Promise<string> {
     const source = this.read(ref);
     const read = await readUpTo(source, limit);
     if (read.failure !== undefined) throw read.failure.error;
     if (!read.ended) source.destroy();
-    return Buffer.concat(read.chunks, read.size).toString('utf8', 0, Math.min(read.size, limit));
+    const bytes = Buffer.concat(read.chunks, read.size).subarray(0, Math.min(read.size, limit));
+    return encoding === 'utf-8' ? bytes.toString('utf8') : new TextDecoder(encoding).decode(bytes);
   }
 
   /** Days that have body folders, oldest first. */
