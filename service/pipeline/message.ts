@@ -19,7 +19,7 @@ import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import { authorise } from '../domain/channel-match.js';
-import { ackBytes, ackCodeOf, negativeAck, positiveAck, readHeader, statusOfAck, UNKNOWN_SENDER, wrongAcknowledgement } from '../domain/hl7.js';
+import { ackBytes, negativeAck, positiveAck, readHeader, statusOfReply, UNKNOWN_SENDER, wrongAcknowledgement } from '../domain/hl7.js';
 import type { Hl7Header } from '../domain/hl7.js';
 import { isStructuredResponse, parseMediatorResponse } from '../domain/mediator-response.js';
 import { outgoingHeaders, routePath } from '../domain/route-request.js';
@@ -28,6 +28,7 @@ import { statusPasses } from '../domain/status-codes-check.js';
 import type { LiveEvents } from '../events/live.js';
 import { RouteError } from '../routing/http.js';
 import type { HttpRouter, RouteTarget } from '../routing/http.js';
+import type { SocketSender } from '../routing/socket-connect.js';
 import { dayOf } from '../storage/bodies/body-files.js';
 import type { BodyFiles, BodyRef } from '../storage/bodies/body-files.js';
 import type { ChannelRecord, ClientRecord, RouteRecord } from '../storage/records.js';
@@ -35,6 +36,7 @@ import type { TransactionIdFactory, TransactionLog, TransactionRequest, Transact
 import { readUpTo } from '../streams/relay.js';
 import type { ClientAuthenticator } from './authenticate.js';
 import { Completion } from './complete.js';
+import { processingRecord } from './store-request.js';
 import type { RerunOrigin } from './context.js';
 import type { InboundMessage, MessageHandler, MessageReply } from './inbound-message.js';
 import type { RouteRun } from './route.js';
@@ -42,11 +44,6 @@ import type { OtherOutcome } from './store-response.js';
 import { mediatorOutcome } from './structured-response.js';
 import type { MediatorOutcome } from './structured-response.js';
 import { STALL_GRACE_MS } from './watchdog.js';
-
-/** What an `mllp` or `tcp` route sender does (routing/mllp.ts, routing/tcp.ts): one message out, one reply back. */
-export interface SocketSender {
-  send(call: { target: RouteTarget; message: Buffer; timeoutMs: number; signal?: AbortSignal; check?: (reply: Buffer) => string | undefined }): Promise<Buffer>;
-}
 
 export interface MessageLimits {
   /** Largest body stored per message or reply; longer ones are stored truncated. */
@@ -106,12 +103,6 @@ let ackCounter = 0;
 function contentTypeOf(header: Hl7Header | null): string {
   if (header === null) return 'application/octet-stream';
   return header.characterSet === '' ? HL7_TYPE : `${HL7_TYPE}; charset="${header.characterSet.replace(/["\\]/g, '')}"`;
-}
-
-/** The status a reply from an `mllp` or `tcp` route stands for: its ACK code when it is an HL7 ACK, else 200. */
-function socketReplyStatus(reply: Buffer): number {
-  const code = ackCodeOf(reply);
-  return code === null ? 200 : statusOfAck(code);
 }
 
 const isHl7 = (body: Buffer): boolean => readHeader(body) !== null;
@@ -215,21 +206,7 @@ export class MessagePipeline implements MessageHandler {
       timestamp: job.receivedAt,
     };
     try {
-      await log.insert({
-        _id: job.id,
-        channelID: channel._id,
-        ...(job.client === null ? {} : { clientID: job.client._id }),
-        ...(job.rerun?.clientID === undefined ? {} : { clientID: job.rerun.clientID }),
-        clientIP: job.clientIp,
-        status: 'Processing',
-        request,
-        routes: [],
-        orchestrations: [],
-        canRerun: true,
-        autoRetry: false,
-        autoRetryAttempt: job.rerun?.autoRetryAttempt ?? 0,
-        ...(job.rerun === undefined ? {} : { parentID: job.rerun.parentID }),
-      });
+      await log.insert(processingRecord({ id: job.id, channel, client: job.client, clientIp: job.clientIp, request, ...(job.rerun === undefined ? {} : { rerun: job.rerun }) }));
     } catch (err) {
       logger.error({ err, channel: channel.name }, 'a message could not be stored; the sender was told to send it again');
       return { reply: this.#nak(header, framed, 'AR', 'Junction could not store the message; send it again later'), finished: Promise.resolve() };
@@ -334,7 +311,7 @@ export class MessagePipeline implements MessageHandler {
       const wrong = check(reply);
       if (wrong !== undefined) throw new RouteError('connection', `route ${route.name} ${wrong}`);
       const type = isHl7(reply) ? HL7_TYPE : 'application/octet-stream';
-      return { route, request, reply, answer: { status: socketReplyStatus(reply), headers: { 'content-type': type }, body: NO_BODY }, answeredAt: new Date() };
+      return { route, request, reply, answer: { status: statusOfReply(reply), headers: { 'content-type': type }, body: NO_BODY }, answeredAt: new Date() };
     } catch (err) {
       return { route, request, error: err as Error };
     }

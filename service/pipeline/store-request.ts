@@ -1,8 +1,8 @@
 /** Step 4: the first write of the transaction (Processing), before anything is sent downstream. */
 import { storedHeaders } from '../domain/stored-headers.js';
-import type { ChannelRecord } from '../storage/records.js';
+import type { ChannelRecord, ClientRecord } from '../storage/records.js';
 import type { TransactionLog, TransactionRecord, TransactionRequest } from '../storage/transactions.js';
-import type { TransactionContext } from './context.js';
+import type { RerunOrigin, TransactionContext } from './context.js';
 
 /** The request section of the transaction, without its body reference. */
 export function requestSection(ctx: TransactionContext): TransactionRequest {
@@ -17,21 +17,37 @@ export function requestSection(ctx: TransactionContext): TransactionRequest {
   };
 }
 
-/** Inserts the Processing transaction. */
-export function storeRequest(ctx: TransactionContext, channel: ChannelRecord, log: TransactionLog): Promise<TransactionRecord> {
-  return log.insert({
-    _id: ctx.id,
+/** Who and what a new transaction is about, whichever path (HTTP or message) stores it. */
+export interface NewTransactionFields {
+  id: string;
+  channel: Pick<ChannelRecord, '_id'>;
+  client: Pick<ClientRecord, '_id'> | null;
+  clientIp: string;
+  request: TransactionRequest;
+  rerun?: RerunOrigin;
+}
+
+/** The Processing record of a new transaction; a re-run keeps its original client and links its parent. */
+export function processingRecord(fields: NewTransactionFields): TransactionRecord {
+  const { id, channel, client, clientIp, request, rerun } = fields;
+  return {
+    _id: id,
     channelID: channel._id,
-    ...(ctx.client === null ? {} : { clientID: ctx.client._id }),
-    ...(ctx.rerun?.clientID === undefined ? {} : { clientID: ctx.rerun.clientID }),
-    clientIP: ctx.clientIp,
+    ...(client === null ? {} : { clientID: client._id }),
+    ...(rerun?.clientID === undefined ? {} : { clientID: rerun.clientID }),
+    clientIP: clientIp,
     status: 'Processing',
-    request: requestSection(ctx),
+    request,
     routes: [],
     orchestrations: [],
     canRerun: true,
     autoRetry: false,
-    autoRetryAttempt: ctx.rerun?.autoRetryAttempt ?? 0,
-    ...(ctx.rerun === undefined ? {} : { parentID: ctx.rerun.parentID }),
-  });
+    autoRetryAttempt: rerun?.autoRetryAttempt ?? 0,
+    ...(rerun === undefined ? {} : { parentID: rerun.parentID }),
+  };
+}
+
+/** Inserts the Processing transaction. */
+export function storeRequest(ctx: TransactionContext, channel: ChannelRecord, log: TransactionLog): Promise<TransactionRecord> {
+  return log.insert(processingRecord({ id: ctx.id, channel, client: ctx.client, clientIp: ctx.clientIp, request: requestSection(ctx), ...(ctx.rerun === undefined ? {} : { rerun: ctx.rerun }) }));
 }
