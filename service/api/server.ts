@@ -10,6 +10,7 @@ import type { ChannelCatalogueOptions } from '../channels/catalogue.js';
 import { ChannelHistory } from '../channels/history.js';
 import { ClientAccounts } from '../accounts/clients.js';
 import { Roles } from '../accounts/roles.js';
+import { ContactGroups } from '../contacts/groups.js';
 import { answerClientError, answerIdleConnections, installErrorHandling, sendError } from './error-handler.js';
 import { installJsonBodyParser } from './json-body.js';
 import { createValidatorCompiler } from './validation.js';
@@ -25,6 +26,7 @@ import type { UserRoutesDeps } from './routes/users.js';
 import { channelRoutes } from './routes/channels.js';
 import { clientRoutes } from './routes/clients.js';
 import { roleRoutes } from './routes/roles.js';
+import { contactGroupRoutes } from './routes/contact-groups.js';
 import { transactionRoutes } from './routes/transactions.js';
 import type { TransactionRoutesDeps } from './routes/transactions.js';
 import { taskRoutes } from './routes/tasks.js';
@@ -135,6 +137,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(userRoutes(deps));
   await app.register(passwordTokenRoutes(deps));
   const { store } = deps;
+  const contactGroups = new ContactGroups({ groups: store.contactGroups, channels: store.channels });
   const channels = new ChannelCatalogue({
     channels: store.channels,
     history: new ChannelHistory(store.channelAudits),
@@ -142,10 +145,12 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
     triggerPolling: deps.triggerPolling,
     ...(deps.servicePorts === undefined ? {} : { servicePorts: deps.servicePorts }),
     ...(deps.listeners === undefined ? {} : { listeners: deps.listeners }),
+    unknownContactGroups: (ids) => contactGroups.unknown(ids),
   });
   await app.register(channelRoutes({ channels }));
   await app.register(clientRoutes({ clients: new ClientAccounts({ clients: store.clients, channels: store.channels }) }));
   await app.register(roleRoutes({ roles: new Roles({ channels: store.channels, clients: store.clients }) }));
+  await app.register(contactGroupRoutes({ contactGroups }));
   await app.register(transactionRoutes({ ...deps, channels }));
   await app.register(taskRoutes(deps));
   await app.register(mediatorRoutes(deps));

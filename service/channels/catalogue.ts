@@ -23,6 +23,7 @@ import type { Changes, Collection } from '../storage/store.js';
 import { ChannelNameTakenError } from '../storage/live-channel-names.js';
 import type { ChannelHistory } from './history.js';
 import { channelClaim, portClaimProblems } from '../domain/channel-ports.js';
+import { unknownGroupRefs } from '../domain/contact-groups.js';
 import type { PortClaim } from '../domain/channel-ports.js';
 
 export interface ChannelCatalogueOptions {
@@ -38,6 +39,8 @@ export interface ChannelCatalogueOptions {
   servicePorts?: () => readonly PortClaim[];
   /** The listeners of tcp and tls channels (transports/sockets.ts), whose state channel answers show. */
   listeners?: ChannelListenerStates;
+  /** The ids among those given that name no contact group; without it, alerts' group ids are not checked. */
+  unknownContactGroups?: (ids: readonly string[]) => Promise<string[]>;
 }
 
 /** What the catalogue asks of the tcp and tls channel listeners. */
@@ -133,6 +136,14 @@ export class ChannelCatalogue {
     return portClaimProblems(draft, [...(this.#options.servicePorts?.() ?? []), ...claims]);
   }
 
+  /** An alert may only name contact groups that exist (400 naming each unknown id), unless the channel named it already. */
+  async #groupProblems(draft: ChannelDraft, before: ChannelRecord['alerts']): Promise<ValidationProblem[]> {
+    const check = this.#options.unknownContactGroups;
+    const ids = draft.alerts.flatMap((a) => a.groups);
+    if (check === undefined || ids.length === 0) return [];
+    return unknownGroupRefs(draft.alerts, before, new Set(await check(ids)));
+  }
+
   /** The listener of a tcp or tls channel, as it is now; undefined for other channels and when none runs. */
   listenerOf(channel: Pick<ChannelRecord, '_id' | 'type'>): ChannelListener | undefined {
     return channel.type === 'tcp' || channel.type === 'tls' ? this.#options.listeners?.state(channel._id) : undefined;
@@ -177,7 +188,7 @@ export class ChannelCatalogue {
   /** Creates a channel from a POST body; 400 when it breaks the rules, 409 when its name is taken. */
   async create(body: ChannelInput, by: Author): Promise<ChannelRecord> {
     const draft = channelDraft(body);
-    refuseIfInvalid([...unmaskPasswords(draft.routes, []), ...channelProblems(draft)]);
+    refuseIfInvalid([...unmaskPasswords(draft.routes, []), ...channelProblems(draft), ...(await this.#groupProblems(draft, []))]);
     const now = new Date();
     const created = await this.#claimingPort(draft, async () => {
       refuseIfInvalid(await this.#portProblems(draft, null));
@@ -198,7 +209,11 @@ export class ChannelCatalogue {
       else merged[key] = value;
     }
     const draft = redraft(merged);
-    refuseIfInvalid([...(fields.routes === undefined ? [] : unmaskPasswords(draft.routes, stored.routes)), ...channelProblems(draft)]);
+    refuseIfInvalid([
+      ...(fields.routes === undefined ? [] : unmaskPasswords(draft.routes, stored.routes)),
+      ...channelProblems(draft),
+      ...(await this.#groupProblems(draft, stored.alerts)),
+    ]);
     // A deleted channel stays deleted through an edit; only a status in the body brings it back.
     const restoring = stored.status === 'deleted' && draft.status !== 'deleted';
     const updated = await this.#claimingPort(draft, async () => {

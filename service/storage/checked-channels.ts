@@ -21,6 +21,7 @@ export function withCheckedChannels(store: Store, onChange: () => void): Store {
     tasks: store.tasks,
     taskTransactions: store.taskTransactions,
     autoRetries: store.autoRetries,
+    contactGroups: store.contactGroups,
     open: () => store.open(),
     close: () => store.close(),
     health: () => store.health(),

@@ -18,4 +18,5 @@ export const collectionSpecs = {
   tasks: { name: 'tasks', unique: [], indexed: ['status', 'created'] },
   taskTransactions: { name: 'taskTransactions', unique: [], indexed: ['taskID', 'tstatus'] },
   autoRetries: { name: 'autoRetries', unique: [], indexed: [] },
+  contactGroups: { name: 'contactGroups', unique: ['group'], indexed: [] },
 } as const satisfies Record<string, CollectionSpec>;

@@ -6,6 +6,7 @@
 import type { PublicUser } from '../contracts/api.js';
 import type { AlertRecipient, Channel, ChannelAlert, ChannelAudit, ChannelCreate, ChannelRoute, ChannelRouteInput, RewriteRule } from '../contracts/channels.js';
 import type { ClientDetails } from '../contracts/clients.js';
+import type { ContactGroup } from '../contracts/contact-groups.js';
 import type { PublicMediator } from '../contracts/mediators.js';
 import type { TaskTransactionView, TaskView } from '../contracts/tasks.js';
 import type { MediatorConfigDef, MediatorConfigType } from '../domain/mediator-config.js';
@@ -152,3 +153,6 @@ export interface AutoRetryRecord extends StoredDoc {
   queuedAt: Date;
   childID?: string;
 }
+
+/** A contact group (OpenHIM's `contactgroups`): its name is unique; channel alerts name it by `_id`. */
+export interface ContactGroupRecord extends StoredDoc, ContactGroup {}

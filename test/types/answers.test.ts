@@ -8,12 +8,14 @@ import { describe, expectTypeOf, it } from 'vitest';
 import type { AboutAnswer, ApiErrorBody, MessageAnswer, PublicUser, ServicePort } from '../../service/contracts/api.js';
 import type { Channel } from '../../service/contracts/channels.js';
 import type { ClientNameAnswer, PublicClient } from '../../service/contracts/clients.js';
+import type { ContactGroup } from '../../service/contracts/contact-groups.js';
 import type { MediatorConfigDef, PublicMediator } from '../../service/contracts/mediators.js';
 import type { Role } from '../../service/contracts/roles.js';
 import type { TaskDetail, TaskTransactionView, TaskView } from '../../service/contracts/tasks.js';
 import type { BulkRerunAnswer, CreatedTask, TransactionCount, TransactionRerunView, TransactionView } from '../../service/contracts/transactions.js';
 import type { PublicChannelSchema } from '../../service/api/schemas/channels.js';
 import type { ClientNameSchema, PublicClientSchema } from '../../service/api/schemas/clients.js';
+import type { ContactGroupSchema } from '../../service/api/schemas/contact-groups.js';
 import type { ErrorResponse, MessageAnswerSchema } from '../../service/api/schemas/common.js';
 import type { PublicMediatorSchema } from '../../service/api/schemas/mediators.js';
 import type { RoleSchema } from '../../service/api/schemas/roles.js';
@@ -58,6 +60,10 @@ describe('answer schemas and contracts', () => {
     expectTypeOf<SchemaShape<typeof ClientNameSchema>>().toEqualTypeOf<Plain<ClientNameAnswer>>();
     expectTypeOf<SchemaShape<typeof PublicChannelSchema>>().toEqualTypeOf<Plain<Channel>>();
     expectTypeOf<SchemaShape<typeof RoleSchema>>().toEqualTypeOf<Plain<Role>>();
+  });
+
+  it('describe contact groups alike', () => {
+    expectTypeOf<SchemaShape<typeof ContactGroupSchema>>().toEqualTypeOf<Plain<ContactGroup>>();
   });
 
   it('describe mediators alike, the schema spelling out the one level of struct templates that exists', () => {

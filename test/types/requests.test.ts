@@ -6,12 +6,14 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { ChannelCreate, ChannelUpdate } from '../../service/contracts/channels.js';
 import type { ClientCreateInput, ClientUpdateInput } from '../../service/contracts/clients.js';
+import type { ContactGroupCreateInput, ContactGroupUpdateInput } from '../../service/contracts/contact-groups.js';
 import type { RoleCreateInput, RoleUpdateInput } from '../../service/contracts/roles.js';
 import type { TaskChange } from '../../service/contracts/tasks.js';
 import type { TransactionCreate, TransactionUpdate } from '../../service/contracts/transactions.js';
 import type { TokenPasswordInput, UserCreateInput, UserUpdateInput } from '../../service/contracts/users.js';
 import type { ChannelCreateBody, ChannelUpdateBody } from '../../service/api/schemas/channels.js';
 import type { ClientCreateBody, ClientUpdateBody } from '../../service/api/schemas/clients.js';
+import type { ContactGroupCreateBody, ContactGroupUpdateBody } from '../../service/api/schemas/contact-groups.js';
 import type { RoleCreateBody, RoleUpdateBody } from '../../service/api/schemas/roles.js';
 import type { TaskUpdateBody } from '../../service/api/schemas/tasks.js';
 import type { TransactionCreateBody, TransactionUpdateBody } from '../../service/api/schemas/transactions.js';
@@ -29,6 +31,11 @@ describe('request schemas and contracts', () => {
     expectTypeOf<SchemaShape<typeof UserCreateBody>>().toEqualTypeOf<Plain<UserCreateInput>>();
     expectTypeOf<SchemaShape<typeof UserUpdateBody>>().toEqualTypeOf<Plain<UserUpdateInput>>();
     expectTypeOf<SchemaShape<typeof TokenPasswordBody>>().toEqualTypeOf<Plain<TokenPasswordInput>>();
+  });
+
+  it('describe the bodies of contact groups alike', () => {
+    expectTypeOf<SchemaShape<typeof ContactGroupCreateBody>>().toEqualTypeOf<Plain<ContactGroupCreateInput>>();
+    expectTypeOf<SchemaShape<typeof ContactGroupUpdateBody>>().toEqualTypeOf<Plain<ContactGroupUpdateInput>>();
   });
 
   it('describe the transaction writes alike (POST /transactions, PUT /transactions/:id)', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { collectionSpecs } from '../collection-specs.js';
 import type { AuditRecord, ChannelAuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, UserRecord } from '../records.js';
-import type { AutoRetryRecord, TaskRecord, TaskTransactionRecord } from '../records.js';
+import type { AutoRetryRecord, ContactGroupRecord, TaskRecord, TaskTransactionRecord } from '../records.js';
 import { StoreError, StoreOpenError } from '../store.js';
 import type { Collection, CollectionSpec, Store, StoreHealth, StoreState } from '../store.js';
 import { NedbCollection } from './collection.js';
@@ -39,6 +39,7 @@ class NedbStore implements Store, CollectionContext {
   readonly tasks: Collection<TaskRecord>;
   readonly taskTransactions: Collection<TaskTransactionRecord>;
   readonly autoRetries: Collection<AutoRetryRecord>;
+  readonly contactGroups: Collection<ContactGroupRecord>;
 
   private readonly specs: readonly CollectionSpec[] = Object.values(collectionSpecs);
   private readonly dataDir: string;
@@ -67,6 +68,7 @@ class NedbStore implements Store, CollectionContext {
     this.tasks = new NedbCollection<TaskRecord>(collectionSpecs.tasks, this);
     this.taskTransactions = new NedbCollection<TaskTransactionRecord>(collectionSpecs.taskTransactions, this);
     this.autoRetries = new NedbCollection<AutoRetryRecord>(collectionSpecs.autoRetries, this);
+    this.contactGroups = new NedbCollection<ContactGroupRecord>(collectionSpecs.contactGroups, this);
   }
 
   async open(): Promise<void> {

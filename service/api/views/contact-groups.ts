@@ -1,0 +1,8 @@
+/** The public view of a contact group, as every answer shows it. */
+import type { ContactGroup } from '../../contracts/contact-groups.js';
+import type { ContactGroupRecord } from '../../storage/records.js';
+
+/** A contact group as answered: its id, name and recipients. */
+export function contactGroupView(group: ContactGroupRecord): ContactGroup {
+  return { _id: group._id, group: group.group, users: group.users.map(({ user, method, maxAlerts }) => ({ user, method, maxAlerts })) };
+}

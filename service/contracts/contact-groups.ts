@@ -1,0 +1,40 @@
+/**
+ * Contact groups as the management API shows them (`/groups`), in OpenHIM's shape: a named list of alert recipients
+ * that a channel's alert names by `_id` (`alerts[].groups`). Import with `import type`.
+ */
+import type { AlertMaxFrequency, AlertMethod, AlertRecipient } from './channels.js';
+
+/** A contact group: its unique name and who gets the alerts sent to it. */
+export interface ContactGroup {
+  _id: string;
+  group: string;
+  users: AlertRecipient[];
+}
+
+/** One recipient as sent; `maxAlerts` defaults to `no max` (OpenHIM). `_id` is what OpenHIM gives sub-documents: accepted and ignored. */
+export interface ContactGroupUserInput {
+  /** The user's email (the alert is sent to that user's address or phone number). */
+  user: string;
+  method: AlertMethod;
+  maxAlerts?: AlertMaxFrequency;
+  _id?: string;
+}
+
+/** `POST /groups`. `_id` and `__v`, found in a group fetched from OpenHIM or Junction, are accepted and ignored. */
+export interface ContactGroupCreateInput {
+  group: string;
+  /** Omitted: no recipients yet. */
+  users?: ContactGroupUserInput[];
+  _id?: string;
+  __v?: number;
+}
+
+/** `PUT /groups/:id`: omitted fields stay; a given `users` is the complete new list. */
+export type ContactGroupUpdateInput = Partial<ContactGroupCreateInput>;
+
+/** A channel whose alerts name a group, as a refused deletion lists it (`details.channels` of the 409). */
+export interface ChannelUsingGroup {
+  _id: string;
+  name: string;
+  status: string;
+}
