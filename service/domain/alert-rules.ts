@@ -5,6 +5,7 @@
  * alert-message.ts's.
  */
 import type { AlertMethod, AlertRecipient, Channel, ChannelAlert } from '../contracts/channels.js';
+import type { TransactionStatus } from './transaction-status.js';
 import { parseStatusPattern, statusMatches } from './transaction-status.js';
 import type { AlertWindow } from './alert-window.js';
 import { MAX_CATCH_UP_MINUTES, startOfDay } from './alert-window.js';
@@ -23,6 +24,9 @@ export interface AlertTransaction {
   responseStatus?: number;
   /** How many automatic retries have been made (OpenHIM's `autoRetryAttempt`); unset or 0 before the first. */
   autoRetryAttempt?: number;
+  status?: TransactionStatus;
+  /** Flagged for another automatic retry (its last attempt failed). */
+  autoRetry?: boolean;
 }
 
 /**
@@ -43,9 +47,14 @@ export function reachedRetryMax(channel: Pick<AlertChannel, 'autoRetryEnabled' |
   return channel.autoRetryEnabled && max > 0 && (transaction.autoRetryAttempt ?? 0) >= max;
 }
 
-/** True when a rule counts this transaction as a match (its response status, or its auto retries exhausted). */
+/**
+ * True when a rule counts this transaction as a match: its response status, or its automatic retries used up while it
+ * still fails (Failed, or still flagged for retry; OpenHIM's alert asks for status 500). The instant such a
+ * transaction belongs to a window is when the auto-retry job gives up on it (its `transaction.autoRetryMaxAttempted`
+ * event), not when it was received: that may be long before.
+ */
 export function transactionMatches(rule: AlertRule, channel: AlertChannel, transaction: AlertTransaction): boolean {
-  if (rule.condition === 'auto-retry-max-attempted') return reachedRetryMax(channel, transaction);
+  if (rule.condition === 'auto-retry-max-attempted') return reachedRetryMax(channel, transaction) && (transaction.status === 'Failed' || transaction.autoRetry === true);
   if (rule.status === undefined || transaction.responseStatus === undefined) return false;
   return statusMatches(rule.status, transaction.responseStatus);
 }

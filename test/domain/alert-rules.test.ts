@@ -118,8 +118,11 @@ describe('alert rules', () => {
 
   it('classifies transactions for an auto-retry rule by the attempts the channel allows', () => {
     const rule = { condition: 'auto-retry-max-attempted' as const };
-    expect(transactionMatches(rule, channel, { autoRetryAttempt: 3, responseStatus: 500 })).toBe(true);
-    expect(transactionMatches(rule, channel, { autoRetryAttempt: 2, responseStatus: 500 })).toBe(false);
+    expect(transactionMatches(rule, channel, { autoRetryAttempt: 3, status: 'Failed' })).toBe(true);
+    expect(transactionMatches(rule, channel, { autoRetryAttempt: 4, status: 'Completed', autoRetry: true })).toBe(true);
+    expect(transactionMatches(rule, channel, { autoRetryAttempt: 2, status: 'Failed' })).toBe(false);
+    // Its last retry got through: nothing to alert.
+    expect(transactionMatches(rule, channel, { autoRetryAttempt: 3, status: 'Successful' })).toBe(false);
     // 0 or unset means unlimited: never reached. A channel that does not retry never reaches it either.
     expect(reachedRetryMax({ autoRetryEnabled: true, autoRetryMaxAttempts: 0 }, { autoRetryAttempt: 50 })).toBe(false);
     expect(reachedRetryMax({ autoRetryEnabled: true }, { autoRetryAttempt: 50 })).toBe(false);
