@@ -114,7 +114,7 @@ export function startOfDay(at: Date, timeZone: string): Date {
   let guess = midnightAsUtc - zoneOffsetMs(at, timeZone);
   guess = midnightAsUtc - zoneOffsetMs(new Date(guess), timeZone);
   const check = wallTime(new Date(guess), timeZone);
-  // Midnight did not exist (the clock jumped from 23:59 to 01:00): the guess fell on the previous day.
-  if (check.day !== wall.day) guess += 3_600_000 - (check.minute * 60 + check.second) * 1000;
+  // The guess fell on the previous day's wall clock (a change at midnight): move on to where that day's clock ends.
+  if (check.day !== wall.day) guess += ((24 - check.hour) * 3600 - check.minute * 60 - check.second) * 1000;
   return new Date(guess);
 }
