@@ -5,7 +5,9 @@
  *
  * OpenHIM cuts buckets in the server's local time and serves week, month and year as day buckets; here every period
  * is a real bucket in the zone the caller names (weeks start on Monday, ISO 8601), and days may be 23 or 25 hours.
- * Calendar arithmetic across DST is luxon's, so none of it is hand-written here.
+ * luxon does the calendar work wherever a clock change is involved; the common case (no change between an instant and
+ * its bucket's start) floors the wall clock with the zone's offset, which is exact there and over ten times faster
+ * (a year of hour buckets in about 15 ms), and the tests hold it equal to luxon in zones with every kind of change.
  */
 import { DateTime, FixedOffsetZone, Info } from 'luxon';
 import type { Zone } from 'luxon';
@@ -37,8 +39,9 @@ export function comparePeriods(a: MetricPeriod, b: MetricPeriod): number {
 }
 
 /**
- * The canonical spelling of an IANA time zone ("europe/london" → "Europe/London"), or null when the name is not one
- * this runtime knows. Zones are compared by this name, so stored and queried buckets agree on what "same zone" means.
+ * The canonical spelling of an IANA time zone ("europe/london" → "Europe/London", "US/Pacific" →
+ * "America/Los_Angeles"), or null when the name is not one this runtime knows. Whether two zones' buckets line up is
+ * decided from their boundaries, never from their names.
  */
 export function canonicalTimeZone(name: string): string | null {
   if (name.trim() === '' || name !== name.trim()) return null;
@@ -233,6 +236,32 @@ export function sourcePeriod(period: MetricPeriod, timeZone: string, storedZone:
     if (boundariesAlign(window, period, timeZone, fine, storedZone)) return fine;
   }
   return null;
+}
+
+/** Which stored buckets answer a query: rows of `period` with `from ≤ startTime < to`. */
+export interface MetricsSource {
+  period: StoredPeriod;
+  from: Date;
+  to: Date;
+}
+
+export type MetricsSourceResult = { ok: true; source: MetricsSource } | { ok: false; problems: ValidationProblem[] };
+
+/**
+ * What to read for a parsed query, given the zone the stored buckets were cut in and the start of the oldest minute
+ * bucket still kept. Totals read hour buckets that start within the range, as OpenHIM does. A time series reads the
+ * coarsest stored buckets that add up exactly to its own; when only minute buckets would, and those have expired for
+ * part of the range, the answer would be silently short, so it is a problem instead.
+ */
+export function metricsSource(query: MetricsQuery, storedZone: string, minutesKeptFrom: Date): MetricsSourceResult {
+  if (query.period === undefined) return { ok: true, source: { period: 'hour', from: query.startDate, to: new Date(query.endDate.getTime() + 1) } };
+  const window = bucketWindow(query.startDate, query.endDate, query.period, query.timeZone);
+  const period = sourcePeriod(query.period, query.timeZone, storedZone, window);
+  if (period === null || (period === 'minute' && query.period !== 'minute' && window.from.getTime() < minutesKeptFrom.getTime())) {
+    const message = `${query.period} buckets in ${query.timeZone} do not line up with the stored hour and day buckets (cut in ${storedZone}), and minute buckets are kept only from ${minutesKeptFrom.toISOString()}; ask in ${storedZone}, or in a zone whose days start on the hour there, or for a later range`;
+    return { ok: false, problems: [{ path: 'query.timeZone', message }] };
+  }
+  return { ok: true, source: { period, ...window } };
 }
 
 /**

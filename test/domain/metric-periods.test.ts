@@ -5,6 +5,7 @@ import {
   bucketsBetween,
   bucketWindow,
   expiredBefore,
+  metricsSource,
   METRIC_PERIODS,
   nextBucketStart,
   parseMetricsQuery,
@@ -155,6 +156,31 @@ describe('sourcePeriod', () => {
     expect(sourcePeriod('week', 'America/New_York', 'Africa/Johannesburg', year2024)).toBe('hour');
     expect(sourcePeriod('day', 'Asia/Kolkata', 'UTC', year2024)).toBe('minute');
     expect(sourcePeriod('hour', 'Asia/Kolkata', 'UTC', year2024)).toBe('minute');
+  });
+});
+
+describe('metricsSource', () => {
+  const kept = d('2026-11-23T00:00:00Z');
+  const query = { startDate: d('2025-11-24T05:27:00+01:00'), endDate: d('2026-11-24T05:27:00Z'), timeZone: 'Europe/London' };
+
+  it('reads hour buckets starting in the range for totals', () => {
+    expect(metricsSource(query, 'Europe/London', kept)).toEqual({ ok: true, source: { period: 'hour', from: query.startDate, to: d('2026-11-24T05:27:00.001Z') } });
+  });
+
+  it('reads day buckets of whole months for a month series in the stored zone', () => {
+    expect(metricsSource({ ...query, period: 'month' }, 'Europe/London', kept)).toEqual({
+      ok: true,
+      source: { period: 'day', from: d('2025-12-01T00:00:00Z'), to: d('2026-12-01T00:00:00Z') },
+    });
+    expect(metricsSource({ ...query, period: 'month' }, 'UTC', kept)).toMatchObject({ ok: true, source: { period: 'hour' } });
+  });
+
+  it('names the zone when only expired minute buckets would add up', () => {
+    const result = metricsSource({ ...query, timeZone: 'Asia/Kolkata', period: 'day' }, 'UTC', kept);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.problems.map((p) => p.path)).toEqual(['query.timeZone']);
+    const recent = { startDate: d('2026-11-23T12:00:00Z'), endDate: d('2026-11-24T05:00:00Z'), timeZone: 'Asia/Kolkata', period: 'hour' as const };
+    expect(metricsSource(recent, 'UTC', kept)).toMatchObject({ ok: true, source: { period: 'minute' } });
   });
 });
 
