@@ -124,6 +124,13 @@ function dayOfLocalDate(localMidnight: number, offset: number, timeZone: string)
   return clockStart(localMidnight + 12 * HOUR - offset, DAY, 'day', timeZone);
 }
 
+// Date.UTC reads years 0 to 99 as 1900 to 1999.
+function utcDate(year: number, month: number, day: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, day);
+  return date.getTime();
+}
+
 function startMs(t: number, period: MetricPeriod, timeZone: string): number {
   switch (period) {
     case 'minute':
@@ -136,11 +143,11 @@ function startMs(t: number, period: MetricPeriod, timeZone: string): number {
       const offset = offsetAt(timeZone, t);
       const local = new Date(t + offset);
       const year = local.getUTCFullYear();
-      if (period === 'year') return dayOfLocalDate(Date.UTC(year, 0, 1), offset, timeZone);
-      if (period === 'month') return dayOfLocalDate(Date.UTC(year, local.getUTCMonth(), 1), offset, timeZone);
+      if (period === 'year') return dayOfLocalDate(utcDate(year, 0, 1), offset, timeZone);
+      if (period === 'month') return dayOfLocalDate(utcDate(year, local.getUTCMonth(), 1), offset, timeZone);
       // ISO weeks start on Monday: getUTCDay() is 0 for Sunday.
       const sinceMonday = (local.getUTCDay() + 6) % 7;
-      return dayOfLocalDate(Date.UTC(year, local.getUTCMonth(), local.getUTCDate() - sinceMonday), offset, timeZone);
+      return dayOfLocalDate(utcDate(year, local.getUTCMonth(), local.getUTCDate() - sinceMonday), offset, timeZone);
     }
   }
 }
@@ -200,7 +207,9 @@ export function bucketsBetween(start: Date, end: Date, period: MetricPeriod, tim
   if (at.getTime() < start.getTime()) at = nextBucketStart(at, period, timeZone);
   while (at.getTime() <= end.getTime() && starts.length < limit) {
     starts.push(at);
-    at = nextBucketStart(at, period, timeZone);
+    const next = nextBucketStart(at, period, timeZone);
+    if (next.getTime() <= at.getTime()) throw new RangeError(`no ${period} bucket after ${at.toISOString()} in ${timeZone}`);
+    at = next;
   }
   return starts;
 }
@@ -291,6 +300,9 @@ export interface MetricsQueryOptions {
   maxBuckets?: number;
 }
 
+// No transaction is older than the Unix epoch, and the bucket arithmetic stays far from the ends of Date's range.
+const FIRST_YEAR = 1970;
+const LAST_YEAR = 9999;
 const DATE_EXAMPLE = 'an ISO 8601 date and time with its offset, such as 2026-11-24T07:00:00+02:00';
 // An offset (or Z) after the time part; a date alone ends in "-DD", which is not one.
 const OFFSET_AT_END = /T[\d:.,]+(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
@@ -322,6 +334,10 @@ function readDate(raw: unknown, name: string, zone: string | null, problems: Val
   const parsed = hasOffset ? DateTime.fromISO(text, { setZone: true }) : DateTime.fromISO(text, { zone: zone ?? 'UTC' });
   if (!parsed.isValid) {
     problems.push({ path, message: `must be ${DATE_EXAMPLE}; "${raw}" is not` });
+    return null;
+  }
+  if (parsed.year < FIRST_YEAR || parsed.year > LAST_YEAR) {
+    problems.push({ path, message: `must be a date from ${FIRST_YEAR} to ${LAST_YEAR}` });
     return null;
   }
   return { date: parsed.toJSDate(), offset: hasOffset ? parsed.offset : null };

@@ -121,6 +121,11 @@ describe('bucketStart and nextBucketStart', () => {
     expect(iso(nextBucketStart(d('2024-03-15T12:00:00Z'), 'month', 'Europe/London'))).toBe('2024-03-31T23:00:00.000Z');
   });
 
+  it('counts years below 100 as themselves', () => {
+    expect(iso(bucketStart(d('0050-06-01T00:00:00Z'), 'year', 'UTC'))).toBe('0050-01-01T00:00:00.000Z');
+    expect(iso(bucketStart(d('0050-06-15T00:00:00Z'), 'month', 'UTC'))).toBe('0050-06-01T00:00:00.000Z');
+  });
+
   it('ends the year at the zone’s midnight', () => {
     expect(iso(bucketStart(d('2024-12-31T23:30:00Z'), 'year', 'Africa/Johannesburg'))).toBe('2024-12-31T22:00:00.000Z');
     expect(iso(bucketStart(d('2024-12-31T23:30:00Z'), 'year', 'America/New_York'))).toBe('2024-01-01T05:00:00.000Z');
@@ -388,6 +393,20 @@ describe('parseMetricsQuery', () => {
       timeZone: 'Africa/Johannesburg',
     });
     expect(only(problems({ startDate: '2026-10-20T00:00:00+01:00', endDate: '2026-11-03T00:00:00+00:00' }, 'day', 'Africa/Johannesburg'), 'different offsets')).toEqual(['query.timeZone', true]);
+  });
+
+  it('answers problems, never throws, whatever the query holds', () => {
+    const odd: unknown[] = [undefined, '', ' ', 'now', 42, true, null, {}, [], ['a'], '0050-01-01T00:00:00Z', '+275760-09-13T00:00:00Z', '-000001-01-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-11-24T25:00:00Z', '2026-11-24T00:00:00+25:00', '2026-W48-2T00:00:00Z', '2026-11-24T00:00:00 0', 'T00:00Z'];
+    for (const startDate of odd) {
+      for (const timeZone of [undefined, 'UTC', 'Nowhere', 7, ['UTC', 'UTC'], '']) {
+        for (const period of [undefined, 'minute', 'year', 'x', 3]) {
+          const query = { startDate, endDate: '9999-12-31T23:59:59Z', timeZone };
+          expect(() => parseMetricsQuery(query, 'Europe/London', { period }), JSON.stringify(query)).not.toThrow();
+        }
+      }
+    }
+    expect(only(problems({ startDate: '0050-01-01T00:00:00Z', endDate: '2026-01-01T00:00:00Z' }), 'from 1970 to 9999')).toEqual(['query.startDate', true]);
+    expect(ok({ startDate: '1970-01-01T00:00:00Z', endDate: '9999-12-31T23:59:59Z' }, 'year').period).toBe('year');
   });
 
   it('reads the period and refuses an unknown one', () => {
