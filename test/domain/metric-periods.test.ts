@@ -337,6 +337,35 @@ describe('metricItems', () => {
     ]);
   });
 
+  it('answers minute buckets as they were stored', () => {
+    const minutes = metricItems(of('minute'), { ...range, grouping: 'timeseries', period: 'minute' });
+    expect(minutes.map((m) => [m.timestamp, m.total, m.avgResp])).toEqual([
+      ['2024-03-29T10:15:00.000+00:00', 1, 100],
+      ['2024-03-29T10:20:00.000+00:00', 1, 50],
+      ['2024-03-29T10:45:00.000+00:00', 1, 300],
+      ['2024-03-31T23:30:00.000+01:00', 1, 20],
+      ['2024-04-01T00:30:00.000+01:00', 1, 400],
+      ['2024-04-01T09:00:00.000+01:00', 1, 10],
+    ]);
+  });
+
+  it('puts the same two completions in one year or in two, by the zone', () => {
+    // 23:30Z on 31 December and 00:30Z on 1 January: both 2025 in Johannesburg, 2024 and 2025 in UTC, both 2024 in New York.
+    const years = (zone: string) => {
+      const days = new Map<string, MetricBucket>();
+      for (const at of ['2024-12-31T23:30:00Z', '2025-01-01T00:30:00Z']) {
+        const day = completionKeys('aa', d(at), zone).find((k) => k.period === 'day')!;
+        const id = String(day.startTime.getTime());
+        days.set(id, recordCompletion(days.get(id), { status: 'Successful', responseTimeMs: 10 }, day));
+      }
+      const query = { grouping: 'timeseries' as const, period: 'year' as const, startDate: d('2023-06-01T00:00:00Z'), endDate: d('2025-06-01T00:00:00Z'), timeZone: zone };
+      return metricItems([...days.values()], query).map((y) => [y.timestamp, y.total]);
+    };
+    expect(years('Africa/Johannesburg')).toEqual([['2025-01-01T00:00:00.000+02:00', 2]]);
+    expect(years('UTC')).toEqual([['2024-01-01T00:00:00.000Z', 1], ['2025-01-01T00:00:00.000Z', 1]]);
+    expect(years('America/New_York')).toEqual([['2024-01-01T00:00:00.000-05:00', 2]]);
+  });
+
   it('keeps a bucket when its start is in the range, as OpenHIM does', () => {
     const sunday = { ...range, startDate: d('2024-03-26T00:00:00Z'), endDate: d('2024-04-01T00:00:00Z') };
     // The week of 25 March starts before startDate and the week of 1 April (2024-03-31T23:00Z) starts in the range.
