@@ -495,9 +495,8 @@ describe('bucket arithmetic against luxon', () => {
     ]);
   });
 
-  it('lists a year of hour buckets quickly', () => {
-    const started = performance.now();
+  it('lists every hour bucket of a leap year', () => {
+    // Speed belongs in a benchmark (npm run bench), not here: this checks the count only.
     expect(bucketsBetween(d('2024-01-01T00:00:00Z'), d('2024-12-31T23:59:59Z'), 'hour', 'Europe/London')).toHaveLength(366 * 24);
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
