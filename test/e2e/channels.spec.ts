@@ -76,6 +76,10 @@ test.describe('channels', () => {
     expect((await junction.api('POST', '/clients', { clientID: 'lab-system', name: 'Lab system', roles: ['lab'], password: 'lab-system-secret-1' })).status).toBe(201);
     const nurse = { email: 'nina@clinic.example', firstname: 'Nina', surname: 'Nurse', groups: ['nurses'], password: 'nina-password-123', msisdn: '+27820000000' };
     expect((await junction.api('POST', '/users', nurse)).status).toBe(201);
+    // Alerts name contact groups by id; the editor offers them by name.
+    const onCall = await junction.api('POST', '/groups', { group: 'On-call nurses', users: [{ user: nurse.email, method: 'sms' }] });
+    expect(onCall.status, onCall.text).toBe(201);
+    const onCallId = (onCall.json as { _id: string })._id;
 
     await page.getByRole('link', { name: 'Channels', exact: true }).click();
     await expect(page.getByRole('heading', { name: 'Channels', exact: true })).toBeVisible();
@@ -167,7 +171,10 @@ test.describe('channels', () => {
     const alert = page.getByRole('group', { name: 'Alert 1' });
     await alert.getByLabel(/^Response status/).fill('5xx');
     await alert.getByLabel(/^Failure rate above/).fill('10');
-    await addTag(alert, 'Groups to notify', 'admin');
+    await alert.getByRole('combobox', { name: 'Groups to notify', exact: true }).click();
+    await page.getByRole('option', { name: 'On-call nurses', exact: true }).click();
+    await alert.getByRole('combobox', { name: 'Groups to notify', exact: true }).press('Escape');
+    await expect(tagsOf(page, 'Groups to notify')).toContainText('On-call nurses');
     await alert.getByRole('button', { name: 'Add user to alert 1' }).click();
     await alert.getByRole('combobox', { name: 'User 1', exact: true }).fill(nurse.email);
     await alert.getByRole('combobox', { name: 'User 1', exact: true }).press('Escape');
@@ -212,7 +219,7 @@ test.describe('channels', () => {
       requestBody: true,
       responseBody: false,
       maxBodyAgeDays: 30,
-      alerts: [{ condition: 'status', status: '5xx', failureRate: 10, groups: ['admin'], users: [{ user: nurse.email, method: 'sms', maxAlerts: '1 per hour' }] }],
+      alerts: [{ condition: 'status', status: '5xx', failureRate: 10, groups: [onCallId], users: [{ user: nurse.email, method: 'sms', maxAlerts: '1 per hour' }] }],
     });
     expect([...(saved.allow as string[])].sort()).toEqual(['lab', 'lab-system']);
     expect(saved).not.toHaveProperty('matchContentRegex');
@@ -233,6 +240,14 @@ test.describe('channels', () => {
       },
       { name: 'archive', type: 'mllp', host: 'archive.clinic.local', port: 2575, primary: true, secured: true, forwardAuthHeader: false, status: 'enabled', waitPrimaryResponse: false },
     ]);
+
+    // Reopened, the alert shows its group by name, not by id.
+    await page.getByRole('link', { name: 'Lab results' }).click();
+    await expect(page.getByRole('heading', { name: 'Channel “Lab results”' })).toBeVisible();
+    await openTab(page, 'Alerts');
+    const groups = tagsOf(page, 'Groups to notify');
+    await expect(groups).toContainText('On-call nurses');
+    await expect(groups).not.toContainText(onCallId);
   });
 
   test('shows the server’s refusals next to the fields they concern and keeps what was typed', async ({ console: page, junction }, testInfo) => {

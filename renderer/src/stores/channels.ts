@@ -1,6 +1,6 @@
 /**
  * The Channels area: the list with its actions (enable/disable, delete, restore, trigger), the notice of what just happened,
- * and the look-ups the editor suggests from (clients, roles, users and their groups).
+ * and the look-ups the editor suggests from (clients, roles, users and their groups, contact groups).
  */
 import { create } from 'zustand';
 import type { Channel } from '../../../service/contracts/channels';
@@ -15,6 +15,8 @@ import {
   triggerChannel,
 } from '../api/channels';
 import type { ClientChoice, UserChoice } from '../api/channels';
+import { listContactGroups } from '../api/contact-groups';
+import type { ContactGroupChoice } from '../api/contact-groups';
 
 export type ChannelAction = 'status' | 'delete' | 'restore' | 'trigger';
 
@@ -36,6 +38,8 @@ export interface ChannelLookups {
   users: UserChoice[];
   /** The groups users belong to, sorted. */
   groups: string[];
+  /** The contact groups alerts can name; null until fetched, or when they could not be. */
+  contactGroups: ContactGroupChoice[] | null;
   loaded: boolean;
   /** Suggestions that could not be fetched; the editor still works without them. */
   error: unknown;
@@ -67,7 +71,7 @@ interface ChannelsState {
 
 let loadSeq = 0;
 
-const emptyLookups: ChannelLookups = { clients: [], roles: [], users: [], groups: [], loaded: false, error: null };
+const emptyLookups: ChannelLookups = { clients: [], roles: [], users: [], groups: [], contactGroups: null, loaded: false, error: null };
 
 function replace(channels: Channel[], updated: Channel): Channel[] {
   const found = channels.some((c) => c._id === updated._id);
@@ -166,8 +170,8 @@ export const useChannels = create<ChannelsState>()((set, get) => {
     },
 
     async loadLookups() {
-      const [clients, roles, users] = await Promise.allSettled([listClientChoices(), listRoleNames(), listUserChoices()]);
-      const failed = [clients, roles, users].find((r) => r.status === 'rejected');
+      const [clients, roles, users, contactGroups] = await Promise.allSettled([listClientChoices(), listRoleNames(), listUserChoices(), listContactGroups()]);
+      const failed = [clients, roles, users, contactGroups].find((r) => r.status === 'rejected');
       const userList = users.status === 'fulfilled' ? users.value : [];
       const clientList = clients.status === 'fulfilled' ? clients.value : [];
       const roleNames = new Set(roles.status === 'fulfilled' ? roles.value : []);
@@ -180,6 +184,7 @@ export const useChannels = create<ChannelsState>()((set, get) => {
           roles: [...roleNames].sort(),
           users: userList,
           groups,
+          contactGroups: contactGroups.status === 'fulfilled' ? contactGroups.value.map((g) => ({ _id: g._id, group: g.group })) : null,
           loaded: true,
           error: failed === undefined ? null : failed.reason,
         },

@@ -1,7 +1,9 @@
 /** Alert rules: when a transaction of this channel gets a given status (or auto retry gives up), who is told and how. */
-import { Autocomplete, Button, Fieldset, Group, NativeSelect, NumberInput, SimpleGrid, Stack, TagsInput, Text, TextInput } from '@mantine/core';
+import { Autocomplete, Button, Fieldset, Group, MultiSelect, NativeSelect, NumberInput, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import type { AlertCondition, AlertMaxFrequency, AlertMethod } from '../../../../service/contracts/channels';
 import { useChannels } from '../../stores/channels';
+import type { ChannelLookups } from '../../stores/channels';
+import { alertGroupOptions } from './alert-groups';
 import { newAlert, newRecipient } from './form';
 import type { AlertForm, RecipientForm } from './form';
 import { bind, fieldId } from './fields';
@@ -23,6 +25,14 @@ const FREQUENCIES = [
   { value: '1 per hour', label: 'Once an hour' },
   { value: '1 per day', label: 'Once a day' },
 ];
+
+/** What the Groups field says about where its choices come from. */
+function groupsHelp(lookups: ChannelLookups): string {
+  if (lookups.loaded && lookups.contactGroups === null) return 'Contact groups could not be loaded, so groups are shown by id. Every member of a group is told.';
+  const where = 'Contact groups are created through the API (POST /groups) for now.';
+  if (lookups.contactGroups !== null && lookups.contactGroups.length === 0) return `No contact group yet. ${where}`;
+  return `Every member of a chosen contact group is told. ${where}`;
+}
 
 function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; props: TabProps }) {
   const { form, update, errors } = props;
@@ -67,15 +77,18 @@ function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; p
             {...bind(errors, at('failureRate'))}
           />
         </SimpleGrid>
-        <TagsInput
+        <MultiSelect
           id={fieldId(at('groups'))}
           label="Groups to notify"
-          description="Every member is told. Type a group name and press Enter."
-          data={lookups.groups}
+          description={groupsHelp(lookups)}
+          data={alertGroupOptions(lookups.contactGroups, alert.groups)}
           value={alert.groups}
           onChange={(groups) => change({ groups })}
           error={errors.within(at('groups'))}
+          searchable
+          nothingFoundMessage="No contact group with that name"
           clearable
+          comboboxProps={{ withinPortal: true }}
         />
         <Stack gap="xs">
           <Text size="sm" fw={500}>

@@ -260,7 +260,7 @@ function Editor({ id }: { id: string | undefined }) {
           )}
           {admin && lookupError !== null && (
             <Alert color="yellow" title="No suggestions">
-              Clients, roles and user groups could not be loaded to suggest them; you can still type them in.
+              Clients, roles, user groups or contact groups could not all be loaded to suggest them; you can still type clients, roles and user groups in.
             </Alert>
           )}
           <ProblemSummary errors={errors} form={form} onGo={goTo} />
