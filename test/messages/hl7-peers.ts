@@ -8,6 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { connect as netConnect, createServer } from 'node:net';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import forge from 'node-forge';
+import { expect } from 'vitest';
 import { Server } from 'node-hl7-server';
 import type { InboundRequest, SendResponse } from 'node-hl7-server';
 import { connect as tlsConnect } from 'node:tls';
@@ -153,6 +154,30 @@ export async function transactionOf(t: TestJunction, controlId: string): Promise
     return undefined;
   });
   return completedTransaction(t, id);
+}
+
+/** A tcp or tls channel as the API answers it, with the fields these tests read. */
+export interface SocketChannelAnswer {
+  _id: string;
+  tcpPort: number;
+  listener?: { state: string; host?: string; port: number; error?: string };
+}
+
+/**
+ * Creates a public tcp channel on a free loopback port with one primary mllp route to `upstreamPort` (`fields`
+ * override any of it), and checks that the answer shows its listener bound.
+ */
+export async function listeningChannel(t: TestJunction, admin: { authorization: string }, upstreamPort: number, name: string, fields: Record<string, unknown> = {}): Promise<SocketChannelAnswer> {
+  const tcpPort = await freePort();
+  const res = await t.request('/channels', {
+    method: 'POST',
+    headers: admin,
+    json: { name, type: 'tcp', tcpHost: '127.0.0.1', tcpPort, authType: 'public', routes: [{ name: 'lab system', type: 'mllp', host: '127.0.0.1', port: upstreamPort, primary: true }], ...fields },
+  });
+  expect(res.status, res.text).toBe(201);
+  const channel = res.body as SocketChannelAnswer;
+  expect(channel.listener).toMatchObject({ state: 'listening', port: tcpPort });
+  return channel;
 }
 
 /** A stored body as text (empty when there is none). */

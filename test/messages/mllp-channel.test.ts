@@ -7,18 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { frameMllp } from '../../service/domain/mllp-framing.js';
 import { readHeader } from '../../service/domain/hl7.js';
-import { completedTransaction, startJunction, unlockRoot } from '../helpers/junction.js';
+import { startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { until } from '../helpers/wait.js';
 import { adt, byteByByte, freePort, hl7Send, msaOf, rawPeer } from '../transports/fixtures.js';
-import { hl7Upstream, oru, silentUpstream } from './hl7-peers.js';
-import type { Hl7Upstream } from './hl7-peers.js';
-
-interface ChannelAnswer {
-  _id: string;
-  tcpPort: number;
-  listener?: { state: string; port: number; error?: string };
-}
+import { hl7Upstream, listeningChannel, oru, silentUpstream, transactionOf as hl7TransactionOf } from './hl7-peers.js';
+import type { Hl7Upstream, SocketChannelAnswer } from './hl7-peers.js';
 
 describe('MLLP channels end to end', () => {
   let t: TestJunction;
@@ -35,29 +29,8 @@ describe('MLLP channels end to end', () => {
     await upstream.close();
   });
 
-  async function mllpChannel(name: string, fields: Record<string, unknown> = {}): Promise<ChannelAnswer> {
-    const tcpPort = await freePort();
-    const res = await t.request('/channels', {
-      method: 'POST',
-      headers: admin,
-      json: { name, type: 'tcp', tcpHost: '127.0.0.1', tcpPort, authType: 'public', routes: [{ name: 'lab system', type: 'mllp', host: '127.0.0.1', port: upstream.port, primary: true }], ...fields },
-    });
-    expect(res.status, res.text).toBe(201);
-    const channel = res.body as ChannelAnswer;
-    expect(channel.listener).toMatchObject({ state: 'listening', port: tcpPort });
-    return channel;
-  }
-
-  async function transactionOf(controlId: string) {
-    const tx = await until(`the transaction of ${controlId}`, async () => {
-      for (const record of await t.junction.transactions.page({}, { limit: 50 })) {
-        const body = record.request.body;
-        if (body !== undefined && (await t.junction.bodies.readText(body)).includes(`|${controlId}|`)) return record._id;
-      }
-      return undefined;
-    });
-    return completedTransaction(t, tx);
-  }
+  const mllpChannel = (name: string, fields: Record<string, unknown> = {}) => listeningChannel(t, admin, upstream.port, name, fields);
+  const transactionOf = (controlId: string) => hl7TransactionOf(t, controlId);
 
   it('relays an ORU^R01 and an ADT^A01 from node-hl7-client to node-hl7-server and back, and stores both as sent', async () => {
     const channel = await mllpChannel('lab results');
@@ -117,7 +90,7 @@ describe('MLLP channels end to end', () => {
     const newPort = await freePort();
     const moved = await t.request(`/channels/${channel._id}`, { method: 'PUT', headers: admin, json: { tcpPort: newPort } });
     expect(moved.status, moved.text).toBe(200);
-    expect((moved.body as ChannelAnswer).listener).toMatchObject({ state: 'listening', port: newPort });
+    expect((moved.body as SocketChannelAnswer).listener).toMatchObject({ state: 'listening', port: newPort });
     expect((await before).replies.map(msaOf)).toEqual([{ code: 'AA', controlId: 'MOVE-1' }]);
 
     const acks = await hl7Send(newPort, [adt('MOVE-2')]);
@@ -172,7 +145,7 @@ describe('MLLP channels end to end', () => {
       const tx = await transactionOf('AE-1');
       expect(tx).toMatchObject({ status: 'Completed', response: { status: 400 } });
 
-      const put = await t.request(`/channels/${(res.body as ChannelAnswer)._id}`, { method: 'PUT', headers: admin, json: { routes: [{ name: 'gone', type: 'mllp', host: '127.0.0.1', port: unreachable, primary: true }] } });
+      const put = await t.request(`/channels/${(res.body as SocketChannelAnswer)._id}`, { method: 'PUT', headers: admin, json: { routes: [{ name: 'gone', type: 'mllp', host: '127.0.0.1', port: unreachable, primary: true }] } });
       expect(put.status, put.text).toBe(200);
       const [ar] = await hl7Send(tcpPort, [adt('GONE-1')]);
       expect(msaOf(ar ?? '')).toEqual({ code: 'AR', controlId: 'GONE-1' });

@@ -13,15 +13,9 @@ import { generateSelfSigned } from '../../service/tls/self-signed.js';
 import { startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { until } from '../helpers/wait.js';
-import { adt, freePort, hl7Send, msaOf, rawPeer } from '../transports/fixtures.js';
-import { hl7Upstream, issuedClientCertificate, tlsPeer, transactionOf, transactionsOf } from './hl7-peers.js';
+import { adt, hl7Send, msaOf, rawPeer } from '../transports/fixtures.js';
+import { hl7Upstream, issuedClientCertificate, listeningChannel, tlsPeer, transactionOf, transactionsOf } from './hl7-peers.js';
 import type { Hl7Upstream } from './hl7-peers.js';
-
-interface ChannelAnswer {
-  _id: string;
-  tcpPort: number;
-  listener?: { state: string; port: number };
-}
 
 describe('tls and private tcp channels end to end', () => {
   let t: TestJunction;
@@ -57,18 +51,7 @@ describe('tls and private tcp channels end to end', () => {
     await rm(caDir, { recursive: true, force: true });
   });
 
-  async function socketChannel(name: string, fields: Record<string, unknown>): Promise<ChannelAnswer> {
-    const tcpPort = await freePort();
-    const res = await t.request('/channels', {
-      method: 'POST',
-      headers: admin,
-      json: { name, type: 'tcp', tcpHost: '127.0.0.1', tcpPort, authType: 'public', routes: [{ name: 'lab system', type: 'mllp', host: '127.0.0.1', port: upstream.port, primary: true }], ...fields },
-    });
-    expect(res.status, res.text).toBe(201);
-    const channel = res.body as ChannelAnswer;
-    expect(channel.listener).toMatchObject({ state: 'listening', port: tcpPort });
-    return channel;
-  }
+  const socketChannel = (name: string, fields: Record<string, unknown>) => listeningChannel(t, admin, upstream.port, name, fields);
 
   const trustJunction = () => ({ ca: t.certificate, servername: 'localhost' });
 
