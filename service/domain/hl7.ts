@@ -111,15 +111,6 @@ export function readHeader(message: Buffer): Hl7Header | null {
 }
 
 /**
- * The encoding label of a message's text (for TextDecoder): its MSH-18 when Junction knows it, else UTF-8, which
- * reads HL7's default ASCII unchanged. Null when MSH-18 names a set Junction cannot decode, so the caller keeps bytes.
- */
-export function textEncodingOf(header: Pick<Hl7Header, 'characterSet'> | null): string | null {
-  if (header === null || header.characterSet === '') return 'utf-8';
-  return CHARACTER_SETS[header.characterSet.toUpperCase()] ?? null;
-}
-
-/**
  * The TextDecoder label for a stored body whose content type is `contentType`: its `charset` parameter, read as an
  * HL7 character set name (`8859/1`, as Junction records MSH-18) or as a standard label (`iso-8859-1`); UTF-8 when
  * there is none or it is unknown.
@@ -134,13 +125,6 @@ export function textEncodingOfContentType(contentType: string | undefined): stri
   } catch {
     return 'utf-8';
   }
-}
-
-/** A message's text in the character set its header names; latin1 (byte for byte) when the set is unknown. */
-export function decodeMessage(message: Buffer): string {
-  const encoding = textEncodingOf(readHeader(message));
-  if (encoding === null) return message.toString('latin1');
-  return new TextDecoder(encoding).decode(message);
 }
 
 /** The control id an ACK acknowledges (MSA-2), or null when the message has no MSA segment. */

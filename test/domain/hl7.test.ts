@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { textEncodingOfContentType, ackCodeOf, acknowledgedIdOf, decodeMessage, escapeField, negativeAck, positiveAck, readHeader, statusOfAck, textEncodingOf, wrongAcknowledgement } from '../../service/domain/hl7.js';
+import { textEncodingOfContentType, ackCodeOf, acknowledgedIdOf, escapeField, negativeAck, positiveAck, readHeader, statusOfAck, wrongAcknowledgement } from '../../service/domain/hl7.js';
 
 const ORU = 'MSH|^~\\&|LAB|NORTH|EMR|CLINIC|20261124101500||ORU^R01^ORU_R01|MSG00042|P|2.5.1\rPID|1||12345\rOBX|1|NM|GLU||5.4|mmol/L\r';
 
@@ -31,24 +31,19 @@ describe('HL7 v2 header', () => {
 });
 
 describe('character sets', () => {
-  it('maps MSH-18 to a decoder, UTF-8 when none is named, null when the set is unknown', () => {
-    expect(textEncodingOf({ characterSet: '' })).toBe('utf-8');
-    expect(textEncodingOf({ characterSet: '8859/1' })).toBe('iso-8859-1');
-    expect(textEncodingOf({ characterSet: 'unicode utf-8' })).toBe('utf-8');
-    expect(textEncodingOf({ characterSet: 'EBCDIC' })).toBeNull();
-    expect(textEncodingOf(null)).toBe('utf-8');
+  it('maps the MSH-18 recorded in a content type to a decoder, UTF-8 when none is named or it is unknown', () => {
+    const of = (set: string) => textEncodingOfContentType(`application/hl7-v2; charset="${set}"`);
+    expect(of('8859/1')).toBe('iso-8859-1');
+    expect(of('unicode utf-8')).toBe('utf-8');
+    expect(of('EBCDIC')).toBe('utf-8');
+    expect(textEncodingOfContentType('application/hl7-v2')).toBe('utf-8');
   });
 
   it('decodes a message in the set it names: the same letters from Latin-2 bytes and from UTF-8 bytes', () => {
     const name = 'Łukasz Żółć';
-    const header = (set: string) => `MSH|^~\\&|A|B|C|D|20261124||ADT^A01|1|P|2.5||||||${set}\rPID|1||1||`;
-    const latin2 = Buffer.concat([Buffer.from(header('8859/2'), 'latin1'), Buffer.from([0xa3, 0x75, 0x6b, 0x61, 0x73, 0x7a, 0x20, 0xaf, 0xf3, 0xb3, 0xe6]), Buffer.from('\r')]);
-    const utf8 = Buffer.from(`${header('UNICODE UTF-8')}${name}\r`, 'utf8');
-    expect(decodeMessage(latin2)).toContain(`||${name}\r`);
-    expect(decodeMessage(utf8)).toContain(`||${name}\r`);
-    // An unknown set keeps every byte: latin1 maps each byte to one character.
-    const unknown = Buffer.concat([Buffer.from(header('EBCDIC'), 'latin1'), Buffer.from([0xc1, 0xff])]);
-    expect(Buffer.from(decodeMessage(unknown), 'latin1')).toEqual(unknown);
+    const latin2 = Buffer.from([0xa3, 0x75, 0x6b, 0x61, 0x73, 0x7a, 0x20, 0xaf, 0xf3, 0xb3, 0xe6]);
+    expect(new TextDecoder(textEncodingOfContentType('application/hl7-v2; charset="8859/2"')).decode(latin2)).toBe(name);
+    expect(new TextDecoder(textEncodingOfContentType('application/hl7-v2; charset="UNICODE UTF-8"')).decode(Buffer.from(name, 'utf8'))).toBe(name);
   });
 });
 
