@@ -52,6 +52,34 @@ function isSet(value: unknown): boolean {
   return typeof value === 'string' && value !== '';
 }
 
+function isZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function httpUrlProblem(key: string, value: unknown, example: string): string[] {
+  if (!isSet(value)) return [];
+  const text = value as string;
+  if (!URL.canParse(text) || !['http:', 'https:'].includes(new URL(text).protocol)) return [`${key}: "${text}" is not an http or https URL, such as ${example}`];
+  return [];
+}
+
+/** The time zone, the links in messages and the senders' settings that only make sense together. */
+function notificationProblems(config: unknown): string[] {
+  const problems: string[] = [];
+  const zone = getPath(config, 'timeZone');
+  if (isSet(zone) && !isZone(zone as string)) problems.push(`timeZone: "${zone as string}" is not a time zone; use an IANA name such as Africa/Nairobi or Europe/London, or leave it empty for the system's zone`);
+  problems.push(...httpUrlProblem('alerts.consoleURL', getPath(config, 'alerts.consoleURL'), 'https://junction.clinic.example:8080'));
+  problems.push(...httpUrlProblem('sms.gatewayUrl', getPath(config, 'sms.gatewayUrl'), 'https://sms.example/api/send'));
+  if (isSet(getPath(config, 'email.smtp.password')) && !isSet(getPath(config, 'email.smtp.user'))) problems.push('email.smtp.user: must be set when email.smtp.password is set (the login the password belongs to)');
+  if (isSet(getPath(config, 'email.smtp.host')) && !isSet(getPath(config, 'email.fromAddress'))) problems.push('email.fromAddress: must be set when email.smtp.host is set (the sender address of every email)');
+  return problems;
+}
+
 /** Problems between keys; values of the wrong type are skipped, since schema validation reports those. */
 export function crossFieldProblems(config: unknown): string[] {
   const problems: string[] = [];
@@ -67,5 +95,6 @@ export function crossFieldProblems(config: unknown): string[] {
   }
   problems.push(...corsOriginProblems(getPath(config, 'api.corsOrigins')));
   problems.push(...portClashes(config));
+  problems.push(...notificationProblems(config));
   return problems;
 }

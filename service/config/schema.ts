@@ -261,6 +261,77 @@ export const configSchema = Type.Object(
       },
       'Re-run tasks (bulk re-runs).',
     ),
+    timeZone: Type.String({
+      default: '',
+      maxLength: 100,
+      description:
+        'IANA time zone (such as `Africa/Nairobi`) that metric day, week, month and year buckets are cut in, that alert and report messages show times in, and that reports are scheduled in; empty uses the system\'s zone.',
+    }),
+    metrics: section(
+      {
+        minuteRetentionHours: int(2, 8760, 24, 'Hours that per-minute metric buckets are kept (hour and day buckets are kept as long as transactions are).'),
+      },
+      'Transaction metrics.',
+    ),
+    prometheus: section(
+      {
+        public: bool(false, 'Let anyone who can reach the API port read the Prometheus exposition (`GET /metrics` with `Accept: application/openmetrics-text`) without signing in; otherwise a scraper needs an admin user\'s basic credentials.'),
+      },
+      'Prometheus metrics exposition.',
+    ),
+    email: section(
+      {
+        fromAddress: Type.String({ default: '', maxLength: 320, description: 'Sender address of alert, report and password emails, such as `Junction <junction@clinic.example>`; required to send email.' }),
+        smtp: section(
+          {
+            host: Type.String({ default: '', maxLength: 255, description: 'SMTP server host name; empty means no email is sent (alerts by email are recorded as failed).' }),
+            port: port(587, 'SMTP server port (587 submission with STARTTLS, 465 implicit TLS, 25 relay).'),
+            secure: bool(false, 'Use TLS from the first byte (port 465); otherwise STARTTLS is used when the server offers it.'),
+            requireTLS: bool(true, 'Refuse to send over a connection that did not upgrade to TLS with STARTTLS.'),
+            rejectUnauthorized: bool(true, "Verify the SMTP server's certificate against the system and trusted CAs."),
+            user: Type.String({ default: '', maxLength: 320, description: 'SMTP login name; empty sends without authentication.' }),
+            password: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'SMTP password for `email.smtp.user`.', ...secret })),
+            timeoutSeconds: int(1, 600, 30, 'Seconds to wait for the SMTP server at each step before the attempt counts as failed.'),
+          },
+          'The SMTP server that email goes through.',
+        ),
+      },
+      'Email (alerts, reports and set-password links).',
+    ),
+    sms: section(
+      {
+        gatewayUrl: Type.String({ default: '', maxLength: 2000, description: 'URL of the SMS gateway that receives one HTTP POST per message; empty means no SMS is sent (alerts by SMS are recorded as failed).' }),
+        format: Type.Enum(['json', 'form'], { default: 'json', description: 'Body of the POST: a JSON object, or an `application/x-www-form-urlencoded` form.' }),
+        toField: Type.String({ default: 'to', minLength: 1, maxLength: 100, description: 'Name of the field holding the phone number (MSISDN).' }),
+        textField: Type.String({ default: 'text', minLength: 1, maxLength: 100, description: 'Name of the field holding the message text.' }),
+        from: Type.String({ default: '', maxLength: 100, description: 'Sender id sent in a `from` field, if the gateway needs one; empty sends none.' }),
+        authorization: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Value of the `Authorization` header sent to the gateway, such as `Bearer <key>`.', ...secret })),
+        timeoutSeconds: int(1, 600, 30, 'Seconds to wait for the gateway before the attempt counts as failed.'),
+      },
+      'SMS through an HTTP gateway.',
+    ),
+    notifications: section(
+      {
+        maxAttempts: int(1, 100, 10, 'Tries of one email or SMS before it is recorded as failed for good; waits between tries double from 30 s up to an hour.'),
+        keepDays: int(1, 3650, 30, 'Days that records of sent and failed alerts, reports and test messages are kept.'),
+      },
+      'Delivery of alerts, reports and other messages.',
+    ),
+    alerts: section(
+      {
+        enableAlerts: bool(true, "Evaluate channels' alert rules and send alerts."),
+        pollPeriodMinutes: int(1, 1440, 1, 'How often alert rules are evaluated, in minutes; each run covers exactly the time since the previous one.'),
+        himInstance: Type.String({ default: 'Junction', minLength: 1, maxLength: 200, description: 'Name of this instance in alert and report messages.' }),
+        consoleURL: Type.String({ default: '', maxLength: 2000, description: "The console's address as recipients reach it, such as `https://junction.clinic.example:8080`, for links in messages; empty uses the management API's own address." }),
+      },
+      'Alerts on channels.',
+    ),
+    reports: section(
+      {
+        enableReports: bool(true, 'Send daily reports at 07:00 for the previous day and weekly reports on Monday at 07:00 for the previous week, in `timeZone`, to users who asked for them.'),
+      },
+      'Daily and weekly reports.',
+    ),
     autoRetry: section(
       {
         scanIntervalMs: int(100, 3_600_000, 60_000, 'How often transactions queued for auto retry are checked, in milliseconds.'),

@@ -22,6 +22,8 @@ export function withCheckedChannels(store: Store, onChange: () => void): Store {
     taskTransactions: store.taskTransactions,
     autoRetries: store.autoRetries,
     contactGroups: store.contactGroups,
+    notifications: store.notifications,
+    jobStates: store.jobStates,
     open: () => store.open(),
     close: () => store.close(),
     health: () => store.health(),

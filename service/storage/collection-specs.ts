@@ -19,4 +19,7 @@ export const collectionSpecs = {
   taskTransactions: { name: 'taskTransactions', unique: [], indexed: ['taskID', 'tstatus'] },
   autoRetries: { name: 'autoRetries', unique: [], indexed: [] },
   contactGroups: { name: 'contactGroups', unique: ['group'], indexed: [] },
+  // Read by status and due time (delivery), by creation time (listing, expiry) and by alert rule (de-duplication).
+  notifications: { name: 'notifications', unique: ['key'], indexed: ['status', 'created', 'alert.ruleKey'] },
+  jobStates: { name: 'jobStates', unique: ['name'], indexed: [] },
 } as const satisfies Record<string, CollectionSpec>;

@@ -7,6 +7,7 @@ import type { PublicUser } from '../contracts/api.js';
 import type { AlertRecipient, Channel, ChannelAlert, ChannelAudit, ChannelCreate, ChannelRoute, ChannelRouteInput, RewriteRule } from '../contracts/channels.js';
 import type { ClientDetails } from '../contracts/clients.js';
 import type { ContactGroup } from '../contracts/contact-groups.js';
+import type { Notification, NotificationAlert, NotificationReport } from '../contracts/notifications.js';
 import type { PublicMediator } from '../contracts/mediators.js';
 import type { TaskTransactionView, TaskView } from '../contracts/tasks.js';
 import type { MediatorConfigDef, MediatorConfigType } from '../domain/mediator-config.js';
@@ -156,3 +157,37 @@ export interface AutoRetryRecord extends StoredDoc {
 
 /** A contact group (OpenHIM's `contactgroups`): its name is unique; channel alerts name it by `_id`. */
 export interface ContactGroupRecord extends StoredDoc, ContactGroup {}
+
+/** An alert's facts as stored: the window's ends are Dates. */
+export type NotificationAlertRecord = Omit<NotificationAlert, 'window'> & { window: { from: Date; to: Date } };
+/** A report's span as stored. */
+export type NotificationReportRecord = Stored<NotificationReport, 'from' | 'to'>;
+
+/**
+ * One message to a person (contracts/notifications.ts), recorded before it is sent. The bodies are kept until it is
+ * sent or failed for good, then dropped (the subject stays), so the records stay small however long they are kept.
+ */
+export interface NotificationRecord extends StoredDoc, Omit<Stored<Notification, 'created'>, 'nextAttemptAt' | 'sentAt' | 'alert' | 'report'> {
+  nextAttemptAt?: Date;
+  sentAt?: Date;
+  alert?: NotificationAlertRecord;
+  report?: NotificationReportRecord;
+  /** Plain-text body of an email. */
+  text?: string;
+  /** HTML body of an email. */
+  html?: string;
+  /** The one line of an SMS. */
+  sms?: string;
+  /**
+   * Unique when set: what makes a message one of a kind, such as `report:daily:2026-11-23:<email>:email`, so a job run
+   * twice (a restart at 07:00) records it once.
+   */
+  key?: string;
+}
+
+/** What a scheduled job keeps between runs (the alert job's last window and cursor, say), by the job's name. */
+export interface JobStateRecord extends StoredDoc {
+  name: string;
+  data: Record<string, unknown>;
+  updated: Date;
+}

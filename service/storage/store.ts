@@ -11,7 +11,7 @@
  * The query language is deliberately small so that every engine (NeDB, PostgreSQL) can honour it exactly.
  */
 import type { AuditRecord, ChannelAuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, StoredDoc, UserRecord } from './records.js';
-import type { AutoRetryRecord, ContactGroupRecord, TaskRecord, TaskTransactionRecord } from './records.js';
+import type { AutoRetryRecord, ContactGroupRecord, JobStateRecord, NotificationRecord, TaskRecord, TaskTransactionRecord } from './records.js';
 
 export type Scalar = string | number | boolean | Date | null;
 
@@ -106,6 +106,10 @@ export interface Store {
   readonly autoRetries: Collection<AutoRetryRecord>;
   /** Contact groups: named lists of alert recipients, which channel alerts name by `_id`. */
   readonly contactGroups: Collection<ContactGroupRecord>;
+  /** Alerts, reports and other messages to people, with their outcome (contracts/notifications.ts). */
+  readonly notifications: Collection<NotificationRecord>;
+  /** What scheduled jobs keep between runs, by job name. */
+  readonly jobStates: Collection<JobStateRecord>;
   /** Loads every collection. Rejects with `StoreOpenError` naming the damaged or unreadable file. */
   open(): Promise<void>;
   /** Finishes pending writes, compacts and releases files. Safe to call twice. */

@@ -47,6 +47,17 @@ describe('defaults', () => {
       storage: { compactionIntervalMinutes: 60 },
       mediators: { offlineAfterSeconds: 60 },
       tasks: { concurrency: 1 },
+      timeZone: '',
+      metrics: { minuteRetentionHours: 24 },
+      prometheus: { public: false },
+      email: {
+        fromAddress: '',
+        smtp: { host: '', port: 587, secure: false, requireTLS: true, rejectUnauthorized: true, user: '', password: undefined, timeoutSeconds: 30 },
+      },
+      sms: { gatewayUrl: '', format: 'json', toField: 'to', textField: 'text', from: '', authorization: undefined, timeoutSeconds: 30 },
+      notifications: { maxAttempts: 10, keepDays: 30 },
+      alerts: { enableAlerts: true, pollPeriodMinutes: 1, himInstance: 'Junction', consoleURL: '' },
+      reports: { enableReports: true },
       autoRetry: { scanIntervalMs: 60_000, minuteMs: 60_000 },
     });
   });

@@ -8,14 +8,14 @@ function leafKeys(value: unknown, prefix = ''): string[] {
 }
 
 const config = resolveConfig({ env: {}, platform: 'linux', homeDir: '/home/ada' }).config;
-const secrets = ['adminPassword', 'tls.keyPassphrase', 'authentication.jwt.secretOrPublicKey'];
+const secrets = ['adminPassword', 'tls.keyPassphrase', 'authentication.jwt.secretOrPublicKey', 'email.smtp.password', 'sms.authorization'];
 
 describe('configReference', () => {
   const rows = configReference();
 
   it('has one row per leaf key of the configuration', () => {
     expect(rows.map((r) => r.key).sort()).toEqual(leafKeys(config).sort());
-    expect(rows).toHaveLength(59);
+    expect(rows).toHaveLength(85);
   });
 
   it('renders defaults as JSON, matching the resolved defaults', () => {

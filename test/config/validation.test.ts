@@ -146,6 +146,27 @@ describe('cross-field rules', () => {
     ]);
   });
 
+  it('refuses an unknown time zone, links and gateways that are not http(s) URLs, and half-set email settings', () => {
+    expect(withFile({ timeZone: 'Africa/Nairobi' }).config.timeZone).toBe('Africa/Nairobi');
+    const err = configError(() =>
+      withFile({
+        timeZone: 'Mars/Olympus',
+        alerts: { consoleURL: 'junction.local:8080' },
+        sms: { gatewayUrl: 'ftp://sms.example' },
+        email: { smtp: { host: 'smtp.example', password: 'secret-1' } },
+      }),
+    );
+    expect(err.problems).toEqual([
+      'timeZone: "Mars/Olympus" is not a time zone; use an IANA name such as Africa/Nairobi or Europe/London, or leave it empty for the system\'s zone',
+      'alerts.consoleURL: "junction.local:8080" is not an http or https URL, such as https://junction.clinic.example:8080',
+      'sms.gatewayUrl: "ftp://sms.example" is not an http or https URL, such as https://sms.example/api/send',
+      'email.smtp.user: must be set when email.smtp.password is set (the login the password belongs to)',
+      'email.fromAddress: must be set when email.smtp.host is set (the sender address of every email)',
+    ]);
+    // The password never appears in what is printed.
+    expect(err.message).not.toContain('secret-1');
+  });
+
   it('needs tls.certFile and tls.keyFile together', () => {
     expect(configError(() => withFile({ tls: { certFile: '/etc/cert.pem' } })).problems).toEqual([
       'tls.keyFile: must be set when tls.certFile is set (the private key of that certificate)',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { collectionSpecs } from '../collection-specs.js';
 import type { AuditRecord, ChannelAuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, UserRecord } from '../records.js';
-import type { AutoRetryRecord, ContactGroupRecord, TaskRecord, TaskTransactionRecord } from '../records.js';
+import type { AutoRetryRecord, ContactGroupRecord, JobStateRecord, NotificationRecord, TaskRecord, TaskTransactionRecord } from '../records.js';
 import { StoreError, StoreOpenError } from '../store.js';
 import type { Collection, CollectionSpec, Store, StoreHealth, StoreState } from '../store.js';
 import { NedbCollection } from './collection.js';
@@ -40,6 +40,8 @@ class NedbStore implements Store, CollectionContext {
   readonly taskTransactions: Collection<TaskTransactionRecord>;
   readonly autoRetries: Collection<AutoRetryRecord>;
   readonly contactGroups: Collection<ContactGroupRecord>;
+  readonly notifications: Collection<NotificationRecord>;
+  readonly jobStates: Collection<JobStateRecord>;
 
   private readonly specs: readonly CollectionSpec[] = Object.values(collectionSpecs);
   private readonly dataDir: string;
@@ -69,6 +71,8 @@ class NedbStore implements Store, CollectionContext {
     this.taskTransactions = new NedbCollection<TaskTransactionRecord>(collectionSpecs.taskTransactions, this);
     this.autoRetries = new NedbCollection<AutoRetryRecord>(collectionSpecs.autoRetries, this);
     this.contactGroups = new NedbCollection<ContactGroupRecord>(collectionSpecs.contactGroups, this);
+    this.notifications = new NedbCollection<NotificationRecord>(collectionSpecs.notifications, this);
+    this.jobStates = new NedbCollection<JobStateRecord>(collectionSpecs.jobStates, this);
   }
 
   async open(): Promise<void> {
