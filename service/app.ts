@@ -31,7 +31,7 @@ import { MllpRouter } from './routing/mllp.js';
 import { TcpRouter } from './routing/tcp.js';
 import type { PortClaim } from './domain/channel-ports.js';
 import { Schedulers } from './schedulers/registry.js';
-import { retentionJob } from './schedulers/retention.js';
+import { metricsRetentionJob, retentionJob } from './schedulers/retention.js';
 import { autoRetryJob } from './schedulers/auto-retry.js';
 import { PollingChannels } from './schedulers/polling.js';
 import { TaskRunner } from './schedulers/task-runner.js';
@@ -96,6 +96,8 @@ export class Junction {
   readonly transactions: TransactionLog;
   readonly bodies: BodyFiles;
   readonly events = new LiveEvents();
+  /** The IANA zone of metric buckets, alert and report times, and report schedules (`timeZone`, or the system's). */
+  readonly timeZone: string;
   readonly #options: JunctionOptions;
   #api: FastifyInstance | undefined;
   #ports: TransactionPorts | undefined;
@@ -133,7 +135,8 @@ export class Junction {
       this.#listeners?.changed();
     });
     const txLogger = logger.child({ component: 'transactions' });
-    this.transactions = createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger });
+    this.timeZone = resolvedTimeZone(config.timeZone);
+    this.transactions = createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger, metricsTimeZone: this.timeZone });
     // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
     const smallBodies = new SqliteBodyBlobs({ file: join(config.dataDir, 'bodies.sqlite'), logger: txLogger });
     this.bodies = new BodyFiles(join(config.dataDir, 'bodies'), smallBodies);
@@ -408,7 +411,10 @@ export class Junction {
     const { config, logger } = this.#options;
     const { channels, clients, tasks, taskTransactions, autoRetries } = this.store;
     const schedulers = new Schedulers(
-      [retentionJob({ transactions: this.transactions, bodies: this.bodies, channels, maxAgeDays: config.retention.maxAgeDays, logger })],
+      [
+        retentionJob({ transactions: this.transactions, bodies: this.bodies, channels, maxAgeDays: config.retention.maxAgeDays, logger }),
+        metricsRetentionJob({ transactions: this.transactions, minuteRetentionHours: config.metrics.minuteRetentionHours, logger }),
+      ],
       logger.child({ component: 'schedulers' }),
     );
     this.#schedulers = schedulers;
@@ -456,6 +462,11 @@ export class Junction {
     })();
     return this.#stopping;
   }
+}
+
+/** The configured zone, or the system's when none is set (config checks refuse an unknown name). */
+function resolvedTimeZone(configured: string): string {
+  return configured === '' ? Intl.DateTimeFormat().resolvedOptions().timeZone : configured;
 }
 
 /** The URL a local client uses for a listener: a wildcard address is reached on loopback; IPv6 goes in brackets. */
