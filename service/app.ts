@@ -32,6 +32,7 @@ import { TcpRouter } from './routing/tcp.js';
 import type { PortClaim } from './domain/channel-ports.js';
 import { Schedulers } from './schedulers/registry.js';
 import { metricsRetentionJob, retentionJob } from './schedulers/retention.js';
+import { Outbox } from './notify/outbox.js';
 import { autoRetryJob } from './schedulers/auto-retry.js';
 import { PollingChannels } from './schedulers/polling.js';
 import { TaskRunner } from './schedulers/task-runner.js';
@@ -96,6 +97,8 @@ export class Junction {
   readonly transactions: TransactionLog;
   readonly bodies: BodyFiles;
   readonly events = new LiveEvents();
+  /** Every message to a person (alerts, reports, test messages, set-password links) is recorded here first. */
+  readonly outbox: Outbox;
   /** The IANA zone of metric buckets, alert and report times, and report schedules (`timeZone`, or the system's). */
   readonly timeZone: string;
   readonly #options: JunctionOptions;
@@ -136,6 +139,7 @@ export class Junction {
     });
     const txLogger = logger.child({ component: 'transactions' });
     this.timeZone = resolvedTimeZone(config.timeZone);
+    this.outbox = new Outbox({ notifications: this.store.notifications });
     this.transactions = createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger, metricsTimeZone: this.timeZone });
     // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
     const smallBodies = new SqliteBodyBlobs({ file: join(config.dataDir, 'bodies.sqlite'), logger: txLogger });
