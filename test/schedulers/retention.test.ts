@@ -96,7 +96,7 @@ describe('metrics retention', () => {
         const timestamp = new Date(at);
         clock = timestamp.getTime();
         await log.insert({
-          _id: newTransactionId(timestamp), channelID: 'ch', status: 'Successful', canRerun: true, autoRetry: false, routes: [], orchestrations: [],
+          _id: newTransactionId(timestamp), channelID: 'ch', clientIP: '127.0.0.1', status: 'Successful', canRerun: true, autoRetry: false, autoRetryAttempt: 0, routes: [], orchestrations: [],
           request: { path: '/', querystring: '', method: 'GET', headers: {}, timestamp },
           response: { status: 200, headers: {}, timestamp: new Date(timestamp.getTime() + 1) },
         });
