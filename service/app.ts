@@ -258,6 +258,7 @@ export class Junction {
       events: this.events,
       logger: logger.child({ component: 'mediators' }),
       offlineAfterMs: config.mediators.offlineAfterSeconds * 1000,
+      ...(this.#options.clock === undefined ? {} : { now: this.#options.clock }),
     });
   }
 
