@@ -18,7 +18,7 @@ export const NotificationListQuery = Type.Object(
   {
     kind: Type.Optional(Kind),
     status: Type.Optional(Status),
-    user: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: "the recipient user's email" })),
+    user: Type.Optional(Type.String({ format: 'email', minLength: 3, maxLength: 254, description: "the recipient user's email" })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_NOTIFICATIONS_LIMIT, description: `records per answer (default ${DEFAULT_NOTIFICATIONS_LIMIT})` })),
     skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'records to skip, newest first' })),
   },
