@@ -103,8 +103,8 @@ export class Delivery {
   }
 
   /**
-   * The record once its next try has an outcome (sent, failed, or a retry planned), or as it stands after `timeoutMs`;
-   * null when it does not exist. For the test message, whose sender waits to see what happened.
+   * The record once its first try has an outcome (sent, failed, or a retry planned), or as it stands after
+   * `timeoutMs`; null when it does not exist. For the test message, whose sender waits to see what happened.
    */
   async outcome(id: string, timeoutMs: number): Promise<NotificationRecord | null> {
     let resolve: (record: NotificationRecord | null) => void = () => undefined;
