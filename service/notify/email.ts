@@ -65,7 +65,7 @@ export class EmailTransport implements Transport {
         ...(message.html === undefined ? {} : { html: message.html }),
       });
     } catch (err) {
-      throw new DeliveryError(`email not accepted: ${smtpProblem(err)}`, false, { cause: err });
+      throw new DeliveryError(`email not sent: ${smtpProblem(err)}`, false, { cause: err });
     }
   }
 
