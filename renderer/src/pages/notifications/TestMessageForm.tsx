@@ -6,6 +6,7 @@ import type { AlertMethod } from '../../../../service/contracts/channels';
 import type { Notification } from '../../../../service/contracts/notifications';
 import { sendTestNotification } from '../../api/notifications';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { splitErrors } from '../../components/form-errors';
 import { testAddressProblem, testOutcome } from './notification-view';
 
 const METHODS = [
@@ -45,6 +46,8 @@ export function TestMessageForm({ onSent }: { onSent: (record: Notification) => 
   };
 
   const outcome = result === null ? null : testOutcome(result, formatTime);
+  // The server's refusal of the address goes under the field, like the form's own check.
+  const server = splitErrors(error, ['to']);
   return (
     <form onSubmit={submit} aria-label="Send test message" noValidate>
       <Stack gap="sm">
@@ -75,14 +78,14 @@ export function TestMessageForm({ onSent }: { onSent: (record: Notification) => 
               setTo(e.currentTarget.value);
               setProblem(null);
             }}
-            error={problem}
+            error={problem ?? server.fields.to}
             w={360}
           />
           <Button type="submit" loading={busy} mt={46}>
             Send test
           </Button>
         </Group>
-        <ErrorAlert error={error} action="send the test message" />
+        <ErrorAlert error={server.general} action="send the test message" />
         <div role="status" aria-live="polite">
           {outcome !== null && (
             <Alert color={outcome.sent ? 'teal' : 'red'} title={outcome.title}>
