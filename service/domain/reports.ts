@@ -224,7 +224,12 @@ export function channelUrl(consoleUrl: string, channelID: string): string {
 
 // Names and the instance stay on one line in the subject and the text table.
 function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').replace(/\s+/g, ' ').trim();
+  let out = '';
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    out += code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029 ? ' ' : char;
+  }
+  return out.replace(/\s+/g, ' ').trim();
 }
 
 const WHEN = 'cccc d LLLL yyyy HH:mm';
