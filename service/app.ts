@@ -453,7 +453,7 @@ export class Junction {
     };
   }
 
-  /** The scheduled jobs: retention, re-run tasks, polling channels, auto retry and message delivery. */
+  /** The scheduled jobs: retention, re-run tasks, polling channels, auto retry, message delivery and reports. */
   #startSchedulers(pipeline: Pipeline, messages: MessagePipeline, log: QueueingTransactionLog, delivery: Delivery): void {
     const { config, logger } = this.#options;
     const { channels, clients, tasks, taskTransactions, autoRetries } = this.store;
