@@ -65,6 +65,7 @@ import { SmsTransport } from './notify/sms.js';
 import { Notifications } from './notify/notifications.js';
 import { emailedPasswordLinks } from './notify/password-links.js';
 import { consoleUrl } from './notify/console-url.js';
+import { ReportsJob } from './reports/reports-job.js';
 
 export interface JunctionOptions {
   config: JunctionConfig;
@@ -453,7 +454,7 @@ export class Junction {
     };
   }
 
-  /** The scheduled jobs: retention, re-run tasks, polling channels, auto retry and message delivery. */
+  /** The scheduled jobs: retention, re-run tasks, polling channels, auto retry, message delivery and reports. */
   #startSchedulers(pipeline: Pipeline, messages: MessagePipeline, log: QueueingTransactionLog, delivery: Delivery): void {
     const { config, logger } = this.#options;
     const { channels, clients, tasks, taskTransactions, autoRetries } = this.store;
@@ -474,6 +475,9 @@ export class Junction {
       autoRetryJob({ queue: autoRetries, log, channels, replays, events: this.events, minuteMs: config.autoRetry.minuteMs, logger: logger.child({ component: 'auto-retry' }) }, config.autoRetry.scanIntervalMs),
     );
     schedulers.add(delivery.job());
+    schedulers.add(
+      new ReportsJob({ enabled: config.reports.enableReports, users: this.store.users, channels, jobStates: this.store.jobStates, log: this.transactions, outbox: this.outbox, timeZone: this.timeZone, instance: config.alerts.himInstance, consoleUrl: () => this.#consoleUrl, minuteRetentionHours: config.metrics.minuteRetentionHours, logger: logger.child({ component: 'reports' }) }).job(),
+    );
     schedulers.start();
   }
 
