@@ -179,7 +179,7 @@ export interface NotificationRecord extends StoredDoc, Omit<Stored<Notification,
   /** The one line of an SMS. */
   sms?: string;
   /**
-   * Unique when set: what makes a message one of a kind, such as `report:daily:2026-11-23:<email>:email`, so a job run
+   * Unique when set: what makes a message one of a kind, such as `report:daily:2026-11-23:<email>`, so a job run
    * twice (a restart at 07:00) records it once.
    */
   key?: string;
