@@ -33,6 +33,7 @@ import type { PortClaim } from './domain/channel-ports.js';
 import { Schedulers } from './schedulers/registry.js';
 import { metricsRetentionJob, retentionJob } from './schedulers/retention.js';
 import { Outbox } from './notify/outbox.js';
+import { alertJob } from './alerts/alert-job.js';
 import { autoRetryJob } from './schedulers/auto-retry.js';
 import { PollingChannels } from './schedulers/polling.js';
 import { TaskRunner } from './schedulers/task-runner.js';
@@ -191,7 +192,7 @@ export class Junction {
     const pipeline = this.#createPipeline(channels, clientAuth, log, audit, tls);
     const messages = this.#createMessagePipeline(clientAuth, log);
     const { apiUrl, apiPort, httpUrl, httpsUrl } = await this.#listen(api, pipeline, messages, tls);
-    this.#startSchedulers(pipeline, messages, log);
+    this.#startSchedulers(pipeline, messages, log, apiUrl);
     await audit.record(applicationActivityEvent('start', config.auditEvents.auditSourceID));
     logger.info({ apiUrl, httpUrl, httpsUrl, version, dataDir: config.dataDir }, 'Junction is ready');
     return { apiUrl, apiPort, httpUrl, httpsUrl, certificate: tls.certificate };
@@ -411,7 +412,7 @@ export class Junction {
   }
 
   /** The scheduled jobs: retention, re-run tasks, polling channels and auto retry. */
-  #startSchedulers(pipeline: Pipeline, messages: MessagePipeline, log: QueueingTransactionLog): void {
+  #startSchedulers(pipeline: Pipeline, messages: MessagePipeline, log: QueueingTransactionLog, apiUrl: string): void {
     const { config, logger } = this.#options;
     const { channels, clients, tasks, taskTransactions, autoRetries } = this.store;
     const schedulers = new Schedulers(
@@ -430,6 +431,13 @@ export class Junction {
     schedulers.add(
       autoRetryJob({ queue: autoRetries, log, channels, replays, events: this.events, minuteMs: config.autoRetry.minuteMs, logger: logger.child({ component: 'auto-retry' }) }, config.autoRetry.scanIntervalMs),
     );
+    if (config.alerts.enableAlerts) {
+      const { users, contactGroups, notifications, jobStates } = this.store;
+      const consoleUrl = config.alerts.consoleURL === '' ? apiUrl : config.alerts.consoleURL;
+      schedulers.add(
+        alertJob({ log: this.transactions, channels, users, contactGroups, notifications, jobStates, outbox: this.outbox, pollPeriodMinutes: config.alerts.pollPeriodMinutes, timeZone: this.timeZone, instance: config.alerts.himInstance, consoleUrl: () => consoleUrl, defaultTimeoutMs: config.router.timeoutMs, logger: logger.child({ component: 'alerts' }) }),
+      );
+    }
     schedulers.start();
   }
 
