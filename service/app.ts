@@ -4,6 +4,7 @@
  * list of parts, each built by one private step below it, in the order they must start.
  */
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Logger } from 'pino';
@@ -32,7 +33,6 @@ import { TcpRouter } from './routing/tcp.js';
 import type { PortClaim } from './domain/channel-ports.js';
 import { Schedulers } from './schedulers/registry.js';
 import { metricsRetentionJob, retentionJob } from './schedulers/retention.js';
-import { Outbox } from './notify/outbox.js';
 import { alertJob } from './alerts/alert-job.js';
 import { autoRetryJob } from './schedulers/auto-retry.js';
 import { PollingChannels } from './schedulers/polling.js';
@@ -59,6 +59,13 @@ import { listeningPorts } from './domain/listening-ports.js';
 import type { ServicePort } from './contracts/api.js';
 import { loadServerCertificate, loadTrustedCAs } from './tls/server-certificate.js';
 import type { ServerCertificate } from './tls/server-certificate.js';
+import { Outbox } from './notify/outbox.js';
+import { Delivery } from './notify/delivery.js';
+import { EmailTransport } from './notify/email.js';
+import { SmsTransport } from './notify/sms.js';
+import { Notifications } from './notify/notifications.js';
+import { emailedPasswordLinks } from './notify/password-links.js';
+import { consoleUrl } from './notify/console-url.js';
 
 export interface JunctionOptions {
   config: JunctionConfig;
@@ -83,6 +90,8 @@ export interface StartedJunction {
 }
 
 const SESSION_PURGE_MS = 60 * 60_000;
+/** Longest wait for a test message's first try before `POST /notifications/test` answers with it pending. */
+const TEST_MESSAGE_WAIT_MS = 20_000;
 const SUMMARY_FLUSH_MS = 60_000;
 
 /** The server certificate of the API and the HTTPS transaction port, and the CAs trusted for clients and routes. */
@@ -98,7 +107,7 @@ export class Junction {
   readonly transactions: TransactionLog;
   readonly bodies: BodyFiles;
   readonly events = new LiveEvents();
-  /** Every message to a person (alerts, reports, test messages, set-password links) is recorded here first. */
+  /** Records every message to people before it is sent (alerts, reports, test messages, set-password links). */
   readonly outbox: Outbox;
   /** The IANA zone of metric buckets, alert and report times, and report schedules (`timeZone`, or the system's). */
   readonly timeZone: string;
@@ -120,6 +129,8 @@ export class Junction {
   #audit: AuditRecorder | undefined;
   #failedClientLogins: FailedLoginAudit | undefined;
   #stopping: Promise<void> | undefined;
+  #delivery: Delivery | undefined;
+  #consoleUrl = '';
   readonly #restartListeners: ((by: string) => void)[] = [];
   #restartRequested = false;
 
@@ -145,6 +156,14 @@ export class Junction {
     // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
     const smallBodies = new SqliteBodyBlobs({ file: join(config.dataDir, 'bodies.sqlite'), logger: txLogger });
     this.bodies = new BodyFiles(join(config.dataDir, 'bodies'), smallBodies);
+  }
+
+  /**
+   * The console's address for links in messages: `alerts.consoleURL`, or the management API's own address once it
+   * listens (the console is served there). Empty before `start()` has bound the API.
+   */
+  get consoleUrl(): string {
+    return this.#consoleUrl;
   }
 
   /**
@@ -181,18 +200,20 @@ export class Junction {
     const { accounts, sessions } = await this.#openAccounts();
     const audit = this.#startAudit();
     const tls = await this.#loadTls();
+    const delivery = this.#startDelivery(tls);
     const channels = await this.#loadChannels();
     const mediators = this.#mediatorRegistry();
     // Whatever flags a transaction for auto retry writes through this log, which queues it (auto-retry-queue.ts).
     const log = queueAutoRetries(this.transactions, this.store.autoRetries, logger.child({ component: 'auto-retry' }));
     const tasks = this.#taskQueue(log);
-    const api = await this.#createApi({ accounts, sessions, audit, mediators, log, tasks, certificate: tls.certificate });
+    const api = await this.#createApi({ accounts, sessions, audit, mediators, log, tasks, delivery, certificate: tls.certificate });
     this.#api = api;
     const clientAuth = new ClientAuthenticator({ clients: this.store.clients, settings: config.authentication, guard: this.#clientGuard(audit) });
     const pipeline = this.#createPipeline(channels, clientAuth, log, audit, tls);
     const messages = this.#createMessagePipeline(clientAuth, log);
     const { apiUrl, apiPort, httpUrl, httpsUrl } = await this.#listen(api, pipeline, messages, tls);
-    this.#startSchedulers(pipeline, messages, log, apiUrl);
+    this.#consoleUrl = consoleUrl(config.alerts.consoleURL, { protocol: config.api.protocol, host: config.api.host, port: apiPort, machineName: hostname() });
+    this.#startSchedulers(pipeline, messages, log, delivery);
     await audit.record(applicationActivityEvent('start', config.auditEvents.auditSourceID));
     logger.info({ apiUrl, httpUrl, httpsUrl, version, dataDir: config.dataDir }, 'Junction is ready');
     return { apiUrl, apiPort, httpUrl, httpsUrl, certificate: tls.certificate };
@@ -210,7 +231,12 @@ export class Junction {
   /** User accounts (with the first-run super user) and login sessions, expired ones purged now and every hour. */
   async #openAccounts(): Promise<{ accounts: UserAccounts; sessions: Sessions }> {
     const { config, logger } = this.#options;
-    const accounts = new UserAccounts({ users: this.store.users, logger, legacyTokens: config.api.authenticationTypes.includes('token') });
+    const accounts = new UserAccounts({
+      users: this.store.users,
+      logger,
+      legacyTokens: config.api.authenticationTypes.includes('token'),
+      sendLink: emailedPasswordLinks(this.outbox, () => this.#consoleUrl, config.alerts.himInstance),
+    });
     await accounts.dropLegacyCredentialsUnlessEnabled();
     await accounts.seedSuperUser(config.adminPassword);
     const sessions = new Sessions({ sessions: this.store.sessions, idleMinutes: config.api.sessionTimeoutMinutes });
@@ -219,6 +245,21 @@ export class Junction {
       await sessions.purgeExpired();
     });
     return { accounts, sessions };
+  }
+
+  /** Delivery of the outbox's messages by email and SMS; new messages wake it, its job retries (added with the schedulers). */
+  #startDelivery(tls: Tls): Delivery {
+    const { config, logger } = this.#options;
+    const delivery = new Delivery({
+      notifications: this.store.notifications,
+      transports: { email: new EmailTransport(config.email, tls.trustedCAs), sms: new SmsTransport(config.sms, tls.trustedCAs) },
+      maxAttempts: config.notifications.maxAttempts,
+      keepDays: config.notifications.keepDays,
+      logger: logger.child({ component: 'notify' }),
+    });
+    this.#delivery = delivery;
+    this.outbox.onQueued = () => delivery.wake();
+    return delivery;
   }
 
   #startAudit(): AuditRecorder {
@@ -268,9 +309,9 @@ export class Junction {
     return new TaskQueue({ tasks, items: taskTransactions, channels, log, events: this.events, wake: () => this.#taskRunner?.wake() });
   }
 
-  async #createApi(parts: { accounts: UserAccounts; sessions: Sessions; audit: AuditRecorder; mediators: MediatorRegistry; log: QueueingTransactionLog; tasks: TaskQueue; certificate: ServerCertificate }): Promise<FastifyInstance> {
+  async #createApi(parts: { accounts: UserAccounts; sessions: Sessions; audit: AuditRecorder; mediators: MediatorRegistry; log: QueueingTransactionLog; tasks: TaskQueue; delivery: Delivery; certificate: ServerCertificate }): Promise<FastifyInstance> {
     const { config, logger, version, clock } = this.#options;
-    const { accounts, sessions, audit, mediators, log, tasks, certificate } = parts;
+    const { accounts, sessions, audit, mediators, log, tasks, delivery, certificate } = parts;
     const https = config.api.protocol === 'https';
     if (!https && config.api.corsOrigins.length > 0) {
       logger.warn({ corsOrigins: config.api.corsOrigins }, 'api.corsOrigins is set on plain HTTP: the cross-site session cookie must be Secure, so browsers keep it only for localhost; consoles elsewhere need HTTPS');
@@ -302,6 +343,7 @@ export class Junction {
         tasks,
         triggerPolling: (channelId: string) => this.#polling?.trigger(channelId),
         bodies: this.bodies,
+        notifications: new Notifications({ notifications: this.store.notifications, outbox: this.outbox, delivery, instance: config.alerts.himInstance, testWaitMs: TEST_MESSAGE_WAIT_MS }),
       },
     );
   }
@@ -411,8 +453,8 @@ export class Junction {
     };
   }
 
-  /** The scheduled jobs: retention, re-run tasks, polling channels and auto retry. */
-  #startSchedulers(pipeline: Pipeline, messages: MessagePipeline, log: QueueingTransactionLog, apiUrl: string): void {
+  /** The scheduled jobs: retention, re-run tasks, polling channels, auto retry, alerts and message delivery. */
+  #startSchedulers(pipeline: Pipeline, messages: MessagePipeline, log: QueueingTransactionLog, delivery: Delivery): void {
     const { config, logger } = this.#options;
     const { channels, clients, tasks, taskTransactions, autoRetries } = this.store;
     const schedulers = new Schedulers(
@@ -433,11 +475,11 @@ export class Junction {
     );
     if (config.alerts.enableAlerts) {
       const { users, contactGroups, notifications, jobStates } = this.store;
-      const consoleUrl = config.alerts.consoleURL === '' ? apiUrl : config.alerts.consoleURL;
       schedulers.add(
-        alertJob({ log: this.transactions, channels, users, contactGroups, notifications, jobStates, outbox: this.outbox, pollPeriodMinutes: config.alerts.pollPeriodMinutes, timeZone: this.timeZone, instance: config.alerts.himInstance, consoleUrl: () => consoleUrl, defaultTimeoutMs: config.router.timeoutMs, logger: logger.child({ component: 'alerts' }) }),
+        alertJob({ log: this.transactions, channels, users, contactGroups, notifications, jobStates, outbox: this.outbox, pollPeriodMinutes: config.alerts.pollPeriodMinutes, timeZone: this.timeZone, instance: config.alerts.himInstance, consoleUrl: () => this.#consoleUrl, defaultTimeoutMs: config.router.timeoutMs, logger: logger.child({ component: 'alerts' }) }),
       );
     }
+    schedulers.add(delivery.job());
     schedulers.start();
   }
 
@@ -455,6 +497,8 @@ export class Junction {
       for (const timer of this.#timers) clearInterval(timer);
       this.#timers = [];
       await this.#schedulers?.stop();
+      // Sends in progress are recorded before the store closes (the job's stop, again for a start that failed early).
+      await this.#delivery?.stop();
       await this.#ports?.stop();
       await this.#listeners?.stop();
       await this.#messages?.drain();

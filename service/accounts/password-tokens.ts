@@ -1,8 +1,9 @@
 /**
  * Set-password tokens, OpenHIM's way of onboarding users: an invited user (`newUser`) or one who asked for a reset
  * (`existingUser`) gets a link carrying a random token. Only the token's digest is stored; it is single use and
- * expires. Sending the link is one call (`PasswordLinkSender`): until Junction can send email, the default sender only
- * notes that nothing was sent, and an admin hands the link over from the console.
+ * expires. Sending the link is one call (`PasswordLinkSender`): `app.ts` gives one that emails it through the outbox
+ * (notify/password-links.ts); without one, the default sender only notes that nothing was sent, and an admin hands
+ * the link over from the console.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -26,13 +27,13 @@ export function passwordTokenDigest(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-/** Delivers a set-password link to its user; the alerts issue's email goes here. */
+/** Delivers a set-password link to its user (by email: notify/password-links.ts). */
 export type PasswordLinkSender = (link: { user: UserRecord; token: string; tokenType: PasswordTokenType; expiry: Date }) => Promise<void>;
 
-/** The sender while Junction has no email: it sends nothing and says so (never logging the token). */
+/** The sender when none is given (tests, embeddings): it sends nothing and says so (never logging the token). */
 export function unsentLinks(logger: Logger): PasswordLinkSender {
   return ({ user, tokenType }) => {
-    logger.info({ email: user.email, tokenType }, 'a set-password link was made but not sent: Junction cannot send email yet; an admin can give the user a link from the users page');
+    logger.info({ email: user.email, tokenType }, 'a set-password link was made but not sent: no sender is set up; an admin can give the user a link from the users page');
     return Promise.resolve();
   };
 }

@@ -33,6 +33,8 @@ import { taskRoutes } from './routes/tasks.js';
 import type { TaskRoutesDeps } from './routes/tasks.js';
 import { mediatorRoutes } from './routes/mediators.js';
 import type { MediatorRoutesDeps } from './routes/mediators.js';
+import { notificationRoutes } from './routes/notifications.js';
+import type { NotificationRoutesDeps } from './routes/notifications.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole } from './console.js';
 import { installCors } from './cors.js';
@@ -64,7 +66,8 @@ export type ApiDeps = AuthHookOptions &
   Omit<TransactionRoutesDeps, 'channels'> &
   MediatorRoutesDeps &
   LiveFeedDeps &
-  TaskRoutesDeps;
+  TaskRoutesDeps &
+  NotificationRoutesDeps;
 
 /** Longest path parameter the router accepts; longer ones get 414 PATH_PARAMETER_TOO_LONG. */
 export const MAX_PARAM_LENGTH = 500;
@@ -154,6 +157,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(transactionRoutes({ ...deps, channels }));
   await app.register(taskRoutes(deps));
   await app.register(mediatorRoutes(deps));
+  await app.register(notificationRoutes(deps));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, options.liveFeed).attach(app);
   return app;

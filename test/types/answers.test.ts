@@ -16,6 +16,8 @@ import type { BulkRerunAnswer, CreatedTask, TransactionCount, TransactionRerunVi
 import type { PublicChannelSchema } from '../../service/api/schemas/channels.js';
 import type { ClientNameSchema, PublicClientSchema } from '../../service/api/schemas/clients.js';
 import type { ContactGroupSchema } from '../../service/api/schemas/contact-groups.js';
+import type { NotificationSchema } from '../../service/api/schemas/notifications.js';
+import type { Notification } from '../../service/contracts/notifications.js';
 import type { ErrorResponse, MessageAnswerSchema } from '../../service/api/schemas/common.js';
 import type { PublicMediatorSchema } from '../../service/api/schemas/mediators.js';
 import type { RoleSchema } from '../../service/api/schemas/roles.js';
@@ -64,6 +66,10 @@ describe('answer schemas and contracts', () => {
 
   it('describe contact groups alike', () => {
     expectTypeOf<SchemaShape<typeof ContactGroupSchema>>().toEqualTypeOf<Plain<ContactGroup>>();
+  });
+
+  it('describe message records alike', () => {
+    expectTypeOf<SchemaShape<typeof NotificationSchema>>().toEqualTypeOf<Plain<Notification>>();
   });
 
   it('describe mediators alike, the schema spelling out the one level of struct templates that exists', () => {

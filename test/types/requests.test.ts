@@ -14,6 +14,8 @@ import type { TokenPasswordInput, UserCreateInput, UserUpdateInput } from '../..
 import type { ChannelCreateBody, ChannelUpdateBody } from '../../service/api/schemas/channels.js';
 import type { ClientCreateBody, ClientUpdateBody } from '../../service/api/schemas/clients.js';
 import type { ContactGroupCreateBody, ContactGroupUpdateBody } from '../../service/api/schemas/contact-groups.js';
+import type { NotificationTestBody } from '../../service/api/schemas/notifications.js';
+import type { NotificationTestInput } from '../../service/contracts/notifications.js';
 import type { RoleCreateBody, RoleUpdateBody } from '../../service/api/schemas/roles.js';
 import type { TaskUpdateBody } from '../../service/api/schemas/tasks.js';
 import type { TransactionCreateBody, TransactionUpdateBody } from '../../service/api/schemas/transactions.js';
@@ -36,6 +38,10 @@ describe('request schemas and contracts', () => {
   it('describe the bodies of contact groups alike', () => {
     expectTypeOf<SchemaShape<typeof ContactGroupCreateBody>>().toEqualTypeOf<Plain<ContactGroupCreateInput>>();
     expectTypeOf<SchemaShape<typeof ContactGroupUpdateBody>>().toEqualTypeOf<Plain<ContactGroupUpdateInput>>();
+  });
+
+  it('describe the test message alike', () => {
+    expectTypeOf<SchemaShape<typeof NotificationTestBody>>().toEqualTypeOf<Plain<NotificationTestInput>>();
   });
 
   it('describe the transaction writes alike (POST /transactions, PUT /transactions/:id)', () => {

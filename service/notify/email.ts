@@ -1,0 +1,84 @@
+/**
+ * Email through an SMTP server (nodemailer's SMTP transport), from the `email.*` settings. One connection per
+ * message: messages are few (alerts, reports, links) and a fresh connection never inherits a broken one.
+ */
+import { rootCertificates } from 'node:tls';
+import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import { DeliveryError } from './transport.js';
+import type { MessageToSend, Transport } from './transport.js';
+
+/** The `email` settings (config/schema.ts). */
+export interface EmailSettings {
+  fromAddress: string;
+  smtp: {
+    host: string;
+    port: number;
+    secure: boolean;
+    requireTLS: boolean;
+    rejectUnauthorized: boolean;
+    user: string;
+    password?: string | undefined;
+    timeoutSeconds: number;
+  };
+}
+
+/** Sends email through the configured SMTP server. */
+export class EmailTransport implements Transport {
+  readonly #from: string;
+  readonly #transporter: Transporter | null;
+  readonly #notSetUp: string | null;
+
+  constructor(settings: EmailSettings, trustedCAs: readonly string[] = []) {
+    const { smtp } = settings;
+    this.#from = settings.fromAddress.trim();
+    this.#notSetUp = smtp.host.trim() === '' ? 'email is not set up (email.smtp.host is empty)' : this.#from === '' ? 'email is not set up (email.fromAddress is empty)' : null;
+    if (this.#notSetUp !== null) {
+      this.#transporter = null;
+      return;
+    }
+    const timeoutMs = smtp.timeoutSeconds * 1000;
+    this.#transporter = nodemailer.createTransport({
+      host: smtp.host.trim(),
+      port: smtp.port,
+      secure: smtp.secure,
+      requireTLS: smtp.requireTLS,
+      // Junction's trusted CAs (a private CA, say) are added to the system's rather than replacing them.
+      tls: { rejectUnauthorized: smtp.rejectUnauthorized, ca: [...rootCertificates, ...trustedCAs], minVersion: 'TLSv1.2' },
+      ...(smtp.user === '' ? {} : { auth: { user: smtp.user, pass: smtp.password ?? '' } }),
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+      dnsTimeout: timeoutMs,
+    });
+  }
+
+  /** Sends one email; rejects with a `DeliveryError` saying what the server or the connection answered. */
+  async send(message: MessageToSend): Promise<void> {
+    if (this.#transporter === null) throw new DeliveryError(this.#notSetUp ?? 'email is not set up', true);
+    try {
+      await this.#transporter.sendMail({
+        from: this.#from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text ?? '',
+        ...(message.html === undefined ? {} : { html: message.html }),
+      });
+    } catch (err) {
+      throw new DeliveryError(`email not sent: ${smtpProblem(err)}`, false, { cause: err });
+    }
+  }
+
+  close(): Promise<void> {
+    this.#transporter?.close();
+    return Promise.resolve();
+  }
+}
+
+/** nodemailer's error as one line: its message, with the SMTP code when the server answered. */
+function smtpProblem(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const { code, responseCode } = err as Error & { code?: string; responseCode?: number };
+  const tags = [code, responseCode === undefined ? undefined : `SMTP ${responseCode}`].filter((t) => t !== undefined);
+  return tags.length === 0 ? err.message : `${err.message} (${tags.join(', ')})`;
+}
