@@ -34,6 +34,7 @@ import type { PortClaim } from './domain/channel-ports.js';
 import { Schedulers } from './schedulers/registry.js';
 import { metricsRetentionJob, retentionJob } from './schedulers/retention.js';
 import { alertJob } from './alerts/alert-job.js';
+import { Outbox } from './notify/outbox.js';
 import { autoRetryJob } from './schedulers/auto-retry.js';
 import { PollingChannels } from './schedulers/polling.js';
 import { TaskRunner } from './schedulers/task-runner.js';
@@ -59,13 +60,13 @@ import { listeningPorts } from './domain/listening-ports.js';
 import type { ServicePort } from './contracts/api.js';
 import { loadServerCertificate, loadTrustedCAs } from './tls/server-certificate.js';
 import type { ServerCertificate } from './tls/server-certificate.js';
-import { Outbox } from './notify/outbox.js';
 import { Delivery } from './notify/delivery.js';
 import { EmailTransport } from './notify/email.js';
 import { SmsTransport } from './notify/sms.js';
 import { Notifications } from './notify/notifications.js';
 import { emailedPasswordLinks } from './notify/password-links.js';
 import { consoleUrl } from './notify/console-url.js';
+import { ReportsJob } from './reports/reports-job.js';
 
 export interface JunctionOptions {
   config: JunctionConfig;
@@ -108,6 +109,7 @@ export class Junction {
   readonly bodies: BodyFiles;
   readonly events = new LiveEvents();
   /** Records every message to people before it is sent (alerts, reports, test messages, set-password links). */
+  /** Every message to a person (alerts, reports, test messages, set-password links) is recorded here first. */
   readonly outbox: Outbox;
   /** The IANA zone of metric buckets, alert and report times, and report schedules (`timeZone`, or the system's). */
   readonly timeZone: string;
@@ -300,6 +302,7 @@ export class Junction {
       events: this.events,
       logger: logger.child({ component: 'mediators' }),
       offlineAfterMs: config.mediators.offlineAfterSeconds * 1000,
+      ...(this.#options.clock === undefined ? {} : { now: this.#options.clock }),
     });
   }
 
@@ -453,7 +456,7 @@ export class Junction {
     };
   }
 
-  /** The scheduled jobs: retention, re-run tasks, polling channels, auto retry, alerts and message delivery. */
+  /** The scheduled jobs: retention, re-run tasks, polling channels, auto retry, alerts, message delivery and reports. */
   #startSchedulers(pipeline: Pipeline, messages: MessagePipeline, log: QueueingTransactionLog, delivery: Delivery): void {
     const { config, logger } = this.#options;
     const { channels, clients, tasks, taskTransactions, autoRetries } = this.store;
@@ -480,6 +483,9 @@ export class Junction {
       );
     }
     schedulers.add(delivery.job());
+    schedulers.add(
+      new ReportsJob({ enabled: config.reports.enableReports, users: this.store.users, channels, jobStates: this.store.jobStates, log: this.transactions, outbox: this.outbox, timeZone: this.timeZone, instance: config.alerts.himInstance, consoleUrl: () => this.#consoleUrl, minuteRetentionHours: config.metrics.minuteRetentionHours, logger: logger.child({ component: 'reports' }) }).job(),
+    );
     schedulers.start();
   }
 

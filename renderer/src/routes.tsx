@@ -8,6 +8,8 @@ import { channelsRoutes } from './pages/channels/routes';
 import { clientsRoutes } from './pages/clients/routes';
 import { rolesRoutes } from './pages/roles/routes';
 import { usersRoutes } from './pages/users/routes';
+import { contactsRoutes } from './pages/contacts/routes';
+import { notificationsRoutes } from './pages/notifications/routes';
 import { mediatorsRoutes } from './pages/mediators/routes';
 import { tasksRoutes } from './pages/tasks/routes';
 import { aboutRoutes } from './pages/about/routes';
@@ -23,6 +25,8 @@ export const appRoutes: RouteObject[] = [
       ...clientsRoutes,
       ...rolesRoutes,
       ...usersRoutes,
+      ...contactsRoutes,
+      ...notificationsRoutes,
       ...mediatorsRoutes,
       ...tasksRoutes,
       ...aboutRoutes,

@@ -55,8 +55,10 @@ describe('a real mediator process against Junction', () => {
     return (await t.request(`/transactions/${id ?? ''}`, { headers: admin })).body as TxView;
   };
 
+  let skewMs = 0;
   beforeAll(async () => {
-    t = await startJunction({ mediators: { offlineAfterSeconds: 2 } });
+    // The instance's clock runs ahead when the test needs time to pass, rather than the test sleeping.
+    t = await startJunction({ mediators: { offlineAfterSeconds: 2 } }, { clock: () => Date.now() + skewMs });
     admin = { authorization: await unlockRoot(t) };
     const made = await t.request('/users', { method: 'POST', headers: admin, json: MEDIATOR_USER });
     if (made.status !== 201) throw new Error(made.text);
@@ -169,11 +171,11 @@ describe('a real mediator process against Junction', () => {
     expect(await channel(channelId)).toMatchObject({ description: 'installed by 2.0.0', methods: ['POST', 'PUT'] });
     expect((await channel(channelId)).routes[0]?.port).toBe(v2Port);
 
-    // Once its heartbeats stop, the mediator shows offline (2 s here; 60 s by default).
+    // Once its heartbeats stop, the mediator shows offline (2 s here, passed on the instance's clock; 60 s by default).
     v2.send('stop-heartbeats');
     await v2.next((r) => r.event === 'heartbeats-stopped', { from: 0 });
     expect((await mediator()).online).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    skewMs += 2500;
     expect((await mediator()).online).toBe(false);
     const silent = (await t.request('/heartbeat')).body as { mediators: Record<string, number | null> };
     expect(silent.mediators[URN]).toBeNull();

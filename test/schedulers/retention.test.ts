@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Schedulers } from '../../service/schedulers/registry.js';
 import { applyMetricsRetention, applyRetention, firstDayKept } from '../../service/schedulers/retention.js';
 import { BodyFiles } from '../../service/storage/bodies/body-files.js';
@@ -23,20 +23,26 @@ afterEach(async () => {
 
 describe('the scheduler registry', () => {
   it('runs a job at every tick, not once, and keeps going after a failure', async () => {
-    let runs = 0;
-    const { logger, lines } = memoryLogger();
-    const schedulers = new Schedulers(
-      [{ name: 'tick', cron: '* * * * * *', run: () => (++runs === 1 ? Promise.reject(new Error('first run fails')) : Promise.resolve()) }],
-      logger,
-    );
-    schedulers.start();
-    await new Promise((resolve) => setTimeout(resolve, 3200));
-    await schedulers.stop();
-    expect(runs).toBeGreaterThanOrEqual(2);
-    expect(lines.some((l) => l.level === 50 && l.job === 'tick')).toBe(true);
-    const after = runs;
-    await new Promise((resolve) => setTimeout(resolve, 1200));
-    expect(runs).toBe(after);
+    // Fake timers (and Date): node-schedule plans each cron tick from the clock, so time is advanced, not waited for.
+    vi.useFakeTimers({ now: new Date('2024-05-01T00:00:00.500Z') });
+    try {
+      let runs = 0;
+      const { logger, lines } = memoryLogger();
+      const schedulers = new Schedulers(
+        [{ name: 'tick', cron: '* * * * * *', run: () => (++runs === 1 ? Promise.reject(new Error('first run fails')) : Promise.resolve()) }],
+        logger,
+      );
+      schedulers.start();
+      await vi.advanceTimersByTimeAsync(3200);
+      await schedulers.stop();
+      expect(runs).toBeGreaterThanOrEqual(2);
+      expect(lines.some((l) => l.level === 50 && l.job === 'tick')).toBe(true);
+      const after = runs;
+      await vi.advanceTimersByTimeAsync(1200);
+      expect(runs).toBe(after);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('refuses an invalid schedule', () => {

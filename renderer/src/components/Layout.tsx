@@ -20,6 +20,8 @@ const NAV: NavItem[] = [
   { to: '/clients', label: 'Clients', adminOnly: true },
   { to: '/roles', label: 'Roles', adminOnly: true },
   { to: '/users', label: 'Users', adminOnly: true },
+  { to: '/contact-groups', label: 'Contact groups', adminOnly: true },
+  { to: '/notifications', label: 'Alerts and messages', adminOnly: true },
   { to: '/mediators', label: 'Mediators', adminOnly: true },
   { to: '/tasks', label: 'Tasks' },
   { to: '/about', label: 'About' },

@@ -62,10 +62,15 @@ export function useFormState<V extends object>(initial: () => V, fields: readonl
   const server = splitErrors(error, fields);
   const form = useFocusInvalid(error);
   const fieldError = (field: string): string | undefined => local[field] ?? server.fields[field];
-  /** Sets a field and drops the problem found with it before, so the message goes as the person corrects it. */
+  /**
+   * Sets a field and drops the problems found with it before (its own, and its items' such as `users.1.user`), so the
+   * message goes as the person corrects it.
+   */
   const set = <K extends keyof V>(field: K, value: V[K]) => {
     setValues((v) => ({ ...v, [field]: value }));
-    if (typeof field === 'string' && local[field] !== undefined) setLocal(({ [field]: _gone, ...rest }) => rest);
+    if (typeof field !== 'string') return;
+    const mine = (key: string) => key === field || key.startsWith(`${field}.`);
+    if (Object.keys(local).some(mine)) setLocal((problems) => Object.fromEntries(Object.entries(problems).filter(([key]) => !mine(key))));
   };
   /** An onChange for a text input bound to `field`. */
   const text = (field: keyof V) => (e: { currentTarget: { value: string } }) => set(field, e.currentTarget.value as V[keyof V]);

@@ -1,5 +1,7 @@
 /** Alert rules: when a transaction of this channel gets a given status (or auto retry gives up), who is told and how. */
-import { Autocomplete, Button, Fieldset, Group, MultiSelect, NativeSelect, NumberInput, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { Link } from 'react-router';
+import { Anchor, Autocomplete, Button, Fieldset, Group, MultiSelect, NativeSelect, NumberInput, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import type { AlertCondition, AlertMaxFrequency, AlertMethod } from '../../../../service/contracts/channels';
 import { useChannels } from '../../stores/channels';
 import type { ChannelLookups } from '../../stores/channels';
@@ -26,12 +28,20 @@ const FREQUENCIES = [
   { value: '1 per day', label: 'Once a day' },
 ];
 
-/** What the Groups field says about where its choices come from. */
-function groupsHelp(lookups: ChannelLookups): string {
+/** What the Groups field says about where its choices come from, with a link to the page that keeps them. */
+function groupsHelp(lookups: ChannelLookups): ReactNode {
   if (lookups.loaded && lookups.contactGroups === null) return 'Contact groups could not be loaded, so groups are shown by id. Every member of a group is told.';
-  const where = 'Contact groups are created through the API (POST /groups) for now.';
-  if (lookups.contactGroups !== null && lookups.contactGroups.length === 0) return `No contact group yet. ${where}`;
-  return `Every member of a chosen contact group is told. ${where}`;
+  const where = (
+    <>
+      Groups are kept on the{' '}
+      <Anchor component={Link} to="/contact-groups" size="xs">
+        Contact groups
+      </Anchor>{' '}
+      page.
+    </>
+  );
+  if (lookups.contactGroups !== null && lookups.contactGroups.length === 0) return <>No contact group yet. {where}</>;
+  return <>Every member of a chosen contact group is told. {where}</>;
 }
 
 function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; props: TabProps }) {

@@ -11,6 +11,7 @@ import { useSession } from '../../stores/session';
 import { useUsers } from '../../stores/users';
 import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../../components/form-errors';
 import { passwordProblems } from './passwordRules';
+import { REPORT_SCHEDULE } from './report-schedule';
 
 const MSISDN = /^\+?[0-9]{6,15}$/;
 
@@ -87,6 +88,9 @@ function DetailsForm({ me, onSaved }: { me: PublicUser; onSaved: (user: PublicUs
         />
         <Switch label="Daily report" description="An e-mail each morning with yesterday's transactions by status" checked={dailyReport} onChange={(e) => setDailyReport(e.currentTarget.checked)} />
         <Switch label="Weekly report" description="An e-mail each Monday morning covering the previous week" checked={weeklyReport} onChange={(e) => setWeeklyReport(e.currentTarget.checked)} />
+        <Text size="xs" c="dimmed">
+          {REPORT_SCHEDULE}
+        </Text>
         <Group justify="space-between">
           <Text size="sm" c="teal" role="status">
             {done ? 'Your details are saved.' : ''}

@@ -10,6 +10,7 @@ import { PasswordPairFields } from '../../components/PasswordPairFields';
 import { SaveProblems } from '../../components/SaveProblems';
 import { useFormState } from '../../components/form-errors';
 import { passwordProblems } from './passwordRules';
+import { REPORT_SCHEDULE } from './report-schedule';
 
 export const ADMIN_GROUP = 'admin';
 const FIELDS = ['email', 'firstname', 'surname', 'groups', 'password', 'msisdn', 'dailyReport', 'weeklyReport', 'passwordChangeRequired'] as const;
@@ -208,6 +209,9 @@ export function UserForm({ user, me, groupSuggestions, save, onSaved, onCancel }
             />
             <Switch label="Daily report" description="An e-mail each morning with yesterday's transactions by status" checked={values.dailyReport} onChange={(e) => set('dailyReport', e.currentTarget.checked)} />
             <Switch label="Weekly report" description="An e-mail each Monday morning covering the previous week" checked={values.weeklyReport} onChange={(e) => set('weeklyReport', e.currentTarget.checked)} />
+            <Text size="xs" c="dimmed">
+              {REPORT_SCHEDULE}
+            </Text>
           </Stack>
         </Fieldset>
         {editing && user.builtin && (
