@@ -375,7 +375,7 @@ describe('the message', () => {
     expect(record?.text).toContain('Junction alert: status 500');
     expect(record?.text).toContain('Channel: Lab <results> on Clinic A');
     // 08:00 to 08:01 UTC is 11:00 to 11:01 in Nairobi.
-    expect(record?.text).toContain(`Between 2026-11-24 11:00 to 11:01 (${ZONE}): 2 transactions completed with response status 500.`);
+    expect(record?.text).toContain(`From 2026-11-24 11:00 to 11:01 (${ZONE}): 2 transactions completed with response status 500.`);
     expect(record?.text).toContain(`${CONSOLE}/#/transactions/${a}`);
     expect(record?.text).toContain(`${CONSOLE}/#/transactions/${b}`);
     // The list link starts a channel timeout before the window, so requests that arrived earlier are listed.

@@ -325,7 +325,7 @@ describe('alert messages', () => {
     const message = alertMessage(base);
     expect(message.subject).toBe('Junction alert: status 500 on Lab results');
     expect(message.text).toContain('Channel: Lab results');
-    expect(message.text).toContain('Between 2026-11-24 08:00 to 08:05 (Africa/Nairobi): 3 transactions completed with response status 500.');
+    expect(message.text).toContain('From 2026-11-24 08:00 to 08:05 (Africa/Nairobi): 3 transactions completed with response status 500.');
     expect(message.html).toContain('<h1>Junction alert: status 500</h1>');
     expect(message.html).toContain('3 transactions completed with response status 500');
     expect(message.sms).toBe('Junction alert: status 500 on Lab results, 3 transactions, 2026-11-24 08:00 to 08:05 (Africa/Nairobi)');
