@@ -189,6 +189,15 @@ export class Junction {
     return this.#api === undefined ? [] : routesOf(this.#api);
   }
 
+  /**
+   * Runs a scheduled job now, as its schedule would (never beside a run already going, which it waits for instead),
+   * and resolves once it has finished: for tests and support tools, which must not wait for the clock.
+   */
+  runJob(name: string): Promise<void> {
+    if (this.#schedulers?.has(name) !== true) return Promise.reject(new Error(`no scheduled job named ${name}`));
+    return this.#schedulers.runNow(name);
+  }
+
   /** Answers a management API request in-process, without a socket (Fastify's inject): for route tests. */
   async inject(request: InjectOptions): Promise<LightMyRequestResponse> {
     if (this.#api === undefined) throw new Error('the management API is not started');
