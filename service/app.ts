@@ -22,6 +22,8 @@ import { unusablePatterns } from './domain/channel-rules.js';
 import { ClientAuthenticator } from './pipeline/authenticate.js';
 import type { ClientAuthGuard } from './pipeline/authenticate.js';
 import { LiveEvents } from './events/live.js';
+import { MetricsReader } from './metrics/reader.js';
+import { PrometheusMetrics } from './metrics/prometheus.js';
 import { Pipeline } from './pipeline/index.js';
 import { HttpRouter } from './routing/http.js';
 import { TransactionPorts } from './transports/http.js';
@@ -97,6 +99,8 @@ export class Junction {
   readonly transactions: TransactionLog;
   readonly bodies: BodyFiles;
   readonly events = new LiveEvents();
+  /** The Prometheus exposition's registry, counting this instance's completions only. */
+  readonly prometheus = new PrometheusMetrics();
   /** Every message to a person (alerts, reports, test messages, set-password links) is recorded here first. */
   readonly outbox: Outbox;
   /** The IANA zone of metric buckets, alert and report times, and report schedules (`timeZone`, or the system's). */
@@ -139,6 +143,8 @@ export class Junction {
     });
     const txLogger = logger.child({ component: 'transactions' });
     this.timeZone = resolvedTimeZone(config.timeZone);
+    // Every completion, from whichever path, is counted from the first.
+    this.prometheus.attach(this.events);
     this.outbox = new Outbox({ notifications: this.store.notifications });
     this.transactions = createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger, metricsTimeZone: this.timeZone });
     // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
@@ -301,6 +307,10 @@ export class Junction {
         tasks,
         triggerPolling: (channelId: string) => this.#polling?.trigger(channelId),
         bodies: this.bodies,
+        metrics: new MetricsReader({ transactions: this.transactions, minuteRetentionHours: config.metrics.minuteRetentionHours }),
+        prometheus: this.prometheus,
+        prometheusPublic: config.prometheus.public,
+        timeZone: this.timeZone,
       },
     );
   }
