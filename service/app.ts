@@ -23,6 +23,8 @@ import { unusablePatterns } from './domain/channel-rules.js';
 import { ClientAuthenticator } from './pipeline/authenticate.js';
 import type { ClientAuthGuard } from './pipeline/authenticate.js';
 import { LiveEvents } from './events/live.js';
+import { MetricsReader } from './metrics/reader.js';
+import { PrometheusMetrics } from './metrics/prometheus.js';
 import { Pipeline } from './pipeline/index.js';
 import { HttpRouter } from './routing/http.js';
 import { TransactionPorts } from './transports/http.js';
@@ -108,7 +110,8 @@ export class Junction {
   readonly transactions: TransactionLog;
   readonly bodies: BodyFiles;
   readonly events = new LiveEvents();
-  /** Records every message to people before it is sent (alerts, reports, test messages, set-password links). */
+  /** The Prometheus exposition's registry, counting this instance's completions only. */
+  readonly prometheus = new PrometheusMetrics();
   /** Every message to a person (alerts, reports, test messages, set-password links) is recorded here first. */
   readonly outbox: Outbox;
   /** The IANA zone of metric buckets, alert and report times, and report schedules (`timeZone`, or the system's). */
@@ -153,6 +156,8 @@ export class Junction {
     });
     const txLogger = logger.child({ component: 'transactions' });
     this.timeZone = resolvedTimeZone(config.timeZone);
+    // Every completion, from whichever path, is counted from the first.
+    this.prometheus.attach(this.events);
     this.outbox = new Outbox({ notifications: this.store.notifications });
     this.transactions = createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger, metricsTimeZone: this.timeZone });
     // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
@@ -356,6 +361,10 @@ export class Junction {
         triggerPolling: (channelId: string) => this.#polling?.trigger(channelId),
         bodies: this.bodies,
         notifications: new Notifications({ notifications: this.store.notifications, outbox: this.outbox, delivery, instance: config.alerts.himInstance, testWaitMs: TEST_MESSAGE_WAIT_MS }),
+        metrics: new MetricsReader({ transactions: this.transactions, minuteRetentionHours: config.metrics.minuteRetentionHours }),
+        prometheus: this.prometheus,
+        prometheusPublic: config.prometheus.public,
+        timeZone: this.timeZone,
       },
     );
   }
