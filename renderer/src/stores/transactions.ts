@@ -15,6 +15,8 @@ import {
   startExport,
 } from '../api/transactions';
 import type { ChannelName, ClientName, ExportFormat } from '../api/transactions';
+import type { LiveTransaction } from '../../../service/contracts/live-feed';
+import { mergeLoaded, withCompleted, withStarted } from '../pages/transactions/live-list';
 
 export interface ExportState {
   status: 'idle' | 'running' | 'done' | 'cancelled' | 'failed';
@@ -53,12 +55,20 @@ interface TransactionsState {
   exporting: ExportState;
   /** The list's URL search of the last visit, so the detail can lead back to the same filtered view. */
   listSearch: string;
+  /** The user paused the live list (kept while they look at a transaction and come back). */
+  livePaused: boolean;
 
   setListSearch: (search: string) => void;
   loadNames: (withClients: boolean) => Promise<void>;
   /** Loads one page (page from 0) and, when the filters changed, the count. Stale answers are dropped. */
   loadPage: (filters: TransactionFilters, page: number, size: number, force?: boolean) => Promise<void>;
   setSelected: (selected: Record<string, boolean>) => void;
+  setLivePaused: (paused: boolean) => void;
+  /** A transaction started while the unfiltered first page of `size` rows follows the live feed. */
+  liveStarted: (event: LiveTransaction, size: number) => void;
+  liveCompleted: (event: LiveTransaction, size: number) => void;
+  /** Reads the unfiltered first page and the count again without a loading state, keeping rows pushed meanwhile. */
+  reloadLive: (size: number) => Promise<void>;
   loadDetail: (id: string) => Promise<void>;
   rerun: (ids: string[]) => Promise<CreatedTask>;
   rerunFiltered: (filters: TransactionFilters) => Promise<CreatedTask>;
@@ -81,6 +91,11 @@ function fileNameFrom(response: Response, format: ExportFormat): string {
   return `transactions-${new Date().toISOString().replace(/[:.]/g, '-')}.${format}`;
 }
 
+/** The rowsKey of the unfiltered first page, the only one that follows the live feed. */
+function liveKey(size: number): string {
+  return `{}|0|${size}`;
+}
+
 function isAbort(err: unknown): boolean {
   return err instanceof DOMException ? err.name === 'AbortError' : (err as Error | null)?.name === 'AbortError';
 }
@@ -101,6 +116,7 @@ export const useTransactions = create<TransactionsState>()((set, get) => ({
   detailError: null,
   exporting: IDLE_EXPORT,
   listSearch: '',
+  livePaused: false,
 
   setListSearch(listSearch) {
     set({ listSearch });
@@ -150,6 +166,44 @@ export const useTransactions = create<TransactionsState>()((set, get) => ({
 
   setSelected(selected) {
     set({ selected });
+  },
+
+  setLivePaused(livePaused) {
+    set({ livePaused });
+  },
+
+  liveStarted(event, size) {
+    const state = get();
+    if (state.rowsKey !== liveKey(size)) return;
+    const rows = withStarted(state.rows, event, size, new Date());
+    if (rows === null) return;
+    // Every transaction matches an unfiltered list: the count grows with it until the next count replaces it.
+    set({ rows, ...(state.total === null || state.totalKey !== '{}' ? {} : { total: state.total + 1 }) });
+  },
+
+  liveCompleted(event, size) {
+    const state = get();
+    if (state.rowsKey !== liveKey(size)) return;
+    const rows = withCompleted(state.rows, event, size, new Date());
+    if (rows !== null) set({ rows });
+  },
+
+  async reloadLive(size) {
+    const key = liveKey(size);
+    if (get().rowsKey !== key) return;
+    // A full load started meanwhile owns the list: leave it alone.
+    if (get().loading) return;
+    listAbort?.abort();
+    const controller = new AbortController();
+    listAbort = controller;
+    try {
+      const [loaded, total] = await Promise.all([listTransactions({}, 0, size, controller.signal), countTransactions({}, controller.signal)]);
+      if (listAbort !== controller || get().rowsKey !== key) return;
+      set({ rows: mergeLoaded(loaded, get().rows, size), ...(get().totalKey === '{}' ? { total } : {}) });
+    } catch (err) {
+      // The rows pushed from the feed stay; the next event or a refresh reads the page again.
+      if (listAbort === controller && !isAbort(err)) set({ listError: err });
+    }
   },
 
   async loadDetail(id) {
