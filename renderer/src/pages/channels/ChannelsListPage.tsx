@@ -145,6 +145,9 @@ function ActionsCell({ channel, onDelete, onRestore }: ActionsProps) {
           Trigger now
         </Button>
       )}
+      <Button size="compact-xs" variant="subtle" component={Link} to={`/channels/${channel._id}/metrics`} aria-label={`Metrics of ${channel.name}`}>
+        Metrics
+      </Button>
       <Button size="compact-xs" variant="subtle" color="red" aria-label={`Delete ${channel.name}`} loading={busy === 'delete'} onClick={() => onDelete(channel)}>
         Delete
       </Button>
