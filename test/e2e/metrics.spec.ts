@@ -108,6 +108,11 @@ test.describe('metrics charts', () => {
       await expect(load.locator('tbody tr')).toHaveCount(60);
       await expect(load.locator('tfoot')).toHaveText(/Total\s*5/);
 
+      // A transaction completing reads the charts again by itself, a few seconds later (once per burst).
+      const beforeLive = seen.length;
+      await lab.send('/lab/json/live');
+      await expect.poll(() => seen.slice(beforeLive).some((s) => s.path === '/metrics/timeseries/minute'), { timeout: 20_000 }).toBe(true);
+
       // A channel's metrics: from its row in the channel list.
       await page.goto(`${junction.apiUrl}/#/channels`);
       await page.getByRole('link', { name: `Metrics of ${LAB_CHANNEL}` }).click();
@@ -143,6 +148,10 @@ test.describe('metrics charts', () => {
       await expect(load.locator('tfoot')).toHaveText(/Total\s*3/);
       const byChannel = await showTable(page, 'Status by channel');
       await expect(byChannel.getByRole('row', { name: new RegExp(LAB_CHANNEL) }).locator('td')).toHaveText(['2', '0', '0', '1', '0', '3']);
+
+      // The charts follow new transactions without a click.
+      await lab.send('/lab/json/three');
+      await expect(load.locator('tfoot')).toHaveText(/Total\s*4/, { timeout: 20_000 });
     } finally {
       await lab.close();
     }

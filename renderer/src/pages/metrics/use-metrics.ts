@@ -1,10 +1,12 @@
 /**
  * Loads the metrics of a period for the charts: the time series (all channels, or one) and the status counts per
- * channel (or the one channel's). Read again when the period or channel changes, and on `reload()`; a stale answer
- * is dropped.
+ * channel (or the one channel's). Read again when the period or channel changes, on `reload()`, a few seconds after
+ * transactions complete (once per burst, so a busy server is not asked on every completion), and when the live
+ * feed comes back; a stale answer is dropped.
  */
 import { useCallback, useEffect, useState } from 'react';
 import type { MetricItem } from '../../../../service/contracts/metrics';
+import { live } from '../../api/live';
 import { metricsByChannel, metricsTimeseries } from '../../api/metrics';
 import { fillSeries, periodOption, periodRange } from './metric-view';
 import type { PeriodChoice, SeriesPoint } from './metric-view';
@@ -19,6 +21,9 @@ export interface MetricsView {
 }
 
 /** The browser's IANA zone, which the server cuts the buckets in so they match the ones drawn here. */
+/** How long after a completion the charts are read again: the server records metrics just after the final status. */
+export const LIVE_RELOAD_MS = 5000;
+
 export function browserTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
@@ -54,5 +59,24 @@ export function useMetrics(choice: PeriodChoice, channelId?: string): MetricsVie
   }, [choice, channelId, generation]);
 
   const reload = useCallback(() => setGeneration((n) => n + 1), []);
+
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const offs = [
+      live.on('transaction.completed', (event) => {
+        if (channelId !== undefined && event.channelID !== channelId) return;
+        timer ??= setTimeout(() => {
+          timer = null;
+          reload();
+        }, LIVE_RELOAD_MS);
+      }),
+      live.onReconnect(reload),
+    ];
+    return () => {
+      for (const off of offs) off();
+      if (timer !== null) clearTimeout(timer);
+    };
+  }, [channelId, reload]);
+
   return { points, statusItems, loading, error, reload };
 }
