@@ -80,6 +80,8 @@ interface TransactionsState {
 const IDLE_EXPORT: ExportState = { status: 'idle', format: 'csv', rows: 0, bytes: 0, total: 0, fileName: '', url: null, error: null };
 
 let listAbort: AbortController | null = null;
+/** The page load under way (or the last one), so a quiet live reload can wait for it. */
+let pageLoad: Promise<void> | null = null;
 let countAbort: AbortController | null = null;
 let detailAbort: AbortController | null = null;
 let exportAbort: AbortController | null = null;
@@ -155,13 +157,17 @@ export const useTransactions = create<TransactionsState>()((set, get) => ({
     const controller = new AbortController();
     listAbort = controller;
     set({ loading: true, listError: null, ...(state.rowsKey === key ? {} : { rowsKey: key }) });
-    try {
-      const rows = await listTransactions(filters, page, size, controller.signal);
-      if (listAbort === controller) set({ rows, loading: false });
-    } catch (err) {
-      if (listAbort !== controller || isAbort(err)) return;
-      set({ rows: [], loading: false, listError: err });
-    }
+    const load = (async () => {
+      try {
+        const rows = await listTransactions(filters, page, size, controller.signal);
+        if (listAbort === controller) set({ rows, loading: false });
+      } catch (err) {
+        if (listAbort !== controller || isAbort(err)) return;
+        set({ rows: [], loading: false, listError: err });
+      }
+    })();
+    pageLoad = load;
+    await load;
   },
 
   setSelected(selected) {
@@ -190,9 +196,12 @@ export const useTransactions = create<TransactionsState>()((set, get) => ({
 
   async reloadLive(size) {
     const key = liveKey(size);
+    // A page load under way may have read the list before the events that asked for this: read it again after.
+    for (let waited: Promise<void> | null = null; get().loading && pageLoad !== null && pageLoad !== waited; ) {
+      waited = pageLoad;
+      await waited;
+    }
     if (get().rowsKey !== key) return;
-    // A full load started meanwhile owns the list: leave it alone.
-    if (get().loading) return;
     listAbort?.abort();
     const controller = new AbortController();
     listAbort = controller;

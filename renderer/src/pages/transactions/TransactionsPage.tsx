@@ -78,7 +78,8 @@ export function TransactionsPage() {
 
   // Live: new transactions go on top and completions change their row. Held: they are counted and announced, since
   // rows jumping under the pointer make selection unreliable and a pushed event cannot be matched against filters.
-  // The page is read again shortly after a burst, for what events do not carry (the client, the exact time).
+  // The page is read again 1.5 s after an event (at most that often while they stream in), for what events do not
+  // carry: the client, the exact time, and anything missed while a page load was under way.
   useEffect(() => {
     const store = useTransactions.getState();
     let timer: ReturnType<typeof setTimeout> | null = null;
