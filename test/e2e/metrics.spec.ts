@@ -115,7 +115,7 @@ test.describe('metrics charts', () => {
 
       // A channel's metrics: from its row in the channel list.
       await page.goto(`${junction.apiUrl}/#/channels`);
-      await page.getByRole('link', { name: `Metrics of ${LAB_CHANNEL}` }).click();
+      await page.getByRole('row', { name: new RegExp(LAB_CHANNEL) }).getByRole('link', { name: 'Metrics', exact: true }).click();
       await expect(page.getByRole('heading', { name: `${LAB_CHANNEL}: metrics` })).toBeVisible();
       await expect.poll(() => seen.some((s) => s.path === `/metrics/timeseries/hour/channels/${lab.labChannelId}`)).toBe(true);
       expect(seen.some((s) => s.path === `/metrics/channels/${lab.labChannelId}`)).toBe(true);
