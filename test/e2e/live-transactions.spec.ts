@@ -3,7 +3,7 @@
  * its row shows its final status; paused, filtered or with rows selected, new ones are announced instead.
  */
 import type { Page } from '@playwright/test';
-import { expect, test } from './fixtures.js';
+import { expect, expectNoHorizontalScroll, shot, test } from './fixtures.js';
 import { setupLab } from './transactions-setup.js';
 
 /** The path links of the rows on screen, top to bottom. */
@@ -12,7 +12,7 @@ function rowLinks(page: Page) {
 }
 
 test.describe('live transactions list', () => {
-  test('new transactions appear on the first page as they arrive, and not while paused, filtered or selected', async ({ console: page, junction }) => {
+  test('new transactions appear on the first page as they arrive, and not while paused, filtered or selected', async ({ console: page, junction }, testInfo) => {
     const lab = await setupLab(junction);
     try {
       await lab.send('/lab/json/first');
@@ -34,6 +34,8 @@ test.describe('live transactions list', () => {
       await expect(top).toContainText('Lab system');
       await expect(page.getByText('1–2 of 2 transactions')).toBeVisible();
       await expect(page.getByRole('button', { name: /new transaction/ })).toHaveCount(0);
+      await expectNoHorizontalScroll(page);
+      await shot(page, testInfo, 'live-transactions');
 
       // Paused: announced, not inserted; resuming shows it.
       await page.getByRole('button', { name: 'Pause live updates' }).click();
