@@ -31,6 +31,12 @@ async function answerMetrics(page: Page, channelId: string): Promise<Seen[]> {
       const start = url.searchParams.get('startDate') ?? '';
       const end = url.searchParams.get('endDate') ?? '';
       let body: unknown;
+      if (url.pathname === '/metrics/timeseries/day' && url.searchParams.has('timeZone')) {
+        // As the API refuses a zone whose days do not line up with its stored buckets.
+        const details = [{ path: 'query.timeZone', message: 'day buckets in this zone do not line up with the stored ones' }];
+        await route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ error: { code: 'VALIDATION_FAILED', message: 'Invalid query', details } }) });
+        return;
+      }
       if (url.pathname.startsWith('/metrics/timeseries/')) {
         body = [
           item(2, 40, { timestamp: start, _id: {} }),
@@ -93,6 +99,17 @@ test.describe('metrics charts', () => {
       expect(seen.some((s) => s.path === '/metrics/channels' && s.query.get('timeZone') === zone)).toBe(true);
       await expectNoHorizontalScroll(page);
       await shot(page, testInfo, 'dashboard-metrics');
+
+      // A zone the server refuses: the series is asked again in the server's zone, and the page says so.
+      const zoneNote = metrics.getByRole('alert').filter({ hasText: "Times grouped in the server's time zone" });
+      await expect(zoneNote).toHaveCount(0);
+      await metrics.getByText('1 week', { exact: true }).click();
+      await expect(zoneNote).toBeVisible();
+      await expect(load.locator('tbody tr')).toHaveCount(7);
+      await expect(load.locator('tfoot')).toHaveText(/Total\s*5/);
+      expect(seen.some((s) => s.path === '/metrics/timeseries/day' && !s.query.has('timeZone'))).toBe(true);
+      await metrics.getByText('1 day', { exact: true }).click();
+      await expect(zoneNote).toHaveCount(0);
 
       // Each period asks for its bucket size; an hour is 60 minute buckets.
       for (const [label, series] of [

@@ -5,7 +5,7 @@ import { Link, useParams } from 'react-router';
 import { getChannel } from '../../api/channels';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
-import { LoadChart, PeriodPicker, ResponseTimeChart, StatusBreakdownChart } from './MetricsCharts';
+import { LoadChart, PeriodPicker, ResponseTimeChart, ServerZoneNote, StatusBreakdownChart } from './MetricsCharts';
 import { statusTotals } from './metric-view';
 import type { PeriodChoice } from './metric-view';
 import { useMetrics } from './use-metrics';
@@ -14,7 +14,7 @@ export function ChannelMetricsPage() {
   const { id = '' } = useParams();
   const [period, setPeriod] = useState<PeriodChoice>('1d');
   const [name, setName] = useState<string | null>(null);
-  const { points, statusItems, loading, error, reload } = useMetrics(period, id);
+  const { points, statusItems, serverZone, loading, error, reload } = useMetrics(period, id);
   const totals = useMemo(() => statusTotals(statusItems), [statusItems]);
 
   useEffect(() => {
@@ -51,6 +51,7 @@ export function ChannelMetricsPage() {
           </Button>
         </Group>
         <ErrorAlert error={error} action="load the channel's metrics" />
+        <ServerZoneNote shown={serverZone} />
         <Grid gap="md">
           <Grid.Col span={{ base: 12, md: 6 }}>
             <LoadChart points={points} />

@@ -3,14 +3,14 @@ import { useMemo, useState } from 'react';
 import { Button, Grid, Group, Loader, Stack, Title } from '@mantine/core';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useDashboard } from '../../stores/dashboard';
-import { ChannelStatusChart, LoadChart, PeriodPicker, ResponseTimeChart } from './MetricsCharts';
+import { ChannelStatusChart, LoadChart, PeriodPicker, ResponseTimeChart, ServerZoneNote } from './MetricsCharts';
 import { channelStatusRows } from './metric-view';
 import type { PeriodChoice } from './metric-view';
 import { useMetrics } from './use-metrics';
 
 export function DashboardMetrics() {
   const [period, setPeriod] = useState<PeriodChoice>('1d');
-  const { points, statusItems, loading, error, reload } = useMetrics(period);
+  const { points, statusItems, serverZone, loading, error, reload } = useMetrics(period);
   // The dashboard already keeps the channel names (and reloads them when an unknown channel shows up in the feed).
   const channels = useDashboard((s) => s.channels);
   const rows = useMemo(() => channelStatusRows(statusItems, new Map(channels.map((c) => [c._id, c.name]))), [statusItems, channels]);
@@ -31,6 +31,7 @@ export function DashboardMetrics() {
         </Group>
       </Group>
       <ErrorAlert error={error} action="load the metrics" />
+      <ServerZoneNote shown={serverZone} />
       <Grid gap="md">
         <Grid.Col span={{ base: 12, md: 6 }}>
           <LoadChart points={points} />

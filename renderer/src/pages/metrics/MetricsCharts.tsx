@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import type { ReactNode } from 'react';
-import { Button, Group, Paper, SegmentedControl, Table, Text, Title, VisuallyHidden } from '@mantine/core';
+import { Alert, Button, Group, Paper, SegmentedControl, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import { BarChart, DonutChart, LineChart } from '@mantine/charts';
 import { PERIODS, STATUS_SERIES, isPeriodChoice } from './metric-view';
 import type { ChannelStatusRow, PeriodChoice, SeriesPoint, StatusKey } from './metric-view';
@@ -21,6 +21,18 @@ export function PeriodPicker({ value, onChange }: { value: PeriodChoice; onChang
       }}
       data={PERIODS.map((p) => ({ value: p.value, label: p.label }))}
     />
+  );
+}
+
+/** Said when the server answered the time series in its own zone rather than this computer's. */
+export function ServerZoneNote({ shown }: { shown: boolean }) {
+  if (!shown) return null;
+  return (
+    <Alert color="yellow" title="Times grouped in the server's time zone">
+      The server stores its metrics in a time zone whose hours or days do not line up with this computer&apos;s, so the
+      load and response time are grouped by the server&apos;s hours and days. Totals are exact; a bucket may be shifted
+      by the difference between the zones.
+    </Alert>
   );
 }
 

@@ -7,7 +7,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { MetricItem } from '../../../../service/contracts/metrics';
 import { live } from '../../api/live';
-import { metricsByChannel, metricsTimeseries } from '../../api/metrics';
+import { metricsByChannel, metricsTimeseries, zoneRefused } from '../../api/metrics';
+import type { MetricRange, MetricSeries } from '../../api/metrics';
 import { fillSeries, periodOption, periodRange } from './metric-view';
 import type { PeriodChoice, SeriesPoint } from './metric-view';
 
@@ -15,9 +16,25 @@ export interface MetricsView {
   points: SeriesPoint[];
   /** The status answer: one item per channel, or the channel's one. */
   statusItems: MetricItem[];
+  /**
+   * The server could not cut the series in this computer's zone (its buckets are stored in another, say a whole-hour
+   * one against India's half hour), so it answered in its own; the points are then placed on the local buckets
+   * they fall in, which keeps every total right but may shift a bucket by the difference.
+   */
+  serverZone: boolean;
   loading: boolean;
   error: unknown;
   reload: () => void;
+}
+
+/** The time series in the browser's zone, or in the server's when it refuses that one. */
+async function seriesIn(series: MetricSeries, range: MetricRange, channelId: string | undefined, signal: AbortSignal): Promise<{ items: MetricItem[]; serverZone: boolean }> {
+  try {
+    return { items: await metricsTimeseries(series, range, channelId, signal), serverZone: false };
+  } catch (err) {
+    if (!zoneRefused(err)) throw err;
+    return { items: await metricsTimeseries(series, { start: range.start, end: range.end }, channelId, signal), serverZone: true };
+  }
 }
 
 /** The browser's IANA zone, which the server cuts the buckets in so they match the ones drawn here. */
@@ -31,6 +48,7 @@ export function browserTimeZone(): string {
 export function useMetrics(choice: PeriodChoice, channelId?: string): MetricsView {
   const [points, setPoints] = useState<SeriesPoint[]>([]);
   const [statusItems, setStatusItems] = useState<MetricItem[]>([]);
+  const [serverZone, setServerZone] = useState(false);
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<unknown>(null);
   const [generation, setGeneration] = useState(0);
@@ -42,10 +60,11 @@ export function useMetrics(choice: PeriodChoice, channelId?: string): MetricsVie
     const range = { start, end, timeZone: browserTimeZone() };
     setLoading(true);
     setError(null);
-    Promise.all([metricsTimeseries(series, range, channelId, controller.signal), metricsByChannel(range, channelId, controller.signal)]).then(
+    Promise.all([seriesIn(series, range, channelId, controller.signal), metricsByChannel(range, channelId, controller.signal)]).then(
       ([timeseries, byChannel]) => {
         if (controller.signal.aborted) return;
-        setPoints(fillSeries(timeseries, start, end, series));
+        setPoints(fillSeries(timeseries.items, start, end, series));
+        setServerZone(timeseries.serverZone);
         setStatusItems(byChannel);
         setLoading(false);
       },
@@ -78,5 +97,5 @@ export function useMetrics(choice: PeriodChoice, channelId?: string): MetricsVie
     };
   }, [channelId, reload]);
 
-  return { points, statusItems, loading, error, reload };
+  return { points, statusItems, serverZone, loading, error, reload };
 }
