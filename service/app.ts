@@ -22,6 +22,8 @@ import { unusablePatterns } from './domain/channel-rules.js';
 import { ClientAuthenticator } from './pipeline/authenticate.js';
 import type { ClientAuthGuard } from './pipeline/authenticate.js';
 import { LiveEvents } from './events/live.js';
+import { MetricsReader } from './metrics/reader.js';
+import { PrometheusMetrics } from './metrics/prometheus.js';
 import { Pipeline } from './pipeline/index.js';
 import { HttpRouter } from './routing/http.js';
 import { TransactionPorts } from './transports/http.js';
@@ -31,7 +33,8 @@ import { MllpRouter } from './routing/mllp.js';
 import { TcpRouter } from './routing/tcp.js';
 import type { PortClaim } from './domain/channel-ports.js';
 import { Schedulers } from './schedulers/registry.js';
-import { retentionJob } from './schedulers/retention.js';
+import { metricsRetentionJob, retentionJob } from './schedulers/retention.js';
+import { Outbox } from './notify/outbox.js';
 import { autoRetryJob } from './schedulers/auto-retry.js';
 import { PollingChannels } from './schedulers/polling.js';
 import { TaskRunner } from './schedulers/task-runner.js';
@@ -96,6 +99,12 @@ export class Junction {
   readonly transactions: TransactionLog;
   readonly bodies: BodyFiles;
   readonly events = new LiveEvents();
+  /** The Prometheus exposition's registry, counting this instance's completions only. */
+  readonly prometheus = new PrometheusMetrics();
+  /** Every message to a person (alerts, reports, test messages, set-password links) is recorded here first. */
+  readonly outbox: Outbox;
+  /** The IANA zone of metric buckets, alert and report times, and report schedules (`timeZone`, or the system's). */
+  readonly timeZone: string;
   readonly #options: JunctionOptions;
   #api: FastifyInstance | undefined;
   #ports: TransactionPorts | undefined;
@@ -133,7 +142,11 @@ export class Junction {
       this.#listeners?.changed();
     });
     const txLogger = logger.child({ component: 'transactions' });
-    this.transactions = createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger });
+    this.timeZone = resolvedTimeZone(config.timeZone);
+    // Every completion, from whichever path, is counted from the first.
+    this.prometheus.attach(this.events);
+    this.outbox = new Outbox({ notifications: this.store.notifications });
+    this.transactions = createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger, metricsTimeZone: this.timeZone });
     // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
     const smallBodies = new SqliteBodyBlobs({ file: join(config.dataDir, 'bodies.sqlite'), logger: txLogger });
     this.bodies = new BodyFiles(join(config.dataDir, 'bodies'), smallBodies);
@@ -294,6 +307,10 @@ export class Junction {
         tasks,
         triggerPolling: (channelId: string) => this.#polling?.trigger(channelId),
         bodies: this.bodies,
+        metrics: new MetricsReader({ transactions: this.transactions, minuteRetentionHours: config.metrics.minuteRetentionHours }),
+        prometheus: this.prometheus,
+        prometheusPublic: config.prometheus.public,
+        timeZone: this.timeZone,
       },
     );
   }
@@ -408,7 +425,10 @@ export class Junction {
     const { config, logger } = this.#options;
     const { channels, clients, tasks, taskTransactions, autoRetries } = this.store;
     const schedulers = new Schedulers(
-      [retentionJob({ transactions: this.transactions, bodies: this.bodies, channels, maxAgeDays: config.retention.maxAgeDays, logger })],
+      [
+        retentionJob({ transactions: this.transactions, bodies: this.bodies, channels, maxAgeDays: config.retention.maxAgeDays, logger }),
+        metricsRetentionJob({ transactions: this.transactions, minuteRetentionHours: config.metrics.minuteRetentionHours, logger }),
+      ],
       logger.child({ component: 'schedulers' }),
     );
     this.#schedulers = schedulers;
@@ -456,6 +476,11 @@ export class Junction {
     })();
     return this.#stopping;
   }
+}
+
+/** The configured zone, or the system's when none is set (config checks refuse an unknown name). */
+function resolvedTimeZone(configured: string): string {
+  return configured === '' ? Intl.DateTimeFormat().resolvedOptions().timeZone : configured;
 }
 
 /** The URL a local client uses for a listener: a wildcard address is reached on loopback; IPv6 goes in brackets. */

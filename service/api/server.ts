@@ -32,6 +32,8 @@ import type { TransactionRoutesDeps } from './routes/transactions.js';
 import { taskRoutes } from './routes/tasks.js';
 import type { TaskRoutesDeps } from './routes/tasks.js';
 import { mediatorRoutes } from './routes/mediators.js';
+import { metricsRoutes } from './routes/metrics.js';
+import type { MetricsRoutesDeps } from './routes/metrics.js';
 import type { MediatorRoutesDeps } from './routes/mediators.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole } from './console.js';
@@ -64,7 +66,8 @@ export type ApiDeps = AuthHookOptions &
   Omit<TransactionRoutesDeps, 'channels'> &
   MediatorRoutesDeps &
   LiveFeedDeps &
-  TaskRoutesDeps;
+  TaskRoutesDeps &
+  Omit<MetricsRoutesDeps, 'channels'>;
 
 /** Longest path parameter the router accepts; longer ones get 414 PATH_PARAMETER_TOO_LONG. */
 export const MAX_PARAM_LENGTH = 500;
@@ -154,6 +157,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(transactionRoutes({ ...deps, channels }));
   await app.register(taskRoutes(deps));
   await app.register(mediatorRoutes(deps));
+  await app.register(metricsRoutes({ ...deps, channels }));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, options.liveFeed).attach(app);
   return app;

@@ -55,6 +55,27 @@ export function completionKeys(channelID: string, at: Date, timeZone: string): M
   return STORED_PERIODS.map((period: StoredPeriod) => ({ channelID, period, startTime: bucketStart(at, period, timeZone), timeZone }));
 }
 
+/**
+ * The stored buckets' starts for request times, remembering the last bucket of each period: consecutive transactions
+ * nearly always fall in the same minute, hour and day, so the zone arithmetic runs about once a minute rather than
+ * three times per transaction on the proxy's path.
+ */
+export class BucketStarts {
+  readonly #last = new Map<StoredPeriod, { from: number; to: number }>();
+
+  constructor(readonly timeZone: string) {}
+
+  /** The start of the bucket of `period` holding `atMs`, in milliseconds. */
+  startOf(atMs: number, period: StoredPeriod): number {
+    const last = this.#last.get(period);
+    if (last !== undefined && atMs >= last.from && atMs < last.to) return last.from;
+    const start = bucketStart(new Date(atMs), period, this.timeZone);
+    const from = start.getTime();
+    this.#last.set(period, { from, to: nextBucketStart(start, period, this.timeZone).getTime() });
+    return from;
+  }
+}
+
 /** A bucket with nothing counted yet. */
 export function emptyBucket(key: MetricBucketKey): MetricBucket {
   return {

@@ -9,6 +9,24 @@ import type { TaskStatus } from '../domain/tasks.js';
 /** A transaction started or completed: what the live feed sends (the wire shape is the contract's). */
 export type TransactionEvent = LiveTransaction;
 
+/**
+ * What counters of completions (the Prometheus exposition) need beyond the live feed's event. It travels as the
+ * event's second argument, so the live feed, which sends only the first, never puts it on the wire.
+ */
+export interface CompletionDetail {
+  channelName: string;
+  /** The name of the client that sent the request; absent when none did (a public channel, a polling tick). */
+  clientName?: string;
+  /** Response timestamp minus request timestamp, in milliseconds; absent when the transaction has no response. */
+  responseTimeMs?: number;
+}
+
+/** A transaction's response time as the metrics count it (response minus request timestamp, never below 0), or undefined without a response. */
+export function responseTimeOf(record: { request: { timestamp: Date }; response?: { timestamp: Date } } | null | undefined): number | undefined {
+  if (record?.response === undefined) return undefined;
+  return Math.max(0, record.response.timestamp.getTime() - record.request.timestamp.getTime());
+}
+
 export interface MediatorHeartbeatEvent {
   urn: string;
   name: string;
@@ -40,7 +58,7 @@ export interface AutoRetryMaxAttemptedEvent {
 
 export interface LiveEventMap {
   'transaction.started': [TransactionEvent];
-  'transaction.completed': [TransactionEvent];
+  'transaction.completed': [TransactionEvent, CompletionDetail];
   'mediator.heartbeat': [MediatorHeartbeatEvent];
   'task.progress': [TaskProgressEvent];
   'transaction.autoRetryMaxAttempted': [AutoRetryMaxAttemptedEvent];
@@ -52,7 +70,7 @@ export class LiveEvents extends EventEmitter<LiveEventMap> {
    * The one place a finished transaction is announced, whoever finished it (the pipeline, or an API write taking it
    * out of Processing): the live feed listens here, and so can anything else that counts completions.
    */
-  completed(event: TransactionEvent): void {
-    this.emit('transaction.completed', event);
+  completed(event: TransactionEvent, detail: CompletionDetail): void {
+    this.emit('transaction.completed', event, detail);
   }
 }

@@ -14,7 +14,7 @@ import type { AuditRecorder } from '../audit/recorder.js';
 import { dayOf } from '../storage/bodies/body-files.js';
 import type { BodyFiles, BodyRef } from '../storage/bodies/body-files.js';
 import type { ChannelRecord } from '../storage/records.js';
-import type { TransactionLog, TransactionIdFactory } from '../storage/transactions.js';
+import type { TransactionLog, TransactionIdFactory, TransactionRecord } from '../storage/transactions.js';
 import { answerBrokeOff } from '../routing/http.js';
 import type { HttpRouter } from '../routing/http.js';
 import type { TransactionStatus } from '../domain/transaction-status.js';
@@ -37,6 +37,7 @@ import { answerStructured } from './structured-response.js';
 import { STALL_GRACE_MS, Watchdog } from './watchdog.js';
 import { isStructuredResponse } from '../domain/mediator-response.js';
 import { storedHeaders } from '../domain/stored-headers.js';
+import { responseTimeOf } from '../events/live.js';
 import type { LiveEvents } from '../events/live.js';
 
 export interface PipelineLimits {
@@ -193,7 +194,7 @@ export class Pipeline {
       state.completion = completion;
       await this.#answer(ctx, channel, await started.primary, completion, timeoutMs, moving);
       const record = await completion.finished();
-      this.#completed(ctx, channel, state, record?.status ?? 'Failed', record?.response?.status);
+      this.#completed(ctx, channel, state, record?.status ?? 'Failed', record);
     } finally {
       watchdog.stop();
     }
@@ -283,20 +284,29 @@ export class Pipeline {
     } catch (err) {
       this.#deps.logger.error({ err, transactionId: ctx.id }, 'could not mark the transaction Failed');
     }
-    this.#completed(ctx, channel, state, 'Failed', record?.response?.status);
+    this.#completed(ctx, channel, state, 'Failed', record);
   }
 
   /** Emits `transaction.completed`, once per transaction. */
-  #completed(ctx: TransactionContext, channel: ChannelRecord, state: RunState, status: TransactionStatus, responseStatus: number | undefined): void {
+  #completed(ctx: TransactionContext, channel: ChannelRecord, state: RunState, status: TransactionStatus, record: TransactionRecord | null): void {
     if (state.finished) return;
     state.finished = true;
-    this.#deps.events.completed({
-      transactionId: ctx.id,
-      channelID: channel._id,
-      status,
-      method: ctx.method,
-      path: ctx.path,
-      ...(responseStatus === undefined ? {} : { responseStatus }),
-    });
+    const responseStatus = record?.response?.status;
+    const responseTimeMs = responseTimeOf(record);
+    this.#deps.events.completed(
+      {
+        transactionId: ctx.id,
+        channelID: channel._id,
+        status,
+        method: ctx.method,
+        path: ctx.path,
+        ...(responseStatus === undefined ? {} : { responseStatus }),
+      },
+      {
+        channelName: channel.name,
+        ...(ctx.client === null ? {} : { clientName: ctx.client.name }),
+        ...(responseTimeMs === undefined ? {} : { responseTimeMs }),
+      },
+    );
   }
 }

@@ -25,6 +25,7 @@ import { isStructuredResponse, parseMediatorResponse } from '../domain/mediator-
 import { outgoingHeaders, routePath } from '../domain/route-request.js';
 import { storedHeaders } from '../domain/stored-headers.js';
 import { statusPasses } from '../domain/status-codes-check.js';
+import { responseTimeOf } from '../events/live.js';
 import type { LiveEvents } from '../events/live.js';
 import { RouteError } from '../routing/http.js';
 import type { HttpRouter, RouteTarget } from '../routing/http.js';
@@ -32,7 +33,7 @@ import type { SocketSender } from '../routing/socket-connect.js';
 import { dayOf } from '../storage/bodies/body-files.js';
 import type { BodyFiles, BodyRef } from '../storage/bodies/body-files.js';
 import type { ChannelRecord, ClientRecord, RouteRecord } from '../storage/records.js';
-import type { TransactionIdFactory, TransactionLog, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
+import type { TransactionIdFactory, TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import { readUpTo } from '../streams/relay.js';
 import type { ClientAuthenticator } from './authenticate.js';
 import { Completion } from './complete.js';
@@ -246,7 +247,7 @@ export class MessagePipeline implements MessageHandler {
       const done = completion;
       const finished = done
         .finished()
-        .then((record) => this.#completed(job, record?.status ?? 'Failed', record?.response?.status))
+        .then((record) => this.#completed(job, record?.status ?? 'Failed', record))
         .catch((err: unknown) => this.#failed(job, err))
         .finally(() => clearTimeout(guard));
       return { reply: answer.reply, finished };
@@ -261,25 +262,33 @@ export class MessagePipeline implements MessageHandler {
   /** A defect or a storage failure: the transaction is marked Failed and announced, so it never stays Processing. */
   async #failed(job: MessageJob, err: unknown): Promise<void> {
     this.#deps.logger.error({ err, transactionId: job.id, channel: job.channel.name }, 'a message failed inside Junction');
-    let responseStatus: number | undefined;
+    let record: TransactionRecord | null = null;
     try {
-      const record = await this.#deps.log.update(job.id, { set: { status: 'Failed', error: { message: (err as Error).message } } });
-      responseStatus = record?.response?.status;
+      record = await this.#deps.log.update(job.id, { set: { status: 'Failed', error: { message: (err as Error).message } } });
     } catch (writeErr) {
       this.#deps.logger.error({ err: writeErr, transactionId: job.id }, 'could not mark the transaction Failed');
     }
-    this.#completed(job, 'Failed', responseStatus);
+    this.#completed(job, 'Failed', record);
   }
 
-  #completed(job: MessageJob, status: Parameters<LiveEvents['completed']>[0]['status'], responseStatus: number | undefined): void {
-    this.#deps.events.completed({
-      transactionId: job.id,
-      channelID: job.channel._id,
-      status,
-      method: 'POST',
-      path: '/',
-      ...(responseStatus === undefined ? {} : { responseStatus }),
-    });
+  #completed(job: MessageJob, status: Parameters<LiveEvents['completed']>[0]['status'], record: TransactionRecord | null): void {
+    const responseStatus = record?.response?.status;
+    const responseTimeMs = responseTimeOf(record);
+    this.#deps.events.completed(
+      {
+        transactionId: job.id,
+        channelID: job.channel._id,
+        status,
+        method: 'POST',
+        path: '/',
+        ...(responseStatus === undefined ? {} : { responseStatus }),
+      },
+      {
+        channelName: job.channel.name,
+        ...(job.client === null ? {} : { clientName: job.client.name }),
+        ...(responseTimeMs === undefined ? {} : { responseTimeMs }),
+      },
+    );
   }
 
   /** Stores a body of this transaction (`<id>-<suffix>`) and resolves with its reference. */

@@ -9,6 +9,7 @@ import type { ChannelRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 import type { TransactionLog } from '../storage/transactions.js';
 import type { ScheduledJob } from './registry.js';
+import { expiredBefore } from '../domain/metric-periods.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -47,4 +48,31 @@ export async function applyRetention(deps: RetentionDeps): Promise<void> {
 /** The daily retention job (03:15 server time, and once at start in case the machine was off). */
 export function retentionJob(deps: RetentionDeps): ScheduledJob {
   return { name: 'retention', cron: '15 3 * * *', runAtStart: true, run: () => applyRetention(deps) };
+}
+
+/** How long finished-transaction entries are kept: longer than the alert job's longest catch-up (a day). */
+export const FINISHED_KEPT_MS = 2 * 24 * 3_600_000;
+
+export interface MetricsRetentionDeps {
+  transactions: Pick<TransactionLog, 'dropMetricsBefore' | 'dropFinishedBefore'>;
+  /** How long minute buckets are kept (`metrics.minuteRetentionHours`). */
+  minuteRetentionHours: number;
+  logger: Logger;
+  now?: () => Date;
+}
+
+/**
+ * Drops minute metric buckets older than the configured hours, and finished-transaction entries older than two days.
+ * Hour and day buckets go with their transactions' days (TransactionLog.dropDaysBefore).
+ */
+export async function applyMetricsRetention(deps: MetricsRetentionDeps): Promise<void> {
+  const now = (deps.now ?? (() => new Date()))();
+  const minutes = await deps.transactions.dropMetricsBefore('minute', expiredBefore(now, 'minute', deps.minuteRetentionHours * 3_600_000));
+  const finished = await deps.transactions.dropFinishedBefore(new Date(now.getTime() - FINISHED_KEPT_MS));
+  if (minutes + finished > 0) deps.logger.debug({ minuteBuckets: minutes, finishedEntries: finished }, 'old minute metrics and finished entries dropped');
+}
+
+/** Every 10 minutes, and once at start. */
+export function metricsRetentionJob(deps: MetricsRetentionDeps): ScheduledJob {
+  return { name: 'metrics-retention', everyMs: 10 * 60_000, runAtStart: true, run: () => applyMetricsRetention(deps) };
 }

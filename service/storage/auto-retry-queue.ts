@@ -10,7 +10,8 @@ import type { Logger } from 'pino';
 import type { AutoRetryRecord } from './records.js';
 import type { Collection } from './store.js';
 import { UniqueConstraintError } from './store.js';
-import type { PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from './transactions.js';
+import type { MetricsRange, PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from './transactions.js';
+import type { StoredPeriod } from '../domain/metric-periods.js';
 
 export interface QueueingTransactionLog extends TransactionLog {
   /** Resolves once no write that queued this transaction is still on its way to the log. */
@@ -57,6 +58,12 @@ export function queueAutoRetries(log: TransactionLog, queue: Collection<AutoRetr
     count: (filter: TransactionFilter) => log.count(filter),
     stream: (filter: TransactionFilter, options?: PageOptions) => log.stream(filter, options),
     failInterrupted: () => log.failInterrupted(),
+    metrics: (range: MetricsRange) => log.metrics(range),
+    metricsTimeZone: log.metricsTimeZone,
+    dropMetricsBefore: (period: StoredPeriod, before: Date) => log.dropMetricsBefore(period, before),
+    finishedAfter: (afterSeq: number, limit: number) => log.finishedAfter(afterSeq, limit),
+    lastFinishedSeq: () => log.lastFinishedSeq(),
+    dropFinishedBefore: (before: Date) => log.dropFinishedBefore(before),
     hasChannel: (channelID: string) => log.hasChannel(channelID),
     days: () => log.days(),
     dropDaysBefore: (day: string) => log.dropDaysBefore(day),

@@ -5,6 +5,8 @@
  */
 import type { RequestLine, TransactionFields } from '../contracts/transactions.js';
 import type { TransactionStatus } from '../domain/transaction-status.js';
+import type { MetricBucket } from '../domain/metric-buckets.js';
+import type { StoredPeriod } from '../domain/metric-periods.js';
 import type { BodyRef } from './bodies/body-files.js';
 import type { StoredDoc } from './records.js';
 import type { Changes } from './store.js';
@@ -92,6 +94,35 @@ export interface PageOptions {
   skip?: number;
 }
 
+/**
+ * A transaction as it first reached a final status (anything but Processing), in commit order: what the alert job
+ * reads. Each is written in the same commit as that status, so a reader that resumes after the last `seq` it read
+ * misses none and reads none twice, whatever the clocks do.
+ */
+export interface FinishedTransaction {
+  /** Increases with each commit; a reader keeps the last it read. */
+  seq: number;
+  id: string;
+  channelID: string;
+  status: TransactionStatus;
+  /** The status code the client was answered with; unset when it got none. */
+  responseStatus?: number;
+  /** When the final status was committed. */
+  at: Date;
+  requestTimestamp: Date;
+  autoRetryAttempt?: number;
+  /** Flagged for another automatic retry. */
+  autoRetry?: boolean;
+}
+
+/** Which metric buckets to read: those of `period` with `from <= startTime < to`, of the listed channels (all when unset). */
+export interface MetricsRange {
+  period: StoredPeriod;
+  from: Date;
+  to: Date;
+  channelIDs?: readonly string[];
+}
+
 /** The transaction log. All methods reject with a `StoreError` subclass on failure. */
 export interface TransactionLog {
   /** Opens the log's files or connection. Rejects with `StoreOpenError` naming what to inspect or restore. */
@@ -125,8 +156,27 @@ export interface TransactionLog {
   hasChannel(channelID: string): Promise<boolean>;
   /** Days that have held transactions (`yyyy-mm-dd`), oldest first. */
   days(): Promise<string[]>;
-  /** Global retention: drops every transaction of the days before `day`; returns the days dropped. */
+  /**
+   * Global retention: drops every transaction of the days before `day`, and the hour and day metric buckets that
+   * start before that day's start in UTC; returns the days dropped.
+   */
   dropDaysBefore(day: string): Promise<string[]>;
+  /**
+   * Metric buckets (minute, hour and day, cut in the log's metrics time zone), kept up to date in the same commit as
+   * each transaction's first final status, by request time (OpenHIM's rule): never computed by scanning transactions.
+   * Sorted by `startTime`, then `channelID`.
+   */
+  metrics(range: MetricsRange): Promise<MetricBucket[]>;
+  /** The IANA zone the stored buckets are cut in. */
+  readonly metricsTimeZone: string;
+  /** Drops the buckets of `period` that start before `before`; returns how many. (Minute buckets are kept for a while.) */
+  dropMetricsBefore(period: StoredPeriod, before: Date): Promise<number>;
+  /** Up to `limit` finished transactions with `seq` greater than `afterSeq`, in `seq` order. */
+  finishedAfter(afterSeq: number, limit: number): Promise<FinishedTransaction[]>;
+  /** The greatest `seq` written so far (0 when none): where a reader starting now begins. */
+  lastFinishedSeq(): Promise<number>;
+  /** Drops finished-transaction entries committed before `before`; returns how many. */
+  dropFinishedBefore(before: Date): Promise<number>;
 }
 
 /** A new 24-hex transaction id whose first 8 characters encode `at` in epoch seconds (MongoDB ObjectId layout). */

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { TransactionCreate, TransactionUpdate } from '../contracts/transactions.js';
 import { completes, errorOf, exchangeDraft, Problems, pushedList, reportsError, requestDraft, responseDraft } from '../domain/transaction-writes.js';
 import type { ExchangeDraft, PartDraft } from '../domain/transaction-writes.js';
+import { responseTimeOf } from '../events/live.js';
 import type { LiveEvents } from '../events/live.js';
 import { invalidInput } from '../refusals.js';
 import type { BodyFiles, BodyRef } from '../storage/bodies/body-files.js';
@@ -87,7 +88,7 @@ export class TransactionWriter {
       ...(input.wasRerun === undefined ? {} : { wasRerun: input.wasRerun }),
     };
     const inserted = await this.#options.log.insert(record);
-    this.#announce(inserted, null);
+    this.#announce(inserted, null, channel.name);
     return inserted;
   }
 
@@ -145,7 +146,7 @@ export class TransactionWriter {
       changes.push = { routes: pushedRoutes.map((r) => exchangeRecord(r, stored)), orchestrations: pushedOrchestrations.map((o) => exchangeRecord(o, stored)) };
     }
     const updated = await log.update(id, changes);
-    if (updated !== null) this.#announce(updated, before.status);
+    if (updated !== null) this.#announce(updated, before.status, channel.name);
     return updated;
   }
 
@@ -183,10 +184,14 @@ export class TransactionWriter {
   }
 
   /** The live feed's started and completed events, as for a proxied transaction. */
-  #announce(tx: TransactionRecord, before: TransactionRecord['status'] | null): void {
+  #announce(tx: TransactionRecord, before: TransactionRecord['status'] | null, channelName: string): void {
     const event = { transactionId: tx._id, channelID: tx.channelID, status: tx.status, method: tx.request.method, path: tx.request.path };
     if (before === null) this.#options.events.emit('transaction.started', event);
-    if (completes(before, tx.status)) this.#options.events.completed(tx.response === undefined ? event : { ...event, responseStatus: tx.response.status });
+    if (!completes(before, tx.status)) return;
+    // The writer knows the client only by id; a completion it announces is counted without a client name.
+    const responseTimeMs = responseTimeOf(tx);
+    const detail = { channelName, ...(responseTimeMs === undefined ? {} : { responseTimeMs }) };
+    this.#options.events.completed(tx.response === undefined ? event : { ...event, responseStatus: tx.response.status }, detail);
   }
 }
 

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Schedulers } from '../../service/schedulers/registry.js';
-import { applyRetention, firstDayKept } from '../../service/schedulers/retention.js';
+import { applyMetricsRetention, applyRetention, firstDayKept } from '../../service/schedulers/retention.js';
 import { BodyFiles } from '../../service/storage/bodies/body-files.js';
 import { createNedbStore } from '../../service/storage/nedb/index.js';
 import { createSqliteTransactionLog } from '../../service/storage/sqlite/transaction-log.js';
@@ -81,5 +81,36 @@ describe('retention', () => {
     expect(await transactions.days()).toEqual(['2026-11-10', '2026-11-20']);
     await transactions.close();
     await store.close();
+  });
+});
+
+describe('metrics retention', () => {
+  it('drops minute buckets older than the configured hours and finished entries older than two days, and nothing newer', async () => {
+    const dir = await tempDir('junction-metrics-retention-');
+    dirs.push(dir);
+    let clock = Date.parse('2024-05-01T00:00:00Z');
+    const log = createSqliteTransactionLog({ file: join(dir, 'transactions.sqlite'), logger: silent, now: () => clock });
+    await log.open();
+    try {
+      for (const at of ['2024-05-01T00:00:00Z', '2024-05-02T23:30:00Z']) {
+        const timestamp = new Date(at);
+        clock = timestamp.getTime();
+        await log.insert({
+          _id: newTransactionId(timestamp), channelID: 'ch', clientIP: '127.0.0.1', status: 'Successful', canRerun: true, autoRetry: false, autoRetryAttempt: 0, routes: [], orchestrations: [],
+          request: { path: '/', querystring: '', method: 'GET', headers: {}, timestamp },
+          response: { status: 200, headers: {}, timestamp: new Date(timestamp.getTime() + 1) },
+        });
+      }
+      const everything = { from: new Date('2024-04-01T00:00:00Z'), to: new Date('2024-06-01T00:00:00Z') };
+      // With minute buckets kept 24 hours: the first day's minute is gone, the second's stays.
+      await applyMetricsRetention({ transactions: log, minuteRetentionHours: 24, logger: silent, now: () => new Date('2024-05-02T23:45:00Z') });
+      expect((await log.metrics({ period: 'minute', ...everything })).map((b) => b.startTime.toISOString())).toEqual(['2024-05-02T23:30:00.000Z']);
+      expect(await log.metrics({ period: 'hour', ...everything })).toHaveLength(2);
+      expect((await log.finishedAfter(0, 10)).length).toBe(2);
+      await applyMetricsRetention({ transactions: log, minuteRetentionHours: 24, logger: silent, now: () => new Date('2024-05-03T00:00:01Z') });
+      expect((await log.finishedAfter(0, 10)).map((f) => f.at.toISOString())).toEqual(['2024-05-02T23:30:00.000Z']);
+    } finally {
+      await log.close();
+    }
   });
 });

@@ -26,7 +26,13 @@ export interface LogFixture {
  * Creates a log object. Without `location` it prepares a new, empty location; with one it returns a second,
  * independent log object over the data already there (the first may still be open, as a crashed process leaves it).
  */
-export type OpenLogFixture = (location?: string) => Promise<LogFixture>;
+export type OpenLogFixture = (location?: string, options?: LogOptions) => Promise<LogFixture>;
+
+/** What the suite may choose of a log: the zone its metric buckets are cut in (default UTC) and its clock. */
+export interface LogOptions {
+  metricsTimeZone?: string;
+  now?: () => number;
+}
 
 const DAY1 = '2024-03-01';
 const DAY2 = '2024-03-02';
@@ -70,8 +76,8 @@ export function describeTransactionLogContract(label: string, openFixture: OpenL
     }
 
     /** An open log over the data at `location`. */
-    async function open(location: string): Promise<TransactionLog> {
-      const created = await openFixture(location);
+    async function open(location: string, options?: LogOptions): Promise<TransactionLog> {
+      const created = await openFixture(location, options);
       fixtures.push(created);
       await created.log.open();
       return created.log;
@@ -429,6 +435,117 @@ export function describeTransactionLogContract(label: string, openFixture: OpenL
       expect(await again.count({ status: ['Failed'] })).toBe(10);
       expect(await again.count({ channelID: ['ch-z'] })).toBe(5);
       expect(await again.days()).toEqual(days.map((day) => day.slice(0, 10)));
+    });
+
+    describe('metrics and finished transactions', () => {
+      const at = (iso: string, ms: number, status: TransactionRecord['status'], overrides: Partial<TransactionRecord> = {}) => {
+        const base = tx(iso, { status, ...overrides });
+        return { ...base, response: { status: status === 'Failed' ? 500 : 200, headers: {}, timestamp: new Date(base.request.timestamp.getTime() + ms) } };
+      };
+
+      it('counts each transaction once, when it first reaches a final status, in its minute, hour and day, across a reopen', async () => {
+        const d = await dir();
+        const log = await open(d);
+        // Completed through an update, as the pipeline does.
+        const first = await log.insert(tx(`${DAY1}T10:15:20Z`, { status: 'Processing', response: undefined }));
+        expect(await log.metrics({ period: 'minute', from: new Date(0), to: new Date(`${DAY3}T00:00:00Z`) })).toEqual([]);
+        const done = at(`${DAY1}T10:15:20Z`, 40, 'Successful');
+        await log.update(first._id, { set: { status: 'Successful', response: done.response } });
+        // A later change of a finished transaction does not count it again.
+        await log.update(first._id, { set: { status: 'Completed' } });
+        // Written finished at once, as POST /transactions may.
+        await log.insert(at(`${DAY1}T10:15:50Z`, 10, 'Failed'));
+        await log.insert(at(`${DAY1}T10:59:59.999Z`, 100, 'Completed with error(s)'));
+        await log.insert(at(`${DAY1}T11:00:00Z`, 5, 'Successful', { channelID: 'ch-b' }));
+        // No response: counted as finished, but not in the metrics (OpenHIM records only transactions with a response).
+        await log.insert(tx(`${DAY1}T10:16:00Z`, { status: 'Failed', response: undefined }));
+        await log.close();
+
+        const again = await open(d);
+        const minutes = await again.metrics({ period: 'minute', from: new Date(`${DAY1}T00:00:00Z`), to: new Date(`${DAY2}T00:00:00Z`) });
+        expect(minutes.map((b) => [b.startTime.toISOString(), b.channelID, b.requests])).toEqual([
+          ['2024-03-01T10:15:00.000Z', 'ch-a', 2],
+          ['2024-03-01T10:59:00.000Z', 'ch-a', 1],
+          ['2024-03-01T11:00:00.000Z', 'ch-b', 1],
+        ]);
+        expect(minutes[0]).toEqual({
+          channelID: 'ch-a', period: 'minute', startTime: new Date('2024-03-01T10:15:00Z'), timeZone: 'UTC',
+          requests: 2, successful: 1, completed: 0, completedWithErrors: 0, failed: 1, processing: 0,
+          minResponseTime: 10, maxResponseTime: 40, totalResponseTime: 50,
+        });
+        const hours = await again.metrics({ period: 'hour', from: new Date(`${DAY1}T00:00:00Z`), to: new Date(`${DAY2}T00:00:00Z`), channelIDs: ['ch-a'] });
+        expect(hours).toHaveLength(1);
+        expect(hours[0]).toMatchObject({ startTime: new Date('2024-03-01T10:00:00Z'), requests: 3, completedWithErrors: 1, maxResponseTime: 100, totalResponseTime: 150 });
+        const days = await again.metrics({ period: 'day', from: new Date(`${DAY1}T00:00:00Z`), to: new Date(`${DAY2}T00:00:00Z`) });
+        expect(days.map((b) => [b.channelID, b.requests])).toEqual([['ch-a', 3], ['ch-b', 1]]);
+        expect(await again.metrics({ period: 'day', from: new Date(`${DAY1}T00:00:00Z`), to: new Date(`${DAY2}T00:00:00Z`), channelIDs: [] })).toEqual([]);
+        // The range is [from, to): a bucket starting at `to` is not in it.
+        expect(await again.metrics({ period: 'hour', from: new Date(`${DAY1}T10:00:00Z`), to: new Date(`${DAY1}T11:00:00Z`) })).toHaveLength(1);
+      });
+
+      it('cuts day buckets in the configured zone, and hour buckets on its hours', async () => {
+        const log = await open(await dir(), { metricsTimeZone: 'Asia/Kolkata' });
+        expect(log.metricsTimeZone).toBe('Asia/Kolkata');
+        // 20:00 UTC on 1 March is 01:30 on 2 March in India (UTC+5:30).
+        await log.insert(at(`${DAY1}T20:00:00Z`, 1, 'Successful'));
+        const day = await log.metrics({ period: 'day', from: new Date(`${DAY1}T00:00:00Z`), to: new Date(`${DAY3}T00:00:00Z`) });
+        expect(day.map((b) => [b.startTime.toISOString(), b.timeZone])).toEqual([['2024-03-01T18:30:00.000Z', 'Asia/Kolkata']]);
+        const hour = await log.metrics({ period: 'hour', from: new Date(`${DAY1}T00:00:00Z`), to: new Date(`${DAY3}T00:00:00Z`) });
+        expect(hour.map((b) => b.startTime.toISOString())).toEqual(['2024-03-01T19:30:00.000Z']);
+      });
+
+      it('lists finished transactions in commit order from a cursor, with what alerts read, and drops old entries', async () => {
+        let clock = Date.parse(`${DAY2}T09:00:00Z`);
+        const d = await dir();
+        const log = await open(d, { now: () => clock });
+        expect(await log.lastFinishedSeq()).toBe(0);
+        const pending = await log.insert(tx(`${DAY1}T10:00:00Z`, { status: 'Processing', response: undefined, autoRetryAttempt: 2 }));
+        await log.insert(at(`${DAY1}T10:00:01Z`, 3, 'Failed', { channelID: 'ch-b', autoRetry: true }));
+        clock += 60_000;
+        await log.update(pending._id, { set: { status: 'Failed', response: { status: 502, headers: {}, timestamp: new Date(`${DAY1}T10:00:02Z`) } } });
+        const all = await log.finishedAfter(0, 10);
+        expect(all.map((f) => [f.channelID, f.status, f.responseStatus, f.at.toISOString()])).toEqual([
+          ['ch-b', 'Failed', 500, '2024-03-02T09:00:00.000Z'],
+          ['ch-a', 'Failed', 502, '2024-03-02T09:01:00.000Z'],
+        ]);
+        expect(all[0]).toMatchObject({ autoRetry: true, requestTimestamp: new Date(`${DAY1}T10:00:01Z`) });
+        expect(all[1]).toMatchObject({ id: pending._id, autoRetryAttempt: 2 });
+        expect(all[1]!.seq).toBeGreaterThan(all[0]!.seq);
+        expect(await log.lastFinishedSeq()).toBe(all[1]!.seq);
+        expect(await log.finishedAfter(all[0]!.seq, 10)).toEqual([all[1]]);
+        expect(await log.finishedAfter(0, 1)).toEqual([all[0]]);
+        await expect(log.finishedAfter(0, 0)).rejects.toBeInstanceOf(StoreError);
+        expect(await log.dropFinishedBefore(new Date(`${DAY2}T09:00:30Z`))).toBe(1);
+        await log.close();
+        const again = await open(d);
+        expect(await again.finishedAfter(0, 10)).toEqual([all[1]]);
+        // Sequence numbers never go back, even once older entries are gone.
+        await again.insert(at(`${DAY1}T12:00:00Z`, 1, 'Successful'));
+        expect((await again.finishedAfter(all[1]!.seq, 10)).map((f) => f.status)).toEqual(['Successful']);
+      });
+
+      it('counts transactions that start-up recovery finishes', async () => {
+        const d = await dir();
+        const crashed = await open(d);
+        await crashed.insert(tx(`${DAY1}T10:00:00Z`, { status: 'Processing', response: undefined }));
+        await crashed.close();
+        const log = await open(d);
+        expect(await log.failInterrupted()).toBe(1);
+        expect((await log.finishedAfter(0, 10)).map((f) => f.status)).toEqual(['Failed']);
+      });
+
+      it('drops minute buckets by age, and hour and day buckets with their days', async () => {
+        const log = await open(await dir());
+        await log.insert(at(`${DAY1}T10:00:00Z`, 1, 'Successful'));
+        await log.insert(at(`${DAY2}T10:00:00Z`, 1, 'Successful'));
+        const everything = { from: new Date(`${DAY1}T00:00:00Z`), to: new Date(`${DAY3}T00:00:00Z`) };
+        expect(await log.dropMetricsBefore('minute', new Date(`${DAY2}T00:00:00Z`))).toBe(1);
+        expect((await log.metrics({ period: 'minute', ...everything })).map((b) => b.startTime.toISOString())).toEqual(['2024-03-02T10:00:00.000Z']);
+        expect(await log.metrics({ period: 'hour', ...everything })).toHaveLength(2);
+        await log.dropDaysBefore(DAY2);
+        expect((await log.metrics({ period: 'hour', ...everything })).map((b) => b.startTime.toISOString())).toEqual(['2024-03-02T10:00:00.000Z']);
+        expect((await log.metrics({ period: 'day', ...everything })).map((b) => b.startTime.toISOString())).toEqual(['2024-03-02T00:00:00.000Z']);
+      });
     });
   });
 }

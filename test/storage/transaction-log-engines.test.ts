@@ -8,10 +8,10 @@ import { describeTransactionLogContract } from './transaction-log-contract.js';
 
 const silent = pino({ level: 'silent' });
 
-describeTransactionLogContract('SQLite', async (location) => {
+describeTransactionLogContract('SQLite', async (location, options = {}) => {
   const dir = location ?? (await tempDir('junction-txcontract-'));
   return {
-    log: createSqliteTransactionLog({ file: join(dir, 'transactions.sqlite'), logger: silent }),
+    log: createSqliteTransactionLog({ file: join(dir, 'transactions.sqlite'), logger: silent, ...options }),
     location: dir,
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };

@@ -9,6 +9,8 @@ import type { AboutAnswer, ApiErrorBody, MessageAnswer, PublicUser, ServicePort 
 import type { Channel } from '../../service/contracts/channels.js';
 import type { ClientNameAnswer, PublicClient } from '../../service/contracts/clients.js';
 import type { ContactGroup } from '../../service/contracts/contact-groups.js';
+import type { MetricItem } from '../../service/contracts/metrics.js';
+import type { MetricItemSchema } from '../../service/api/schemas/metrics.js';
 import type { MediatorConfigDef, PublicMediator } from '../../service/contracts/mediators.js';
 import type { Role } from '../../service/contracts/roles.js';
 import type { TaskDetail, TaskTransactionView, TaskView } from '../../service/contracts/tasks.js';
@@ -33,6 +35,10 @@ import type { LoginAnswer, PasswordTokenAnswer, SessionAnswer, TokenUserAnswer }
 import type { Plain, SchemaShape } from './plain.js';
 
 describe('answer schemas and contracts', () => {
+  it('describe metric items alike', () => {
+    expectTypeOf<SchemaShape<typeof MetricItemSchema>>().toEqualTypeOf<Plain<MetricItem>>();
+  });
+
   it('describe transactions alike', () => {
     expectTypeOf<SchemaShape<typeof TransactionViewSchema>>().toEqualTypeOf<Plain<TransactionView>>();
     expectTypeOf<SchemaShape<typeof TransactionRerunViewSchema>>().toEqualTypeOf<Plain<TransactionRerunView>>();

@@ -25,6 +25,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** No credentials needed. */
     public?: boolean;
+    /** No credentials needed for the requests this picks (the Prometheus scrape of `GET /metrics`, when made public). */
+    publicWhen?: (request: FastifyRequest) => boolean;
     /** Credentials are used when present, but not required. */
     optionalAuth?: boolean;
     /** Reachable while the user must still change the first-run password. */
@@ -88,7 +90,7 @@ export function installAuthentication(app: FastifyInstance, options: AuthHookOpt
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const config = request.routeOptions.config;
-    if (config.public === true) return;
+    if (config.public === true || config.publicWhen?.(request) === true) return;
     const auth = await identify(request, options);
     request.auth = auth;
     if (auth === null) {

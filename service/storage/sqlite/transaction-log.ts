@@ -18,7 +18,12 @@ import { normaliseTransactionFilter } from '../transaction-filter.js';
 import { cachedPattern } from '../../domain/safe-pattern.js';
 import type { PatternResult } from '../../domain/safe-pattern.js';
 import { STREAM_BATCH } from '../transactions.js';
-import type { PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
+import type { FinishedTransaction, MetricsRange, PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
+import { BucketStarts } from '../../domain/metric-buckets.js';
+import type { MetricBucket } from '../../domain/metric-buckets.js';
+import { STORED_PERIODS } from '../../domain/metric-periods.js';
+import type { StoredPeriod } from '../../domain/metric-periods.js';
+import type { TransactionStatus } from '../../domain/transaction-status.js';
 import { checkChanges } from '../changes.js';
 import type { CheckedChanges } from '../changes.js';
 import { checkSetFields, toStoredPush, toStoredTransaction } from '../transaction-documents.js';
@@ -60,7 +65,44 @@ CREATE INDEX IF NOT EXISTS tx_channel_time ON transactions (channel, ts);
 CREATE INDEX IF NOT EXISTS tx_status_time ON transactions (status, ts);
 CREATE INDEX IF NOT EXISTS tx_client_time ON transactions (client, ts) WHERE client IS NOT NULL;
 CREATE TABLE IF NOT EXISTS days (day TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS metrics (
+  period TEXT NOT NULL,
+  start INTEGER NOT NULL,
+  channel TEXT NOT NULL,
+  zone TEXT NOT NULL,
+  requests INTEGER NOT NULL,
+  successful INTEGER NOT NULL,
+  completed INTEGER NOT NULL,
+  completed_errors INTEGER NOT NULL,
+  failed INTEGER NOT NULL,
+  processing INTEGER NOT NULL,
+  min_ms REAL NOT NULL,
+  max_ms REAL NOT NULL,
+  total_ms REAL NOT NULL,
+  PRIMARY KEY (period, start, channel)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS finished (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  status TEXT NOT NULL,
+  code INTEGER,
+  at INTEGER NOT NULL,
+  ts INTEGER NOT NULL,
+  retry INTEGER,
+  auto_retry INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS finished_at ON finished (at);
 `;
+
+/** The metric counter column each final status adds to. */
+const STATUS_COLUMNS: Record<TransactionStatus, string> = {
+  Processing: 'processing',
+  Successful: 'successful',
+  Completed: 'completed',
+  'Completed with error(s)': 'completed_errors',
+  Failed: 'failed',
+};
 
 export interface SqliteTransactionLogOptions {
   /** The database file; its folder is created (mode 0700) when missing. */
@@ -70,6 +112,38 @@ export interface SqliteTransactionLogOptions {
   checkpointIntervalMs?: number;
   /** Rows one statement examines when a filter reads inside the documents; default SCAN_WINDOW (tests use a small one). */
   scanWindowRows?: number;
+  /** The IANA zone metric buckets are cut in (the `timeZone` setting); default UTC. */
+  metricsTimeZone?: string;
+  /** The clock that stamps finished transactions; tests pass their own. */
+  now?: () => number;
+}
+
+interface MetricRow {
+  period: StoredPeriod;
+  start: number;
+  channel: string;
+  zone: string;
+  requests: number;
+  successful: number;
+  completed: number;
+  completed_errors: number;
+  failed: number;
+  processing: number;
+  min_ms: number;
+  max_ms: number;
+  total_ms: number;
+}
+
+interface FinishedRow {
+  seq: number;
+  id: string;
+  channel: string;
+  status: TransactionStatus;
+  code: number | null;
+  at: number;
+  ts: number;
+  retry: number | null;
+  auto_retry: number;
 }
 
 interface Row {
@@ -95,11 +169,14 @@ interface Statements {
   addDay: Statement<[string]>;
   anyOfChannel: Statement<[string], { one: number }>;
   days: Statement<[], { day: string }>;
+  /** Adds one completion to a metric bucket, creating it when it is the bucket's first. */
+  countMetric: Record<TransactionStatus, Statement>;
+  addFinished: Statement;
 }
 
 /** Creates the SQLite transaction log; nothing touches the disk until `open()`. */
 export function createSqliteTransactionLog(options: SqliteTransactionLogOptions): TransactionLog {
-  return new SqliteLog(options.file, options.logger, options.checkpointIntervalMs ?? 1000, options.scanWindowRows ?? SCAN_WINDOW);
+  return new SqliteLog(options.file, options.logger, options.checkpointIntervalMs ?? 1000, options.scanWindowRows ?? SCAN_WINDOW, options.metricsTimeZone ?? 'UTC', options.now ?? Date.now);
 }
 
 class SqliteLog implements TransactionLog {
@@ -122,13 +199,18 @@ class SqliteLog implements TransactionLog {
     },
   );
   #checkpointer: Checkpointer | null = null;
+  readonly #buckets: BucketStarts;
 
   constructor(
     private readonly file: string,
     private readonly logger: Logger,
     private readonly checkpointIntervalMs: number,
     private readonly scanWindow: number,
-  ) {}
+    readonly metricsTimeZone: string,
+    private readonly now: () => number,
+  ) {
+    this.#buckets = new BucketStarts(metricsTimeZone);
+  }
 
   open(): Promise<void> {
     this.#opening ??= this.#load().catch((err: unknown) => {
@@ -167,6 +249,7 @@ class SqliteLog implements TransactionLog {
       }
       const row = columns(record);
       s.insert.run(row);
+      if (record.status !== 'Processing') this.#finished(s, record);
       if (record.status !== 'Processing' || this.#inFlight.size >= MAX_IN_FLIGHT) return record;
       // The caller gets a copy, as the cache keeps `record` for the update that completes it.
       this.#inFlight.set(record._id, decodeDocument<TransactionRecord>(row.doc as string));
@@ -196,6 +279,7 @@ class SqliteLog implements TransactionLog {
         if (row === undefined) return null;
         record = decodeDocument<Record<string, unknown>>(row.doc);
       }
+      const wasProcessing = record.status === 'Processing';
       Object.assign(record, update.set);
       for (const field of update.unset) delete record[field];
       // Appended in the same synchronous step as the read, so two appends to one transaction both land.
@@ -208,6 +292,7 @@ class SqliteLog implements TransactionLog {
       // SQLite rewrites every index on a column named in SET, changed or not; most updates touch only the status.
       const placed = update.set.request !== undefined || update.set.channelID !== undefined || update.set.clientID !== undefined || update.unset.includes('clientID');
       (placed ? s.replace : s.complete).run(placed ? row : { id: row.id, status: row.status, code: row.code, rerun: row.rerun, doc: row.doc });
+      if (wasProcessing && updated.status !== 'Processing') this.#finished(s, updated);
       if (updated.status === 'Processing' && this.#inFlight.size < MAX_IN_FLIGHT) this.#inFlight.set(id, decodeDocument<TransactionRecord>(row.doc as string));
       return updated;
     });
@@ -371,6 +456,7 @@ class SqliteLog implements TransactionLog {
             answeredCount += 1;
           }
           s.replace.run(columns(record));
+          this.#finished(s, record);
         }
         return { failed: rows.length - answeredCount, answered: answeredCount };
       })();
@@ -403,12 +489,89 @@ class SqliteLog implements TransactionLog {
     return this.#run('dropDaysBefore', (_s, db) => {
       const dropped = db.prepare<[string], { day: string }>('SELECT day FROM days WHERE day < ? ORDER BY day').all(day).map((row) => row.day);
       db.prepare('DELETE FROM days WHERE day < ?').run(day);
+      // Hour and day metric buckets are kept as long as the transactions they count (minute buckets for less).
+      db.prepare("DELETE FROM metrics WHERE period IN ('hour', 'day') AND start < ?").run(before);
       for (const old of dropped) this.#knownDays.delete(old);
       // Returns the freed pages to the file system; without it the file keeps its largest size forever.
       db.pragma('incremental_vacuum');
       if (dropped.length > 0) this.logger.info({ days: dropped }, 'transaction days dropped by retention');
       return dropped;
     });
+  }
+
+  /**
+   * A transaction reached its first final status in the write being committed: its finished entry, and its metric
+   * buckets (by request time, and only when it has a response, as OpenHIM counts), in the same commit.
+   */
+  #finished(s: Statements, record: TransactionRecord): void {
+    const requestMs = record.request.timestamp.getTime();
+    s.addFinished.run({
+      id: record._id,
+      channel: record.channelID,
+      status: record.status,
+      code: record.response?.status ?? null,
+      at: this.now(),
+      ts: requestMs,
+      retry: record.autoRetryAttempt ?? null,
+      autoRetry: record.autoRetry === true ? 1 : 0,
+    });
+    const response = record.response;
+    if (response === undefined) return;
+    // A clock stepped back between request and response would give a negative time: it counts as instant.
+    const ms = Math.max(0, response.timestamp.getTime() - requestMs);
+    const count = s.countMetric[record.status];
+    for (const period of STORED_PERIODS) {
+      count.run({ period, start: this.#buckets.startOf(requestMs, period), channel: record.channelID, zone: this.metricsTimeZone, ms });
+    }
+  }
+
+  metrics(range: MetricsRange): Promise<MetricBucket[]> {
+    return this.#run('metrics', (_s, db) => {
+      const channels = range.channelIDs;
+      if (channels !== undefined && channels.length === 0) return [];
+      const inChannels = channels === undefined ? '' : `AND channel IN (${channels.map(() => '?').join(', ')})`;
+      const rows = db
+        .prepare<SqlValue[], MetricRow>(`SELECT * FROM metrics WHERE period = ? AND start >= ? AND start < ? ${inChannels} ORDER BY start, channel`)
+        .all(range.period, range.from.getTime(), range.to.getTime(), ...(channels ?? []));
+      return rows.map(toBucket);
+    });
+  }
+
+  async dropMetricsBefore(period: StoredPeriod, before: Date): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const removed = await this.#run('dropMetricsBefore', (_s, db) =>
+        db.prepare<[string, number], unknown>(`DELETE FROM metrics WHERE (period, start, channel) IN (SELECT period, start, channel FROM metrics WHERE period = ? AND start < ? LIMIT ${BATCH})`).run(period, before.getTime()).changes,
+      );
+      total += removed;
+      if (removed < BATCH) return total;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  finishedAfter(afterSeq: number, limit: number): Promise<FinishedTransaction[]> {
+    if (!Number.isSafeInteger(afterSeq) || !Number.isSafeInteger(limit) || limit < 1) {
+      return Promise.reject(new StoreError(`${COLLECTION}: finishedAfter needs whole numbers, not ${String(afterSeq)} and ${String(limit)}`));
+    }
+    return this.#run('finishedAfter', (_s, db) =>
+      db.prepare<[number, number], FinishedRow>('SELECT * FROM finished WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit).map(toFinished),
+    );
+  }
+
+  lastFinishedSeq(): Promise<number> {
+    return this.#run('lastFinishedSeq', (_s, db) => db.prepare<[], { seq: number | null }>('SELECT MAX(seq) AS seq FROM finished').get()?.seq ?? 0);
+  }
+
+  async dropFinishedBefore(before: Date): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const removed = await this.#run('dropFinishedBefore', (_s, db) =>
+        db.prepare<[number], unknown>(`DELETE FROM finished WHERE seq IN (SELECT seq FROM finished WHERE at < ? LIMIT ${BATCH})`).run(before.getTime()).changes,
+      );
+      total += removed;
+      if (removed < BATCH) return total;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   async #load(): Promise<void> {
@@ -485,6 +648,50 @@ function prepare(db: SqliteDatabase): Statements {
     addDay: db.prepare<[string]>('INSERT OR IGNORE INTO days (day) VALUES (?)'),
     anyOfChannel: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM transactions WHERE channel = ? LIMIT 1'),
     days: db.prepare<[], { day: string }>('SELECT day FROM days ORDER BY day'),
+    countMetric: Object.fromEntries(Object.entries(STATUS_COLUMNS).map(([status, column]) => [status, db.prepare(countMetricSql(column))])) as Record<TransactionStatus, Statement>,
+    addFinished: db.prepare('INSERT INTO finished (id, channel, status, code, at, ts, retry, auto_retry) VALUES (@id, @channel, @status, @code, @at, @ts, @retry, @autoRetry)'),
+  };
+}
+
+/** The upsert that counts one completion of a status (its counter column) into a bucket. */
+function countMetricSql(column: string): string {
+  const counters = ['successful', 'completed', 'completed_errors', 'failed', 'processing'];
+  const values = counters.map((c) => (c === column ? '1' : '0')).join(', ');
+  return `INSERT INTO metrics (period, start, channel, zone, requests, ${counters.join(', ')}, min_ms, max_ms, total_ms)
+    VALUES (@period, @start, @channel, @zone, 1, ${values}, @ms, @ms, @ms)
+    ON CONFLICT (period, start, channel) DO UPDATE SET requests = requests + 1, ${column} = ${column} + 1,
+      min_ms = MIN(min_ms, excluded.min_ms), max_ms = MAX(max_ms, excluded.max_ms), total_ms = total_ms + excluded.total_ms`;
+}
+
+function toBucket(row: MetricRow): MetricBucket {
+  return {
+    channelID: row.channel,
+    period: row.period,
+    startTime: new Date(row.start),
+    timeZone: row.zone,
+    requests: row.requests,
+    successful: row.successful,
+    completed: row.completed,
+    completedWithErrors: row.completed_errors,
+    failed: row.failed,
+    processing: row.processing,
+    minResponseTime: row.min_ms,
+    maxResponseTime: row.max_ms,
+    totalResponseTime: row.total_ms,
+  };
+}
+
+function toFinished(row: FinishedRow): FinishedTransaction {
+  return {
+    seq: row.seq,
+    id: row.id,
+    channelID: row.channel,
+    status: row.status,
+    ...(row.code === null ? {} : { responseStatus: row.code }),
+    at: new Date(row.at),
+    requestTimestamp: new Date(row.ts),
+    ...(row.retry === null ? {} : { autoRetryAttempt: row.retry }),
+    ...(row.auto_retry === 1 ? { autoRetry: true } : {}),
   };
 }
 
