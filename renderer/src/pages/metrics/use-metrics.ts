@@ -6,6 +6,7 @@
  */
 import { useCallback, useEffect, useState } from 'react';
 import type { MetricItem } from '../../../../service/contracts/metrics';
+import { getAbout } from '../../api/about';
 import { live } from '../../api/live';
 import { metricsByChannel, metricsTimeseries, zoneRefused } from '../../api/metrics';
 import type { MetricRange, MetricSeries } from '../../api/metrics';
@@ -27,13 +28,18 @@ export interface MetricsView {
   reload: () => void;
 }
 
-/** The time series in the browser's zone, or in the server's when it refuses that one. */
+/**
+ * The time series in the browser's zone or, when the server refuses that one, in the server's own zone (its buckets
+ * are cut in its `timeZone` setting, which by default is the zone /about names).
+ */
 async function seriesIn(series: MetricSeries, range: MetricRange, channelId: string | undefined, signal: AbortSignal): Promise<{ items: MetricItem[]; serverZone: boolean }> {
   try {
     return { items: await metricsTimeseries(series, range, channelId, signal), serverZone: false };
   } catch (err) {
     if (!zoneRefused(err)) throw err;
-    return { items: await metricsTimeseries(series, { start: range.start, end: range.end }, channelId, signal), serverZone: true };
+    const { serverTimezone } = await getAbout(signal);
+    if (serverTimezone === range.timeZone) throw err;
+    return { items: await metricsTimeseries(series, { ...range, timeZone: serverTimezone }, channelId, signal), serverZone: true };
   }
 }
 
