@@ -15,6 +15,8 @@ import {
   startExport,
 } from '../api/transactions';
 import type { ChannelName, ClientName, ExportFormat } from '../api/transactions';
+import type { LiveTransaction } from '../../../service/contracts/live-feed';
+import { mergeLoaded, withCompleted, withStarted } from '../pages/transactions/live-list';
 
 export interface ExportState {
   status: 'idle' | 'running' | 'done' | 'cancelled' | 'failed';
@@ -53,12 +55,20 @@ interface TransactionsState {
   exporting: ExportState;
   /** The list's URL search of the last visit, so the detail can lead back to the same filtered view. */
   listSearch: string;
+  /** The user paused the live list (kept while they look at a transaction and come back). */
+  livePaused: boolean;
 
   setListSearch: (search: string) => void;
   loadNames: (withClients: boolean) => Promise<void>;
   /** Loads one page (page from 0) and, when the filters changed, the count. Stale answers are dropped. */
   loadPage: (filters: TransactionFilters, page: number, size: number, force?: boolean) => Promise<void>;
   setSelected: (selected: Record<string, boolean>) => void;
+  setLivePaused: (paused: boolean) => void;
+  /** A transaction started while the unfiltered first page of `size` rows follows the live feed. */
+  liveStarted: (event: LiveTransaction, size: number) => void;
+  liveCompleted: (event: LiveTransaction, size: number) => void;
+  /** Reads the unfiltered first page and the count again without a loading state, keeping rows pushed meanwhile. */
+  reloadLive: (size: number) => Promise<void>;
   loadDetail: (id: string) => Promise<void>;
   rerun: (ids: string[]) => Promise<CreatedTask>;
   rerunFiltered: (filters: TransactionFilters) => Promise<CreatedTask>;
@@ -70,6 +80,8 @@ interface TransactionsState {
 const IDLE_EXPORT: ExportState = { status: 'idle', format: 'csv', rows: 0, bytes: 0, total: 0, fileName: '', url: null, error: null };
 
 let listAbort: AbortController | null = null;
+/** The page load under way (or the last one), so a quiet live reload can wait for it. */
+let pageLoad: Promise<void> | null = null;
 let countAbort: AbortController | null = null;
 let detailAbort: AbortController | null = null;
 let exportAbort: AbortController | null = null;
@@ -79,6 +91,11 @@ function fileNameFrom(response: Response, format: ExportFormat): string {
   const match = /filename="?([^";]+)"?/i.exec(disposition);
   if (match?.[1] !== undefined) return match[1];
   return `transactions-${new Date().toISOString().replace(/[:.]/g, '-')}.${format}`;
+}
+
+/** The rowsKey of the unfiltered first page, the only one that follows the live feed. */
+function liveKey(size: number): string {
+  return `{}|0|${size}`;
 }
 
 function isAbort(err: unknown): boolean {
@@ -101,6 +118,7 @@ export const useTransactions = create<TransactionsState>()((set, get) => ({
   detailError: null,
   exporting: IDLE_EXPORT,
   listSearch: '',
+  livePaused: false,
 
   setListSearch(listSearch) {
     set({ listSearch });
@@ -139,17 +157,62 @@ export const useTransactions = create<TransactionsState>()((set, get) => ({
     const controller = new AbortController();
     listAbort = controller;
     set({ loading: true, listError: null, ...(state.rowsKey === key ? {} : { rowsKey: key }) });
-    try {
-      const rows = await listTransactions(filters, page, size, controller.signal);
-      if (listAbort === controller) set({ rows, loading: false });
-    } catch (err) {
-      if (listAbort !== controller || isAbort(err)) return;
-      set({ rows: [], loading: false, listError: err });
-    }
+    const load = (async () => {
+      try {
+        const rows = await listTransactions(filters, page, size, controller.signal);
+        if (listAbort === controller) set({ rows, loading: false });
+      } catch (err) {
+        if (listAbort !== controller || isAbort(err)) return;
+        set({ rows: [], loading: false, listError: err });
+      }
+    })();
+    pageLoad = load;
+    await load;
   },
 
   setSelected(selected) {
     set({ selected });
+  },
+
+  setLivePaused(livePaused) {
+    set({ livePaused });
+  },
+
+  liveStarted(event, size) {
+    const state = get();
+    if (state.rowsKey !== liveKey(size)) return;
+    const rows = withStarted(state.rows, event, size, new Date());
+    if (rows === null) return;
+    // Every transaction matches an unfiltered list: the count grows with it until the next count replaces it.
+    set({ rows, ...(state.total === null || state.totalKey !== '{}' ? {} : { total: state.total + 1 }) });
+  },
+
+  liveCompleted(event, size) {
+    const state = get();
+    if (state.rowsKey !== liveKey(size)) return;
+    const rows = withCompleted(state.rows, event, size, new Date());
+    if (rows !== null) set({ rows });
+  },
+
+  async reloadLive(size) {
+    const key = liveKey(size);
+    // A page load under way may have read the list before the events that asked for this: read it again after.
+    for (let waited: Promise<void> | null = null; get().loading && pageLoad !== null && pageLoad !== waited; ) {
+      waited = pageLoad;
+      await waited;
+    }
+    if (get().rowsKey !== key) return;
+    listAbort?.abort();
+    const controller = new AbortController();
+    listAbort = controller;
+    try {
+      const [loaded, total] = await Promise.all([listTransactions({}, 0, size, controller.signal), countTransactions({}, controller.signal)]);
+      if (listAbort !== controller || get().rowsKey !== key) return;
+      set({ rows: mergeLoaded(loaded, get().rows, size), ...(get().totalKey === '{}' ? { total } : {}) });
+    } catch (err) {
+      // The rows pushed from the feed stay; the next event or a refresh reads the page again.
+      if (listAbort === controller && !isAbort(err)) set({ listError: err });
+    }
   },
 
   async loadDetail(id) {

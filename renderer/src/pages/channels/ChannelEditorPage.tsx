@@ -234,6 +234,11 @@ function Editor({ id }: { id: string | undefined }) {
       <form onSubmit={submit} aria-label={title} noValidate>
         <Stack gap="md">
           <PageHeader title={title}>
+            {stored !== null && (
+              <Anchor component={Link} to={`/channels/${stored._id}/metrics`} size="sm">
+                Metrics
+              </Anchor>
+            )}
             <Anchor component={Link} to="/channels" size="sm">
               Back to the channels
             </Anchor>

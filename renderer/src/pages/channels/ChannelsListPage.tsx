@@ -145,6 +145,10 @@ function ActionsCell({ channel, onDelete, onRestore }: ActionsProps) {
           Trigger now
         </Button>
       )}
+      {/* Named "Metrics" in its row (the title says whose): a name holding the channel's would compete with its link. */}
+      <Button size="compact-xs" variant="subtle" component={Link} to={`/channels/${channel._id}/metrics`} title={`Metrics of ${channel.name}`}>
+        Metrics
+      </Button>
       <Button size="compact-xs" variant="subtle" color="red" aria-label={`Delete ${channel.name}`} loading={busy === 'delete'} onClick={() => onDelete(channel)}>
         Delete
       </Button>

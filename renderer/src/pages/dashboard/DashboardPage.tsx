@@ -11,6 +11,7 @@ import { live } from '../../api/live';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { useDashboard } from '../../stores/dashboard';
+import { DashboardMetrics } from '../metrics/DashboardMetrics';
 import { STATUSES, STATUS_COLOR, StatusBadge, formatTime } from '../transactions/status';
 import { rowRequest } from '../transactions/transport';
 
@@ -267,6 +268,7 @@ export function DashboardPage() {
           </Stack>
         </Grid.Col>
       </Grid>
+      <DashboardMetrics />
     </>
   );
 }

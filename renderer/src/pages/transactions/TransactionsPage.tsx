@@ -1,8 +1,8 @@
 /**
  * The transactions list: filters and page in the URL, one server page at a time (the log holds 100k+), selection for
- * re-runs, re-run of everything matching, and export.
+ * re-runs, re-run of everything matching, and export. The unfiltered first page follows the live feed (live-list.ts).
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { Button, Group, Loader, Modal, Pagination, Paper, Select, Stack, Text } from '@mantine/core';
 import { useSearchParams } from 'react-router';
 import type { CreatedTask } from '../../../../service/contracts/transactions';
@@ -15,6 +15,7 @@ import { ExportModal } from './ExportModal';
 import { FiltersPanel } from './FiltersPanel';
 import { PAGE_SIZES, apiFilters, dateOrderProblem, hasFilters, paramsFromQuery, queryFromParams } from './filters';
 import type { ListFilters, ListQuery } from './filters';
+import { HOLD_TEXT, liveHold } from './live-list';
 import { RerunResult } from './RerunResult';
 import { TransactionTable } from './TransactionTable';
 
@@ -40,6 +41,8 @@ export function TransactionsPage() {
   const rerun = useTransactions((s) => s.rerun);
   const rerunFiltered = useTransactions((s) => s.rerunFiltered);
   const setListSearch = useTransactions((s) => s.setListSearch);
+  const livePaused = useTransactions((s) => s.livePaused);
+  const setLivePaused = useTransactions((s) => s.setLivePaused);
 
   const [arrived, setArrived] = useState(0);
   const [task, setTask] = useState<CreatedTask | null>(null);
@@ -67,8 +70,58 @@ export function TransactionsPage() {
     if (dateProblem === null) void loadPage(JSON.parse(filtersKey) as typeof filters, page, query.size);
   }, [filtersKey, page, query.size, dateProblem, loadPage]);
 
-  // New transactions are announced, not inserted: rows jumping under the pointer would make selection unreliable.
-  useEffect(() => live.on('transaction.started', () => setArrived((n) => n + 1)), []);
+  const selectedCount = Object.values(selected).filter(Boolean).length;
+  const hold = dateProblem === null ? liveHold(query, selectedCount, livePaused) : 'filtered';
+  const holdRef = useRef(hold);
+  holdRef.current = hold;
+  const size = query.size;
+
+  // Live: new transactions go on top and completions change their row. Held: they are counted and announced, since
+  // rows jumping under the pointer make selection unreliable and a pushed event cannot be matched against filters.
+  // The page is read again 1.5 s after an event (at most that often while they stream in), for what events do not
+  // carry: the client, the exact time, and anything missed while a page load was under way.
+  useEffect(() => {
+    const store = useTransactions.getState();
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const reloadSoon = () => {
+      timer ??= setTimeout(() => {
+        timer = null;
+        if (holdRef.current === null) void store.reloadLive(size);
+      }, 1500);
+    };
+    const offs = [
+      live.on('transaction.started', (event) => {
+        if (holdRef.current !== null) {
+          setArrived((n) => n + 1);
+          return;
+        }
+        store.liveStarted(event, size);
+        reloadSoon();
+      }),
+      live.on('transaction.completed', (event) => {
+        if (holdRef.current !== null) return;
+        store.liveCompleted(event, size);
+        reloadSoon();
+      }),
+    ];
+    return () => {
+      for (const off of offs) off();
+      if (timer !== null) clearTimeout(timer);
+    };
+  }, [size]);
+
+  // Going live again (resumed, selection cleared) catches up at once with what arrived or completed meanwhile. A
+  // change of filters or page loads its own page; reloadLive leaves that load alone.
+  const wasHeld = useRef(hold !== null);
+  const reloadLive = useTransactions((s) => s.reloadLive);
+  useEffect(() => {
+    const held = hold !== null;
+    if (wasHeld.current && !held) {
+      setArrived(0);
+      void reloadLive(size);
+    }
+    wasHeld.current = held;
+  }, [hold, size, reloadLive]);
   useEffect(
     () => live.onReconnect(() => void loadPage(JSON.parse(filtersKey) as typeof filters, page, query.size, true)),
     [filtersKey, page, query.size, loadPage],
@@ -129,11 +182,17 @@ export function TransactionsPage() {
                   : `${first.toLocaleString()}–${last.toLocaleString()} of ${total.toLocaleString()} transaction${total === 1 ? '' : 's'}`}
             </Text>
             {loading && <Loader size="xs" aria-label="Loading transactions" />}
-            {arrived > 0 && (
+            {arrived > 0 && hold !== null && (
               <Button size="compact-sm" variant="subtle" onClick={() => refresh()}>
                 {arrived === 1 ? '1 new transaction' : `${arrived} new transactions`}: show
               </Button>
             )}
+            <Text size="sm" c="dimmed" aria-label={hold === null ? 'Live updates on' : HOLD_TEXT[hold]}>
+              · {hold === null ? 'Live' : HOLD_TEXT[hold]}
+            </Text>
+            <Button size="compact-sm" variant="default" aria-pressed={livePaused} onClick={() => setLivePaused(!livePaused)}>
+              {livePaused ? 'Resume live updates' : 'Pause live updates'}
+            </Button>
           </Group>
           <Group gap="xs">
             <Text size="sm">{selectedIds.length} selected</Text>
