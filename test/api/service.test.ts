@@ -33,6 +33,16 @@ describe('service endpoints', () => {
     expect(res.body).toMatchObject({ currentCoreVersion: '9.9.9-test', version: '9.9.9-test', serverTimezone: expect.any(String) as string });
   });
 
+  it('GET /about names the configured time zone, the one metrics, alerts and reports use', async () => {
+    const zoned = await startJunction({ timeZone: 'Pacific/Auckland' });
+    try {
+      const res = await zoned.inject('/about', { headers: { authorization: await unlockRoot(zoned) } });
+      expect((res.body as AboutAnswer).serverTimezone).toBe('Pacific/Auckland');
+    } finally {
+      await zoned.destroy();
+    }
+  });
+
   it('GET /about tells admins the ports really listened on, and hides them from other users', async () => {
     const res = await t.inject('/about', { headers: admin });
     const portOf = (url: string) => Number(new URL(url).port);

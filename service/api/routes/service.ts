@@ -24,6 +24,8 @@ export interface ServiceRoutesDeps {
   listeningPorts: () => readonly ServicePort[];
   /** Asks the process to stop cleanly and be started again; called once the restart's answer has been sent. */
   requestRestart: (by: string) => void;
+  /** The zone metrics, alerts and reports use (the `timeZone` setting, or the system's): what `serverTimezone` says. */
+  timeZone: string;
 }
 
 /** OpenHIM's answer text for `POST /restart` (OpenHIM sends it as plain text; Junction answers JSON everywhere). */
@@ -45,7 +47,7 @@ export function serviceRoutes(deps: ServiceRoutesDeps): FastifyPluginAsyncTypebo
 
     app.get('/about', { schema: { querystring: NoQuery, response: { 200: AboutAnswerSchema } } }, (request): AboutAnswer => ({
       currentCoreVersion: deps.version,
-      serverTimezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      serverTimezone: deps.timeZone,
       product: 'Junction',
       version: deps.version,
       nodeVersion: process.version,
