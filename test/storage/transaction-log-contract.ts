@@ -483,6 +483,26 @@ export function describeTransactionLogContract(label: string, openFixture: OpenL
         expect(await again.metrics({ period: 'hour', from: new Date(`${DAY1}T10:00:00Z`), to: new Date(`${DAY1}T11:00:00Z`) })).toHaveLength(1);
       });
 
+      it('adds up many completions committed together into their buckets', async () => {
+        const d = await dir();
+        const log = await open(d);
+        const docs = await Promise.all(
+          Array.from({ length: 60 }, (_, i) => log.insert(tx(`${DAY1}T10:20:${String(i % 60).padStart(2, '0')}Z`, { status: 'Processing', response: undefined, channelID: i % 3 === 0 ? 'ch-b' : 'ch-a' }))),
+        );
+        await Promise.all(
+          docs.map((doc, i) =>
+            log.update(doc._id, { set: { status: i % 2 === 0 ? 'Successful' : 'Failed', response: { status: 200, headers: {}, timestamp: new Date(doc.request.timestamp.getTime() + 10 + i) } } }),
+          ),
+        );
+        const minute = await log.metrics({ period: 'minute', from: new Date(`${DAY1}T10:20:00Z`), to: new Date(`${DAY1}T10:21:00Z`) });
+        const byChannel = Object.fromEntries(minute.map((b) => [b.channelID, b]));
+        expect(byChannel['ch-a']).toMatchObject({ requests: 40, successful: 20, failed: 20, minResponseTime: 11, maxResponseTime: 69 });
+        expect(byChannel['ch-b']).toMatchObject({ requests: 20, successful: 10, failed: 10, minResponseTime: 10, maxResponseTime: 67 });
+        const expectedTotal = docs.reduce((sum, _doc, i) => sum + 10 + i, 0);
+        expect((byChannel['ch-a']?.totalResponseTime ?? 0) + (byChannel['ch-b']?.totalResponseTime ?? 0)).toBe(expectedTotal);
+        expect((await log.finishedAfter(0, 100)).length).toBe(60);
+      });
+
       it('cuts day buckets in the configured zone, and hour buckets on its hours', async () => {
         const log = await open(await dir(), { metricsTimeZone: 'Asia/Kolkata' });
         expect(log.metricsTimeZone).toBe('Asia/Kolkata');

@@ -19,10 +19,13 @@ export class GroupCommit {
   /**
    * @param database the open connection, or null once closed (queued writes are then refused)
    * @param onCommitFailure called when a whole transaction failed to commit, before its writes are rejected
+   * @param beforeCommit runs inside the transaction after the batch's writes: work the writes gathered to do once per
+   *   commit rather than once per write. If it throws, nothing of the batch is stored.
    */
   constructor(
     private readonly database: () => Database | null,
     private readonly onCommitFailure: () => void = () => undefined,
+    private readonly beforeCommit: () => void = () => undefined,
   ) {}
 
   /** Queues `work` for the next commit; resolves with its result once committed. */
@@ -56,6 +59,7 @@ export class GroupCommit {
             outcomes.push({ ok: false, err });
           }
         }
+        this.beforeCommit();
       })();
     } catch (err) {
       // The commit itself failed (disk full, I/O error): none of the batch is stored.
