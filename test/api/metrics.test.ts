@@ -7,22 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction, TestResponse } from '../helpers/junction.js';
-import { newTransactionId } from '../../service/storage/transaction-ids.js';
+import { finishedTransaction } from '../helpers/transactions.js';
+import type { MetricItem } from '../../service/contracts/metrics.js';
 import type { TransactionStatus } from '../../service/domain/transaction-status.js';
 
-interface Item {
-  total: number;
-  avgResp: number;
-  minResp: number;
-  maxResp: number;
-  failed: number;
-  successful: number;
-  processing: number;
-  completed: number;
-  completedWErrors: number;
-  timestamp?: string;
-  _id: { channelID?: string | null; minute?: number; hour?: number; day?: number; week?: number; month?: number; year?: number };
-}
+type Item = MetricItem;
 
 const ZONE = 'Europe/London';
 
@@ -43,20 +32,7 @@ describe('metrics API', () => {
   const london = (startDate: string, endDate: string) => ({ startDate, endDate, timeZone: ZONE });
 
   async function store(channel: string, at: string, status: TransactionStatus, code: number, ms: number): Promise<void> {
-    const timestamp = new Date(at);
-    await t.junction.transactions.insert({
-      _id: newTransactionId(timestamp),
-      channelID: channels[channel] ?? '',
-      clientIP: '127.0.0.1',
-      status,
-      canRerun: true,
-      autoRetry: false,
-      autoRetryAttempt: 0,
-      routes: [],
-      orchestrations: [],
-      request: { path: '/x', querystring: '', method: 'GET', headers: {}, timestamp },
-      response: { status: code, headers: {}, timestamp: new Date(timestamp.getTime() + ms) },
-    });
+    await t.junction.transactions.insert(finishedTransaction({ channelID: channels[channel] ?? '', at, status, code, responseMs: ms, method: 'GET' }));
   }
 
   beforeAll(async () => {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleSession, NEW_ROOT_PASSWORD, ROOT_EMAIL, startCompat } from './openhim-caller.js';
 import type { Caller, CompatJunction } from './openhim-caller.js';
-import { newTransactionId } from '../../service/storage/transaction-ids.js';
+import { finishedTransaction } from '../helpers/transactions.js';
 import type { TransactionStatus } from '../../service/domain/transaction-status.js';
 
 const ITEM_KEYS = ['_id', 'avgResp', 'completed', 'completedWErrors', 'failed', 'maxResp', 'minResp', 'processing', 'successful', 'total'];
@@ -33,20 +33,7 @@ describe('OpenHIM compatibility: metrics', () => {
   const channels: Record<string, string> = {};
 
   async function store(channel: string, at: string, status: TransactionStatus, code: number, ms: number): Promise<void> {
-    const timestamp = new Date(at);
-    await c.t.junction.transactions.insert({
-      _id: newTransactionId(timestamp),
-      channelID: channels[channel] ?? '',
-      clientIP: '127.0.0.1',
-      status,
-      canRerun: true,
-      autoRetry: false,
-      autoRetryAttempt: 0,
-      routes: [],
-      orchestrations: [],
-      request: { path: '/x', querystring: '', method: 'POST', headers: {}, timestamp },
-      response: { status: code, headers: {}, timestamp: new Date(timestamp.getTime() + ms) },
-    });
+    await c.t.junction.transactions.insert(finishedTransaction({ channelID: channels[channel] ?? '', at, status, code, responseMs: ms }));
   }
 
   beforeAll(async () => {

@@ -13,7 +13,7 @@ import { createNedbStore } from '../../service/storage/nedb/index.js';
 import type { ChannelRecord, NotificationRecord, UserRecord } from '../../service/storage/records.js';
 import { createSqliteTransactionLog } from '../../service/storage/sqlite/transaction-log.js';
 import type { Store } from '../../service/storage/store.js';
-import { newTransactionId } from '../../service/storage/transaction-ids.js';
+import { finishedTransaction } from '../helpers/transactions.js';
 import type { TransactionLog } from '../../service/storage/transactions.js';
 import { tempDir } from '../helpers/junction.js';
 
@@ -76,20 +76,7 @@ export async function reportsFixture(timeZone: string): Promise<ReportsFixture> 
     user: (email, fields) => store.users.insert({ email, firstname: 'F', surname: 'S', groups: [], passwordHash: null, ...fields } as unknown as Omit<UserRecord, '_id'>),
     channel: (name, fields = {}) => store.channels.insert({ name, status: 'enabled', routes: [], txViewAcl: [], txViewFullAcl: [], ...fields } as unknown as Omit<ChannelRecord, '_id'>),
     async transaction(channel, at, status, responseMs) {
-      const timestamp = new Date(at);
-      await log.insert({
-        _id: newTransactionId(timestamp),
-        channelID: channel._id,
-        clientIP: '127.0.0.1',
-        status,
-        canRerun: true,
-        autoRetry: false,
-        autoRetryAttempt: 0,
-        routes: [],
-        orchestrations: [],
-        request: { path: '/', querystring: '', method: 'POST', headers: {}, timestamp },
-        response: { status: status === 'Failed' ? 500 : 200, headers: {}, timestamp: new Date(timestamp.getTime() + responseMs) },
-      });
+      await log.insert(finishedTransaction({ channelID: channel._id, at, status, responseMs }));
     },
     reports: () => store.notifications.find({ kind: 'report' }),
     async close() {

@@ -14,6 +14,7 @@ import { newTransactionId } from '../../service/storage/transaction-ids.js';
 import type { ChannelRecord } from '../../service/storage/records.js';
 import { memoryLogger } from '../helpers/logger.js';
 import { tempDir } from '../helpers/junction.js';
+import { finishedTransaction } from '../helpers/transactions.js';
 
 const silent = pino({ level: 'silent' });
 const dirs: string[] = [];
@@ -99,13 +100,8 @@ describe('metrics retention', () => {
     await log.open();
     try {
       for (const at of ['2024-05-01T00:00:00Z', '2024-05-02T23:30:00Z']) {
-        const timestamp = new Date(at);
-        clock = timestamp.getTime();
-        await log.insert({
-          _id: newTransactionId(timestamp), channelID: 'ch', clientIP: '127.0.0.1', status: 'Successful', canRerun: true, autoRetry: false, autoRetryAttempt: 0, routes: [], orchestrations: [],
-          request: { path: '/', querystring: '', method: 'GET', headers: {}, timestamp },
-          response: { status: 200, headers: {}, timestamp: new Date(timestamp.getTime() + 1) },
-        });
+        clock = Date.parse(at);
+        await log.insert(finishedTransaction({ channelID: 'ch', at, status: 'Successful', responseMs: 1 }));
       }
       const everything = { from: new Date('2024-04-01T00:00:00Z'), to: new Date('2024-06-01T00:00:00Z') };
       // With minute buckets kept 24 hours: the first day's minute is gone, the second's stays.
