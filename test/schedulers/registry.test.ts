@@ -1,11 +1,21 @@
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Schedulers } from '../../service/schedulers/registry.js';
 import { sleep } from '../helpers/wait.js';
 
 const silent = pino({ level: 'silent' });
 
+/** Time is advanced, not waited for: node-schedule plans each run from the (fake) clock and timers. */
+const pass = (ms: number) => vi.advanceTimersByTimeAsync(ms);
+
 describe('the scheduler registry: interval and dynamic jobs', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: new Date('2024-05-01T00:00:00Z') });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('runs an interval job at each interval, skipping runs while the previous one is still going', async () => {
     let runs = 0;
     let running = 0;
@@ -19,7 +29,7 @@ describe('the scheduler registry: interval and dynamic jobs', () => {
             runs++;
             overlapped ||= running > 0;
             running++;
-            await sleep(120);
+            await sleep(120); // a fake timer too: the run takes 120 ms of the test's time
             running--;
           },
         },
@@ -27,14 +37,17 @@ describe('the scheduler registry: interval and dynamic jobs', () => {
       silent,
     );
     registry.start();
-    await sleep(560);
-    await registry.stop();
+    await pass(560);
+    // stop() waits for the run in progress, whose 120 ms pass on the fake clock.
+    const stopped = registry.stop();
+    await pass(120);
+    await stopped;
     expect(overlapped).toBe(false);
     // About 11 intervals, but each run takes more than two of them.
     expect(runs).toBeGreaterThanOrEqual(3);
     expect(runs).toBeLessThanOrEqual(5);
     const after = runs;
-    await sleep(150);
+    await pass(150);
     expect(runs).toBe(after);
   });
 
@@ -43,16 +56,16 @@ describe('the scheduler registry: interval and dynamic jobs', () => {
     const registry = new Schedulers([], silent);
     registry.start();
     registry.add({ name: 'a', everyMs: 30, run: async () => void calls.push('a1') });
-    await sleep(100);
+    await pass(100);
     expect(calls.filter((c) => c === 'a1').length).toBeGreaterThanOrEqual(2);
     registry.add({ name: 'a', everyMs: 30, run: async () => void calls.push('a2'), stop: async () => void calls.push('stopped') });
     const replacedAt = calls.length;
-    await sleep(100);
+    await pass(100);
     expect(calls.slice(replacedAt).every((c) => c === 'a2')).toBe(true);
     expect(calls.slice(replacedAt).length).toBeGreaterThanOrEqual(2);
     registry.add({ name: 'b', everyMs: 30, run: async () => void calls.push('b') });
     registry.remove('b');
-    await sleep(80);
+    await pass(80);
     expect(calls).not.toContain('b');
     expect(registry.has('a')).toBe(true);
     expect(registry.has('b')).toBe(false);
@@ -60,7 +73,7 @@ describe('the scheduler registry: interval and dynamic jobs', () => {
     expect(calls.at(-1)).toBe('stopped');
     registry.add({ name: 'late', everyMs: 10, run: async () => void calls.push('late') });
     registry.wake('a');
-    await sleep(50);
+    await pass(50);
     expect(calls).not.toContain('late');
     expect(calls.at(-1)).toBe('stopped');
   });
