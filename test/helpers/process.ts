@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -18,15 +19,30 @@ export interface ServiceProcess {
 
 /** A port that was free a moment ago. */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  const [port] = await freePorts(1);
+  return port!;
+}
+
+/**
+ * `count` different ports on 127.0.0.1 that nothing listened on a moment ago. All are held open until the last is
+ * found: freeing each before asking for the next can get the same port twice (a CI run saw the HTTP and HTTPS
+ * transaction ports given one port).
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const server = createServer();
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve());
+      });
+    }
+    return servers.map((server) => (server.address() as AddressInfo).port);
+  } finally {
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()))));
+  }
 }
 
 /** The listeners of a service process: the API and both transaction ports, each on 127.0.0.1 and a free port. */
@@ -37,12 +53,13 @@ export async function loopbackListeners(): Promise<{
   JUNCTION_ROUTER_HTTP_PORT: string;
   JUNCTION_ROUTER_HTTPS_PORT: string;
 }> {
+  const [api, http, https] = await freePorts(3);
   return {
     JUNCTION_API_HOST: '127.0.0.1',
-    JUNCTION_API_PORT: String(await freePort()),
+    JUNCTION_API_PORT: String(api),
     JUNCTION_ROUTER_HOST: '127.0.0.1',
-    JUNCTION_ROUTER_HTTP_PORT: String(await freePort()),
-    JUNCTION_ROUTER_HTTPS_PORT: String(await freePort()),
+    JUNCTION_ROUTER_HTTP_PORT: String(http),
+    JUNCTION_ROUTER_HTTPS_PORT: String(https),
   };
 }
 

@@ -64,9 +64,5 @@ export async function startSmtpServer(options: TestSmtpOptions = {}): Promise<Te
   };
 }
 
-/** A port on 127.0.0.1 that nothing listens on (found by listening once and closing). */
-export async function freePort(): Promise<number> {
-  const server = await startSmtpServer();
-  await server.close();
-  return server.port;
-}
+/** A port on 127.0.0.1 that nothing listens on. */
+export { freePort } from '../helpers/process.js';

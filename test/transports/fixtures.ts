@@ -1,6 +1,6 @@
 /** Shared pieces of the channel listener tests: channels, a recording message handler, raw peers and an HL7 sender. */
-import { connect, createServer } from 'node:net';
-import type { AddressInfo, Socket } from 'node:net';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
 import { Client, Message } from 'node-hl7-client';
 import type { ConnectionOptions } from 'node:tls';
 import { MllpDecoder } from '../../service/domain/mllp-framing.js';
@@ -25,13 +25,7 @@ export function channel(fields: Partial<ChannelRecord> & { tcpPort: number }): C
 }
 
 /** A port nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort } from '../helpers/process.js';
 
 /** An HL7 v2 ADT message with the given control id (and an optional large OBX to make it big). */
 export function adt(controlId: string, filler = ''): string {

@@ -10,6 +10,7 @@ import { ChannelListeners } from '../../service/transports/sockets.js';
 import { memoryLogger } from '../helpers/logger.js';
 import { until } from '../helpers/wait.js';
 import { RecordingHandler, adt, channel, freePort, hl7Send, msaOf, rawPeer } from './fixtures.js';
+import { freePorts } from '../helpers/process.js';
 
 const pair = generateSelfSigned('localhost');
 const certificate: ServerCertificate = { ...pair, source: 'generated', fingerprint256: '', validTo: new Date() };
@@ -45,7 +46,7 @@ describe('channel listeners follow the channels', () => {
   }
 
   it('fails a channel whose port is taken with a clear reason, keeps the others, and binds it once the port is free', async () => {
-    const [taken, free] = [await freePort(), await freePort()];
+    const [taken, free] = (await freePorts(2)) as [number, number];
     blocker = createServer();
     await new Promise<void>((resolve) => blocker?.listen(taken, '127.0.0.1', resolve));
     const a = channel({ tcpPort: taken });
@@ -78,7 +79,7 @@ describe('channel listeners follow the channels', () => {
   });
 
   it('moves a listener whose port changes while a client sends: what was read is answered, the new port serves, the old refuses', async () => {
-    const [oldPort, newPort] = [await freePort(), await freePort()];
+    const [oldPort, newPort] = (await freePorts(2)) as [number, number];
     const channels = { list: [channel({ tcpPort: oldPort })] };
     const handler = new RecordingHandler();
     handler.delay = (_m, index) => (index === 0 ? 200 : 0);
