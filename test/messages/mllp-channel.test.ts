@@ -11,6 +11,7 @@ import { startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { until } from '../helpers/wait.js';
 import { adt, byteByByte, freePort, hl7Send, msaOf, rawPeer } from '../transports/fixtures.js';
+import { freePorts } from '../helpers/process.js';
 import { hl7Upstream, listeningChannel, oru, silentUpstream, transactionOf as hl7TransactionOf } from './hl7-peers.js';
 import type { Hl7Upstream, SocketChannelAnswer } from './hl7-peers.js';
 
@@ -132,8 +133,7 @@ describe('MLLP channels end to end', () => {
   it('passes an AE from the upstream on and counts it as a 4xx, and answers AR when the upstream is unreachable', async () => {
     const rejecting = await hl7Upstream(() => 'AE');
     try {
-      const tcpPort = await freePort();
-      const unreachable = await freePort();
+      const [tcpPort, unreachable] = (await freePorts(2)) as [number, number];
       const res = await t.request('/channels', {
         method: 'POST',
         headers: admin,

@@ -4,17 +4,19 @@ import { describe, expect, it } from 'vitest';
 import { Agent, fetch } from 'undici';
 import { startJunction, tempDir } from '../helpers/junction.js';
 import { httpUpstream } from '../helpers/upstream.js';
-import { freePort, runService } from '../helpers/process.js';
+import { loopbackListeners, runService } from '../helpers/process.js';
 
-async function routerPorts(): Promise<Record<string, string>> {
-  return { JUNCTION_ROUTER_HTTP_PORT: String(await freePort()), JUNCTION_ROUTER_HTTPS_PORT: String(await freePort()), JUNCTION_ROUTER_HOST: '127.0.0.1' };
+/** The API port and the router's ports on loopback, found together so no two are the same. */
+async function servicePorts(): Promise<{ port: number; routing: Record<string, string> }> {
+  const routing = await loopbackListeners();
+  return { port: Number(routing.JUNCTION_API_PORT), routing };
 }
 
 describe('the service process', () => {
   it('starts from the built entry point, answers /heartbeat over HTTPS, logs to a file and stops cleanly on SIGTERM', async () => {
     const dataDir = await tempDir();
-    const port = await freePort();
-    const service = runService([], { JUNCTION_DATA_DIR: dataDir, JUNCTION_API_PORT: String(port), JUNCTION_API_HOST: '127.0.0.1', ...(await routerPorts()) });
+    const { port, routing } = await servicePorts();
+    const service = runService([], { JUNCTION_DATA_DIR: dataDir, ...routing });
     const ready = await service.ready;
     expect(ready).toMatchObject({ apiUrl: `https://127.0.0.1:${port}` });
 
@@ -41,10 +43,10 @@ describe('the service process', () => {
 
   it('reads a --config file and lets JUNCTION_* variables override it', async () => {
     const dataDir = await tempDir();
-    const port = await freePort();
+    const { port, routing } = await servicePorts();
     const configFile = join(dataDir, 'junction.json');
     await writeFile(configFile, JSON.stringify({ api: { port: 1, host: '127.0.0.1', protocol: 'http' }, logging: { file: { enabled: false } } }));
-    const service = runService(['--config', configFile], { JUNCTION_DATA_DIR: dataDir, JUNCTION_API_PORT: String(port), ...(await routerPorts()) });
+    const service = runService(['--config', configFile], { JUNCTION_DATA_DIR: dataDir, ...routing });
     const ready = await service.ready;
     expect(ready).toMatchObject({ apiUrl: `http://127.0.0.1:${port}` });
     service.child.kill('SIGINT');
@@ -65,7 +67,8 @@ describe('the service process', () => {
     await mkdir(dataDir, { recursive: true });
     const damaged = '{"_id":"1","email":"a@b.example"}\n{this is not json\n';
     await writeFile(join(dataDir, 'users.db'), damaged);
-    const service = runService([], { JUNCTION_DATA_DIR: dataDir, JUNCTION_API_PORT: String(await freePort()), ...(await routerPorts()) });
+    const { routing } = await servicePorts();
+    const service = runService([], { JUNCTION_DATA_DIR: dataDir, ...routing });
     const { code } = await service.exited;
     expect(code).not.toBe(0);
     expect(service.stderr()).toContain(join(dataDir, 'users.db'));
@@ -79,12 +82,9 @@ describe('crash recovery', () => {
     let signalArrival: () => void = () => undefined;
     const arrived = new Promise<void>((resolve) => (signalArrival = resolve));
     const silent = await httpUpstream(() => signalArrival());
-    const apiPort = await freePort();
-    const routing = await routerPorts();
+    const { port: apiPort, routing } = await servicePorts();
     const service = runService([], {
       JUNCTION_DATA_DIR: dataDir,
-      JUNCTION_API_PORT: String(apiPort),
-      JUNCTION_API_HOST: '127.0.0.1',
       JUNCTION_ADMIN_PASSWORD: 'crash-test-admin-1',
       ...routing,
     });
