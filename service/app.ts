@@ -280,7 +280,7 @@ export class Junction {
 
   #startAudit(): AuditRecorder {
     const { config, logger } = this.#options;
-    this.#audit = new AuditRecorder({ audits: this.store.audits, logger, auditSourceID: config.auditEvents.auditSourceID });
+    this.#audit = new AuditRecorder({ audits: { add: (audit) => this.store.audits.insert(audit) }, logger, auditSourceID: config.auditEvents.auditSourceID });
     return this.#audit;
   }
 

@@ -89,8 +89,8 @@ function loginEvent(event: {
       eventTypeCode: { code: '110122', displayName: 'Login', codeSystemName: DCM },
     },
     activeParticipant: [
-      { userID: user, userIsRequestor: true, networkAccessPointID: event.address, networkAccessPointTypeCode: '2' },
-      { userID: event.auditSourceID, userIsRequestor: false, networkAccessPointID: hostname(), networkAccessPointTypeCode: '1' },
+      { userID: user, userIsRequestor: 'true', networkAccessPointID: event.address, networkAccessPointTypeCode: '2' },
+      { userID: event.auditSourceID, userIsRequestor: 'false', networkAccessPointID: hostname(), networkAccessPointTypeCode: '1' },
     ],
     auditSourceIdentification: { auditSourceID: event.auditSourceID },
     participantObjectIdentification: [
@@ -120,7 +120,7 @@ export function applicationActivityEvent(kind: 'start' | 'stop', auditSourceID: 
       {
         userID: auditSourceID,
         alternativeUserID: String(process.pid),
-        userIsRequestor: false,
+        userIsRequestor: 'false',
         networkAccessPointID: hostname(),
         networkAccessPointTypeCode: '1',
         roleIDCode: { code: '110150', displayName: 'Application', codeSystemName: DCM },

@@ -1,31 +1,29 @@
 /**
- * Stores Junction's own audit events (logins, failed-login summaries, application start and stop) in the internal
- * audit collection, each with `auditEvents.auditSourceID` as its source. Sending them to another audit repository
- * (`auditEvents.interface`) is not built yet, so the config refuses anything but `internal`.
+ * Records Junction's own audit events (logins, failed-login summaries, application start and stop) through an audit
+ * sink (the audit log, or the sender to another repository), each with `auditEvents.auditSourceID` as its source.
  */
 import type { Logger } from 'pino';
-import type { Collection } from '../storage/store.js';
-import type { AuditRecord } from '../storage/records.js';
+import type { AuditSink, NewAudit } from '../storage/audits.js';
 import { failedLoginSummaryEvent, userLoginEvent } from './events.js';
 import type { FailedLoginSummary, LoginAttempt } from './events.js';
 
 export class AuditRecorder {
-  readonly #audits: Collection<AuditRecord>;
+  readonly #audits: AuditSink;
   readonly #logger: Logger;
   readonly #auditSourceID: string;
 
-  constructor(options: { audits: Collection<AuditRecord>; logger: Logger; auditSourceID: string }) {
+  constructor(options: { audits: AuditSink; logger: Logger; auditSourceID: string }) {
     this.#audits = options.audits;
     this.#logger = options.logger;
     this.#auditSourceID = options.auditSourceID;
   }
 
   /** Stores one event. A failed write is logged, never thrown: auditing must not take the API down with it. */
-  async record(event: Omit<AuditRecord, '_id'>): Promise<void> {
+  async record(event: NewAudit): Promise<void> {
     try {
-      await this.#audits.insert(event);
+      await this.#audits.add(event);
     } catch (err) {
-      this.#logger.error({ err, eventID: event.eventIdentification.eventID.code }, 'could not store an audit event');
+      this.#logger.error({ err, eventID: event.eventIdentification.eventID?.code }, 'could not store an audit event');
     }
   }
 

@@ -3,8 +3,9 @@ import { envNameFor } from './env.js';
 import { getPath } from './leaves.js';
 
 function listeningPorts(config: unknown): { key: string; port: number }[] {
-  // The ATNA listeners (auditing.servers.*) join this list once they exist; until then schema.ts refuses turning them on.
-  const keys = ['api.port', 'router.httpsPort', 'router.httpPort'];
+  // TCP ports only: the UDP audit listener may share a number with a TCP one. Audit listeners count when enabled.
+  const audit = ['tcp', 'tls'].filter((t) => getPath(config, `auditing.servers.${t}.enabled`) === true).map((t) => `auditing.servers.${t}.port`);
+  const keys = ['api.port', 'router.httpsPort', 'router.httpPort', ...audit];
   return keys.flatMap((key) => {
     const port = getPath(config, key);
     return Number.isInteger(port) ? [{ key, port: port as number }] : [];
@@ -96,5 +97,9 @@ export function crossFieldProblems(config: unknown): string[] {
   problems.push(...corsOriginProblems(getPath(config, 'api.corsOrigins')));
   problems.push(...portClashes(config));
   problems.push(...notificationProblems(config));
+  const auditInterface = getPath(config, 'auditEvents.interface');
+  if (typeof auditInterface === 'string' && auditInterface !== 'internal' && !isSet(getPath(config, 'auditEvents.host'))) {
+    problems.push(`auditEvents.host: must be set when auditEvents.interface is ${auditInterface} (the audit repository to send to)`);
+  }
   return problems;
 }

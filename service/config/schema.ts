@@ -20,15 +20,6 @@ interface Unavailable {
   unavailable?: string;
 }
 
-// Both go when the ATNA audit repository is built (issue 17), together with the rules between the keys that it
-// needs again: a host for a network interface, and the enabled listeners' ports in the port-clash check.
-const auditRepositoryMissing: Unavailable = {
-  unavailable: 'the ATNA audit repository is not built, so nothing listens for audit messages',
-};
-const auditForwardingMissing: Unavailable = {
-  unavailable: 'sending audit events to another audit repository is not built, so they are stored internally',
-};
-
 function int(minimum: number, maximum: number, defaultValue: number, description: string, extra: Unavailable = {}) {
   return Type.Integer({ minimum, maximum, default: defaultValue, description, ...extra });
 }
@@ -44,8 +35,8 @@ function bool(defaultValue: boolean, description: string, extra: Unavailable = {
 function auditServer(defaultPort: number, transport: string) {
   return section(
     {
-      enabled: bool(false, `Listen for ATNA audit messages over ${transport}.`, auditRepositoryMissing),
-      port: port(defaultPort, `Port of the ${transport} audit listener.`, auditRepositoryMissing),
+      enabled: bool(false, `Listen for ATNA audit messages (syslog) over ${transport}.`),
+      port: port(defaultPort, `Port of the ${transport} audit listener.`),
     },
     `ATNA audit repository listener over ${transport}.`,
   );
@@ -191,10 +182,29 @@ export const configSchema = Type.Object(
     ),
     auditing: section(
       {
+        host: Type.String({ minLength: 1, default: '0.0.0.0', description: 'Address the audit repository listeners listen on.' }),
         servers: section(
-          { udp: auditServer(5050, 'UDP'), tls: auditServer(5051, 'TLS'), tcp: auditServer(5052, 'TCP') },
+          {
+            udp: auditServer(5050, 'UDP'),
+            tls: section(
+              {
+                enabled: bool(false, 'Listen for ATNA audit messages (syslog) over TLS.'),
+                port: port(5051, 'Port of the TLS audit listener.'),
+                requireClientCertificate: bool(
+                  true,
+                  "Refuse TLS audit senders without a client certificate that chains to the trusted CAs (ATNA's node authentication). Turn off only for senders that cannot present one.",
+                ),
+              },
+              'ATNA audit repository listener over TLS, with the server certificate (`tls.*`).',
+            ),
+            tcp: auditServer(5052, 'TCP'),
+          },
           'ATNA audit repository listeners.',
         ),
+        maxMessageBytes: int(1024, 16_777_216, 262_144, 'Largest audit message accepted; a longer one is counted, logged and dropped (a stream sender is disconnected).'),
+        maxConnections: int(1, 100_000, 500, 'TCP and TLS audit connections held open at once, per listener; more are refused until one closes.'),
+        idleTimeoutSeconds: int(1, 86_400, 600, 'Seconds a TCP or TLS audit connection may stay silent before it is closed.'),
+        retentionDays: int(0, 36_500, 0, 'Days of audit records kept (checked daily); 0 keeps them forever.'),
       },
       'Audit repository.',
     ),
@@ -202,21 +212,21 @@ export const configSchema = Type.Object(
       {
         interface: Type.Enum(['internal', 'udp', 'tls', 'tcp'], {
           default: 'internal',
-          description: "Where Junction's own audit events go: `internal` stores them in the data folder.",
-          ...auditForwardingMissing,
+          description: "Where Junction's own audit events go: `internal` stores them in this Junction's audit repository; `udp`, `tcp` and `tls` send them as syslog to `auditEvents.host:port`.",
         }),
         host: Type.String({
           default: '',
+          maxLength: 255,
           description: 'Audit repository host; required unless `auditEvents.interface` is `internal`.',
-          ...auditForwardingMissing,
         }),
-        port: port(5051, 'Audit repository port.', auditForwardingMissing),
-        // In use today: every audit event Junction stores carries it.
+        port: port(5051, 'Audit repository port.'),
         auditSourceID: Type.String({
           minLength: 1,
           default: 'Junction',
           description: 'Audit source ID written into audit events.',
         }),
+        maxQueued: int(1, 10_000_000, 100_000, 'Audit events kept to send while the audit repository cannot be reached; past it the oldest are dropped, and the drop is logged.'),
+        retryMaxSeconds: int(1, 86_400, 300, 'Longest wait between attempts to reach an unreachable audit repository (the wait doubles from 1 s up to this).'),
       },
       "Junction's own audit events.",
     ),

@@ -5,6 +5,7 @@
  */
 import type { PublicUser } from '../contracts/api.js';
 import type { AlertRecipient, Channel, ChannelAlert, ChannelAudit, ChannelCreate, ChannelRoute, ChannelRouteInput, RewriteRule } from '../contracts/channels.js';
+import type { Audit, AuditEventIdentification } from '../contracts/audits.js';
 import type { ClientDetails } from '../contracts/clients.js';
 import type { ContactGroup } from '../contracts/contact-groups.js';
 import type { Notification, NotificationAlert, NotificationReport } from '../contracts/notifications.js';
@@ -52,34 +53,9 @@ export interface SessionRecord extends StoredDoc {
   userAgent?: string;
 }
 
-/** An RFC 3881 audit message, in the JSON shape OpenHIM uses for its audits collection. */
-export interface AuditRecord extends StoredDoc {
-  rawMessage?: string;
-  syslog?: Record<string, unknown>;
-  eventIdentification: {
-    eventDateTime: Date;
-    eventOutcomeIndicator: string;
-    eventActionCode: string;
-    eventID: CodedValue;
-    eventTypeCode?: CodedValue;
-  };
-  activeParticipant: {
-    userID: string;
-    alternativeUserID?: string;
-    userIsRequestor?: boolean;
-    networkAccessPointID?: string;
-    networkAccessPointTypeCode?: string;
-    roleIDCode?: CodedValue;
-  }[];
-  auditSourceIdentification: { auditSourceID: string; auditEnterpriseSiteID?: string; auditSourceTypeCode?: CodedValue };
-  participantObjectIdentification: {
-    participantObjectID: string;
-    participantObjectTypeCode?: string;
-    participantObjectTypeCodeRole?: string;
-    participantObjectIDTypeCode?: CodedValue;
-    participantObjectQuery?: string;
-    participantObjectDetail?: { type: string; value: string }[];
-  }[];
+/** An RFC 3881 audit message in OpenHIM's audit model (contracts/audits.ts), its event time a Date. */
+export interface AuditRecord extends StoredDoc, Omit<Audit, '_id' | 'eventIdentification'> {
+  eventIdentification: Stored<AuditEventIdentification, 'eventDateTime'>;
 }
 
 export interface CodedValue {

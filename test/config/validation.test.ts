@@ -199,39 +199,33 @@ describe('cross-field rules', () => {
   });
 });
 
-describe('keys not available yet: the ATNA audit repository is not built', () => {
-  const listening = 'is not available yet: the ATNA audit repository is not built, so nothing listens for audit messages';
-  const forwarding = 'is not available yet: sending audit events to another audit repository is not built, so they are stored internally';
-
+describe('the audit repository and audit event settings', () => {
   it('loads their defaults, left out or written out', () => {
-    const servers = { udp: { enabled: false, port: 5050 }, tls: { enabled: false, port: 5051 }, tcp: { enabled: false, port: 5052 } };
-    const written = withFile(
-      { auditing: { servers }, auditEvents: { interface: 'internal', host: '' } },
-      { JUNCTION_AUDIT_EVENTS_PORT: '5051' },
-    ).config;
+    const servers = { udp: { enabled: false, port: 5050 }, tls: { enabled: false, port: 5051, requireClientCertificate: true }, tcp: { enabled: false, port: 5052 } };
+    const written = withFile({ auditing: { servers }, auditEvents: { interface: 'internal', host: '' } }, { JUNCTION_AUDIT_EVENTS_PORT: '5051' }).config;
     expect(written.auditing.servers).toEqual(servers);
-    expect(written.auditEvents).toEqual({ interface: 'internal', host: '', port: 5051, auditSourceID: 'Junction' });
+    expect(written.auditEvents).toMatchObject({ interface: 'internal', host: '', port: 5051, auditSourceID: 'Junction' });
     expect(withFile({}).config.auditing).toEqual(written.auditing);
   });
 
-  it('refuses an audit listener switched on or moved, naming the key, what is missing and the default', () => {
-    const err = configError(() =>
-      withFile({ auditing: { servers: { udp: { enabled: true } } } }, { JUNCTION_AUDITING_SERVERS_TLS_PORT: '6514' }),
-    );
-    expect(err.problems).toEqual([
-      `auditing.servers.udp.enabled (in /etc/junction.json): ${listening}; only the default false is accepted, not true`,
-      `JUNCTION_AUDITING_SERVERS_TLS_PORT="6514" (auditing.servers.tls.port): ${listening}; only the default 5051 is accepted`,
-    ]);
+  it('turns listeners on and moves them', () => {
+    const config = withFile({ auditing: { servers: { udp: { enabled: true } } } }, { JUNCTION_AUDITING_SERVERS_TLS_PORT: '6514', JUNCTION_AUDITING_SERVERS_TLS_ENABLED: 'true' }).config;
+    expect(config.auditing.servers.udp).toEqual({ enabled: true, port: 5050 });
+    expect(config.auditing.servers.tls).toMatchObject({ enabled: true, port: 6514 });
   });
 
-  it('refuses sending audit events elsewhere, with nothing else to fix', () => {
-    const err = configError(() => withFile({ auditEvents: { interface: 'tcp', host: 'audit.local', port: 6514 } }));
-    expect(err.problems).toEqual([
-      `auditEvents.interface (in /etc/junction.json): ${forwarding}; only the default "internal" is accepted, not "tcp"`,
-      `auditEvents.host (in /etc/junction.json): ${forwarding}; only the default "" is accepted, not "audit.local"`,
-      `auditEvents.port (in /etc/junction.json): ${forwarding}; only the default 5051 is accepted, not 6514`,
+  it('counts an enabled TCP or TLS audit listener in the port clash check, a disabled one or the UDP listener not', () => {
+    expect(configError(() => withFile({ auditing: { servers: { tcp: { enabled: true, port: 5001 } } } })).problems).toEqual([
+      'router.httpPort and auditing.servers.tcp.port are both 5001: every listening port must be different; change one of them',
     ]);
-    expect(configError(() => withFile({ auditEvents: { interface: 'udp' } })).problems).toHaveLength(1);
+    expect(withFile({ auditing: { servers: { tcp: { port: 5001 }, udp: { enabled: true, port: 5001 } } } }).config.auditing.servers.udp.port).toBe(5001);
+  });
+
+  it('needs a host to send audit events to another repository', () => {
+    expect(configError(() => withFile({ auditEvents: { interface: 'tcp', port: 6514 } })).problems).toEqual([
+      'auditEvents.host: must be set when auditEvents.interface is tcp (the audit repository to send to)',
+    ]);
+    expect(withFile({ auditEvents: { interface: 'tls', host: 'audit.local', port: 6514 } }).config.auditEvents).toMatchObject({ interface: 'tls', host: 'audit.local' });
   });
 
   it('says a value of the wrong type is wrong, once', () => {

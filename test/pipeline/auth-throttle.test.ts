@@ -214,7 +214,7 @@ describe('a throttled attempt costs no lookup and no password hash', () => {
         return Reflect.get(target, property, receiver) as unknown;
       },
     });
-    const audit = new AuditRecorder({ audits: store.audits, logger: pino({ level: 'silent' }), auditSourceID: 'test' });
+    const audit = new AuditRecorder({ audits: { add: (audit) => store.audits.insert(audit) }, logger: pino({ level: 'silent' }), auditSourceID: 'test' });
     const guard = {
       throttle: new FailureThrottle({ maxFailuresPerIdentityAndAddress: 2, maxFailuresPerIdentity: 10, maxFailuresPerAddress: 10, windowSeconds: 60 }),
       failures: new FailedLoginAudit({ audit, windowSeconds: 60 }),

@@ -66,7 +66,7 @@ function newAudit(when: Date, userIDs: string[]): NewDoc<AuditRecord> {
       eventActionCode: 'E',
       eventID: { code: '110114', displayName: 'UserAuthenticated', codeSystemName: 'DCM' },
     },
-    activeParticipant: userIDs.map((userID) => ({ userID, userIsRequestor: true })),
+    activeParticipant: userIDs.map((userID) => ({ userID, userIsRequestor: 'true' })),
     auditSourceIdentification: { auditSourceID: 'junction' },
     participantObjectIdentification: [{ participantObjectID: 'object-1' }],
   };

@@ -1,0 +1,94 @@
+/**
+ * The audit log: the ATNA audit repository's records, a time series like the transaction log. Received messages,
+ * audits posted through the API and Junction's own audit events all land here. Engines keep the fields the console
+ * filters on as indexed columns beside the whole record, so a filtered page reads only what it returns, and keep the
+ * distinct codes seen for `GET /audits-filter-options` as records are added (never by scanning).
+ */
+import type { AuditCode, AuditEventIdentification } from '../contracts/audits.js';
+import type { AuditRecord } from './records.js';
+
+export type { AuditRecord };
+
+/** An audit as it is added: everything but the id the log assigns. */
+export type NewAudit = Omit<AuditRecord, '_id'>;
+
+/** Coded fields a filter can name; participants' and objects' codes match when any participant or object has them. */
+export type AuditCodeField = 'eventID' | 'eventTypeCode' | 'roleIDCode' | 'participantObjectIDTypeCode';
+
+/** An exact match on the given parts of a coded field (at least one part is given). */
+export interface AuditCodeMatch {
+  field: AuditCodeField;
+  code?: string;
+  codeSystemName?: string;
+  displayName?: string;
+}
+
+/**
+ * A match on a participant object's ID: it starts with `prefix` (which may be empty) and, when `pattern` is given,
+ * matches that regular expression as well. The prefix lets an engine use its index; the pattern has been checked as
+ * safe (domain/safe-pattern.ts) by whoever built the filter.
+ */
+export interface AuditObjectIdMatch {
+  prefix: string;
+  pattern?: string;
+}
+
+/**
+ * What `GET /audits` may filter on (OpenHIM's console filters, on an allow list). Every given condition must hold.
+ * Text conditions are exact. Conditions on participants or objects hold when any one of them matches (each condition
+ * on its own, as OpenHIM's queries on arrays do).
+ */
+export interface AuditFilter {
+  /** Inclusive bounds on `eventIdentification.eventDateTime`. */
+  from?: Date;
+  to?: Date;
+  codes?: readonly AuditCodeMatch[];
+  eventActionCode?: string;
+  eventOutcomeIndicator?: string;
+  auditSourceID?: string;
+  /** Any active participant's. */
+  userID?: string;
+  alternativeUserID?: string;
+  networkAccessPointID?: string;
+  /** Any participant object's detail with this type and/or value. */
+  participantObjectDetailType?: string;
+  participantObjectDetailValue?: string;
+  /** Each must hold for some participant object (OpenHIM's patient ID filter, or its AND form with an object ID). */
+  participantObjectID?: readonly AuditObjectIdMatch[];
+}
+
+export interface AuditPageOptions {
+  skip: number;
+  /** Most records answered; at least 1. */
+  limit: number;
+}
+
+/** The distinct values seen, as `GET /audits-filter-options` lists them (the API adds the ids). */
+export interface AuditCodesSeen {
+  eventType: AuditCode[];
+  eventID: AuditCode[];
+  activeParticipantRoleID: AuditCode[];
+  participantObjectIDTypeCode: AuditCode[];
+  auditSourceID: string[];
+}
+
+export interface AuditLog {
+  /** Stores one audit and returns it with its id (24 hex digits, as OpenHIM's ids). Resolves once it is durable. */
+  add(audit: NewAudit): Promise<AuditRecord>;
+  get(id: string): Promise<AuditRecord | null>;
+  /** Matching audits, newest `eventDateTime` first (ties by id, newest first). */
+  page(filter: AuditFilter, options: AuditPageOptions): Promise<AuditRecord[]>;
+  /** Every matching audit, newest first, read in batches so a large export never sits in memory. */
+  stream(filter: AuditFilter): AsyncIterable<AuditRecord>;
+  codesSeen(): Promise<AuditCodesSeen>;
+  /** Deletes up to `limit` audits whose `eventDateTime` is before `cutoff`, oldest first; returns how many. */
+  dropBefore(cutoff: Date, limit: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Where an audit event goes: the audit log itself, or a sender that forwards it to another repository. */
+export interface AuditSink {
+  add(audit: NewAudit): Promise<unknown>;
+}
+
+export type { AuditEventIdentification };
