@@ -187,7 +187,7 @@ function RawMessage({ raw }: { raw: string }) {
           </CopyButton>
         </Group>
       </Group>
-      <Code block data-format={showPretty ? 'xml' : 'text'} aria-label="Raw message" style={{ whiteSpace: 'pre', overflow: 'auto', maxHeight: 560 }}>
+      <Code block data-format={showPretty ? 'xml' : 'text'} style={{ whiteSpace: 'pre', overflow: 'auto', maxHeight: 560 }}>
         {showPretty ? `${parts.header === '' ? '' : `${parts.header}\n`}${pretty}` : raw}
       </Code>
     </Stack>

@@ -8,7 +8,8 @@ import { Anchor, Badge, Table } from '@mantine/core';
 import { Link } from 'react-router';
 import type { Audit } from '../../../../service/contracts/audits';
 import { formatShortTime, formatTime } from '../transactions/status';
-import { actionText, codeText, isMalformed, mainObject, outcomeText, requestor } from './audit-view';
+import { codeText, isMalformed, mainObject, outcomeText, requestor } from './audit-view';
+import { ACTIONS, OUTCOMES } from './filters';
 
 const plain: CSSProperties = { overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap', display: 'block', fontSize: 'var(--mantine-font-size-sm)' };
 const dimmed: CSSProperties = { ...plain, color: 'var(--mantine-color-dimmed)' };
@@ -41,7 +42,7 @@ const AuditRow = memo(function AuditRow({ audit }: { audit: Audit }) {
             Not a readable audit message: kept as received
           </Badge>
         </Table.Td>
-        <Table.Td>
+        <Table.Td title="The sending host, from the syslog header">
           <Cell text={audit.syslog?.host} />
         </Table.Td>
       </Table.Tr>
@@ -58,16 +59,16 @@ const AuditRow = memo(function AuditRow({ audit }: { audit: Audit }) {
         <Cell text={codeText(event.eventTypeCode)} />
       </Table.Td>
       <Table.Td>
-        {outcome === undefined ? (
+        {outcome === undefined || outcome === '' ? (
           <Cell text={undefined} />
         ) : (
-          <Badge color={OUTCOME_COLOR[outcome] ?? 'gray'} variant="light" radius="sm" style={{ textTransform: 'none' }}>
-            {outcomeText(outcome)}
+          <Badge color={OUTCOME_COLOR[outcome] ?? 'gray'} variant="light" radius="sm" style={{ textTransform: 'none' }} title={outcomeText(outcome)}>
+            {OUTCOMES[outcome] ?? outcome}
           </Badge>
         )}
       </Table.Td>
       <Table.Td>
-        <Cell text={actionText(event.eventActionCode)} />
+        <Cell text={event.eventActionCode === undefined ? undefined : (ACTIONS[event.eventActionCode] ?? event.eventActionCode)} />
       </Table.Td>
       <Table.Td>
         <Cell text={requestor(audit.activeParticipant)?.userID} />
@@ -82,15 +83,16 @@ const AuditRow = memo(function AuditRow({ audit }: { audit: Audit }) {
   );
 });
 
+// Widths leave the event column the rest of the table's 1000 px at least.
 const HEADERS: [string, number | undefined][] = [
-  ['Event time', 150],
+  ['Event time', 130],
   ['Event', undefined],
   ['Type', 150],
-  ['Outcome', 150],
-  ['Action', 110],
-  ['User', 150],
+  ['Outcome', 130],
+  ['Action', 80],
+  ['User', 120],
   ['Patient / object ID', 170],
-  ['Source', 120],
+  ['Source', 110],
 ];
 
 function AuditTableView({ rows }: { rows: Audit[] }) {
