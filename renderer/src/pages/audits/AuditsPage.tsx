@@ -50,7 +50,7 @@ function ExportControl({ filtersKey, disabled }: { filtersKey: string; disabled:
   ) : (
     <>
       {exporting.status === 'done' && exporting.url !== null && (
-        <Anchor href={exporting.url} download={exporting.fileName} ref={link} size="sm" aria-label={`Save ${exporting.fileName} again`}>
+        <Anchor href={exporting.url} download={exporting.fileName} ref={link} size="sm" title="Save the file again">
           {exporting.fileName}
         </Anchor>
       )}
