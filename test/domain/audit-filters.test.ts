@@ -181,7 +181,8 @@ describe('the list query', () => {
 
   it('refuses a page over the cap, pointing at the export, and pages past exact integers', () => {
     const over = parseAuditQuery({ filterLimit: MAX_AUDIT_PAGE + 1 });
-    expect(over.ok ? [] : over.problems).toEqual([{ path: 'querystring.filterLimit', message: expect.stringContaining('GET /audits/export') }]);
+    expect(over.ok ? [] : over.problems.map((p) => p.path)).toEqual(['querystring.filterLimit']);
+    expect(over.ok ? '' : over.problems[0]?.message).toMatch(/GET \/audits\/export/);
     const far = parseAuditQuery({ filterLimit: 1000, filterPage: Number.MAX_SAFE_INTEGER });
     expect(far.ok ? [] : far.problems.map((p) => p.path)).toEqual(['querystring.filterPage']);
   });
