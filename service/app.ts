@@ -50,6 +50,7 @@ import { FailureThrottle, LoginThrottle } from './accounts/login-throttle.js';
 import { clientAuthenticationTypes } from './accounts/client-credentials.js';
 import { AuditRecorder } from './audit/recorder.js';
 import { FailedLoginAudit } from './audit/failed-logins.js';
+import { RefusedNodeAudit } from './audit/refused-nodes.js';
 import { applicationActivityEvent } from './audit/events.js';
 import { Authenticator } from './api/auth/authenticator.js';
 import { createApiServer, routesOf } from './api/server.js';
@@ -133,6 +134,7 @@ export class Junction {
   #listeningPorts: ServicePort[] = [];
   #audit: AuditRecorder | undefined;
   #failedClientLogins: FailedLoginAudit | undefined;
+  #refusedNodes: RefusedNodeAudit | undefined;
   #stopping: Promise<void> | undefined;
   #delivery: Delivery | undefined;
   #consoleUrl = '';
@@ -353,6 +355,8 @@ export class Junction {
         listeners: { state: (id: string) => this.#listeners?.state(id), settled: () => this.#listeners?.settled() ?? Promise.resolve() },
         requestRestart: (by: string) => this.#requestRestart(by),
         mediators,
+        audit,
+        audits: this.audits,
         events: this.events,
         hasTransactions: (channelId: string) => this.transactions.hasChannel(channelId),
         transactions: log,
@@ -377,6 +381,10 @@ export class Junction {
     this.#failedClientLogins = failedClientLogins;
     // Summaries are also written as failures arrive; this covers a flood that stops and is followed by quiet.
     this.#every(SUMMARY_FLUSH_MS, () => failedClientLogins.flushEnded());
+    // Clients refused on a channel (node authentication) are summarised per address over the same window.
+    const refusedNodes = new RefusedNodeAudit({ audit, windowSeconds: limits.windowSeconds, ...(clock === undefined ? {} : { now: clock }) });
+    this.#refusedNodes = refusedNodes;
+    this.#every(SUMMARY_FLUSH_MS, () => refusedNodes.flushEnded());
     return {
       throttle: new FailureThrottle({
         maxFailuresPerIdentityAndAddress: limits.maxFailuresPerClientPerAddress,
@@ -404,6 +412,7 @@ export class Junction {
       bodies: this.bodies,
       router: this.#router,
       audit,
+      ...(this.#refusedNodes === undefined ? {} : { refusedNodes: this.#refusedNodes }),
       events: this.events,
       logger: logger.child({ component: 'pipeline' }),
       newId: newTransactionId,
@@ -430,6 +439,7 @@ export class Junction {
       logger: logger.child({ component: 'messages' }),
       newId: newTransactionId,
       limits: { bodyCapBytes: config.router.maxBodyBytes, defaultTimeoutMs: config.router.timeoutMs, maxReplyBytes: tcp.maxMessageBytes },
+      ...(this.#refusedNodes === undefined ? {} : { refusedNodes: this.#refusedNodes }),
     });
     return this.#messages;
   }
@@ -532,6 +542,7 @@ export class Junction {
       await this.#tcp?.close();
       // Failures counted but not yet summarised would otherwise be lost with the process.
       await this.#failedClientLogins?.flushAll();
+      await this.#refusedNodes?.flushAll();
       if (this.#audit !== undefined) {
         await this.#audit.record(applicationActivityEvent('stop', this.#options.config.auditEvents.auditSourceID));
       }
