@@ -155,7 +155,8 @@ test('the audit log lists, filters, shows an audit with its XML laid out, and ex
   expect(laidOut).toContain('    <EventID csd-code="110112" codeSystemName="DCM" originalText="Query"/>');
   // Shown as text: no element of the message became part of the page.
   expect(await page.locator('auditmessage, AuditMessage').count()).toBe(0);
-  await page.getByRole('radio', { name: 'As received' }).check({ force: true });
+  await page.getByRole('region', { name: 'Raw message' }).getByText('As received', { exact: true }).click();
+  await expect(page.getByRole('radio', { name: 'As received' })).toBeChecked();
   await expect(raw).toHaveText(RAW_MESSAGE);
   await expect(page.getByRole('button', { name: 'Copy the raw message' })).toBeVisible();
   await expectNoHorizontalScroll(page);

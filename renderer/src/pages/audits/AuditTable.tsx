@@ -11,13 +11,15 @@ import { formatShortTime, formatTime } from '../transactions/status';
 import { codeText, isMalformed, mainObject, outcomeText, requestor } from './audit-view';
 import { ACTIONS, OUTCOMES } from './filters';
 
-const plain: CSSProperties = { overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap', display: 'block', fontSize: 'var(--mantine-font-size-sm)' };
+const nowrap: CSSProperties = { overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap', display: 'block', fontSize: 'var(--mantine-font-size-sm)' };
+// Codes and IDs wrap rather than being cut: a CX patient ID or a long event name is what people look for.
+const plain: CSSProperties = { display: 'block', overflowWrap: 'anywhere', fontSize: 'var(--mantine-font-size-sm)' };
 const dimmed: CSSProperties = { ...plain, color: 'var(--mantine-color-dimmed)' };
 
 function Cell({ text }: { text: string | undefined }) {
   const value = text === undefined || text === '' ? '–' : text;
   return (
-    <span style={value === '–' ? dimmed : plain} title={value === '–' ? undefined : value}>
+    <span style={value === '–' ? dimmed : plain}>
       {value}
     </span>
   );
@@ -29,7 +31,7 @@ const AuditRow = memo(function AuditRow({ audit }: { audit: Audit }) {
   const event = audit.eventIdentification;
   const time = formatTime(event.eventDateTime);
   const link = (
-    <Anchor component={Link} to={`/audits/${audit._id}`} size="sm" title={time} display="block" style={plain}>
+    <Anchor component={Link} to={`/audits/${audit._id}`} size="sm" title={time} display="block" style={nowrap}>
       {formatShortTime(event.eventDateTime)}
     </Anchor>
   );
@@ -85,14 +87,14 @@ const AuditRow = memo(function AuditRow({ audit }: { audit: Audit }) {
 
 // Widths leave the event column the rest of the table's 1000 px at least.
 const HEADERS: [string, number | undefined][] = [
-  ['Event time', 130],
+  ['Event time', 185],
   ['Event', undefined],
-  ['Type', 150],
-  ['Outcome', 130],
-  ['Action', 80],
-  ['User', 120],
-  ['Patient / object ID', 170],
-  ['Source', 110],
+  ['Type', 120],
+  ['Outcome', 145],
+  ['Action', 85],
+  ['User', 110],
+  ['Patient / object ID', 155],
+  ['Source', 95],
 ];
 
 function AuditTableView({ rows }: { rows: Audit[] }) {
