@@ -339,7 +339,7 @@ describe('audits API', () => {
       const [event] = events;
       expect(event?.eventIdentification).toMatchObject({ eventOutcomeIndicator: '4', eventID: { code: '110113', displayName: 'Security Alert' } });
       expect(event?.participantObjectIdentification[0]).toMatchObject({ participantObjectID: '127.0.0.1', participantObjectIDTypeCode: { code: '110182', displayName: 'Node ID' } });
-      // The four that followed are written as one summary when the service stops (or the window ends).
+      // The four that followed are counted into one summary (test/api/audits-events.test.ts).
     });
 
     it('audits a mediator registration as Application Start with the mediator and its first endpoint\'s host', async () => {
