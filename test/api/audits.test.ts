@@ -5,7 +5,7 @@
  */
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, startJunction, unlockRoot } from '../helpers/junction.js';
+import { basic, ROOT_EMAIL, startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction, TestResponse } from '../helpers/junction.js';
 import type { Audit, AuditFilterOptions } from '../../service/contracts/audits.js';
 import type { AuditFilter, AuditRecord } from '../../service/storage/audits.js';
@@ -292,7 +292,7 @@ describe('audits API', () => {
       expect(after.length).toBe(before + 1);
       const [event] = after;
       expect(event?.eventIdentification).toMatchObject({ eventActionCode: 'R', eventOutcomeIndicator: '0', eventID: { code: '110101', displayName: 'Audit Log Used' } });
-      expect(event?.activeParticipant.find((p) => p.userIsRequestor === 'true')?.userID).toBe('root@openhim.org');
+      expect(event?.activeParticipant.find((p) => p.userIsRequestor === 'true')?.userID).toBe(ROOT_EMAIL);
       expect(event?.participantObjectIdentification[0]).toMatchObject({ participantObjectTypeCodeRole: '13', participantObjectIDTypeCode: { code: '12' }, participantObjectName: 'Security Audit Log' });
       expect(event?.participantObjectIdentification[0]?.participantObjectID).toMatch(/\/audits\?filters=/);
       expect(detail(event, 'count')).toBe('3');
@@ -339,7 +339,7 @@ describe('audits API', () => {
       const [event] = events;
       expect(event?.eventIdentification).toMatchObject({ eventOutcomeIndicator: '4', eventID: { code: '110113', displayName: 'Security Alert' } });
       expect(event?.participantObjectIdentification[0]).toMatchObject({ participantObjectID: '127.0.0.1', participantObjectIDTypeCode: { code: '110182', displayName: 'Node ID' } });
-      // The four that followed are written as one summary when the service stops (or the window ends).
+      // The four that followed are counted into one summary (test/api/audits-events.test.ts).
     });
 
     it('audits a mediator registration as Application Start with the mediator and its first endpoint\'s host', async () => {
@@ -353,7 +353,7 @@ describe('audits API', () => {
       const [event] = await stored({ userID: 'Audited mediator' });
       expect(event?.eventIdentification).toMatchObject({ eventOutcomeIndicator: '0', eventID: { code: '110100' }, eventTypeCode: { code: '110120', displayName: 'Application Start' } });
       expect(event?.activeParticipant[0]).toMatchObject({ userID: 'Audited mediator', networkAccessPointID: 'mediator.clinic.example' });
-      expect(event?.activeParticipant[1]).toMatchObject({ userID: 'root@openhim.org', roleIDCode: { code: '110151' } });
+      expect(event?.activeParticipant[1]).toMatchObject({ userID: ROOT_EMAIL, roleIDCode: { code: '110151' } });
     });
   });
 });

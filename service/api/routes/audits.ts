@@ -33,6 +33,7 @@ const WORK = 'view or add audits';
 /** Most ids an Audit Log Used event lists; beyond it, the count alone. */
 const MAX_IDS_NAMED = 100;
 const ID = /^[0-9a-f]{24}$/i;
+const MAX_URI = 2000;
 
 type Outcome = typeof OUTCOME_SUCCESS | typeof OUTCOME_MINOR_FAILURE | typeof OUTCOME_MAJOR_FAILURE;
 
@@ -57,7 +58,9 @@ export function auditRoutes(deps: AuditRoutesDeps): FastifyPluginAsyncTypebox {
   /** The request as a URI naming this host (not the caller's Host header), for the Audit Log Used object. */
   function uriOf(request: FastifyRequest): string {
     const port = request.socket.localPort;
-    return `${request.protocol}://${hostname()}${port === undefined ? '' : `:${port}`}${request.url}`;
+    const uri = `${request.protocol}://${hostname()}${port === undefined ? '' : `:${port}`}${request.url}`;
+    // A query's filters may run to 10,000 characters; the event keeps enough to tell which query it was.
+    return uri.length <= MAX_URI ? uri : `${uri.slice(0, MAX_URI)}…`;
   }
 
   function used(request: FastifyRequest, user: UserRecord, outcome: Outcome, read: { count?: number; ids?: readonly string[] } = {}): Promise<void> {
