@@ -12,6 +12,9 @@ import type { JunctionConfig } from './config/index.js';
 import { createNedbStore } from './storage/nedb/index.js';
 import { createSqliteTransactionLog } from './storage/sqlite/transaction-log.js';
 import { SqliteBodyBlobs } from './storage/sqlite/body-blobs.js';
+import { createSqliteAuditLog } from './storage/sqlite/audit-log.js';
+import type { AuditLog } from './storage/audits.js';
+import { importNedbAudits } from './storage/import-nedb-audits.js';
 import { newTransactionId } from './storage/transaction-ids.js';
 import type { TransactionLog } from './storage/transactions.js';
 import type { Store } from './storage/store.js';
@@ -35,6 +38,7 @@ import { TcpRouter } from './routing/tcp.js';
 import type { PortClaim } from './domain/channel-ports.js';
 import { Schedulers } from './schedulers/registry.js';
 import { metricsRetentionJob, retentionJob } from './schedulers/retention.js';
+import { auditRetentionJob } from './schedulers/audit-retention.js';
 import { alertJob } from './alerts/alert-job.js';
 import { Outbox } from './notify/outbox.js';
 import { autoRetryJob } from './schedulers/auto-retry.js';
@@ -50,6 +54,7 @@ import { FailureThrottle, LoginThrottle } from './accounts/login-throttle.js';
 import { clientAuthenticationTypes } from './accounts/client-credentials.js';
 import { AuditRecorder } from './audit/recorder.js';
 import { FailedLoginAudit } from './audit/failed-logins.js';
+import { RefusedNodeAudit } from './audit/refused-nodes.js';
 import { applicationActivityEvent } from './audit/events.js';
 import { Authenticator } from './api/auth/authenticator.js';
 import { createApiServer, routesOf } from './api/server.js';
@@ -108,6 +113,8 @@ export class Junction {
   /** The configuration collections, with channels wrapped once (storage/checked-channels.ts) for every part alike. */
   readonly store: Store;
   readonly transactions: TransactionLog;
+  /** The ATNA audit repository: received audits and Junction's own audit events. */
+  readonly audits: AuditLog;
   readonly bodies: BodyFiles;
   readonly events = new LiveEvents();
   /** The Prometheus exposition's registry, counting this instance's completions only. */
@@ -133,6 +140,7 @@ export class Junction {
   #listeningPorts: ServicePort[] = [];
   #audit: AuditRecorder | undefined;
   #failedClientLogins: FailedLoginAudit | undefined;
+  #refusedNodes: RefusedNodeAudit | undefined;
   #stopping: Promise<void> | undefined;
   #delivery: Delivery | undefined;
   #consoleUrl = '';
@@ -163,6 +171,7 @@ export class Junction {
     // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
     const smallBodies = new SqliteBodyBlobs({ file: join(config.dataDir, 'bodies.sqlite'), logger: txLogger });
     this.bodies = new BodyFiles(join(config.dataDir, 'bodies'), smallBodies);
+    this.audits = createSqliteAuditLog({ file: join(config.dataDir, 'audits.sqlite'), logger: logger.child({ component: 'audits' }) });
   }
 
   /**
@@ -235,13 +244,19 @@ export class Junction {
     return { apiUrl, apiPort, httpUrl, httpsUrl, certificate: tls.certificate };
   }
 
-  /** Opens the store, the transaction log and the bodies, then finishes what the last stop interrupted. */
+  /**
+   * Opens the store, the transaction log, the bodies and the audit log (importing the audits an earlier version kept
+   * in NeDB, once), then finishes what the last stop interrupted.
+   */
   async #openStorage(): Promise<void> {
+    const { config, logger } = this.#options;
     await this.store.open();
     await this.transactions.open();
     await this.bodies.open();
+    await this.audits.open();
+    await importNedbAudits({ file: join(config.dataDir, 'audits.db'), audits: this.audits, logger: logger.child({ component: 'audits' }) });
     const interrupted = await this.transactions.failInterrupted();
-    if (interrupted > 0) this.#options.logger.warn({ transactions: interrupted }, 'finished the transactions interrupted by the last stop (see storage/interrupted.ts)');
+    if (interrupted > 0) logger.warn({ transactions: interrupted }, 'finished the transactions interrupted by the last stop (see storage/interrupted.ts)');
   }
 
   /** User accounts (with the first-run super user) and login sessions, expired ones purged now and every hour. */
@@ -280,7 +295,8 @@ export class Junction {
 
   #startAudit(): AuditRecorder {
     const { config, logger } = this.#options;
-    this.#audit = new AuditRecorder({ audits: { add: (audit) => this.store.audits.insert(audit) }, logger, auditSourceID: config.auditEvents.auditSourceID });
+    // Straight into the audit log for now; the sender to another repository (auditEvents.interface) replaces it.
+    this.#audit = new AuditRecorder({ audits: this.audits, logger, auditSourceID: config.auditEvents.auditSourceID });
     return this.#audit;
   }
 
@@ -353,6 +369,8 @@ export class Junction {
         listeners: { state: (id: string) => this.#listeners?.state(id), settled: () => this.#listeners?.settled() ?? Promise.resolve() },
         requestRestart: (by: string) => this.#requestRestart(by),
         mediators,
+        audit,
+        audits: this.audits,
         events: this.events,
         hasTransactions: (channelId: string) => this.transactions.hasChannel(channelId),
         transactions: log,
@@ -377,6 +395,10 @@ export class Junction {
     this.#failedClientLogins = failedClientLogins;
     // Summaries are also written as failures arrive; this covers a flood that stops and is followed by quiet.
     this.#every(SUMMARY_FLUSH_MS, () => failedClientLogins.flushEnded());
+    // Clients refused on a channel (node authentication) are summarised per address over the same window.
+    const refusedNodes = new RefusedNodeAudit({ audit, windowSeconds: limits.windowSeconds, ...(clock === undefined ? {} : { now: clock }) });
+    this.#refusedNodes = refusedNodes;
+    this.#every(SUMMARY_FLUSH_MS, () => refusedNodes.flushEnded());
     return {
       throttle: new FailureThrottle({
         maxFailuresPerIdentityAndAddress: limits.maxFailuresPerClientPerAddress,
@@ -404,6 +426,7 @@ export class Junction {
       bodies: this.bodies,
       router: this.#router,
       audit,
+      ...(this.#refusedNodes === undefined ? {} : { refusedNodes: this.#refusedNodes }),
       events: this.events,
       logger: logger.child({ component: 'pipeline' }),
       newId: newTransactionId,
@@ -430,6 +453,7 @@ export class Junction {
       logger: logger.child({ component: 'messages' }),
       newId: newTransactionId,
       limits: { bodyCapBytes: config.router.maxBodyBytes, defaultTimeoutMs: config.router.timeoutMs, maxReplyBytes: tcp.maxMessageBytes },
+      ...(this.#refusedNodes === undefined ? {} : { refusedNodes: this.#refusedNodes }),
     });
     return this.#messages;
   }
@@ -500,6 +524,9 @@ export class Junction {
         alertJob({ log: this.transactions, channels, users, contactGroups, notifications, jobStates, outbox: this.outbox, pollPeriodMinutes: config.alerts.pollPeriodMinutes, timeZone: this.timeZone, instance: config.alerts.himInstance, consoleUrl: () => this.#consoleUrl, defaultTimeoutMs: config.router.timeoutMs, logger: logger.child({ component: 'alerts' }) }),
       );
     }
+    if (config.auditing.retentionDays > 0) {
+      schedulers.add(auditRetentionJob({ audits: this.audits, retentionDays: config.auditing.retentionDays, logger: logger.child({ component: 'audits' }) }));
+    }
     schedulers.add(delivery.job());
     schedulers.add(
       new ReportsJob({ enabled: config.reports.enableReports, users: this.store.users, channels, jobStates: this.store.jobStates, log: this.transactions, outbox: this.outbox, timeZone: this.timeZone, instance: config.alerts.himInstance, consoleUrl: () => this.#consoleUrl, minuteRetentionHours: config.metrics.minuteRetentionHours, logger: logger.child({ component: 'reports' }) }).job(),
@@ -532,9 +559,12 @@ export class Junction {
       await this.#tcp?.close();
       // Failures counted but not yet summarised would otherwise be lost with the process.
       await this.#failedClientLogins?.flushAll();
+      await this.#refusedNodes?.flushAll();
       if (this.#audit !== undefined) {
         await this.#audit.record(applicationActivityEvent('stop', this.#options.config.auditEvents.auditSourceID));
       }
+      // After the stop event, which it records.
+      await this.audits.close();
       await this.transactions.close();
       await this.bodies.close();
       await this.store.close();

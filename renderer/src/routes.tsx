@@ -12,6 +12,7 @@ import { contactsRoutes } from './pages/contacts/routes';
 import { notificationsRoutes } from './pages/notifications/routes';
 import { mediatorsRoutes } from './pages/mediators/routes';
 import { tasksRoutes } from './pages/tasks/routes';
+import { auditsRoutes } from './pages/audits/routes';
 import { aboutRoutes } from './pages/about/routes';
 
 export const appRoutes: RouteObject[] = [
@@ -29,6 +30,7 @@ export const appRoutes: RouteObject[] = [
       ...notificationsRoutes,
       ...mediatorsRoutes,
       ...tasksRoutes,
+      ...auditsRoutes,
       ...aboutRoutes,
       { path: '*', element: <NotFoundPage /> },
     ],

@@ -36,6 +36,8 @@ import { metricsRoutes } from './routes/metrics.js';
 import type { MetricsRoutesDeps } from './routes/metrics.js';
 import type { MediatorRoutesDeps } from './routes/mediators.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { auditRoutes } from './routes/audits.js';
+import type { AuditRoutesDeps } from './routes/audits.js';
 import type { NotificationRoutesDeps } from './routes/notifications.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole } from './console.js';
@@ -70,6 +72,7 @@ export type ApiDeps = AuthHookOptions &
   LiveFeedDeps &
   TaskRoutesDeps &
   NotificationRoutesDeps &
+  AuditRoutesDeps &
   Omit<MetricsRoutesDeps, 'channels'>;
 
 /** Longest path parameter the router accepts; longer ones get 414 PATH_PARAMETER_TOO_LONG. */
@@ -162,6 +165,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(mediatorRoutes(deps));
   await app.register(notificationRoutes(deps));
   await app.register(metricsRoutes({ ...deps, channels }));
+  await app.register(auditRoutes(deps));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, options.liveFeed).attach(app);
   return app;

@@ -4,8 +4,8 @@
  */
 import type { Logger } from 'pino';
 import type { AuditSink, NewAudit } from '../storage/audits.js';
-import { failedLoginSummaryEvent, userLoginEvent } from './events.js';
-import type { FailedLoginSummary, LoginAttempt } from './events.js';
+import { auditLogUsedEvent, failedLoginSummaryEvent, mediatorRegistrationEvent, nodeAuthenticationEvent, userLoginEvent } from './events.js';
+import type { AuditLogRead, FailedLoginSummary, LoginAttempt, MediatorRegistration, NodeRefusal } from './events.js';
 
 export class AuditRecorder {
   readonly #audits: AuditSink;
@@ -35,5 +35,20 @@ export class AuditRecorder {
   /** Records many failed authentications of one identity from one address as one event. */
   failedLoginSummary(summary: Omit<FailedLoginSummary, 'auditSourceID'>): Promise<void> {
     return this.record(failedLoginSummaryEvent({ ...summary, auditSourceID: this.#auditSourceID }));
+  }
+
+  /** Records clients refused on a transaction port from one address (one, or a window of them counted). */
+  nodeAuthentication(refusal: Omit<NodeRefusal, 'auditSourceID'>): Promise<void> {
+    return this.record(nodeAuthenticationEvent({ ...refusal, auditSourceID: this.#auditSourceID }));
+  }
+
+  /** Records a mediator's registration as its Application Start. */
+  mediatorRegistered(registration: Omit<MediatorRegistration, 'auditSourceID'>): Promise<void> {
+    return this.record(mediatorRegistrationEvent({ ...registration, auditSourceID: this.#auditSourceID }));
+  }
+
+  /** Records one request's read of the audit log. */
+  auditLogUsed(read: Omit<AuditLogRead, 'auditSourceID'>): Promise<void> {
+    return this.record(auditLogUsedEvent({ ...read, auditSourceID: this.#auditSourceID }));
   }
 }

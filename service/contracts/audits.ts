@@ -95,3 +95,6 @@ export interface AuditFilterOptions {
  * `simpledetails` and `full` answer whole records.
  */
 export type AuditRepresentation = 'default' | 'simpledetails' | 'full';
+
+/** An audit in `GET /audits`'s default representation: the participants and the raw message left out. */
+export type AuditSummary = Omit<Audit, 'activeParticipant' | 'participantObjectIdentification' | 'rawMessage'>;

@@ -11,6 +11,7 @@ import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import type { AuditRecorder } from '../audit/recorder.js';
+import type { RefusedNodeAudit } from '../audit/refused-nodes.js';
 import { dayOf } from '../storage/bodies/body-files.js';
 import type { BodyFiles, BodyRef } from '../storage/bodies/body-files.js';
 import type { ChannelRecord } from '../storage/records.js';
@@ -62,6 +63,8 @@ export interface PipelineDeps {
   limits: PipelineLimits;
   /** Senders of `mllp` and `tcp` routes, which HTTP channels may use too. */
   sockets?: SocketRoutes;
+  /** Where clients refused on a channel are audited (node authentication, in per-address summaries). */
+  refusedNodes?: Pick<RefusedNodeAudit, 'refused'>;
 }
 
 /** How far one transaction got, so that a failure anywhere finishes it exactly once. */
@@ -146,6 +149,7 @@ export class Pipeline {
     try {
       authoriseRequest(ctx, channel);
     } catch (err) {
+      if (err instanceof AppError) await this.#deps.refusedNodes?.refused({ address: ctx.clientIp, channel: channel.name, reason: err.message });
       if (ctx.client === null && challenge !== undefined && err instanceof AppError) {
         throw new AppError(err.code, err.message, null, { headers: challenge });
       }

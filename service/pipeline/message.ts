@@ -17,6 +17,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
+import type { RefusedNodeAudit } from '../audit/refused-nodes.js';
 import { AppError } from '../errors.js';
 import { authorise } from '../domain/channel-match.js';
 import { ackBytes, negativeAck, positiveAck, readHeader, statusOfReply, UNKNOWN_SENDER, wrongAcknowledgement } from '../domain/hl7.js';
@@ -66,6 +67,8 @@ export interface MessagePipelineDeps {
   logger: Logger;
   newId: TransactionIdFactory;
   limits: MessageLimits;
+  /** Where senders refused on a channel are audited (node authentication, in per-address summaries). */
+  refusedNodes?: Pick<RefusedNodeAudit, 'refused'>;
 }
 
 /** One message on its way through steps 2–4: from a connection, or replayed. */
@@ -170,12 +173,18 @@ export class MessagePipeline implements MessageHandler {
     if (result.outcome === 'refused') throw new AppError('CLIENT_UNAUTHENTICATED', `the client certificate was refused: ${result.reason}`);
     const client = result.outcome === 'authenticated' ? result.client : null;
     if (channel.requireClientCertificate === true && client === null) {
-      throw new AppError('CLIENT_UNAUTHENTICATED', `channel ${channel.name} requires a client certificate registered to a client`);
+      throw await this.#refusedNode(inbound, new AppError('CLIENT_UNAUTHENTICATED', `channel ${channel.name} requires a client certificate registered to a client`));
     }
     if (!authorise(channel, client === null ? null : { clientID: client.clientID, roles: client.roles }, peer.address)) {
-      throw new AppError('CLIENT_NOT_AUTHORISED', `${client === null ? `address ${peer.address}` : `client ${client.clientID}`} may not use channel ${channel.name}`);
+      throw await this.#refusedNode(inbound, new AppError('CLIENT_NOT_AUTHORISED', `${client === null ? `address ${peer.address}` : `client ${client.clientID}`} may not use channel ${channel.name}`));
     }
     return client;
+  }
+
+  /** Audits a sender refused on the channel (node authentication) and gives back the refusal to throw. */
+  async #refusedNode(inbound: InboundMessage, refusal: AppError): Promise<AppError> {
+    await this.#deps.refusedNodes?.refused({ address: inbound.peer.address, channel: inbound.channel.name, reason: refusal.message });
+    return refusal;
   }
 
   /** A negative ACK for the sender; null when the message is not HL7 and the sender did not frame it as MLLP. */

@@ -73,8 +73,12 @@ export interface AuditCodesSeen {
 }
 
 export interface AuditLog {
+  /** Opens (or creates) the log's files; safe to call twice. */
+  open(): Promise<void>;
   /** Stores one audit and returns it with its id (24 hex digits, as OpenHIM's ids). Resolves once it is durable. */
   add(audit: NewAudit): Promise<AuditRecord>;
+  /** Stores an audit under the id it already has (an import); false when an audit with that id is already stored. */
+  restore(audit: AuditRecord): Promise<boolean>;
   get(id: string): Promise<AuditRecord | null>;
   /** Matching audits, newest `eventDateTime` first (ties by id, newest first). */
   page(filter: AuditFilter, options: AuditPageOptions): Promise<AuditRecord[]>;

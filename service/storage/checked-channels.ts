@@ -13,7 +13,6 @@ export function withCheckedChannels(store: Store, onChange: () => void): Store {
   return {
     users: store.users,
     sessions: store.sessions,
-    audits: store.audits,
     channels: observeCollection(uniqueLiveChannelNames(store.channels), onChange),
     channelAudits: store.channelAudits,
     clients: store.clients,

@@ -8,7 +8,6 @@ import type { CollectionSpec } from './store.js';
 export const collectionSpecs = {
   users: { name: 'users', unique: ['email'], indexed: [] },
   sessions: { name: 'sessions', unique: ['tokenHash'], indexed: ['userId', 'expiresAt'] },
-  audits: { name: 'audits', unique: [], indexed: ['eventIdentification.eventDateTime'] },
   // Names are unique among live channels only (a deleted one frees its name): storage/live-channel-names.ts checks it.
   channels: { name: 'channels', unique: [], indexed: ['status', 'name'] },
   // The change history of channels (GET /channels/:id/audits), read by channel, newest first.

@@ -6,11 +6,12 @@
  *   `Store` (NeDB in the embedded default);
  * - the transaction log (`TransactionLog` in transactions.ts): a time series with its own queries (newest first,
  *   filtered, streamed) and retention by whole days (SQLite in the embedded default). Bodies are kept beside it
- *   (storage/bodies/).
+ *   (storage/bodies/);
+ * - the audit log (`AuditLog` in audits.ts): the ATNA repository's records, another time series (SQLite too).
  *
  * The query language is deliberately small so that every engine (NeDB, PostgreSQL) can honour it exactly.
  */
-import type { AuditRecord, ChannelAuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, StoredDoc, UserRecord } from './records.js';
+import type { ChannelAuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, StoredDoc, UserRecord } from './records.js';
 import type { AutoRetryRecord, ContactGroupRecord, JobStateRecord, NotificationRecord, TaskRecord, TaskTransactionRecord } from './records.js';
 
 export type Scalar = string | number | boolean | Date | null;
@@ -94,7 +95,6 @@ export interface StoreHealth {
 export interface Store {
   readonly users: Collection<UserRecord>;
   readonly sessions: Collection<SessionRecord>;
-  readonly audits: Collection<AuditRecord>;
   readonly channels: Collection<ChannelRecord>;
   /** Every create, update and delete of a channel, as JSON Patch operations. */
   readonly channelAudits: Collection<ChannelAuditRecord>;

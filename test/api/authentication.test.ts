@@ -6,7 +6,7 @@ import type { TestJunction } from '../helpers/junction.js';
 const sha512 = (text: string) => createHash('sha512').update(text).digest('hex');
 
 async function loginEvents(t: TestJunction) {
-  const audits = await t.junction.store.audits.find({ 'eventIdentification.eventID.code': '110114' });
+  const audits = await t.junction.audits.page({ codes: [{ field: 'eventID', code: '110114' }] }, { skip: 0, limit: 10_000 });
   return audits.map((a) => ({
     user: a.activeParticipant[0]?.userID,
     outcome: a.eventIdentification.eventOutcomeIndicator,

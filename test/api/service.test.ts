@@ -70,8 +70,8 @@ describe('service endpoints', () => {
     expect((await t.inject('/me')).status).toBe(404);
   });
 
-  it('records application start in the audit collection', async () => {
-    const starts = await t.junction.store.audits.find({ 'eventIdentification.eventTypeCode.code': '110120' });
+  it('records application start in the audit log', async () => {
+    const starts = await t.junction.audits.page({ codes: [{ field: 'eventTypeCode', code: '110120' }] }, { skip: 0, limit: 10_000 });
     expect(starts).toHaveLength(1);
   });
 

@@ -5,6 +5,7 @@
  */
 import { request } from 'node:http';
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { basic, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
@@ -12,6 +13,8 @@ import type { TestJunction } from '../helpers/junction.js';
 import { httpUpstream } from '../helpers/upstream.js';
 import type { Upstream } from '../helpers/upstream.js';
 import { createNedbStore } from '../../service/storage/nedb/index.js';
+import { createSqliteAuditLog } from '../../service/storage/sqlite/audit-log.js';
+import type { NewAudit } from '../../service/storage/audits.js';
 import type { Collection, Store } from '../../service/storage/store.js';
 import type { AuditRecord, ClientRecord } from '../../service/storage/records.js';
 import { hashPassword } from '../../service/accounts/passwords.js';
@@ -63,7 +66,7 @@ describe('throttling failed client authentication on the HTTP transaction port',
 
   /** Failed-login audits about one identity from one address, single ones and summaries apart. */
   async function auditsOf(userID: string, address: string): Promise<{ single: AuditRecord[]; summaries: AuditRecord[] }> {
-    const all = await t.junction.store.audits.find({ 'eventIdentification.eventID.code': '110114', 'eventIdentification.eventOutcomeIndicator': '4' });
+    const all = await t.junction.audits.page({ codes: [{ field: 'eventID', code: '110114' }], eventOutcomeIndicator: '4' }, { skip: 0, limit: 10_000 });
     const mine = all.filter((a) => a.activeParticipant[0]?.userID === userID && a.activeParticipant[0].networkAccessPointID === address);
     return { single: mine.filter((a) => detail(a, 'attempts') === undefined), summaries: mine.filter((a) => detail(a, 'attempts') !== undefined) };
   }
@@ -164,15 +167,15 @@ describe('throttling failed client authentication on the HTTP transaction port',
   it('writes the summaries still open when Junction stops', async () => {
     for (let i = 0; i < 3; i++) expect((await call('127.0.0.10', lab(`late-${i}`))).status).toBe(401);
     await t.stop();
-    const store = createNedbStore({ dataDir: t.dataDir, logger: pino({ level: 'silent' }) });
-    await store.open();
+    const audits = createSqliteAuditLog({ file: join(t.dataDir, 'audits.sqlite'), logger: pino({ level: 'silent' }) });
+    await audits.open();
     try {
-      const all = await store.audits.find({ 'eventIdentification.eventID.code': '110114' });
+      const all = await audits.page({ codes: [{ field: 'eventID', code: '110114' }] }, { skip: 0, limit: 10_000 });
       const late = all.filter((a) => a.activeParticipant[0]?.networkAccessPointID === '127.0.0.10');
       expect(late).toHaveLength(2);
       expect(late.map((a) => detail(a, 'attempts')).filter((n) => n !== undefined)).toEqual(['2']);
     } finally {
-      await store.close();
+      await audits.close();
     }
   });
 });
@@ -180,6 +183,8 @@ describe('throttling failed client authentication on the HTTP transaction port',
 describe('a throttled attempt costs no lookup and no password hash', () => {
   let dir: string;
   let store: Store;
+  /** What the recorder under test wrote. */
+  const stored: NewAudit[] = [];
   const settings: ClientAuthSettings = {
     enableMutualTLSAuthentication: true,
     enableBasicAuthentication: true,
@@ -214,7 +219,7 @@ describe('a throttled attempt costs no lookup and no password hash', () => {
         return Reflect.get(target, property, receiver) as unknown;
       },
     });
-    const audit = new AuditRecorder({ audits: { add: (audit) => store.audits.insert(audit) }, logger: pino({ level: 'silent' }), auditSourceID: 'test' });
+    const audit = new AuditRecorder({ audits: { add: async (added) => stored.push(added) }, logger: pino({ level: 'silent' }), auditSourceID: 'test' });
     const guard = {
       throttle: new FailureThrottle({ maxFailuresPerIdentityAndAddress: 2, maxFailuresPerIdentity: 10, maxFailuresPerAddress: 10, windowSeconds: 60 }),
       failures: new FailedLoginAudit({ audit, windowSeconds: 60 }),
@@ -224,12 +229,12 @@ describe('a throttled attempt costs no lookup and no password hash', () => {
     expect(await auth.authenticate(wrong)).toMatchObject({ outcome: 'refused' });
     expect(await auth.authenticate({ ...wrong, authorization: basic('lab', 'nope-2') })).toMatchObject({ outcome: 'refused' });
     expect(lookups).toBe(2);
-    const auditsBefore = (await store.audits.find({})).length;
+    const auditsBefore = stored.length;
     for (let i = 0; i < 50; i++) {
       expect(await auth.authenticate({ ...wrong, authorization: basic('lab', `nope-${i + 3}`) })).toMatchObject({ outcome: 'throttled', claimed: 'lab' });
     }
     expect(lookups).toBe(2);
-    expect((await store.audits.find({})).length).toBe(auditsBefore);
+    expect(stored.length).toBe(auditsBefore);
     // Another address is not held back.
     expect(await auth.authenticate({ authorization: basic('lab', 'lab-password-1'), address: '10.1.1.2' })).toMatchObject({ outcome: 'authenticated' });
   });

@@ -159,7 +159,7 @@ describe('the HTTP transaction pipeline, against real upstream servers', () => {
     expect(await wrong.json()).toMatchObject({ error: { code: 'CLIENT_UNAUTHENTICATED' } });
     // The client's credentials were not passed downstream.
     expect(seen.echo?.at(-1)?.headers.authorization).toBeUndefined();
-    const audits = await t.junction.store.audits.find({ 'activeParticipant.userID': 'lab', 'eventIdentification.eventOutcomeIndicator': '4' });
+    const audits = await t.junction.audits.page({ userID: 'lab', eventOutcomeIndicator: '4' }, { skip: 0, limit: 10_000 });
     expect(audits.length).toBeGreaterThan(0);
   });
 

@@ -2,6 +2,8 @@ import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Agent, fetch } from 'undici';
+import { pino } from 'pino';
+import { createSqliteAuditLog } from '../../service/storage/sqlite/audit-log.js';
 import { startJunction, tempDir } from '../helpers/junction.js';
 import { httpUpstream } from '../helpers/upstream.js';
 import { loopbackListeners, runService } from '../helpers/process.js';
@@ -37,8 +39,14 @@ describe('the service process', () => {
     const messages = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
     expect(messages).toContain('Junction is ready');
     expect(messages).toContain('Junction stopped');
-    // The stop was audited before the store closed.
-    expect(await readFile(join(dataDir, 'audits.db'), 'utf8')).toContain('110121');
+    // The stop was audited before the audit log closed.
+    const audits = createSqliteAuditLog({ file: join(dataDir, 'audits.sqlite'), logger: pino({ level: 'silent' }) });
+    await audits.open();
+    try {
+      expect(await audits.page({ codes: [{ field: 'eventTypeCode', code: '110121' }] }, { skip: 0, limit: 10 })).toHaveLength(1);
+    } finally {
+      await audits.close();
+    }
   });
 
   it('reads a --config file and lets JUNCTION_* variables override it', async () => {

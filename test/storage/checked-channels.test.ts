@@ -52,7 +52,7 @@ describe('withCheckedChannels', () => {
   });
 
   it("leaves the engine's other collections and its lifecycle as they are", () => {
-    for (const name of ['users', 'sessions', 'audits', 'clients', 'mediators', 'tasks', 'taskTransactions', 'autoRetries'] as const) {
+    for (const name of ['users', 'sessions', 'clients', 'mediators', 'tasks', 'taskTransactions', 'autoRetries'] as const) {
       expect(store[name], name).toBe(engine[name]);
     }
     expect(store.channels).not.toBe(engine.channels);

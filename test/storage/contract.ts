@@ -6,7 +6,7 @@
  * `OpenStoreFixture` below.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditRecord, SessionRecord, UserRecord } from '../../service/storage/records.js';
+import type { ChannelAuditRecord, SessionRecord, UserRecord } from '../../service/storage/records.js';
 import { StoreError, UniqueConstraintError } from '../../service/storage/store.js';
 import type { Collection, Filter, FindOptions, NewDoc, Store } from '../../service/storage/store.js';
 
@@ -58,17 +58,13 @@ function newSession(overrides: Partial<NewDoc<SessionRecord>> = {}): NewDoc<Sess
   };
 }
 
-function newAudit(when: Date, userIDs: string[]): NewDoc<AuditRecord> {
+/** A channel change record: a document with a date and an array of sub-documents (one op per changed path). */
+function newChannelAudit(when: Date, paths: string[]): NewDoc<ChannelAuditRecord> {
   return {
-    eventIdentification: {
-      eventDateTime: when,
-      eventOutcomeIndicator: '0',
-      eventActionCode: 'E',
-      eventID: { code: '110114', displayName: 'UserAuthenticated', codeSystemName: 'DCM' },
-    },
-    activeParticipant: userIDs.map((userID) => ({ userID, userIsRequestor: 'true' })),
-    auditSourceIdentification: { auditSourceID: 'junction' },
-    participantObjectIdentification: [{ participantObjectID: 'object-1' }],
+    ref: 'channel-1',
+    ops: paths.map((path) => ({ op: 'replace', path, value: 1 })),
+    date: when,
+    updatedBy: { name: 'root' },
   };
 }
 
@@ -188,7 +184,7 @@ export function describeStoreContract(label: string, open: OpenStoreFixture): vo
         const { alice, bob, carol } = await insertPeople();
         await store.users.updateById(alice._id, { set: { firstname: 'Alicia', updatedAt: day('2024-06-01') }, unset: ['msisdn'] });
         await store.users.removeById(bob._id);
-        await store.audits.insert(newAudit(day('2024-05-05'), ['alice']));
+        await store.channelAudits.insert(newChannelAudit(day('2024-05-05'), ['/name']));
 
         await reopen();
 
@@ -199,9 +195,9 @@ export function describeStoreContract(label: string, open: OpenStoreFixture): vo
         expect(reloaded && 'msisdn' in reloaded).toBe(false);
         expect(reloaded?.createdAt).toBeInstanceOf(Date);
         expect(await store.users.findById(carol._id)).toEqual(carol);
-        const [audit] = await store.audits.find({});
-        expect(audit?.eventIdentification.eventDateTime).toBeInstanceOf(Date);
-        expect(audit?.eventIdentification.eventDateTime.getTime()).toBe(day('2024-05-05').getTime());
+        const [change] = await store.channelAudits.find({});
+        expect(change?.date).toBeInstanceOf(Date);
+        expect(change?.date.getTime()).toBe(day('2024-05-05').getTime());
       });
 
       it('still enforces unique fields and serves queries after reopening', async () => {
@@ -289,11 +285,11 @@ export function describeStoreContract(label: string, open: OpenStoreFixture): vo
       it('follows dotted paths, into arrays of sub-documents too', async () => {
         await insertPeople();
         expect(await names({ 'settings.list.pageSize': 20 })).toEqual(['Bob']);
-        await store.audits.insert(newAudit(day('2024-05-01'), ['alice', 'bob']));
-        await store.audits.insert(newAudit(day('2024-05-02'), ['carol']));
-        expect(await store.audits.count({ 'activeParticipant.userID': 'bob' })).toBe(1);
-        expect(await store.audits.count({ 'activeParticipant.userID': { $in: ['carol', 'alice'] } })).toBe(2);
-        expect(await store.audits.count({ 'eventIdentification.eventDateTime': { $gte: day('2024-05-02') } })).toBe(1);
+        await store.channelAudits.insert(newChannelAudit(day('2024-05-01'), ['/name', '/urlPattern']));
+        await store.channelAudits.insert(newChannelAudit(day('2024-05-02'), ['/status']));
+        expect(await store.channelAudits.count({ 'ops.path': '/urlPattern' })).toBe(1);
+        expect(await store.channelAudits.count({ 'ops.path': { $in: ['/status', '/name'] } })).toBe(2);
+        expect(await store.channelAudits.count({ 'updatedBy.name': 'root', date: { $gte: day('2024-05-02') } })).toBe(1);
       });
 
       it('supports $in and $nin, on scalar and array fields', async () => {
@@ -514,10 +510,10 @@ export function describeStoreContract(label: string, open: OpenStoreFixture): vo
           expect(found?.createdAt).toBeInstanceOf(Date);
           expect(found?.createdAt.getTime()).toBe(createdAt.getTime());
         }
-        const audit = await store.audits.insert(newAudit(createdAt, ['x']));
-        const found = await store.audits.findById(audit._id);
-        expect(found?.eventIdentification.eventDateTime).toBeInstanceOf(Date);
-        expect(found?.eventIdentification.eventDateTime.getTime()).toBe(createdAt.getTime());
+        const change = await store.channelAudits.insert(newChannelAudit(createdAt, ['/x']));
+        const found = await store.channelAudits.findById(change._id);
+        expect(found?.date).toBeInstanceOf(Date);
+        expect(found?.date.getTime()).toBe(createdAt.getTime());
       });
     });
 
@@ -619,10 +615,10 @@ export function describeStoreContract(label: string, open: OpenStoreFixture): vo
         await insertPeople();
         await store.sessions.insert(newSession());
         expect(await store.sessions.count({})).toBe(1);
-        expect(await store.audits.count({})).toBe(0);
+        expect(await store.channelAudits.count({})).toBe(0);
         expect(store.users.name).toBe('users');
         expect(store.sessions.name).toBe('sessions');
-        expect(store.audits.name).toBe('audits');
+        expect(store.channelAudits.name).toBe('channelAudits');
         const sessions: Collection<SessionRecord> = store.sessions;
         expect(await sessions.find({ expiresAt: { $gt: day('2024-05-01') } })).toHaveLength(1);
       });

@@ -24,6 +24,7 @@ const NAV: NavItem[] = [
   { to: '/notifications', label: 'Alerts and messages', adminOnly: true },
   { to: '/mediators', label: 'Mediators', adminOnly: true },
   { to: '/tasks', label: 'Tasks' },
+  { to: '/audits', label: 'Audit log', adminOnly: true },
   { to: '/about', label: 'About' },
 ];
 

@@ -12,6 +12,7 @@ import { authorOf } from '../../accounts/users.js';
 import type { RegistrationDoc } from '../../domain/mediator-registration.js';
 import type { MediatorRecord } from '../../storage/records.js';
 import type { MediatorRegistry } from '../../mediators/registry.js';
+import type { AuditRecorder } from '../../audit/recorder.js';
 import { requireAdmin } from '../guards.js';
 import { publicChannel } from '../views/channels.js';
 import { publicMediator } from '../views/mediators.js';
@@ -21,6 +22,8 @@ import { ConfigBody, HeartbeatBody, InstallChannelsBody, MEDIATOR_READ_ONLY_FIEL
 
 export interface MediatorRoutesDeps {
   mediators: MediatorRegistry;
+  /** Where a registration is audited (Application Start with the mediator as the application, as OpenHIM does). */
+  audit: AuditRecorder;
 }
 
 // Admin work, as in OpenHIM: a mediator authenticates as an admin API user, and its configuration may hold credentials.
@@ -53,8 +56,10 @@ export function mediatorRoutes(deps: MediatorRoutesDeps): FastifyPluginAsyncType
         preValidation: async (request) => castRegistrationValues(request.body),
       },
       async (request, reply) => {
-        const by = authorOf(requireAdmin(request, WORK));
-        const { mediator } = await mediators.register(registrationOf(request.body), by);
+        const user = requireAdmin(request, WORK);
+        const { mediator } = await mediators.register(registrationOf(request.body), authorOf(user));
+        const host = mediator.endpoints[0]?.host;
+        await deps.audit.mediatorRegistered({ name: mediator.name, urn: mediator.urn, version: mediator.version, by: user.email, ...(host === undefined ? {} : { host }) });
         return reply.code(201).send(view(mediator));
       },
     );

@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { collectionSpecs } from '../collection-specs.js';
-import type { AuditRecord, ChannelAuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, UserRecord } from '../records.js';
+import type { ChannelAuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, UserRecord } from '../records.js';
 import type { AutoRetryRecord, ContactGroupRecord, JobStateRecord, NotificationRecord, TaskRecord, TaskTransactionRecord } from '../records.js';
 import { StoreError, StoreOpenError } from '../store.js';
 import type { Collection, CollectionSpec, Store, StoreHealth, StoreState } from '../store.js';
@@ -31,7 +31,6 @@ export function createNedbStore(options: NedbStoreOptions): Store {
 class NedbStore implements Store, CollectionContext {
   readonly users: Collection<UserRecord>;
   readonly sessions: Collection<SessionRecord>;
-  readonly audits: Collection<AuditRecord>;
   readonly channels: Collection<ChannelRecord>;
   readonly channelAudits: Collection<ChannelAuditRecord>;
   readonly clients: Collection<ClientRecord>;
@@ -62,7 +61,6 @@ class NedbStore implements Store, CollectionContext {
     this.compactionIntervalMs = options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
     this.users = new NedbCollection<UserRecord>(collectionSpecs.users, this);
     this.sessions = new NedbCollection<SessionRecord>(collectionSpecs.sessions, this);
-    this.audits = new NedbCollection<AuditRecord>(collectionSpecs.audits, this);
     this.channels = new NedbCollection<ChannelRecord>(collectionSpecs.channels, this);
     this.channelAudits = new NedbCollection<ChannelAuditRecord>(collectionSpecs.channelAudits, this);
     this.clients = new NedbCollection<ClientRecord>(collectionSpecs.clients, this);

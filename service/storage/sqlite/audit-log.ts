@@ -1,0 +1,440 @@
+/**
+ * The audit log on SQLite (better-sqlite3), built like the transaction log: one WAL database file, writes group
+ * committed (group-commit.ts), checkpoints in a worker (checkpointer.ts). A row per audit holds the event's filter
+ * fields as indexed columns and the record as JSON; a term table holds the participants' and objects' values (one
+ * row per distinct value, keyed by value then time) so a page of one user's or one patient's audits reads an index;
+ * a small code table, written in the same commit as each audit that brings a new code, answers `codesSeen()`.
+ *
+ * Every read is a short indexed statement, or runs in windows that yield to the event loop between them (filters
+ * SQL cannot check, streams, retention), so no export or scan of millions of audits holds the service for long.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Database as SqliteDatabase, Statement, Transaction } from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { StoreError, StoreOpenError, UniqueConstraintError } from '../store.js';
+import { newObjectId } from '../object-ids.js';
+import type { AuditCodesSeen, AuditFilter, AuditLog, AuditPageOptions, AuditRecord, NewAudit } from '../audits.js';
+import type { AuditCode } from '../../contracts/audits.js';
+import { Checkpointer, closeWithCheckpoint } from './checkpointer.js';
+import { GroupCommit } from './group-commit.js';
+import { auditRows, decodeAudit } from './audit-rows.js';
+import type { AuditRows, CodeKind } from './audit-rows.js';
+import { auditQuery, auditSelect as select } from './audit-query.js';
+import type { AuditQuery } from './audit-query.js';
+import type { SqlValue } from './where.js';
+
+const COLLECTION = 'audits';
+/** Rows read per statement by a stream, and most rows one statement examines for a filter SQL cannot check. */
+const STREAM_BATCH = 500;
+/** As the transaction log's SCAN_WINDOW: decoding 2,000 records keeps each pause of the event loop near 30 ms. */
+const SCAN_WINDOW = 2000;
+/** Free pages given back to the file system after each retention batch (bounded, so each batch stays short). */
+const VACUUM_PAGES = 1000;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS audits (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  ts INTEGER NOT NULL,
+  event_id TEXT,
+  event_type TEXT,
+  outcome TEXT,
+  action TEXT,
+  source TEXT,
+  doc TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_time ON audits (ts, id);
+CREATE INDEX IF NOT EXISTS audit_event_id ON audits (event_id, ts, id);
+CREATE INDEX IF NOT EXISTS audit_event_type ON audits (event_type, ts, id);
+CREATE INDEX IF NOT EXISTS audit_outcome ON audits (outcome, ts, id);
+CREATE INDEX IF NOT EXISTS audit_action ON audits (action, ts, id);
+CREATE INDEX IF NOT EXISTS audit_source ON audits (source, ts, id);
+CREATE TABLE IF NOT EXISTS audit_terms (
+  kind INTEGER NOT NULL,
+  value TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  PRIMARY KEY (kind, value, ts, id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS audit_terms_time ON audit_terms (ts, id);
+CREATE TABLE IF NOT EXISTS audit_codes (
+  seq INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  code TEXT NOT NULL,
+  code_system_name TEXT,
+  display_name TEXT,
+  UNIQUE (kind, code)
+);
+`;
+
+interface Row {
+  id: string;
+  ts: number;
+  doc: string;
+}
+
+interface CodeRowStored {
+  kind: CodeKind;
+  code: string;
+  code_system_name: string | null;
+  display_name: string | null;
+}
+
+interface Statements {
+  insert: Statement;
+  insertIfNew: Statement;
+  term: Statement;
+  code: Statement;
+  get: Statement<[string], Row>;
+  codes: Statement<[], CodeRowStored>;
+  /** The `limit`th oldest audit before a time: the last one a retention batch deletes. */
+  dropEdge: Statement<[number, number], { ts: number; id: string }>;
+  dropTermsUpTo: Statement<[number, number, string]>;
+  dropUpTo: Statement<[number, number, string]>;
+  dropTermsBefore: Statement<[number]>;
+  dropBefore: Statement<[number]>;
+}
+
+export interface SqliteAuditLogOptions {
+  /** The database file; its folder is created (mode 0700) when missing. */
+  file: string;
+  logger: Logger;
+  /** How often the background worker checkpoints the write-ahead log; default 1000 ms. */
+  checkpointIntervalMs?: number;
+  /** Most rows one statement examines for a filter SQL cannot check; default SCAN_WINDOW (tests use a small one). */
+  scanWindowRows?: number;
+  /** The clock of new ids (the time an audit was stored, as OpenHIM's ObjectIds); tests pass their own. */
+  now?: () => number;
+}
+
+/** Creates the SQLite audit log; nothing touches the disk until `open()`. */
+export function createSqliteAuditLog(options: SqliteAuditLogOptions): AuditLog {
+  return new SqliteAuditLog(options.file, options.logger, options.checkpointIntervalMs ?? 1000, options.scanWindowRows ?? SCAN_WINDOW, options.now ?? Date.now);
+}
+
+class SqliteAuditLog implements AuditLog {
+  #db: SqliteDatabase | null = null;
+  #statements: Statements | null = null;
+  /** One audit's rows written as a savepoint, so a failing term or code undoes its audit alone. */
+  #store: Transaction<(rows: AuditRows, ifNew: boolean) => boolean> | null = null;
+  /** `kind code` of the codes already in audit_codes, so an audit writes that table only for a code's first use. */
+  #knownCodes = new Set<string>();
+  #opening: Promise<void> | null = null;
+  #checkpointer: Checkpointer | null = null;
+  readonly #commits = new GroupCommit(
+    () => this.#db,
+    // Nothing of the failed batch is stored, so the codes it brought are not either.
+    () => this.#loadKnownCodes(),
+  );
+
+  constructor(
+    private readonly file: string,
+    private readonly logger: Logger,
+    private readonly checkpointIntervalMs: number,
+    private readonly scanWindow: number,
+    private readonly now: () => number,
+  ) {}
+
+  open(): Promise<void> {
+    this.#opening ??= this.#load().catch((err: unknown) => {
+      this.#opening = null;
+      throw err;
+    });
+    return this.#opening;
+  }
+
+  /** Commits what is queued, checkpoints the write-ahead log and closes the file. Safe to call twice. */
+  async close(): Promise<void> {
+    this.#commits.flush();
+    const db = this.#db;
+    const checkpointer = this.#checkpointer;
+    this.#db = null;
+    this.#statements = null;
+    this.#store = null;
+    this.#opening = null;
+    this.#checkpointer = null;
+    await closeWithCheckpoint(db, checkpointer, this.logger, 'audit log');
+  }
+
+  add(audit: NewAudit): Promise<AuditRecord> {
+    let record: AuditRecord;
+    let rows: AuditRows;
+    try {
+      record = { ...audit, _id: newObjectId(new Date(this.now())) };
+      rows = checkedRows(record);
+    } catch (err) {
+      return Promise.reject(toStoreError('add', err));
+    }
+    return this.#write('add', (store) => {
+      // 64 random bits make a clash all but impossible; should one happen, the audit takes another id.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          store(rows, false);
+          return record;
+        } catch (err) {
+          if (attempt >= 2 || !isUniqueClash(err)) throw err;
+          record._id = newObjectId(new Date(this.now()));
+          rows.columns.id = record._id;
+        }
+      }
+    });
+  }
+
+  restore(audit: AuditRecord): Promise<boolean> {
+    let rows: AuditRows;
+    try {
+      if (typeof audit._id !== 'string' || audit._id === '') throw new StoreError(`${COLLECTION}: an audit to restore needs its _id`);
+      rows = checkedRows(audit);
+    } catch (err) {
+      return Promise.reject(toStoreError('restore', err));
+    }
+    return this.#write('restore', (store) => store(rows, true));
+  }
+
+  get(id: string): Promise<AuditRecord | null> {
+    return this.#run('get', (s) => {
+      if (typeof id !== 'string') return null;
+      const row = s.get.get(id);
+      return row === undefined ? null : decodeAudit(row.id, row.ts, row.doc);
+    });
+  }
+
+  async page(filter: AuditFilter, options: AuditPageOptions): Promise<AuditRecord[]> {
+    const { skip, limit } = pageBounds(options);
+    const query = this.#query('page', filter);
+    if (query.check === null) {
+      return this.#run('page', (_s, db) =>
+        db
+          .prepare<SqlValue[], Row>(`${select(query)} LIMIT ? OFFSET ?`)
+          .all(...query.fromParams, ...query.params, limit, skip)
+          .map((row) => decodeAudit(row.id, row.ts, row.doc)),
+      );
+    }
+    const page: AuditRecord[] = [];
+    let skipped = 0;
+    for await (const record of this.#matching(query, Math.min(this.scanWindow, 250), this.scanWindow)) {
+      if (skipped < skip) {
+        skipped++;
+        continue;
+      }
+      page.push(record);
+      if (page.length === limit) break;
+    }
+    return page;
+  }
+
+  async *stream(filter: AuditFilter): AsyncIterable<AuditRecord> {
+    const query = this.#query('stream', filter);
+    const size = query.check === null ? STREAM_BATCH : this.scanWindow;
+    yield* this.#matching(query, Math.min(size, STREAM_BATCH), size);
+  }
+
+  codesSeen(): Promise<AuditCodesSeen> {
+    return this.#run('codesSeen', (s) => {
+      const seen: AuditCodesSeen = { eventType: [], eventID: [], activeParticipantRoleID: [], participantObjectIDTypeCode: [], auditSourceID: [] };
+      for (const row of s.codes.all()) {
+        if (row.kind === 'auditSourceID') seen.auditSourceID.push(row.code);
+        else seen[row.kind].push(toCode(row));
+      }
+      return seen;
+    });
+  }
+
+  dropBefore(cutoff: Date, limit: number): Promise<number> {
+    if (!(cutoff instanceof Date) || Number.isNaN(cutoff.getTime())) return Promise.reject(new StoreError(`${COLLECTION}: dropBefore needs a date`));
+    if (!Number.isSafeInteger(limit) || limit < 1) return Promise.reject(new StoreError(`${COLLECTION}: dropBefore needs a limit of 1 or more, not ${String(limit)}`));
+    const before = cutoff.getTime();
+    return this.#run('dropBefore', (s, db) => {
+      const removed = db.transaction(() => {
+        const edge = s.dropEdge.get(before, limit - 1);
+        if (edge === undefined) {
+          // Fewer than `limit` audits are older than the cutoff: all of them go.
+          s.dropTermsBefore.run(before);
+          return s.dropBefore.run(before).changes;
+        }
+        // The oldest `limit`, up to and including the edge, which is itself older than the cutoff.
+        s.dropTermsUpTo.run(edge.ts, edge.ts, edge.id);
+        return s.dropUpTo.run(edge.ts, edge.ts, edge.id).changes;
+      })();
+      if (removed > 0) db.pragma(`incremental_vacuum(${VACUUM_PAGES})`);
+      return removed;
+    });
+  }
+
+  /**
+   * The records a query matches, newest first, read `first` rows at a time at first, then doubling up to `max`, each
+   * statement continuing after the last row read (keyset), with a turn of the event loop between statements.
+   */
+  async *#matching(query: AuditQuery, first: number, max: number): AsyncGenerator<AuditRecord> {
+    let after: { ts: number; id: string } | null = null;
+    let size = first;
+    for (;;) {
+      const last: { ts: number; id: string } | null = after;
+      const rows: Row[] = await this.#run('read', (_s, db): Row[] => {
+        const keyset = last === null ? '' : ` AND (${query.ts}, ${query.id}) < (?, ?)`;
+        const params: SqlValue[] = [...query.fromParams, ...query.params, ...(last === null ? [] : [last.ts, last.id])];
+        return db.prepare<SqlValue[], Row>(`${select(query, keyset)} LIMIT ${size}`).all(...params);
+      });
+      for (const row of rows) {
+        const record = decodeAudit(row.id, row.ts, row.doc);
+        if (query.check === null || query.check(record)) yield record;
+      }
+      const tail = rows.at(-1);
+      if (tail === undefined || rows.length < size) return;
+      after = { ts: tail.ts, id: tail.id };
+      size = Math.min(max, size * 2);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  #query(action: string, filter: AuditFilter): AuditQuery {
+    try {
+      return auditQuery(filter);
+    } catch (err) {
+      throw toStoreError(action, err);
+    }
+  }
+
+  async #load(): Promise<void> {
+    try {
+      await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw new StoreOpenError(COLLECTION, this.file, `Cannot create the folder of ${this.file}: ${(err as Error).message}.`, { cause: err });
+    }
+    let db: SqliteDatabase | undefined;
+    try {
+      db = new Database(this.file);
+      // Must precede the first table: SQLite fixes the vacuum mode when the file is created.
+      db.pragma('auto_vacuum = INCREMENTAL');
+      db.pragma('journal_mode = WAL');
+      // In WAL mode NORMAL loses nothing when the process dies; only a power cut can lose the last commits.
+      db.pragma('synchronous = NORMAL');
+      // The term and event-code indexes take writes all over their b-trees; 32 MB of cache keeps their pages warm.
+      db.pragma('cache_size = -32000');
+      const integrity = db.pragma('quick_check', { simple: true });
+      if (integrity !== 'ok') throw new Error(`integrity check failed: ${String(integrity)}`);
+      db.exec(SCHEMA);
+      const statements = prepare(db);
+      this.#statements = statements;
+      this.#store = db.transaction((rows: AuditRows, ifNew: boolean) => this.#storeRows(statements, rows, ifNew));
+      this.#db = db;
+      this.#loadKnownCodes();
+      db.pragma('wal_autocheckpoint = 0');
+      const opened = db;
+      this.#checkpointer = new Checkpointer({
+        file: this.file,
+        intervalMs: this.checkpointIntervalMs,
+        logger: this.logger,
+        onFailure: () => {
+          if (opened.open) opened.pragma('wal_autocheckpoint = 1000');
+        },
+      });
+    } catch (err) {
+      db?.close();
+      this.#db = null;
+      this.#statements = null;
+      this.#store = null;
+      throw new StoreOpenError(COLLECTION, this.file, `Cannot open the audit log ${this.file}: ${(err as Error).message}. Restore it from a backup or move it aside to start with an empty log.`, { cause: err });
+    }
+  }
+
+  /** Writes one audit's rows (inside its savepoint); false when `ifNew` and the id is already stored. */
+  #storeRows(s: Statements, rows: AuditRows, ifNew: boolean): boolean {
+    const { columns } = rows;
+    if (ifNew) {
+      if (s.insertIfNew.run(columns).changes === 0) return false;
+    } else {
+      s.insert.run(columns);
+    }
+    for (const term of rows.terms) s.term.run(term.kind, term.value, columns.ts, columns.id);
+    const added: string[] = [];
+    for (const code of rows.codes) {
+      const key = `${code.kind} ${code.code}`;
+      if (this.#knownCodes.has(key)) continue;
+      // OR IGNORE keeps the first display name seen for a code, as OpenHIM de-duplicates by code.
+      s.code.run(code);
+      added.push(key);
+    }
+    for (const key of added) this.#knownCodes.add(key);
+    return true;
+  }
+
+  #loadKnownCodes(): void {
+    const statements = this.#statements;
+    this.#knownCodes = new Set(statements === null ? [] : statements.codes.all().map((row) => `${row.kind} ${row.code}`));
+  }
+
+  /** Queues one audit's rows for the next group commit; errors become StoreErrors. */
+  #write<T>(action: string, work: (store: (rows: AuditRows, ifNew: boolean) => boolean) => T): Promise<T> {
+    const store = this.#store;
+    if (store === null) return Promise.reject(new StoreError(`${COLLECTION}: the audit log is not open`));
+    return this.#commits.run(() => work((rows, ifNew) => store(rows, ifNew))).catch((err: unknown) => {
+      throw toStoreError(action, err);
+    });
+  }
+
+  /** Runs one synchronous unit of work and maps SQLite's errors to StoreErrors. */
+  #run<T>(action: string, work: (statements: Statements, db: SqliteDatabase) => T): Promise<T> {
+    const db = this.#db;
+    const statements = this.#statements;
+    if (db === null || statements === null) return Promise.reject(new StoreError(`${COLLECTION}: the audit log is not open`));
+    try {
+      return Promise.resolve(work(statements, db));
+    } catch (err) {
+      return Promise.reject(toStoreError(action, err));
+    }
+  }
+}
+
+function prepare(db: SqliteDatabase): Statements {
+  const fields = '(id, ts, event_id, event_type, outcome, action, source, doc) VALUES (@id, @ts, @event_id, @event_type, @outcome, @action, @source, @doc)';
+  return {
+    insert: db.prepare(`INSERT INTO audits ${fields}`),
+    insertIfNew: db.prepare(`INSERT OR IGNORE INTO audits ${fields}`),
+    term: db.prepare('INSERT OR IGNORE INTO audit_terms (kind, value, ts, id) VALUES (?, ?, ?, ?)'),
+    code: db.prepare('INSERT OR IGNORE INTO audit_codes (kind, code, code_system_name, display_name) VALUES (@kind, @code, @codeSystemName, @displayName)'),
+    get: db.prepare<[string], Row>('SELECT id, ts, doc FROM audits WHERE id = ?'),
+    codes: db.prepare<[], CodeRowStored>('SELECT kind, code, code_system_name, display_name FROM audit_codes ORDER BY seq'),
+    dropEdge: db.prepare<[number, number], { ts: number; id: string }>('SELECT ts, id FROM audits WHERE ts < ? ORDER BY ts, id LIMIT 1 OFFSET ?'),
+    dropTermsUpTo: db.prepare<[number, number, string]>('DELETE FROM audit_terms WHERE ts <= ? AND (ts, id) <= (?, ?)'),
+    dropUpTo: db.prepare<[number, number, string]>('DELETE FROM audits WHERE ts <= ? AND (ts, id) <= (?, ?)'),
+    dropTermsBefore: db.prepare<[number]>('DELETE FROM audit_terms WHERE ts < ?'),
+    dropBefore: db.prepare<[number]>('DELETE FROM audits WHERE ts < ?'),
+  };
+}
+
+/** The rows of a record, refusing one that lacks a usable event time. */
+function checkedRows(record: AuditRecord): AuditRows {
+  const time = (record.eventIdentification as { eventDateTime?: unknown } | undefined)?.eventDateTime;
+  if (!(time instanceof Date) || Number.isNaN(time.getTime())) throw new StoreError(`${COLLECTION}: an audit needs eventIdentification.eventDateTime as a valid date`);
+  return auditRows(record);
+}
+
+function toCode(row: CodeRowStored): AuditCode {
+  return {
+    code: row.code,
+    ...(row.display_name === null ? {} : { displayName: row.display_name }),
+    ...(row.code_system_name === null ? {} : { codeSystemName: row.code_system_name }),
+  };
+}
+
+function pageBounds(options: AuditPageOptions): { limit: number; skip: number } {
+  const { limit, skip } = options;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new StoreError(`${COLLECTION}: limit must be a whole number of 1 or more`);
+  if (!Number.isSafeInteger(skip) || skip < 0) throw new StoreError(`${COLLECTION}: skip must be a whole number of 0 or more`);
+  return { limit, skip };
+}
+
+function isUniqueClash(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+function toStoreError(action: string, err: unknown): StoreError {
+  if (err instanceof StoreError) return err;
+  if (isUniqueClash(err)) return new UniqueConstraintError(COLLECTION, '_id', { cause: err });
+  const message = err instanceof Error ? err.message : String(err);
+  return new StoreError(`${COLLECTION}: ${action} failed: ${message}`, { cause: err });
+}

@@ -1,0 +1,130 @@
+/**
+ * What the SQLite audit log writes for one audit: the indexed columns of its event, the terms of its participants and
+ * objects (one row per distinct value, so "audits of patient X" reads an index), the codes it adds to the filter
+ * options, and the record itself as JSON. Pure functions of the record; the log runs the statements.
+ */
+import type { AuditCode } from '../../contracts/audits.js';
+import type { AuditRecord } from '../records.js';
+import type { AuditCodeField } from '../audits.js';
+
+/** Which field of a participant or object a term holds. Stored as a small number: it is in every term row. */
+export const TERM = {
+  userID: 1,
+  alternativeUserID: 2,
+  networkAccessPointID: 3,
+  roleIDCode: 4,
+  participantObjectID: 5,
+  participantObjectIDTypeCode: 6,
+  detailType: 7,
+  detailValue: 8,
+} as const;
+
+export type TermKind = (typeof TERM)[keyof typeof TERM];
+
+/** The code list of `codesSeen()` each kind of code row belongs to. */
+export const CODE_KINDS = ['eventType', 'eventID', 'activeParticipantRoleID', 'participantObjectIDTypeCode', 'auditSourceID'] as const;
+export type CodeKind = (typeof CODE_KINDS)[number];
+
+/** The coded fields whose code is an indexed column of the audit row; the others are terms. */
+export const CODE_COLUMNS: Partial<Record<AuditCodeField, 'event_id' | 'event_type'>> = { eventID: 'event_id', eventTypeCode: 'event_type' };
+export const CODE_TERMS: Partial<Record<AuditCodeField, TermKind>> = { roleIDCode: TERM.roleIDCode, participantObjectIDTypeCode: TERM.participantObjectIDTypeCode };
+
+export interface AuditColumns {
+  id: string;
+  ts: number;
+  event_id: string | null;
+  event_type: string | null;
+  outcome: string | null;
+  action: string | null;
+  source: string | null;
+  doc: string;
+}
+
+export interface CodeRow {
+  kind: CodeKind;
+  code: string;
+  codeSystemName: string | null;
+  displayName: string | null;
+}
+
+export interface AuditRows {
+  columns: AuditColumns;
+  /** Distinct (kind, value) pairs, as `kind value` keys are unique. */
+  terms: { kind: TermKind; value: string }[];
+  codes: CodeRow[];
+}
+
+/**
+ * The rows of one audit. The JSON holds everything but the id (a column) and keeps the event time as epoch ms (the
+ * `ts` column), so reading a record back is one JSON.parse and one Date.
+ */
+export function auditRows(record: AuditRecord): AuditRows {
+  const event = record.eventIdentification;
+  const ts = event.eventDateTime.getTime();
+  const participants = arrayOf(record.activeParticipant);
+  const objects = arrayOf(record.participantObjectIdentification);
+  const { _id: _ignored, ...rest } = record;
+  const doc = JSON.stringify({ ...rest, eventIdentification: { ...event, eventDateTime: ts } });
+  const source = text(record.auditSourceIdentification?.auditSourceID);
+  const columns: AuditColumns = {
+    id: record._id,
+    ts,
+    event_id: text(event.eventID?.code),
+    event_type: text(event.eventTypeCode?.code),
+    outcome: text(event.eventOutcomeIndicator),
+    action: text(event.eventActionCode),
+    source,
+    doc,
+  };
+  const seen = new Set<string>();
+  const terms: AuditRows['terms'] = [];
+  const term = (kind: TermKind, value: unknown): void => {
+    if (typeof value !== 'string') return;
+    const key = `${kind} ${value}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    terms.push({ kind, value });
+  };
+  const codes: CodeRow[] = [];
+  const code = (kind: CodeKind, value: AuditCode | undefined): void => {
+    const c = text(value?.code);
+    if (c === null || c === '') return;
+    codes.push({ kind, code: c, codeSystemName: text(value?.codeSystemName), displayName: text(value?.displayName) });
+  };
+  code('eventType', event.eventTypeCode);
+  code('eventID', event.eventID);
+  if (source !== null && source !== '') codes.push({ kind: 'auditSourceID', code: source, codeSystemName: null, displayName: null });
+  for (const p of participants) {
+    term(TERM.userID, p.userID);
+    term(TERM.alternativeUserID, p.alternativeUserID);
+    term(TERM.networkAccessPointID, p.networkAccessPointID);
+    term(TERM.roleIDCode, p.roleIDCode?.code);
+    code('activeParticipantRoleID', p.roleIDCode);
+  }
+  for (const o of objects) {
+    term(TERM.participantObjectID, o.participantObjectID);
+    term(TERM.participantObjectIDTypeCode, o.participantObjectIDTypeCode?.code);
+    code('participantObjectIDTypeCode', o.participantObjectIDTypeCode);
+    for (const detail of arrayOf(o.participantObjectDetail)) {
+      term(TERM.detailType, detail.type);
+      term(TERM.detailValue, detail.value);
+    }
+  }
+  return { columns, terms, codes };
+}
+
+/** A stored row back as the record it was. */
+export function decodeAudit(id: string, ts: number, doc: string): AuditRecord {
+  const parsed = JSON.parse(doc) as Omit<AuditRecord, '_id'>;
+  parsed.eventIdentification.eventDateTime = new Date(ts);
+  return { _id: id, ...parsed };
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function arrayOf<T>(value: readonly T[] | undefined): readonly T[] {
+  // A record from elsewhere (an import, an older version) may hold something else where an array belongs.
+  return Array.isArray(value) ? (value as readonly T[]) : [];
+}
