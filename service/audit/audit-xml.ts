@@ -34,8 +34,7 @@ export function readXml(xml: string): { root: XmlElement } | { problem: string }
   });
   parser.on('opentag', (tag) => {
     if (stack.length >= MAX_DEPTH) throw new XmlRefused(`XML nested deeper than ${MAX_DEPTH} elements`);
-    const attributes: Record<string, string> = {};
-    for (const [name, value] of Object.entries(tag.attributes)) attributes[localName(name)] = value as string;
+    const attributes = localAttributes(tag.attributes as Record<string, string>);
     const element: XmlElement = { name: localName(tag.name), attributes, text: '', children: [] };
     const parent = stack.at(-1);
     if (parent === undefined) root = element;
@@ -58,6 +57,16 @@ export function readXml(xml: string): { root: XmlElement } | { problem: string }
     return { problem: `not well-formed XML: ${err instanceof Error ? err.message : String(err)}` };
   }
   return root === undefined ? { problem: 'no XML element' } : { root };
+}
+
+/** Attributes by local name; the parser's own object when none is prefixed (nearly always: this is the hot path). */
+function localAttributes(attributes: Record<string, string>): Record<string, string> {
+  let prefixed = false;
+  for (const name in attributes) if (name.includes(':')) prefixed = true;
+  if (!prefixed) return attributes;
+  const out: Record<string, string> = {};
+  for (const name in attributes) out[localName(name)] = attributes[name] as string;
+  return out;
 }
 
 /** A prefixed name's local part (`ns:AuditMessage` → `AuditMessage`): audit messages are matched by local name. */

@@ -43,10 +43,10 @@ export function parseAuditXml(xml: string, receivedAt: Date): { audit: NewAudit 
   if (lowerFirst(root.name) !== 'auditMessage') return { problem: `the XML's root is ${root.name}, not AuditMessage` };
 
   const event = child(root, 'eventIdentification');
-  const eventAttrs = event === undefined ? {} : attributes(event);
+  const eventAttrs: Attributes = event === undefined ? () => undefined : attributes(event);
   const audit: NewAudit = {
     eventIdentification: {
-      eventDateTime: eventTime(eventAttrs.eventDateTime, receivedAt),
+      eventDateTime: eventTime(eventAttrs('eventDateTime'), receivedAt),
       ...pick(eventAttrs, ['eventOutcomeIndicator', 'eventActionCode']),
       ...codeField('eventID', event && child(event, 'eventID')),
       ...codeField('eventTypeCode', event && child(event, 'eventTypeCode')),
@@ -91,7 +91,7 @@ function participantObject(element: XmlElement): AuditParticipantObject {
   if (query !== undefined) object.participantObjectQuery = query.text;
   const details = children(element, 'participantObjectDetail').map((detail) => {
     const detailAttrs = attributes(detail);
-    return { type: detailAttrs.type ?? '', value: detailAttrs.value ?? detail.text };
+    return { type: detailAttrs('type') ?? '', value: detailAttrs('value') ?? detail.text };
   });
   if (details.length > 0) object.participantObjectDetail = details;
   return object;
@@ -113,12 +113,13 @@ function auditSource(element: XmlElement): AuditSourceIdentification {
 function codeField<K extends string>(key: K, element: XmlElement | undefined): Partial<Record<K, AuditCode>> {
   if (element === undefined) return {};
   const attrs = attributes(element);
-  const code = attrs['csd-code'] ?? attrs.code ?? (element.text.trim() === '' ? undefined : element.text.trim());
+  const code = attrs('csd-code') ?? attrs('code') ?? (element.text.trim() === '' ? undefined : element.text.trim());
   if (code === undefined) return {};
   const value: AuditCode = { code };
-  const displayName = attrs.originalText ?? attrs.displayName;
+  const displayName = attrs('originalText') ?? attrs('displayName');
   if (displayName !== undefined) value.displayName = displayName;
-  if (attrs.codeSystemName !== undefined) value.codeSystemName = attrs.codeSystemName;
+  const codeSystemName = attrs('codeSystemName');
+  if (codeSystemName !== undefined) value.codeSystemName = codeSystemName;
   return { [key]: value } as Record<K, AuditCode>;
 }
 
@@ -137,16 +138,32 @@ function eventTime(text: string | undefined, receivedAt: Date): Date {
   return Number.isNaN(ms) ? receivedAt : new Date(ms);
 }
 
-function attributes(element: XmlElement): Record<string, string | undefined> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(element.attributes)) out[lowerFirst(name)] = value;
-  return out;
+type Attributes = (name: string) => string | undefined;
+
+/**
+ * The element's attributes read by their lower-first names (`userID` finds `UserID` or `userID`), without copying
+ * them: this runs for every element of every message received.
+ */
+function attributes(element: XmlElement): Attributes {
+  const own = element.attributes;
+  return (name) => own[name] ?? own[upperFirst(name)];
 }
 
-function pick<K extends string>(attrs: Record<string, string | undefined>, keys: readonly K[]): Partial<Record<K, string>> {
+/** Only ever called with this file's own attribute names, so the cache stays small. */
+const upperFirstNames = new Map<string, string>();
+function upperFirst(name: string): string {
+  let upper = upperFirstNames.get(name);
+  if (upper === undefined) {
+    upper = name.charAt(0).toUpperCase() + name.slice(1);
+    upperFirstNames.set(name, upper);
+  }
+  return upper;
+}
+
+function pick<K extends string>(attrs: Attributes, keys: readonly K[]): Partial<Record<K, string>> {
   const out: Partial<Record<K, string>> = {};
   for (const key of keys) {
-    const value = attrs[key];
+    const value = attrs(key);
     if (value !== undefined) out[key] = value;
   }
   return out;
