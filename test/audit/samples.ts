@@ -1,6 +1,6 @@
 /**
  * Sample audit messages of the IHE events a clinic sees, written for these tests from the structure RFC 3881 and
- * DICOM PS3.15 A.5 define: `.xml` files are the audit alone, `.log` files whole syslog messages (header included).
+ * DICOM PS3.15 A.5 define: `.xml` files are the audit alone, `.syslog` files whole syslog messages (not `.log`, which git ignores here) (header included).
  * The listener, sender and benchmark tests reuse them.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -30,7 +30,7 @@ const folder = [new URL('./samples/', import.meta.url), new URL('../../../test/a
 /** One sample's text, exactly as stored (`dicom-pix-query` for the XML, `dicom-pix-query.rfc5424` for a syslog message). */
 export function sample(name: SampleName): string {
   if (folder === undefined) throw new Error('test/audit/samples not found');
-  const file = readdirSync(folder).find((f) => f === `${name}.xml` || f === `${name}.log`);
+  const file = readdirSync(folder).find((f) => f === `${name}.xml` || f === `${name}.syslog`);
   if (file === undefined) throw new Error(`no audit sample named ${name}`);
   return readFileSync(`${folder}${file}`, 'utf8');
 }
