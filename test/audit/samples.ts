@@ -1,7 +1,7 @@
 /**
  * Sample audit messages of the IHE events a clinic sees, written for these tests from the structure RFC 3881 and
- * DICOM PS3.15 A.5 define: `.xml` files are the audit alone, `.syslog` files whole syslog messages (not `.log`, which git ignores here) (header included).
- * The listener, sender and benchmark tests reuse them.
+ * DICOM PS3.15 A.5 define: `.xml` files are the audit alone, `.syslog` files whole syslog messages, header included
+ * (not `.log`, which git ignores here). The listener, sender and benchmark tests reuse them.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
