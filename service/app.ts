@@ -56,6 +56,8 @@ import { AuditRecorder } from './audit/recorder.js';
 import { FailedLoginAudit } from './audit/failed-logins.js';
 import { RefusedNodeAudit } from './audit/refused-nodes.js';
 import { applicationActivityEvent } from './audit/events.js';
+import { AuditListeners } from './audit/listeners.js';
+import type { AuditIntakeHandler, AuditListenerStats } from './audit/listeners.js';
 import { Authenticator } from './api/auth/authenticator.js';
 import { createApiServer, routesOf } from './api/server.js';
 import type { RegisteredRoute } from './api/server.js';
@@ -131,6 +133,7 @@ export class Junction {
   #tcp: TcpRouter | undefined;
   #messages: MessagePipeline | undefined;
   #listeners: ChannelListeners | undefined;
+  #auditListeners: AuditListeners | undefined;
   #servicePorts: PortClaim[] = [];
   #schedulers: Schedulers | undefined;
   #taskRunner: TaskRunner | undefined;
@@ -196,6 +199,11 @@ export class Junction {
     this.#restartRequested = true;
     if (this.#restartListeners.length === 0) this.#options.logger.warn({ by }, 'a restart was requested, but nothing supervises this instance; restart it by hand');
     for (const listener of this.#restartListeners) listener(by);
+  }
+
+  /** Each audit repository listener's counters (received, malformed framing, refused connections, too large), for /about and Prometheus. */
+  auditListenerStats(): AuditListenerStats[] {
+    return this.#auditListeners?.stats() ?? [];
   }
 
   /** The management API's routes once started (tests reach every route from this list rather than one kept by hand). */
@@ -488,14 +496,37 @@ export class Junction {
       logger: logger.child({ component: 'listeners' }),
     });
     await this.#listeners.start();
-    // No audit repository listeners are bound yet (the ATNA servers arrive with their own issue).
-    this.#listeningPorts = listeningPorts(config.api.protocol, apiPort, ports);
+    const auditListeners = await this.#startAuditListeners(tls);
+    this.#listeningPorts = listeningPorts(config.api.protocol, apiPort, ports, auditListeners.bound());
     return {
       apiUrl: localUrl(config.api.protocol, config.api.host, apiPort),
       apiPort,
       httpUrl: localUrl('http', config.router.host, ports.httpPort),
       httpsUrl: localUrl('https', config.router.host, ports.httpsPort),
     };
+  }
+
+  /** The audit repository's syslog listeners (`auditing.servers.*`); a port that cannot be bound fails the start, naming its setting. */
+  async #startAuditListeners(tls: Tls): Promise<AuditListeners> {
+    const { config, logger } = this.#options;
+    const { auditing } = config;
+    this.#auditListeners = new AuditListeners({
+      handler: this.#auditIntake(),
+      host: auditing.host,
+      servers: auditing.servers,
+      certificate: tls.certificate,
+      trustedCAs: tls.trustedCAs,
+      limits: { maxMessageBytes: auditing.maxMessageBytes, maxConnections: auditing.maxConnections, idleTimeoutMs: auditing.idleTimeoutSeconds * 1000 },
+      logger: logger.child({ component: 'audit-listeners' }),
+    });
+    await this.#auditListeners.start();
+    return this.#auditListeners;
+  }
+
+  /** Where received audit messages go. Until the intake (parsing and storage) is wired here, they are only logged. */
+  #auditIntake(): AuditIntakeHandler {
+    const logger = this.#options.logger.child({ component: 'audit-intake' });
+    return { receive: (message, from) => logger.debug({ bytes: message.length, from }, 'audit message received (no intake wired yet)') };
   }
 
   /** The scheduled jobs: retention, re-run tasks, polling channels, auto retry, alerts, message delivery and reports. */
@@ -552,6 +583,7 @@ export class Junction {
       await this.#delivery?.stop();
       await this.#ports?.stop();
       await this.#listeners?.stop();
+      await this.#auditListeners?.stop();
       await this.#messages?.drain();
       await this.#api?.close();
       await this.#router?.close();
