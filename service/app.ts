@@ -51,6 +51,10 @@ import { clientAuthenticationTypes } from './accounts/client-credentials.js';
 import { AuditRecorder } from './audit/recorder.js';
 import { FailedLoginAudit } from './audit/failed-logins.js';
 import { applicationActivityEvent } from './audit/events.js';
+import { AuditForwarder } from './audit/forwarder.js';
+import type { AuditForwarderStatus } from './audit/forwarder.js';
+import type { AuditSink } from './storage/audits.js';
+import { SqliteAuditOutbox } from './storage/sqlite/audit-outbox.js';
 import { Authenticator } from './api/auth/authenticator.js';
 import { createApiServer, routesOf } from './api/server.js';
 import type { RegisteredRoute } from './api/server.js';
@@ -132,6 +136,7 @@ export class Junction {
   #timers: NodeJS.Timeout[] = [];
   #listeningPorts: ServicePort[] = [];
   #audit: AuditRecorder | undefined;
+  #auditForwarder: AuditForwarder | undefined;
   #failedClientLogins: FailedLoginAudit | undefined;
   #stopping: Promise<void> | undefined;
   #delivery: Delivery | undefined;
@@ -214,8 +219,8 @@ export class Junction {
     const { config, logger, version } = this.#options;
     await this.#openStorage();
     const { accounts, sessions } = await this.#openAccounts();
-    const audit = this.#startAudit();
     const tls = await this.#loadTls();
+    const audit = await this.#startAudit(tls);
     const delivery = this.#startDelivery(tls);
     const channels = await this.#loadChannels();
     const mediators = this.#mediatorRegistry();
@@ -278,10 +283,38 @@ export class Junction {
     return delivery;
   }
 
-  #startAudit(): AuditRecorder {
+  /**
+   * The recorder of Junction's own audit events, writing to `auditEvents.interface`: this Junction's audit log
+   * (`internal`), or the forwarder to another repository, started here so events queued by an earlier run go first.
+   */
+  async #startAudit(tls: Tls): Promise<AuditRecorder> {
     const { config, logger } = this.#options;
-    this.#audit = new AuditRecorder({ audits: { add: (audit) => this.store.audits.insert(audit) }, logger, auditSourceID: config.auditEvents.auditSourceID });
+    const events = config.auditEvents;
+    let sink: AuditSink = { add: (audit) => this.store.audits.insert(audit) };
+    if (events.interface !== 'internal') {
+      const { cert, key, passphrase } = tls.certificate;
+      const forwarder = new AuditForwarder({
+        transport: events.interface,
+        host: events.host,
+        port: events.port,
+        outbox: new SqliteAuditOutbox({ file: join(config.dataDir, 'audit-outbox.sqlite') }),
+        maxQueued: events.maxQueued,
+        retryMaxSeconds: events.retryMaxSeconds,
+        // The repository's certificate is checked against these and its name; Junction's own is the client certificate.
+        tls: { trustedCAs: tls.trustedCAs, cert, key, ...(passphrase === undefined ? {} : { passphrase }) },
+        logger: logger.child({ component: 'audit-events' }),
+      });
+      await forwarder.start();
+      this.#auditForwarder = forwarder;
+      sink = forwarder;
+    }
+    this.#audit = new AuditRecorder({ audits: sink, logger, auditSourceID: events.auditSourceID });
     return this.#audit;
+  }
+
+  /** What the sender of audit events to another repository has done (queued, sent, dropped); undefined when `internal`. */
+  get auditForwarding(): AuditForwarderStatus | undefined {
+    return this.#auditForwarder?.status();
   }
 
   async #loadTls(): Promise<Tls> {
@@ -535,6 +568,8 @@ export class Junction {
       if (this.#audit !== undefined) {
         await this.#audit.record(applicationActivityEvent('stop', this.#options.config.auditEvents.auditSourceID));
       }
+      // After the stop event is queued: sends what it can within its time limit, leaving the rest for the next start.
+      await this.#auditForwarder?.stop();
       await this.transactions.close();
       await this.bodies.close();
       await this.store.close();
