@@ -13,6 +13,7 @@ import { isIP, isIPv6, connect as netConnect } from 'node:net';
 import type { Socket } from 'node:net';
 import { hostname as machineName } from 'node:os';
 import { connect as tlsConnect, rootCertificates } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { AuditOutbox } from '../storage/audit-outbox.js';
 import type { AuditSink, NewAudit } from '../storage/audits.js';
@@ -60,6 +61,8 @@ export interface AuditForwarderOptions {
   hostname?: string;
   connectTimeoutMs?: number;
   writeTimeoutMs?: number;
+  /** How long a TLS 1.3 connection waits for the repository to accept the client certificate (see `#connect`). */
+  tlsSettleMs?: number;
   /** Longest `stop()` spends sending what is queued before it leaves the rest for the next start. */
   stopTimeoutMs?: number;
 }
@@ -76,6 +79,8 @@ export interface AuditForwarderStatus {
   tooLarge: number;
   /** Whether the last attempt to send failed (the repository is being retried). */
   retrying: boolean;
+  /** Whether a TCP or TLS connection to the repository is open now. */
+  connected: boolean;
 }
 
 const FIRST_RETRY_MS = 1000;
@@ -132,7 +137,11 @@ export class AuditForwarder implements AuditSink {
   }
 
   status(): AuditForwarderStatus {
-    return { interface: this.#options.transport, target: this.#target, queued: this.#options.outbox.size(), ...this.#counts, retrying: this.#retrying };
+    return { interface: this.#options.transport, target: this.#target, queued: this.#options.outbox.size(), ...this.#counts, retrying: this.#retrying, connected: this.#connected() };
+  }
+
+  #connected(): boolean {
+    return this.#socket !== undefined && !this.#socket.destroyed && this.#socket.writable;
   }
 
   /**
@@ -185,6 +194,7 @@ export class AuditForwarder implements AuditSink {
           // A stop does not wait out a retry: what is left goes at the next start.
           if (this.#stopping) return;
           await this.#wait(this.#retryMs);
+          if (this.#stopping) return;
           this.#retryMs = Math.min(this.#retryMs * 2, this.#options.retryMaxSeconds * 1000);
           break;
         }
@@ -226,7 +236,7 @@ export class AuditForwarder implements AuditSink {
   }
 
   async #sendFramed(message: string): Promise<void> {
-    const socket = this.#socket !== undefined && !this.#socket.destroyed && this.#socket.writable ? this.#socket : await this.#connect();
+    const socket = this.#socket !== undefined && this.#connected() ? this.#socket : await this.#connect();
     await this.#bounded(`writing to ${this.#target}`, this.#options.writeTimeoutMs ?? 10_000, (settle) => {
       const onClose = () => settle(new Error(`the audit repository ${this.#target} closed the connection`));
       socket.once('close', onClose);
@@ -260,16 +270,34 @@ export class AuditForwarder implements AuditSink {
     socket.on('error', () => undefined);
     // A repository has nothing to say; whatever it sends is read and ignored so it cannot fill a buffer.
     socket.on('data', () => undefined);
+    let ticket = false;
+    socket.once('session', () => (ticket = true));
     return this.#bounded(`connecting to ${this.#target}`, this.#options.connectTimeoutMs ?? 10_000, (settle) => {
       const onError = (err: Error) => settle(err);
       const onClose = () => settle(new Error(`the audit repository ${this.#target} closed the connection`));
       socket.once('error', onError);
       socket.once('close', onClose);
-      socket.once(transport === 'tls' ? 'secureConnect' : 'connect', () => {
+      const ready = () => {
         socket.off('error', onError);
         socket.off('close', onClose);
         this.#socket = socket;
         settle(undefined);
+      };
+      socket.once(transport === 'tls' ? 'secureConnect' : 'connect', () => {
+        // In TLS 1.3 the client's handshake ends before the repository has checked its certificate; a refusal then
+        // comes as an alert that would silently swallow the first event. A session ticket is sent only after the
+        // check, so wait for one (or the refusal), for a short while: some servers send no tickets.
+        if (transport !== 'tls' || ticket || (socket as TLSSocket).getProtocol() !== 'TLSv1.3') return ready();
+        const settleTimer = this.#timers.setTimeout(ready, this.#options.tlsSettleMs ?? 1000);
+        socket.once('session', () => {
+          this.#timers.clearTimeout(settleTimer);
+          // The event comes from inside OpenSSL's read of the ticket; writing before that read returns stalls the
+          // connection, so the first write waits for the next turn.
+          setImmediate(() => {
+            if (!socket.destroyed) ready();
+          });
+        });
+        socket.once('close', () => this.#timers.clearTimeout(settleTimer));
       });
       return () => socket.destroy();
     }).then(() => socket);
