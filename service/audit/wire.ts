@@ -9,8 +9,9 @@
  */
 import { DOMImplementation, XMLSerializer } from '@xmldom/xmldom';
 import type { Document, Element } from '@xmldom/xmldom';
-import type { AuditCode } from '../contracts/audits.js';
 import type { NewAudit } from '../storage/audits.js';
+
+type AuditCode = NonNullable<NewAudit['eventIdentification']['eventID']>;
 
 /** RFC 5424 facility 10, "security/authorization messages", as IHE ATNA (ITI-20) asks. */
 const FACILITY_AUTHPRIV = 10;
