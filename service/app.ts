@@ -57,7 +57,13 @@ import { FailedLoginAudit } from './audit/failed-logins.js';
 import { RefusedNodeAudit } from './audit/refused-nodes.js';
 import { applicationActivityEvent } from './audit/events.js';
 import { AuditListeners } from './audit/listeners.js';
+import { AuditIntake } from './audit/intake.js';
+import type { AuditIntakeStats } from './audit/intake.js';
 import type { AuditIntakeHandler, AuditListenerStats } from './audit/listeners.js';
+import { AuditForwarder } from './audit/forwarder.js';
+import type { AuditForwarderStatus } from './audit/forwarder.js';
+import type { AuditSink } from './storage/audits.js';
+import { SqliteAuditOutbox } from './storage/sqlite/audit-outbox.js';
 import { Authenticator } from './api/auth/authenticator.js';
 import { createApiServer, routesOf } from './api/server.js';
 import type { RegisteredRoute } from './api/server.js';
@@ -134,6 +140,7 @@ export class Junction {
   #messages: MessagePipeline | undefined;
   #listeners: ChannelListeners | undefined;
   #auditListeners: AuditListeners | undefined;
+  #intake: AuditIntake | undefined;
   #servicePorts: PortClaim[] = [];
   #schedulers: Schedulers | undefined;
   #taskRunner: TaskRunner | undefined;
@@ -142,6 +149,7 @@ export class Junction {
   #timers: NodeJS.Timeout[] = [];
   #listeningPorts: ServicePort[] = [];
   #audit: AuditRecorder | undefined;
+  #auditForwarder: AuditForwarder | undefined;
   #failedClientLogins: FailedLoginAudit | undefined;
   #refusedNodes: RefusedNodeAudit | undefined;
   #stopping: Promise<void> | undefined;
@@ -206,6 +214,11 @@ export class Junction {
     return this.#auditListeners?.stats() ?? [];
   }
 
+  /** What the audit intake has received, stored, kept raw as malformed, failed to store and dropped under overload. */
+  auditIntakeStats(): AuditIntakeStats | undefined {
+    return this.#intake?.stats();
+  }
+
   /** The management API's routes once started (tests reach every route from this list rather than one kept by hand). */
   get apiRoutes(): readonly RegisteredRoute[] {
     return this.#api === undefined ? [] : routesOf(this.#api);
@@ -231,8 +244,8 @@ export class Junction {
     const { config, logger, version } = this.#options;
     await this.#openStorage();
     const { accounts, sessions } = await this.#openAccounts();
-    const audit = this.#startAudit();
     const tls = await this.#loadTls();
+    const audit = await this.#startAudit(tls);
     const delivery = this.#startDelivery(tls);
     const channels = await this.#loadChannels();
     const mediators = this.#mediatorRegistry();
@@ -301,11 +314,38 @@ export class Junction {
     return delivery;
   }
 
-  #startAudit(): AuditRecorder {
+  /**
+   * The recorder of Junction's own audit events, writing to `auditEvents.interface`: this Junction's audit log
+   * (`internal`), or the forwarder to another repository, started here so events queued by an earlier run go first.
+   */
+  async #startAudit(tls: Tls): Promise<AuditRecorder> {
     const { config, logger } = this.#options;
-    // Straight into the audit log for now; the sender to another repository (auditEvents.interface) replaces it.
-    this.#audit = new AuditRecorder({ audits: this.audits, logger, auditSourceID: config.auditEvents.auditSourceID });
+    const events = config.auditEvents;
+    let sink: AuditSink = this.audits;
+    if (events.interface !== 'internal') {
+      const { cert, key, passphrase } = tls.certificate;
+      const forwarder = new AuditForwarder({
+        transport: events.interface,
+        host: events.host,
+        port: events.port,
+        outbox: new SqliteAuditOutbox({ file: join(config.dataDir, 'audit-outbox.sqlite') }),
+        maxQueued: events.maxQueued,
+        retryMaxSeconds: events.retryMaxSeconds,
+        // The repository's certificate is checked against these and its name; Junction's own is the client certificate.
+        tls: { trustedCAs: tls.trustedCAs, cert, key, ...(passphrase === undefined ? {} : { passphrase }) },
+        logger: logger.child({ component: 'audit-events' }),
+      });
+      await forwarder.start();
+      this.#auditForwarder = forwarder;
+      sink = forwarder;
+    }
+    this.#audit = new AuditRecorder({ audits: sink, logger, auditSourceID: events.auditSourceID });
     return this.#audit;
+  }
+
+  /** What the sender of audit events to another repository has done (queued, sent, dropped); undefined when `internal`. */
+  get auditForwarding(): AuditForwarderStatus | undefined {
+    return this.#auditForwarder?.status();
   }
 
   async #loadTls(): Promise<Tls> {
@@ -523,10 +563,10 @@ export class Junction {
     return this.#auditListeners;
   }
 
-  /** Where received audit messages go. Until the intake (parsing and storage) is wired here, they are only logged. */
+  /** Where received audit messages go: parsed into the audit model and stored in the audit log (malformed ones raw). */
   #auditIntake(): AuditIntakeHandler {
-    const logger = this.#options.logger.child({ component: 'audit-intake' });
-    return { receive: (message, from) => logger.debug({ bytes: message.length, from }, 'audit message received (no intake wired yet)') };
+    this.#intake = new AuditIntake({ sink: this.audits, logger: this.#options.logger.child({ component: 'audit-intake' }) });
+    return this.#intake;
   }
 
   /** The scheduled jobs: retention, re-run tasks, polling channels, auto retry, alerts, message delivery and reports. */
@@ -584,6 +624,8 @@ export class Junction {
       await this.#ports?.stop();
       await this.#listeners?.stop();
       await this.#auditListeners?.stop();
+      // Every message the listeners accepted is written before the audit log closes.
+      await this.#intake?.settled();
       await this.#messages?.drain();
       await this.#api?.close();
       await this.#router?.close();
@@ -595,6 +637,8 @@ export class Junction {
       if (this.#audit !== undefined) {
         await this.#audit.record(applicationActivityEvent('stop', this.#options.config.auditEvents.auditSourceID));
       }
+      // After the stop event is queued: sends what it can within its time limit, leaving the rest for the next start.
+      await this.#auditForwarder?.stop();
       // After the stop event, which it records.
       await this.audits.close();
       await this.transactions.close();
