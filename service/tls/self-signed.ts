@@ -45,7 +45,8 @@ export function generateSelfSigned(commonName = hostname() || 'localhost'): Gene
   cert.setExtensions([
     { name: 'basicConstraints', cA: false },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
-    { name: 'extKeyUsage', serverAuth: true },
+    // clientAuth too: Junction presents this certificate as its client certificate when it sends audit events over TLS.
+    { name: 'extKeyUsage', serverAuth: true, clientAuth: true },
     {
       name: 'subjectAltName',
       altNames: [...names.dns.map((value) => ({ type: 2, value })), ...names.ips.map((ip) => ({ type: 7, ip }))],
