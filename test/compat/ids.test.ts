@@ -70,7 +70,7 @@ const OLD = { channel: 'Ab3dEf6hIj9kLm2n', client: 'Zy8xWv5uTs2rQp1o', user: 'Mn
 
 /** Rewrites the ids in `<collection>.db` as the previous version wrote them, and every copy of them in the other files. */
 async function writtenByPreviousVersion(dataDir: string, renames: Record<string, string>): Promise<void> {
-  for (const file of ['channels.db', 'clients.db', 'users.db', 'sessions.db', 'audits.db']) {
+  for (const file of ['channels.db', 'clients.db', 'users.db', 'sessions.db']) {
     let text = await readFile(join(dataDir, file), 'utf8');
     for (const [from, to] of Object.entries(renames)) text = text.split(from).join(to);
     await writeFile(join(dataDir, file), text);

@@ -48,7 +48,7 @@ describe('tls channel listener', () => {
     expect(msaOf(acks[0] ?? '')).toEqual({ code: 'AA', controlId: 'TLS-1' });
     const x509 = new X509Certificate(lab.cert);
     expect(handler.got[0]).toMatchObject({ secure: true, framing: 'mllp' });
-    expect(handler.got[0]?.peer.certificate).toEqual({ fingerprint256: x509.fingerprint256, fingerprint: x509.fingerprint, subjectCN: 'lab.clinic.example', authorized: false });
+    expect(handler.got[0]?.peer.certificate).toEqual({ fingerprint256: x509.fingerprint256, fingerprint: x509.fingerprint, subjectCN: 'lab.clinic.example', authorized: true });
   });
 
   it('serves a client without a certificate when the channel does not require one', async () => {
