@@ -82,13 +82,28 @@ describe('SQLite audit log', () => {
     expect(plan(file, { userID: 'alice' }, true)).toMatch(/SEARCH t USING PRIMARY KEY \(kind=\? AND value=\? AND \(ts,id\)<\(\?,\?\)\)/);
   });
 
-  it('deletes through the time indexes in retention', async () => {
+  it('finds what retention deletes through indexes: the oldest audits by time, their terms by key', async () => {
     const { file } = await open();
     const db = new Database(file, { readonly: true });
     try {
-      const steps = (sql: string): string => db.prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all(1, 1, 'x').map((r) => r.detail).join('\n');
-      expect(steps('DELETE FROM audits WHERE ts <= ? AND (ts, id) <= (?, ?)')).toMatch(/SEARCH audits USING (COVERING )?INDEX audit_time/);
-      expect(steps('DELETE FROM audit_terms WHERE ts <= ? AND (ts, id) <= (?, ?)')).toMatch(/SEARCH audit_terms USING (COVERING )?INDEX audit_terms_time/);
+      const steps = (sql: string, ...params: unknown[]): string => db.prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all(...params).map((r) => r.detail).join('\n');
+      expect(steps('SELECT id, ts, doc FROM audits WHERE ts < ? ORDER BY ts, id LIMIT ?', 1, 1)).toMatch(/SEARCH audits USING INDEX audit_time/);
+      expect(steps('DELETE FROM audit_terms WHERE kind = ? AND value = ? AND ts = ? AND id = ?', 1, 'x', 1, 'x')).toMatch(/SEARCH audit_terms USING PRIMARY KEY \(kind=\? AND value=\? AND ts=\? AND id=\?\)/);
+      // Terms are written with every audit; an index by time would cost a b-tree write per term for retention alone.
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'audit_terms'").all()).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('leaves no term behind when retention deletes audits', async () => {
+    const { log, file } = await open();
+    for (let i = 0; i < 10; i++) await log.add(audit(i, { participantObjectIdentification: [{ participantObjectID: `patient-${i}` }] }));
+    expect(await log.dropBefore(new Date(audit(6).eventIdentification.eventDateTime), 100)).toBe(6);
+    const db = new Database(file, { readonly: true });
+    try {
+      const left = db.prepare<[], { value: string }>("SELECT value FROM audit_terms WHERE value LIKE 'patient-%' ORDER BY value").all().map((r) => r.value);
+      expect(left).toEqual(['patient-6', 'patient-7', 'patient-8', 'patient-9']);
     } finally {
       db.close();
     }

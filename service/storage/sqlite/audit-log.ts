@@ -11,7 +11,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Database as SqliteDatabase, Statement, Transaction } from 'better-sqlite3';
+import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { StoreError, StoreOpenError, UniqueConstraintError } from '../store.js';
 import { newObjectId } from '../object-ids.js';
@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS audit_terms (
   id TEXT NOT NULL,
   PRIMARY KEY (kind, value, ts, id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS audit_terms_time ON audit_terms (ts, id);
+DROP INDEX IF EXISTS audit_terms_time;
 CREATE TABLE IF NOT EXISTS audit_codes (
   seq INTEGER PRIMARY KEY,
   kind TEXT NOT NULL,
@@ -89,12 +89,10 @@ interface Statements {
   code: Statement;
   get: Statement<[string], Row>;
   codes: Statement<[], CodeRowStored>;
-  /** The `limit`th oldest audit before a time: the last one a retention batch deletes. */
-  dropEdge: Statement<[number, number], { ts: number; id: string }>;
-  dropTermsUpTo: Statement<[number, number, string]>;
-  dropUpTo: Statement<[number, number, string]>;
-  dropTermsBefore: Statement<[number]>;
-  dropBefore: Statement<[number]>;
+  /** The oldest audits before a time, at most a retention batch of them. */
+  oldest: Statement<[number, number], Row>;
+  dropTerm: Statement<[number, string, number, string]>;
+  drop: Statement<[string]>;
 }
 
 export interface SqliteAuditLogOptions {
@@ -117,8 +115,8 @@ export function createSqliteAuditLog(options: SqliteAuditLogOptions): AuditLog {
 class SqliteAuditLog implements AuditLog {
   #db: SqliteDatabase | null = null;
   #statements: Statements | null = null;
-  /** One audit's rows written as a savepoint, so a failing term or code undoes its audit alone. */
-  #store: Transaction<(rows: AuditRows, ifNew: boolean) => boolean> | null = null;
+  /** Writes one audit's rows; the group commit isolates it in a savepoint only if a write of its batch fails. */
+  #store: ((rows: AuditRows, ifNew: boolean) => boolean) | null = null;
   /** `kind code` of the codes already in audit_codes, so an audit writes that table only for a code's first use. */
   #knownCodes = new Set<string>();
   #opening: Promise<void> | null = null;
@@ -127,6 +125,8 @@ class SqliteAuditLog implements AuditLog {
     () => this.#db,
     // Nothing of the failed batch is stored, so the codes it brought are not either.
     () => this.#loadKnownCodes(),
+    undefined,
+    true,
   );
 
   constructor(
@@ -248,15 +248,14 @@ class SqliteAuditLog implements AuditLog {
     const before = cutoff.getTime();
     return this.#run('dropBefore', (s, db) => {
       const removed = db.transaction(() => {
-        const edge = s.dropEdge.get(before, limit - 1);
-        if (edge === undefined) {
-          // Fewer than `limit` audits are older than the cutoff: all of them go.
-          s.dropTermsBefore.run(before);
-          return s.dropBefore.run(before).changes;
+        // Terms carry no index by time (it cost a b-tree write per term on every audit stored), so each audit's terms
+        // are worked out again from its document, as auditRows wrote them, and deleted by their key.
+        const doomed = s.oldest.all(before, limit);
+        for (const row of doomed) {
+          for (const term of auditRows(decodeAudit(row.id, row.ts, row.doc)).terms) s.dropTerm.run(term.kind, term.value, row.ts, row.id);
+          s.drop.run(row.id);
         }
-        // The oldest `limit`, up to and including the edge, which is itself older than the cutoff.
-        s.dropTermsUpTo.run(edge.ts, edge.ts, edge.id);
-        return s.dropUpTo.run(edge.ts, edge.ts, edge.id).changes;
+        return doomed.length;
       })();
       if (removed > 0) db.pragma(`incremental_vacuum(${VACUUM_PAGES})`);
       return removed;
@@ -318,7 +317,7 @@ class SqliteAuditLog implements AuditLog {
       db.exec(SCHEMA);
       const statements = prepare(db);
       this.#statements = statements;
-      this.#store = db.transaction((rows: AuditRows, ifNew: boolean) => this.#storeRows(statements, rows, ifNew));
+      this.#store = (rows: AuditRows, ifNew: boolean) => this.#storeRows(statements, rows, ifNew);
       this.#db = db;
       this.#loadKnownCodes();
       db.pragma('wal_autocheckpoint = 0');
@@ -397,11 +396,9 @@ function prepare(db: SqliteDatabase): Statements {
     code: db.prepare('INSERT OR IGNORE INTO audit_codes (kind, code, code_system_name, display_name) VALUES (@kind, @code, @codeSystemName, @displayName)'),
     get: db.prepare<[string], Row>('SELECT id, ts, doc FROM audits WHERE id = ?'),
     codes: db.prepare<[], CodeRowStored>('SELECT kind, code, code_system_name, display_name FROM audit_codes ORDER BY seq'),
-    dropEdge: db.prepare<[number, number], { ts: number; id: string }>('SELECT ts, id FROM audits WHERE ts < ? ORDER BY ts, id LIMIT 1 OFFSET ?'),
-    dropTermsUpTo: db.prepare<[number, number, string]>('DELETE FROM audit_terms WHERE ts <= ? AND (ts, id) <= (?, ?)'),
-    dropUpTo: db.prepare<[number, number, string]>('DELETE FROM audits WHERE ts <= ? AND (ts, id) <= (?, ?)'),
-    dropTermsBefore: db.prepare<[number]>('DELETE FROM audit_terms WHERE ts < ?'),
-    dropBefore: db.prepare<[number]>('DELETE FROM audits WHERE ts < ?'),
+    oldest: db.prepare<[number, number], Row>('SELECT id, ts, doc FROM audits WHERE ts < ? ORDER BY ts, id LIMIT ?'),
+    dropTerm: db.prepare<[number, string, number, string]>('DELETE FROM audit_terms WHERE kind = ? AND value = ? AND ts = ? AND id = ?'),
+    drop: db.prepare<[string]>('DELETE FROM audits WHERE id = ?'),
   };
 }
 

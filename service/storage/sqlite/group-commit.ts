@@ -21,11 +21,16 @@ export class GroupCommit {
    * @param onCommitFailure called when a whole transaction failed to commit, before its writes are rejected
    * @param beforeCommit runs inside the transaction after the batch's writes: work the writes gathered to do once per
    *   commit rather than once per write. If it throws, nothing of the batch is stored.
+   * @param isolateOnFailure for writes of several statements: the batch first runs without a savepoint per write
+   *   (savepoints cost as much as the writes themselves); if any write fails, the whole batch is rolled back,
+   *   `onCommitFailure` is called, and the batch runs again with each write in its own savepoint, so a write that
+   *   failed halfway leaves nothing behind and the others still commit. Writes must then be safe to run twice.
    */
   constructor(
     private readonly database: () => Database | null,
     private readonly onCommitFailure: () => void = () => undefined,
     private readonly beforeCommit: () => void = () => undefined,
+    private readonly isolateOnFailure = false,
   ) {}
 
   /** Queues `work` for the next commit; resolves with its result once committed. */
@@ -49,18 +54,9 @@ export class GroupCommit {
       for (const op of batch) op.reject(new Error('the database is closed'));
       return;
     }
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
+    let outcomes: Outcome[];
     try {
-      db.transaction(() => {
-        for (const op of batch) {
-          try {
-            outcomes.push({ ok: true, value: op.work() });
-          } catch (err) {
-            outcomes.push({ ok: false, err });
-          }
-        }
-        this.beforeCommit();
-      })();
+      outcomes = this.isolateOnFailure ? this.#commitFast(db, batch) ?? this.#commit(db, batch, true) : this.#commit(db, batch, false);
     } catch (err) {
       // The commit itself failed (disk full, I/O error): none of the batch is stored.
       this.onCommitFailure();
@@ -73,4 +69,47 @@ export class GroupCommit {
       else op.reject(outcome?.err);
     });
   }
+
+  /** Runs the batch in one transaction, each write in its own savepoint when `isolated`; a failed write fails alone. */
+  #commit(db: Database, batch: readonly Pending[], isolated: boolean): Outcome[] {
+    const outcomes: Outcome[] = [];
+    db.transaction(() => {
+      for (const op of batch) {
+        try {
+          outcomes.push({ ok: true, value: isolated ? db.transaction(op.work)() : op.work() });
+        } catch (err) {
+          outcomes.push({ ok: false, err });
+        }
+      }
+      this.beforeCommit();
+    })();
+    return outcomes;
+  }
+
+  /** Runs the batch without savepoints; undefined (everything rolled back) when any write failed. */
+  #commitFast(db: Database, batch: readonly Pending[]): Outcome[] | undefined {
+    const outcomes: Outcome[] = [];
+    let writeFailed = false;
+    try {
+      db.transaction(() => {
+        for (const op of batch) {
+          try {
+            outcomes.push({ ok: true, value: op.work() });
+          } catch (err) {
+            writeFailed = true;
+            throw err;
+          }
+        }
+        this.beforeCommit();
+      })();
+      return outcomes;
+    } catch (err) {
+      if (!writeFailed) throw err;
+      // The transaction rolled back: undo what the writes noted in memory, then run them again isolated.
+      this.onCommitFailure();
+      return undefined;
+    }
+  }
 }
+
+type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
