@@ -59,6 +59,8 @@ import { applicationActivityEvent } from './audit/events.js';
 import { AuditListeners } from './audit/listeners.js';
 import { AuditIntake } from './audit/intake.js';
 import type { AuditIntakeStats } from './audit/intake.js';
+import { createAuditParser } from './audit/parsers.js';
+import type { AuditParser } from './audit/parsers.js';
 import type { AuditIntakeHandler, AuditListenerStats } from './audit/listeners.js';
 import { AuditForwarder } from './audit/forwarder.js';
 import type { AuditForwarderStatus } from './audit/forwarder.js';
@@ -141,6 +143,7 @@ export class Junction {
   #listeners: ChannelListeners | undefined;
   #auditListeners: AuditListeners | undefined;
   #intake: AuditIntake | undefined;
+  #auditParser: AuditParser | undefined;
   #servicePorts: PortClaim[] = [];
   #schedulers: Schedulers | undefined;
   #taskRunner: TaskRunner | undefined;
@@ -565,7 +568,9 @@ export class Junction {
 
   /** Where received audit messages go: parsed into the audit model and stored in the audit log (malformed ones raw). */
   #auditIntake(): AuditIntakeHandler {
-    this.#intake = new AuditIntake({ sink: this.audits, logger: this.#options.logger.child({ component: 'audit-intake' }) });
+    const logger = this.#options.logger.child({ component: 'audit-intake' });
+    this.#auditParser = createAuditParser(logger);
+    this.#intake = new AuditIntake({ sink: this.audits, logger, parser: this.#auditParser });
     return this.#intake;
   }
 
@@ -626,6 +631,7 @@ export class Junction {
       await this.#auditListeners?.stop();
       // Every message the listeners accepted is written before the audit log closes.
       await this.#intake?.settled();
+      await this.#auditParser?.close();
       await this.#messages?.drain();
       await this.#api?.close();
       await this.#router?.close();

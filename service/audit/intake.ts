@@ -7,7 +7,10 @@
  */
 import type { Logger } from 'pino';
 import type { AuditSink } from '../storage/audits.js';
-import { malformedAudit, parseAuditMessage } from './parse-audit.js';
+import { malformedAudit } from './parse-audit.js';
+import type { ParsedAuditMessage } from './parse-audit.js';
+import { inlineAuditParser } from './parsers.js';
+import type { AuditParser } from './parsers.js';
 import type { AuditMessageHandler, AuditPeer, AuditTransport } from './peer.js';
 import { parseSyslog } from './syslog-header.js';
 
@@ -38,7 +41,19 @@ export interface AuditIntakeOptions {
   highWater?: number;
   /** At most one warning per kind (malformed, failed write, dropped) in this many milliseconds; the rest are counted. */
   warnIntervalMs?: number;
+  /** Where messages are parsed; inline (on this thread) unless given. */
+  parser?: AuditParser;
 }
+
+/** Messages received in one turn of the event loop, handed to the parser together. */
+interface Pending {
+  texts: string[];
+  receivedAt: number[];
+  from: { counts: AuditIntakeCounts; peer: AuditPeer }[];
+}
+
+/** Most messages in one batch to the parser: a batch is parsed and answered whole, so this bounds its latency. */
+const MAX_BATCH = 500;
 
 const DEFAULT_HIGH_WATER = 10_000;
 const DEFAULT_WARN_INTERVAL_MS = 60_000;
@@ -80,6 +95,8 @@ export class AuditIntake implements AuditMessageHandler {
   readonly #failedWarning: RateLimitedWarning;
   readonly #droppedWarning: RateLimitedWarning;
   readonly #decoder = new TextDecoder('utf-8', { fatal: true });
+  readonly #parser: AuditParser;
+  #pending: Pending | null = null;
   #inFlight = 0;
   #settledWaiters: (() => void)[] = [];
   #readyWaiters: (() => void)[] = [];
@@ -89,6 +106,7 @@ export class AuditIntake implements AuditMessageHandler {
     this.#logger = options.logger;
     this.#now = options.now ?? (() => new Date());
     this.#highWater = Math.max(1, options.highWater ?? DEFAULT_HIGH_WATER);
+    this.#parser = options.parser ?? inlineAuditParser;
     const interval = options.warnIntervalMs ?? DEFAULT_WARN_INTERVAL_MS;
     this.#malformedWarning = new RateLimitedWarning(interval, this.#now);
     this.#failedWarning = new RateLimitedWarning(interval, this.#now);
@@ -110,31 +128,14 @@ export class AuditIntake implements AuditMessageHandler {
       return false;
     }
     const receivedAt = this.#now();
-    let audit;
-    let problem: string | undefined;
-    try {
-      const text = this.#decode(message);
-      if (text === undefined) {
-        const lossy = message.toString('utf8');
-        audit = malformedAudit(lossy, parseSyslog(lossy, receivedAt)?.syslog, receivedAt);
-        problem = 'not valid UTF-8';
-      } else {
-        ({ audit, problem } = parseAuditMessage(text, receivedAt));
-      }
-    } catch (err) {
-      // The parser is written not to throw; should it, the message is still kept raw rather than lost.
+    this.#inFlight++;
+    const text = this.#decode(message);
+    if (text === undefined) {
       const lossy = message.toString('utf8');
-      audit = malformedAudit(lossy, undefined, receivedAt);
-      problem = `could not be parsed: ${err instanceof Error ? err.message : String(err)}`;
+      this.#store({ audit: malformedAudit(lossy, parseSyslog(lossy, receivedAt)?.syslog, receivedAt), problem: 'not valid UTF-8' }, counts, from);
+    } else {
+      this.#queue(text, receivedAt.getTime(), counts, from);
     }
-    if (problem !== undefined) {
-      this.#count(counts, 'malformed');
-      const reason = problem;
-      this.#malformedWarning.warn((suppressed) =>
-        this.#logger.warn({ peer: from, problem: reason, suppressed }, `malformed audit message from ${from.address}: ${reason}; stored raw`),
-      );
-    }
-    this.#write(audit, counts, from);
     return this.#inFlight < this.#highWater;
   }
 
@@ -173,8 +174,53 @@ export class AuditIntake implements AuditMessageHandler {
     }
   }
 
-  #write(audit: Parameters<AuditSink['add']>[0], counts: AuditIntakeCounts, from: AuditPeer): void {
-    this.#inFlight++;
+  /** Adds a message to this turn's batch, which goes to the parser once the turn ends or the batch is full. */
+  #queue(text: string, receivedAt: number, counts: AuditIntakeCounts, peer: AuditPeer): void {
+    let pending = this.#pending;
+    if (pending === null) {
+      pending = { texts: [], receivedAt: [], from: [] };
+      this.#pending = pending;
+      setImmediate(() => this.#parse(pending as Pending));
+    }
+    pending.texts.push(text);
+    pending.receivedAt.push(receivedAt);
+    pending.from.push({ counts, peer });
+    if (pending.texts.length >= MAX_BATCH) this.#parse(pending);
+  }
+
+  #parse(batch: Pending): void {
+    if (this.#pending === batch) this.#pending = null;
+    if (batch.texts.length === 0) return;
+    const { texts, receivedAt, from } = batch;
+    // Emptied, so the turn's scheduled call for a batch sent early when full finds nothing to send.
+    batch.texts = [];
+    void this.#parser.parse(texts, receivedAt).then(
+      (results) => {
+        results.forEach((result, i) => {
+          const source = from[i];
+          if (source !== undefined) this.#store(result, source.counts, source.peer);
+        });
+      },
+      (err: unknown) => {
+        // The parsers never reject; should one, each message is still kept raw rather than lost.
+        const problem = `could not be parsed: ${err instanceof Error ? err.message : String(err)}`;
+        texts.forEach((text, i) => {
+          const source = from[i];
+          if (source !== undefined) this.#store({ audit: malformedAudit(text, undefined, new Date(receivedAt[i] ?? Date.now())), problem }, source.counts, source.peer);
+        });
+      },
+    );
+  }
+
+  /** Writes one parsed message (counted in flight since it was received); a malformed one is counted and warned about. */
+  #store(parsed: ParsedAuditMessage, counts: AuditIntakeCounts, from: AuditPeer): void {
+    const { audit, problem } = parsed;
+    if (problem !== undefined) {
+      this.#count(counts, 'malformed');
+      this.#malformedWarning.warn((suppressed) =>
+        this.#logger.warn({ peer: from, problem, suppressed }, `malformed audit message from ${from.address}: ${problem}; stored raw`),
+      );
+    }
     let write: Promise<unknown>;
     try {
       write = Promise.resolve(this.#sink.add(audit));

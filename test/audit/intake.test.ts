@@ -113,7 +113,9 @@ describe('AuditIntake', () => {
     intake.receive(Buffer.from(sample('dicom-app-start')), tcpPeer);
     let settled = false;
     const done = intake.settled().then(() => (settled = true));
-    await Promise.resolve();
+    // Messages received in one turn are parsed together once it ends, then written.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sink.held).toHaveLength(2);
     sink.held[0]?.resolve();
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
@@ -132,6 +134,8 @@ describe('AuditIntake', () => {
     expect(intake.overloaded()).toBe(true);
     expect(intake.stats()).toMatchObject({ received: 10, dropped: 2, inFlight: 8 });
     expect(lines.filter((l) => String(l.msg).includes('dropped'))).toHaveLength(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sink.held).toHaveLength(8);
 
     let ready = false;
     const resumed = intake.whenReady().then(() => (ready = true));
@@ -142,6 +146,7 @@ describe('AuditIntake', () => {
     await resumed;
     expect(intake.overloaded()).toBe(false);
     expect(intake.receive(message, tcpPeer)).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
     for (const write of sink.held.splice(0)) write.resolve();
     await intake.settled();
     expect(intake.stats()).toMatchObject({ received: 11, stored: 9, dropped: 2, inFlight: 0 });

@@ -1,0 +1,138 @@
+/**
+ * Where received audit messages are parsed. Parsing a 2 KB audit costs about as much as storing it, so the service
+ * parses in one worker thread and the main thread, which also frames the sockets and writes SQLite, only reads the
+ * answers back (JSON, a tenth of the parse). The inline parser is the fallback: when the compiled worker script is
+ * not there (tests run the TypeScript sources), and for a batch whose worker died, so no message is ever lost.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { malformedAudit, parseAuditMessage } from './parse-audit.js';
+import type { ParsedAuditMessage } from './parse-audit.js';
+import type { ParseAnswer, ParseRequest } from './parse-worker.js';
+
+export interface AuditParser {
+  /** Parses messages received at the given times (epoch ms); never rejects: a failing worker falls back inline. */
+  parse(texts: string[], receivedAt: number[]): Promise<ParsedAuditMessage[]>;
+  /** Ends the worker, if any; batches still out are parsed inline. */
+  close(): Promise<void>;
+}
+
+/** Parses on the calling thread. */
+export const inlineAuditParser: AuditParser = {
+  parse: (texts, receivedAt) => Promise.resolve(parseInline(texts, receivedAt)),
+  close: () => Promise.resolve(),
+};
+
+function parseInline(texts: readonly string[], receivedAt: readonly number[]): ParsedAuditMessage[] {
+  return texts.map((text, i) => parseOne(text, new Date(receivedAt[i] ?? Date.now())));
+}
+
+/** The parser is written not to throw; should it, the message is still kept, raw, rather than lost. */
+export function parseOne(text: string, receivedAt: Date): ParsedAuditMessage {
+  try {
+    return parseAuditMessage(text, receivedAt);
+  } catch (err) {
+    return { audit: malformedAudit(text, undefined, receivedAt), problem: `could not be parsed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+/** After this many worker deaths in a row (each batch it held parsed inline), parsing stays inline. */
+const MAX_RESTARTS = 3;
+
+interface Outstanding {
+  texts: string[];
+  receivedAt: number[];
+  resolve: (results: ParsedAuditMessage[]) => void;
+}
+
+/** Parses in one worker thread running `script` (the compiled parse-worker.js), started on first use. */
+export class WorkerAuditParser implements AuditParser {
+  readonly #script: string;
+  readonly #logger: Logger;
+  #worker: Worker | null = null;
+  #nextId = 1;
+  readonly #outstanding = new Map<number, Outstanding>();
+  #deaths = 0;
+  #closed = false;
+
+  constructor(script: string, logger: Logger) {
+    this.#script = script;
+    this.#logger = logger;
+  }
+
+  parse(texts: string[], receivedAt: number[]): Promise<ParsedAuditMessage[]> {
+    const worker = this.#closed || this.#deaths >= MAX_RESTARTS ? null : this.#ensureWorker();
+    if (worker === null) return Promise.resolve(parseInline(texts, receivedAt));
+    return new Promise((resolve) => {
+      const id = this.#nextId++;
+      this.#outstanding.set(id, { texts, receivedAt, resolve });
+      const request: ParseRequest = { id, texts, receivedAt };
+      worker.postMessage(request);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const worker = this.#worker;
+    this.#worker = null;
+    this.#parseOutstandingInline();
+    if (worker !== null) await worker.terminate();
+  }
+
+  #ensureWorker(): Worker | null {
+    if (this.#worker !== null) return this.#worker;
+    let worker: Worker;
+    try {
+      worker = new Worker(this.#script);
+    } catch (err) {
+      this.#deaths = MAX_RESTARTS;
+      this.#logger.error({ err, script: this.#script }, 'audit parser: could not start the parse worker; parsing on the main thread');
+      return null;
+    }
+    // Idle, it must not keep the service alive; batches out are answered before stop() closes it.
+    worker.unref();
+    worker.on('message', (answer: ParseAnswer) => {
+      const outstanding = this.#outstanding.get(answer.id);
+      if (outstanding === undefined) return;
+      this.#outstanding.delete(answer.id);
+      this.#deaths = 0;
+      outstanding.resolve(revive(JSON.parse(answer.json) as ParsedAuditMessage[]));
+    });
+    const died = (reason: unknown): void => {
+      if (this.#worker !== worker) return;
+      this.#worker = null;
+      if (this.#closed) return;
+      this.#deaths++;
+      const inline = this.#deaths >= MAX_RESTARTS;
+      this.#logger.error({ err: reason, deaths: this.#deaths }, inline ? 'audit parser: the parse worker keeps dying; parsing on the main thread from now on' : 'audit parser: the parse worker died; its batches are parsed on the main thread and a new worker starts');
+      this.#parseOutstandingInline();
+    };
+    worker.on('error', died);
+    worker.on('exit', (code) => died(new Error(`the parse worker exited with code ${code}`)));
+    this.#worker = worker;
+    return worker;
+  }
+
+  #parseOutstandingInline(): void {
+    const outstanding = [...this.#outstanding.values()];
+    this.#outstanding.clear();
+    for (const batch of outstanding) batch.resolve(parseInline(batch.texts, batch.receivedAt));
+  }
+}
+
+/** JSON carried the event time as an ISO string; the audit model holds a Date. */
+function revive(results: ParsedAuditMessage[]): ParsedAuditMessage[] {
+  for (const result of results) {
+    const event = result.audit.eventIdentification as { eventDateTime: Date | string };
+    event.eventDateTime = new Date(event.eventDateTime);
+  }
+  return results;
+}
+
+/** The worker parser when the compiled worker script sits beside this module (the built service), else inline. */
+export function createAuditParser(logger: Logger): AuditParser {
+  const script = fileURLToPath(new URL('./parse-worker.js', import.meta.url));
+  return import.meta.url.endsWith('.js') && existsSync(script) ? new WorkerAuditParser(script, logger) : inlineAuditParser;
+}
