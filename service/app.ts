@@ -74,7 +74,7 @@ import type { LiveFeedOptions } from './api/live-feed.js';
 import { MediatorRegistry } from './mediators/registry.js';
 import { ChannelHistory } from './channels/history.js';
 import { listeningPorts } from './domain/listening-ports.js';
-import type { ServicePort } from './contracts/api.js';
+import type { AboutAudits, ServicePort } from './contracts/api.js';
 import { loadServerCertificate, loadTrustedCAs } from './tls/server-certificate.js';
 import type { ServerCertificate } from './tls/server-certificate.js';
 import { Delivery } from './notify/delivery.js';
@@ -180,6 +180,7 @@ export class Junction {
     this.timeZone = resolvedTimeZone(config.timeZone);
     // Every completion, from whichever path, is counted from the first.
     this.prometheus.attach(this.events);
+    this.prometheus.watchAudits(() => this.auditCounts());
     this.outbox = new Outbox({ notifications: this.store.notifications });
     this.transactions = createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger, metricsTimeZone: this.timeZone });
     // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
@@ -220,6 +221,17 @@ export class Junction {
   /** What the audit intake has received, stored, kept raw as malformed, failed to store and dropped under overload. */
   auditIntakeStats(): AuditIntakeStats | undefined {
     return this.#intake?.stats();
+  }
+
+  /** The audit repository's intake and listeners and the audit sender, as `/about` and Prometheus show them. */
+  auditCounts(): AboutAudits {
+    const intake = this.auditIntakeStats();
+    const forwarding = this.auditForwarding;
+    return {
+      ...(intake === undefined ? {} : { intake: { received: intake.received, stored: intake.stored, malformed: intake.malformed, failed: intake.failed, dropped: intake.dropped, inFlight: intake.inFlight } }),
+      listeners: this.auditListenerStats().map((l) => ({ transport: l.transport, port: l.port, connections: l.connections, received: l.received, malformedFraming: l.malformedFraming, refusedConnections: l.refusedConnections, tooLarge: l.tooLarge })),
+      ...(forwarding === undefined ? {} : { forwarding: { ...forwarding } }),
+    };
   }
 
   /** The management API's routes once started (tests reach every route from this list rather than one kept by hand). */
@@ -434,6 +446,7 @@ export class Junction {
         prometheus: this.prometheus,
         prometheusPublic: config.prometheus.public,
         timeZone: this.timeZone,
+        auditCounts: () => this.auditCounts(),
       },
     );
   }

@@ -69,6 +69,39 @@ export interface AboutAnswer {
   nodeVersion: string;
   /** The ports Junction listens on; only in answers to admins (which ports are open is useful to an attacker). */
   ports?: ServicePort[];
+  /** The audit repository's and audit sender's counts since start; only in answers to admins. */
+  audits?: AboutAudits;
+}
+
+/** Counts of audit messages by what became of them. */
+export interface AuditMessageCounts {
+  /** Messages handed in. */
+  received: number;
+  /** Written to the audit log, audits and malformed ones alike. */
+  stored: number;
+  /** Not an audit message (stored raw). */
+  malformed: number;
+  /** The write failed. */
+  failed: number;
+  /** Refused unwritten because too many writes were in flight. */
+  dropped: number;
+}
+
+/** What `GET /about` tells admins about audits: the repository's intake and listeners, and the sender of Junction's own events. */
+export interface AboutAudits {
+  /** Absent when no audit listener is enabled. */
+  intake?: AuditMessageCounts & { inFlight: number };
+  listeners: {
+    transport: 'udp' | 'tcp' | 'tls';
+    port: number;
+    connections: number;
+    received: number;
+    malformedFraming: number;
+    refusedConnections: number;
+    tooLarge: number;
+  }[];
+  /** Absent when Junction's own audit events are stored here (`auditEvents.interface: internal`). */
+  forwarding?: { interface: 'udp' | 'tcp' | 'tls'; target: string; queued: number; sent: number; dropped: number; tooLarge: number; retrying: boolean; connected: boolean };
 }
 
 /** One listening port of the service. `api` is the management API and console; `transactions` take client requests. */

@@ -6,8 +6,9 @@
  * OpenHIM observes milliseconds in a histogram whose help says seconds, so nearly every request lands in +Inf; here
  * the histogram holds seconds, with buckets from 5 ms to a minute (channel timeouts are of that order).
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { OpenMetricsContentType } from 'prom-client';
+import type { AboutAudits } from '../contracts/api.js';
 import type { CompletionDetail, LiveEvents, TransactionEvent } from '../events/live.js';
 
 /** The labels of both transaction metrics, OpenHIM's set. */
@@ -82,6 +83,80 @@ export class PrometheusMetrics {
     }
     children.count.inc();
     if (detail.responseTimeMs !== undefined) children.duration.observe(detail.responseTimeMs / 1000);
+  }
+
+  /**
+   * Exposes the audit repository's and audit sender's counts (`junction_audit_*`), read from `counts` at each scrape
+   * rather than counted twice. Counters restart at zero with the process, as Prometheus expects of a counter.
+   */
+  watchAudits(counts: () => AboutAudits): void {
+    const registers = [this.registry];
+    // Reading them is a few object copies, so each metric reads its own.
+    const read = counts;
+    new Counter({
+      name: 'junction_audit_messages',
+      help: 'Audit messages the repository received, by what became of them (stored includes malformed ones, kept raw)',
+      labelNames: ['outcome'],
+      registers,
+      collect() {
+        const intake = read().intake;
+        this.reset();
+        if (intake === undefined) return;
+        for (const outcome of ['received', 'stored', 'malformed', 'failed', 'dropped'] as const) this.inc({ outcome }, intake[outcome]);
+      },
+    });
+    new Gauge({
+      name: 'junction_audit_writes_in_flight',
+      help: 'Received audit messages not yet stored',
+      registers,
+      collect() {
+        this.set(read().intake?.inFlight ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'junction_audit_connections',
+      help: 'TCP and TLS connections open to the audit repository listeners',
+      labelNames: ['transport', 'port'],
+      registers,
+      collect() {
+        this.reset();
+        for (const l of read().listeners) this.set({ transport: l.transport, port: String(l.port) }, l.connections);
+      },
+    });
+    new Counter({
+      name: 'junction_audit_listener_events',
+      help: 'Audit listener events: messages received, streams closed for bad framing, connections refused, messages too large',
+      labelNames: ['transport', 'port', 'event'],
+      registers,
+      collect() {
+        this.reset();
+        for (const l of read().listeners) {
+          for (const event of ['received', 'malformedFraming', 'refusedConnections', 'tooLarge'] as const) this.inc({ transport: l.transport, port: String(l.port), event }, l[event]);
+        }
+      },
+    });
+    new Gauge({
+      name: 'junction_audit_forward_queued',
+      help: "Junction's own audit events waiting to be sent to the audit repository",
+      registers,
+      collect() {
+        this.set(read().forwarding?.queued ?? 0);
+      },
+    });
+    new Counter({
+      name: 'junction_audit_forward_messages',
+      help: "Junction's own audit events sent to the audit repository, or dropped (queue full, too large for UDP)",
+      labelNames: ['outcome'],
+      registers,
+      collect() {
+        const forwarding = read().forwarding;
+        this.reset();
+        if (forwarding === undefined) return;
+        this.inc({ outcome: 'sent' }, forwarding.sent);
+        this.inc({ outcome: 'dropped' }, forwarding.dropped);
+        this.inc({ outcome: 'tooLarge' }, forwarding.tooLarge);
+      },
+    });
   }
 
   /** The exposition text, in `contentType`. */

@@ -36,6 +36,15 @@ describe('audit listeners in the service', () => {
     const junction = t.junction;
     await until('the message counted', () => (junction.auditListenerStats().find((s) => s.transport === 'tcp')?.received === 1 ? true : undefined));
     await closedOf(socket);
+    await until('the message stored', () => (junction.auditIntakeStats()?.stored === 1 ? true : undefined));
+    const counts = ((await t.inject('/about', { headers: admin })).body as AboutAnswer).audits;
+    expect(counts?.intake).toEqual({ received: 1, stored: 1, malformed: 0, failed: 0, dropped: 0, inFlight: 0 });
+    expect(counts?.listeners.find((l) => l.transport === 'tcp')).toMatchObject({ port: tcp, received: 1, malformedFraming: 0, refusedConnections: 0, tooLarge: 0 });
+    expect(counts?.forwarding).toBeUndefined();
+    const exposition = await junction.prometheus.exposition();
+    expect(exposition).toContain('junction_audit_messages_total{outcome="stored"} 1');
+    expect(exposition).toContain(`junction_audit_listener_events_total{transport="tcp",port="${tcp}",event="received"} 1`);
+    expect(exposition).toContain('junction_audit_writes_in_flight 0');
     await t.stop();
     await expect(tcpPeer(tcp)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
@@ -45,6 +54,7 @@ describe('audit listeners in the service', () => {
     const admin = { authorization: await unlockRoot(t) };
     const about = await t.inject('/about', { headers: admin });
     expect((about.body as AboutAnswer).ports?.filter((p) => p.purpose === 'audit')).toEqual([]);
+    expect((about.body as AboutAnswer).audits).toMatchObject({ listeners: [], intake: { received: 0, stored: 0 } });
     expect(t.junction.auditListenerStats()).toEqual([]);
   });
 

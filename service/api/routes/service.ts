@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.js';
 import { isPlainObject } from '../../domain/plain-object.js';
-import type { AboutAnswer, HealthAnswer, HeartbeatAnswer, ServicePort } from '../../contracts/api.js';
+import type { AboutAnswer, AboutAudits, HealthAnswer, HeartbeatAnswer, ServicePort } from '../../contracts/api.js';
 import { isAdmin } from '../../domain/permissions.js';
 import type { Store } from '../../storage/store.js';
 import { currentUser } from '../auth/hook.js';
@@ -26,6 +26,8 @@ export interface ServiceRoutesDeps {
   requestRestart: (by: string) => void;
   /** The zone metrics, alerts and reports use (the `timeZone` setting, or the system's): what `serverTimezone` says. */
   timeZone: string;
+  /** The audit repository's and audit sender's counts, for admins. */
+  auditCounts: () => AboutAudits;
 }
 
 /** OpenHIM's answer text for `POST /restart` (OpenHIM sends it as plain text; Junction answers JSON everywhere). */
@@ -51,7 +53,7 @@ export function serviceRoutes(deps: ServiceRoutesDeps): FastifyPluginAsyncTypebo
       product: 'Junction',
       version: deps.version,
       nodeVersion: process.version,
-      ...(isAdmin(currentUser(request)) ? { ports: [...deps.listeningPorts()] } : {}),
+      ...(isAdmin(currentUser(request)) ? { ports: [...deps.listeningPorts()], audits: deps.auditCounts() } : {}),
     }));
 
     app.post(

@@ -10,6 +10,39 @@ export const ServicePortSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const AuditTransportSchema = Type.Union([Type.Literal('udp'), Type.Literal('tcp'), Type.Literal('tls')]);
+
+/** The audit counts admins see on `/about` (contracts/api.ts AboutAudits). */
+export const AboutAuditsSchema = Type.Object(
+  {
+    intake: Type.Optional(Type.Object({ received: Type.Integer(), stored: Type.Integer(), malformed: Type.Integer(), failed: Type.Integer(), dropped: Type.Integer(), inFlight: Type.Integer() })),
+    listeners: Type.Array(
+      Type.Object({
+        transport: AuditTransportSchema,
+        port: Type.Integer(),
+        connections: Type.Integer(),
+        received: Type.Integer(),
+        malformedFraming: Type.Integer(),
+        refusedConnections: Type.Integer(),
+        tooLarge: Type.Integer(),
+      }),
+    ),
+    forwarding: Type.Optional(
+      Type.Object({
+        interface: AuditTransportSchema,
+        target: Type.String(),
+        queued: Type.Integer(),
+        sent: Type.Integer(),
+        dropped: Type.Integer(),
+        tooLarge: Type.Integer(),
+        retrying: Type.Boolean(),
+        connected: Type.Boolean(),
+      }),
+    ),
+  },
+  { description: "the audit repository's and audit sender's counts since start; admins only" },
+);
+
 export const AboutAnswerSchema = Type.Object({
   currentCoreVersion: Type.String(),
   serverTimezone: Type.String(),
@@ -17,4 +50,5 @@ export const AboutAnswerSchema = Type.Object({
   version: Type.String(),
   nodeVersion: Type.String(),
   ports: Type.Optional(Type.Array(ServicePortSchema, { description: 'the ports listened on; admins only' })),
+  audits: Type.Optional(AboutAuditsSchema),
 });
