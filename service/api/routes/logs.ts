@@ -18,7 +18,9 @@ export interface LogRoutesDeps {
 export function logRoutes(deps: LogRoutesDeps): FastifyPluginAsyncTypebox {
   const now = deps.clock ?? Date.now;
   return async (app) => {
-    app.get('/logs', { schema: { querystring: LogsQuery, response: { 200: LogsAnswer } } }, async (request) => {
+    // Its own requests are not logged at info: the console's Logs page, following new lines, would otherwise show its
+    // own polls every two seconds.
+    app.get('/logs', { logLevel: 'warn', schema: { querystring: LogsQuery, response: { 200: LogsAnswer } } }, async (request) => {
       requireAdmin(request, 'read the server logs');
       const parsed = parseLogQuery(request.query, now());
       if (!parsed.ok) throw invalidInput(parsed.problems);
