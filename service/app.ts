@@ -26,6 +26,7 @@ import { unusablePatterns } from './domain/channel-rules.js';
 import { ClientAuthenticator } from './pipeline/authenticate.js';
 import type { ClientAuthGuard } from './pipeline/authenticate.js';
 import { LiveEvents } from './events/live.js';
+import { VisualizerRecorder } from './visualizer/recorder.js';
 import { MetricsReader } from './metrics/reader.js';
 import { PrometheusMetrics } from './metrics/prometheus.js';
 import { Pipeline } from './pipeline/index.js';
@@ -129,6 +130,8 @@ export class Junction {
   readonly events = new LiveEvents();
   /** The Prometheus exposition's registry, counting this instance's completions only. */
   readonly prometheus = new PrometheusMetrics();
+  /** The visualizer's events of the last hour (`GET /events/:receivedTime`), recorded from the live event bus. */
+  readonly visualizer: VisualizerRecorder;
   /** Every message to a person (alerts, reports, test messages, set-password links) is recorded here first. */
   readonly outbox: Outbox;
   /** The IANA zone of metric buckets, alert and report times, and report schedules (`timeZone`, or the system's). */
@@ -181,6 +184,13 @@ export class Junction {
     // Every completion, from whichever path, is counted from the first.
     this.prometheus.attach(this.events);
     this.prometheus.watchAudits(() => this.auditCounts());
+    const visualizerLogger = logger.child({ component: 'visualizer' });
+    this.visualizer = new VisualizerRecorder({
+      events: this.events,
+      channel: (id) => this.store.channels.findById(id),
+      ...(options.clock === undefined ? {} : { now: options.clock }),
+      onError: (err) => visualizerLogger.error({ err }, 'a visualizer event could not be recorded'),
+    }).attach();
     this.outbox = new Outbox({ notifications: this.store.notifications });
     this.transactions = createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger, metricsTimeZone: this.timeZone });
     // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
@@ -447,6 +457,9 @@ export class Junction {
         prometheusPublic: config.prometheus.public,
         timeZone: this.timeZone,
         auditCounts: () => this.auditCounts(),
+        logsDir: config.logging.file.enabled ? join(config.dataDir, 'logs') : null,
+        visualizer: this.visualizer,
+        ...(clock === undefined ? {} : { clock }),
       },
     );
   }

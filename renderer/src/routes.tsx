@@ -13,6 +13,7 @@ import { notificationsRoutes } from './pages/notifications/routes';
 import { mediatorsRoutes } from './pages/mediators/routes';
 import { tasksRoutes } from './pages/tasks/routes';
 import { auditsRoutes } from './pages/audits/routes';
+import { logsRoutes } from './pages/logs/routes';
 import { aboutRoutes } from './pages/about/routes';
 
 export const appRoutes: RouteObject[] = [
@@ -31,6 +32,7 @@ export const appRoutes: RouteObject[] = [
       ...mediatorsRoutes,
       ...tasksRoutes,
       ...auditsRoutes,
+      ...logsRoutes,
       ...aboutRoutes,
       { path: '*', element: <NotFoundPage /> },
     ],

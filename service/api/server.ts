@@ -39,6 +39,10 @@ import { notificationRoutes } from './routes/notifications.js';
 import { auditRoutes } from './routes/audits.js';
 import type { AuditRoutesDeps } from './routes/audits.js';
 import type { NotificationRoutesDeps } from './routes/notifications.js';
+import { logRoutes } from './routes/logs.js';
+import type { LogRoutesDeps } from './routes/logs.js';
+import { visualizerEventRoutes } from './routes/visualizer-events.js';
+import type { VisualizerRoutesDeps } from './routes/visualizer-events.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole } from './console.js';
 import { installCors } from './cors.js';
@@ -73,6 +77,8 @@ export type ApiDeps = AuthHookOptions &
   TaskRoutesDeps &
   NotificationRoutesDeps &
   AuditRoutesDeps &
+  LogRoutesDeps &
+  VisualizerRoutesDeps &
   Omit<MetricsRoutesDeps, 'channels'>;
 
 /** Longest path parameter the router accepts; longer ones get 414 PATH_PARAMETER_TOO_LONG. */
@@ -166,6 +172,8 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(notificationRoutes(deps));
   await app.register(metricsRoutes({ ...deps, channels }));
   await app.register(auditRoutes(deps));
+  await app.register(logRoutes(deps));
+  await app.register(visualizerEventRoutes(deps));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, options.liveFeed).attach(app);
   return app;

@@ -5,6 +5,7 @@
 import { EventEmitter } from 'node:events';
 import type { LiveTransaction } from '../contracts/live-feed.js';
 import type { TaskStatus } from '../domain/tasks.js';
+import type { FinishedTransaction } from '../domain/visualizer-events.js';
 
 /** A transaction started or completed: what the live feed sends (the wire shape is the contract's). */
 export type TransactionEvent = LiveTransaction;
@@ -19,6 +20,8 @@ export interface CompletionDetail {
   clientName?: string;
   /** Response timestamp minus request timestamp, in milliseconds; absent when the transaction has no response. */
   responseTimeMs?: number;
+  /** The transaction as finally recorded (its routes and orchestrations draw the visualizer's events); absent when it could not be read back. */
+  transaction?: FinishedTransaction;
 }
 
 /** A transaction's response time as the metrics count it (response minus request timestamp, never below 0), or undefined without a response. */

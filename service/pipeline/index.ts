@@ -310,6 +310,7 @@ export class Pipeline {
         channelName: channel.name,
         ...(ctx.client === null ? {} : { clientName: ctx.client.name }),
         ...(responseTimeMs === undefined ? {} : { responseTimeMs }),
+        ...(record === null ? {} : { transaction: record }),
       },
     );
   }

@@ -296,6 +296,7 @@ export class MessagePipeline implements MessageHandler {
         channelName: job.channel.name,
         ...(job.client === null ? {} : { clientName: job.client.name }),
         ...(responseTimeMs === undefined ? {} : { responseTimeMs }),
+        ...(record === null ? {} : { transaction: record }),
       },
     );
   }

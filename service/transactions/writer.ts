@@ -190,7 +190,7 @@ export class TransactionWriter {
     if (!completes(before, tx.status)) return;
     // The writer knows the client only by id; a completion it announces is counted without a client name.
     const responseTimeMs = responseTimeOf(tx);
-    const detail = { channelName, ...(responseTimeMs === undefined ? {} : { responseTimeMs }) };
+    const detail = { channelName, ...(responseTimeMs === undefined ? {} : { responseTimeMs }), transaction: tx };
     this.#options.events.completed(tx.response === undefined ? event : { ...event, responseStatus: tx.response.status }, detail);
   }
 }

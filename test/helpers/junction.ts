@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Agent, fetch, Headers } from 'undici';
 import type { RequestInit } from 'undici';
 import type { LightMyRequestResponse } from 'fastify';
+import type { Logger } from 'pino';
 import { memoryLogger } from './logger.js';
 import { resolveConfig } from '../../service/config/index.js';
 import type { JunctionConfig } from '../../service/config/index.js';
@@ -61,7 +62,7 @@ export async function tempDir(prefix = 'junction-test-'): Promise<string> {
 /** Starts Junction on an ephemeral port with the given file-style configuration. */
 export async function startJunction(
   file: DeepPartial<JunctionConfig> = {},
-  options: { dataDir?: string; env?: Record<string, string>; liveFeed?: LiveFeedOptions; consoleDir?: string | null; clock?: () => number } = {},
+  options: { dataDir?: string; env?: Record<string, string>; liveFeed?: LiveFeedOptions; consoleDir?: string | null; clock?: () => number; logger?: Logger } = {},
 ): Promise<TestJunction> {
   const dataDir = options.dataDir ?? (await tempDir());
   const resolved = resolveConfig({ file: { ...file, dataDir }, env: options.env ?? {} }).config;
@@ -72,7 +73,8 @@ export async function startJunction(
   (config.router as { httpPort: number; httpsPort: number; host: string }).httpPort = 0;
   (config.router as { httpPort: number; httpsPort: number; host: string }).httpsPort = 0;
   (config.router as { httpPort: number; httpsPort: number; host: string }).host = '127.0.0.1';
-  const { logger, lines } = memoryLogger();
+  // A given logger (one writing the real log files) replaces the in-memory one; `logs` is then empty.
+  const { logger, lines } = options.logger === undefined ? memoryLogger() : { logger: options.logger, lines: [] };
   const junction = new Junction({ config, logger, version: '9.9.9-test', ...(options.liveFeed === undefined ? {} : { liveFeed: options.liveFeed }),
     ...(options.consoleDir === undefined ? {} : { consoleDir: options.consoleDir }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
