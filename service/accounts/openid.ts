@@ -66,7 +66,9 @@ function refusal(error: unknown): AppError {
     if (error.code === 'OAUTH_TIMEOUT' || cause?.name === 'TimeoutError' || (cause !== null && /fetch failed|ECONNREFUSED|ENOTFOUND/i.test(cause.message))) {
       return new AppError('OPENID_PROVIDER_UNAVAILABLE', `The OpenID provider could not be reached: ${cause?.message ?? error.message}`);
     }
-    return new AppError('OPENID_REFUSED', `The OpenID provider's answer failed a check: ${error.message}`);
+    // The library's own cause names the check (`unexpected ID Token "nonce" claim value`).
+    const detail = cause !== null && cause.message !== error.message ? `${error.message} (${cause.message})` : error.message;
+    return new AppError('OPENID_REFUSED', `The OpenID provider's answer failed a check: ${detail}`);
   }
   if (error instanceof TypeError && /fetch failed/i.test(error.message)) {
     const cause = error.cause instanceof Error ? error.cause.message : error.message;
