@@ -257,6 +257,11 @@ export class UserAccounts {
         })
         .catch(userConflict);
     }
+    // An OpenID user has no password here, so a forced password change could never be met.
+    if (existing.provider === 'openid' && existing.passwordChangeRequired) {
+      const cleared = await this.#users.updateById(existing._id, { set: { passwordChangeRequired: false, updatedAt: new Date() } });
+      if (cleared !== null) return this.signInFromProvider(claimed, createUsers);
+    }
     // The built-in super user always keeps the admin group, whatever the provider says.
     if (claimed.groups === null) return existing;
     const groups = existing.builtin === true && !claimed.groups.includes(ADMIN_GROUP) ? [ADMIN_GROUP, ...claimed.groups] : claimed.groups;

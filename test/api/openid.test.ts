@@ -179,6 +179,14 @@ describe('OpenID Connect sign-in', () => {
     const set = await creating.request(`/token/${(issued.body as { token: string }).token}`, { method: 'PUT', json: { password: 'a-long-enough-password-7' } });
     expect(set.status).toBe(403);
     expect(set.body).toMatchObject({ error: { code: 'FORBIDDEN', message: expect.stringMatching(/OpenID/) as string } });
+
+    // A forced password change cannot apply to someone with no password here: the next sign-in clears it.
+    const forced = await creating.request(`/users/${encodeURIComponent('alice@clinic.example')}`, { method: 'PUT', headers: { cookie: admin }, json: { passwordChangeRequired: true } });
+    expect(forced.status).toBe(200);
+    const back = await throughProvider(creating, 'alice');
+    const answer = await finish(creating, back.body, back.cookie);
+    expect(answer.body).toMatchObject({ user: { passwordChangeRequired: false } });
+    expect((await creating.request('/channels', { headers: { cookie: sessionCookie(answer) } })).status).toBe(200);
   });
 
   it('refuses OpenID routes with 401 when the type is off, and malformed bodies with 400', async () => {
