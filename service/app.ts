@@ -10,6 +10,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import type { Logger } from 'pino';
 import type { JunctionConfig } from './config/index.js';
 import { createNedbStore } from './storage/nedb/index.js';
+import { OpenIdSignIn } from './accounts/openid.js';
 import { createSqliteTransactionLog } from './storage/sqlite/transaction-log.js';
 import { SqliteBodyBlobs } from './storage/sqlite/body-blobs.js';
 import { createSqliteAuditLog } from './storage/sqlite/audit-log.js';
@@ -429,6 +430,7 @@ export class Junction {
       {
         authenticator,
         types: config.api.authenticationTypes,
+        openid: config.api.authenticationTypes.includes('openid') ? new OpenIdSignIn({ settings: config.api.openid, accounts, ...(clock === undefined ? {} : { now: clock }) }) : undefined,
         clientAuthTypes: clientAuthenticationTypes(config.authentication),
         accounts,
         sessions,

@@ -16,6 +16,10 @@ export const errorCatalogue = {
   INVALID_CREDENTIALS: { status: 401, message: 'The username or password is wrong' },
   INVALID_TOKEN: { status: 401, message: 'The authentication token is wrong or expired' },
   AUTH_TYPE_DISABLED: { status: 401, message: 'This authentication type is not enabled' },
+  OPENID_STATE_INVALID: { status: 400, message: 'The OpenID sign-in state is unknown, used already, expired or from another browser; start the sign-in again' },
+  OPENID_REFUSED: { status: 401, message: 'The OpenID sign-in was refused' },
+  OPENID_USER_UNKNOWN: { status: 403, message: 'No Junction user has the email the OpenID provider gave' },
+  OPENID_PROVIDER_UNAVAILABLE: { status: 502, message: 'The OpenID provider could not be reached' },
   FORBIDDEN: { status: 403, message: 'You are not allowed to do this' },
   PASSWORD_CHANGE_REQUIRED: {
     status: 403,

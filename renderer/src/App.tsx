@@ -10,6 +10,7 @@ import { SetPasswordPage, setPasswordToken } from './pages/signin/SetPasswordPag
 import { ReauthModal } from './pages/signin/ReauthModal';
 import { appRoutes } from './routes';
 import { ErrorAlert } from './components/ErrorAlert';
+import { openIdReturn } from './api/openid';
 
 // Hash routes (`/#/transactions`) never collide with API paths such as `/channels` on the same origin.
 const router = createHashRouter(appRoutes);
@@ -17,10 +18,19 @@ const router = createHashRouter(appRoutes);
 function Gate() {
   const status = useSession((s) => s.status);
   const check = useSession((s) => s.check);
+  const finishOpenId = useSession((s) => s.finishOpenId);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
+    // Back from the OpenID provider (`/?code=...&state=...`): finish that sign-in, and take the one-use code out of
+    // the address bar and the history before anything else runs.
+    const back = openIdReturn(window.location.search);
+    if (back !== null) {
+      window.history.replaceState(null, '', `${window.location.pathname}#/`);
+      void finishOpenId(back);
+      return;
+    }
     check().catch(setError);
-  }, [check]);
+  }, [check, finishOpenId]);
   if (error !== null && status === 'unknown') {
     return (
       <Center h="100vh" p="xl">

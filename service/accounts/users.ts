@@ -13,6 +13,7 @@ import type { UserRecord } from '../storage/records.js';
 import { hashPassword, legacyTokenCredential, verifyPassword } from './passwords.js';
 import { newPasswordToken, passwordTokenDigest, TOKEN_LIFETIME_MS, unsentLinks } from './password-tokens.js';
 import type { PasswordLinkSender } from './password-tokens.js';
+import type { ClaimedUser } from '../domain/openid-claims.js';
 import type { PasswordTokenType, TokenPasswordInput, UserCreateInput, UserUpdateInput } from '../contracts/users.js';
 
 /** The built-in super user's documented first-run credentials; the password must be changed at first login. */
@@ -161,7 +162,7 @@ export class UserAccounts {
    */
   async requestReset(email: string): Promise<void> {
     const user = await this.findByEmail(email);
-    if (user === null || user.builtin === true) return;
+    if (user === null || user.builtin === true || user.provider === 'openid') return;
     const tokenType: PasswordTokenType = user.passwordHash === null ? 'newUser' : 'existingUser';
     await this.#sendLink(await this.issueToken(user, tokenType));
   }
@@ -180,6 +181,7 @@ export class UserAccounts {
    */
   async setPasswordByToken(token: string, input: TokenPasswordInput): Promise<UserRecord> {
     const user = await this.byToken(token);
+    if (user.provider === 'openid') throw new AppError('FORBIDDEN', 'This user signs in with OpenID Connect and has no password here; the password is changed at the OpenID provider');
     checkPassword(input.password, user.email);
     const set: Partial<Omit<UserRecord, '_id'>> = { ...(await this.#credentials(input.password)), passwordChangeRequired: false, updatedAt: new Date() };
     const unset: (typeof TOKEN_FIELDS[number] | 'msisdn')[] = [...TOKEN_FIELDS];
@@ -224,6 +226,48 @@ export class UserAccounts {
     if (given(changes.passwordChangeRequired)) set.passwordChangeRequired = changes.passwordChangeRequired;
     const updated = await this.#users.updateById(target._id, { set, unset }).catch(userConflict);
     if (updated === null) throw new AppError('NOT_FOUND', `No user with email ${target.email}`);
+    return updated;
+  }
+
+  /**
+   * The user an OpenID sign-in names, found by email: groups come from the provider when the mapping reads them.
+   * An unknown email is created (no password, `provider: 'openid'`) only when allowed; otherwise 403 says why.
+   */
+  async signInFromProvider(claimed: ClaimedUser, createUsers: boolean): Promise<UserRecord> {
+    const existing = await this.findByEmail(claimed.email);
+    if (existing === null) {
+      if (!createUsers) {
+        throw new AppError('OPENID_USER_UNKNOWN', `No Junction user has the email ${claimed.email}; an administrator must create it first (or set api.openid.createUsers)`);
+      }
+      const now = new Date();
+      return this.#users
+        .insert({
+          email: claimed.email,
+          firstname: claimed.firstname,
+          surname: claimed.surname,
+          groups: claimed.groups ?? [],
+          dailyReport: false,
+          weeklyReport: false,
+          settings: {},
+          passwordChangeRequired: false,
+          provider: 'openid',
+          createdAt: now,
+          updatedAt: now,
+          passwordHash: null,
+        })
+        .catch(userConflict);
+    }
+    // An OpenID user has no password here, so a forced password change could never be met.
+    if (existing.provider === 'openid' && existing.passwordChangeRequired) {
+      const cleared = await this.#users.updateById(existing._id, { set: { passwordChangeRequired: false, updatedAt: new Date() } });
+      if (cleared !== null) return this.signInFromProvider(claimed, createUsers);
+    }
+    // The built-in super user always keeps the admin group, whatever the provider says.
+    if (claimed.groups === null) return existing;
+    const groups = existing.builtin === true && !claimed.groups.includes(ADMIN_GROUP) ? [ADMIN_GROUP, ...claimed.groups] : claimed.groups;
+    if (groups.length === existing.groups.length && groups.every((g, i) => existing.groups[i] === g)) return existing;
+    const updated = await this.#users.updateById(existing._id, { set: { groups, updatedAt: new Date() } });
+    if (updated === null) throw new AppError('NOT_FOUND', `No user with email ${existing.email}`);
     return updated;
   }
 

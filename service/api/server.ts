@@ -18,6 +18,8 @@ import { installAuthentication } from './auth/hook.js';
 import type { AuthHookOptions } from './auth/hook.js';
 import { authRoutes } from './routes/authenticate.js';
 import type { AuthRoutesDeps } from './routes/authenticate.js';
+import { openidRoutes } from './routes/openid.js';
+import type { OpenIdRoutesDeps } from './routes/openid.js';
 import { serviceRoutes } from './routes/service.js';
 import type { ServiceRoutesDeps } from './routes/service.js';
 import { userRoutes } from './routes/users.js';
@@ -68,6 +70,7 @@ export interface ApiServerOptions {
  */
 export type ApiDeps = AuthHookOptions &
   AuthRoutesDeps &
+  OpenIdRoutesDeps &
   ServiceRoutesDeps &
   UserRoutesDeps &
   Omit<ChannelCatalogueOptions, 'channels'> &
@@ -149,6 +152,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
 
   await app.register(serviceRoutes(deps));
   await app.register(authRoutes(deps));
+  await app.register(openidRoutes(deps));
   await app.register(userRoutes(deps));
   await app.register(passwordTokenRoutes(deps));
   const { store } = deps;

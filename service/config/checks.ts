@@ -81,6 +81,29 @@ function notificationProblems(config: unknown): string[] {
   return problems;
 }
 
+/**
+ * OpenID sign-in needs a provider and a client id once switched on. The issuer must be HTTPS except on this machine
+ * (a provider on loopback, as in a test), since its discovery document says where passwords are typed.
+ */
+function openidProblems(config: unknown): string[] {
+  const types = getPath(config, 'api.authenticationTypes');
+  if (!Array.isArray(types) || !types.includes('openid')) return [];
+  const problems: string[] = [];
+  const issuer = getPath(config, 'api.openid.issuerUrl');
+  if (!isSet(issuer)) problems.push('api.openid.issuerUrl: must be set when openid is in api.authenticationTypes (the provider, such as https://sso.clinic.example/realms/clinic)');
+  else if (!URL.canParse(issuer as string)) problems.push(`api.openid.issuerUrl: "${issuer as string}" is not a URL, such as https://sso.clinic.example/realms/clinic`);
+  else {
+    const url = new URL(issuer as string);
+    const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) problems.push(`api.openid.issuerUrl: "${issuer as string}" must be an https URL (plain http only for a provider on this machine)`);
+  }
+  if (!isSet(getPath(config, 'api.openid.clientId'))) problems.push('api.openid.clientId: must be set when openid is in api.authenticationTypes (the client registered for Junction at the provider)');
+  problems.push(...httpUrlProblem('api.openid.callbackUrl', getPath(config, 'api.openid.callbackUrl'), 'https://junction.clinic.example:8080/'));
+  const scope = getPath(config, 'api.openid.scope');
+  if (typeof scope === 'string' && !scope.split(/\s+/).includes('openid')) problems.push(`api.openid.scope: "${scope}" must include openid`);
+  return problems;
+}
+
 /** Problems between keys; values of the wrong type are skipped, since schema validation reports those. */
 export function crossFieldProblems(config: unknown): string[] {
   const problems: string[] = [];
@@ -95,6 +118,7 @@ export function crossFieldProblems(config: unknown): string[] {
     );
   }
   problems.push(...corsOriginProblems(getPath(config, 'api.corsOrigins')));
+  problems.push(...openidProblems(config));
   problems.push(...portClashes(config));
   problems.push(...notificationProblems(config));
   const auditInterface = getPath(config, 'auditEvents.interface');

@@ -74,11 +74,11 @@ export const configSchema = Type.Object(
         }),
         bodyLimitBytes: int(1024, 1073741824, 5242880, 'Largest request body the management API accepts, in bytes.'),
         idleTimeoutSeconds: int(1, 3600, 120, 'Longest the management API waits on a connection that has gone silent in the middle of a request, in seconds; the client then gets 408 and is disconnected.'),
-        authenticationTypes: Type.Array(Type.Enum(['basic', 'local', 'token']), {
+        authenticationTypes: Type.Array(Type.Enum(['basic', 'local', 'token', 'openid']), {
           minItems: 1,
           uniqueItems: true,
           default: ['basic', 'local'],
-          description: 'How API clients may log in; `token` is the deprecated OpenHIM token scheme.',
+          description: 'How API clients may log in; `token` is the deprecated OpenHIM token scheme, `openid` is OpenID Connect sign-in (settings in `api.openid`).',
         }),
         sessionTimeoutMinutes: int(1, 43200, 120, 'Idle time after which a login session ends, in minutes.'),
         corsOrigins: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
@@ -89,6 +89,23 @@ export const configSchema = Type.Object(
             'Origins (`scheme://host[:port]`, such as `https://console.example:9000`) of consoles served elsewhere that may call the management API from a browser; ' +
             'empty allows the same origin only. Naming any makes the session cookie `SameSite=None; Secure` so that those consoles can sign in.',
         }),
+        // OpenID Connect sign-in: where OpenHIM keeps it (`api.openid`), since it is one of the API's login types.
+        openid: section(
+          {
+            issuerUrl: Type.String({ default: '', maxLength: 2000, description: 'Issuer URL of the OpenID provider; its settings are discovered from `<issuerUrl>/.well-known/openid-configuration` (Keycloak: `https://<host>/realms/<realm>`). Required when `openid` is in `api.authenticationTypes`.' }),
+            clientId: Type.String({ default: '', maxLength: 500, description: 'Client id registered for Junction at the provider. Required when `openid` is in `api.authenticationTypes`.' }),
+            clientSecret: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Client secret of `api.openid.clientId`; leave unset for a public client (PKCE only).', ...secret })),
+            callbackUrl: Type.String({ default: '', maxLength: 2000, description: 'Where the provider sends the browser back, registered at the provider as a redirect URI; empty means the console on this API: `https://<host>:<api.port>/`.' }),
+            scope: Type.String({ default: 'openid email profile', minLength: 1, maxLength: 500, description: 'Scopes asked for; must include `openid`.' }),
+            emailClaim: Type.String({ default: 'email', minLength: 1, maxLength: 200, description: "Dotted path to the user's email in the ID token or userinfo claims; the user is found by it." }),
+            nameClaim: Type.String({ default: 'name', minLength: 1, maxLength: 200, description: "Dotted path to the user's full name (used when `given_name` and `family_name` are absent)." }),
+            groupsClaim: Type.String({ default: '', maxLength: 200, description: "Dotted path to the user's groups (a list or one name), such as `groups` or `resource_access.junction.roles` (Keycloak client roles); they replace the user's groups at each sign-in. Empty leaves groups to Junction's user page." }),
+            adminGroups: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { default: [], uniqueItems: true, maxItems: 100, description: 'Values of the groups claim that make the user an administrator (the `admin` group).' }),
+            createUsers: bool(false, 'Create the user at first sign-in when no user has that email; otherwise an administrator must create the user first.'),
+            displayName: Type.String({ default: 'OpenID Connect', minLength: 1, maxLength: 100, description: 'Name on the console\'s sign-in button: "Sign in with <displayName>".' }),
+          },
+          'OpenID Connect sign-in.',
+        ),
         loginThrottle: section(
           {
             maxFailuresPerAccount: int(1, 1000, 10, 'Failed logins allowed per account within the window.'),

@@ -38,6 +38,8 @@ export interface PublicUser {
   builtin: boolean;
   /** OpenHIM's flag: an invited user who has not set a password yet, and so cannot sign in. */
   locked: boolean;
+  /** `openid` for a user who signs in with OpenID Connect and has no password here (as OpenHIM marks them). */
+  provider?: 'openid';
   /** A set-password link is pending: an invitation (`newUser`) or a password reset (`existingUser`). */
   tokenType?: PasswordTokenType;
   /** When the pending link expires. */
@@ -50,7 +52,7 @@ export interface PublicUser {
 export type PasswordTokenType = 'newUser' | 'existingUser';
 
 /** How a user may sign in to the management API (`api.authenticationTypes`; `GET /authentication/api-types`). */
-export type ApiAuthenticationType = 'basic' | 'local' | 'token';
+export type ApiAuthenticationType = 'basic' | 'local' | 'token' | 'openid';
 
 /** How a client may authenticate on the transaction ports (`GET /authentication/types`, as OpenHIM names them). */
 export type ClientAuthenticationType = 'mutual-tls-auth' | 'basic-auth' | 'custom-token-auth' | 'jwt-auth';

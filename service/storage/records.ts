@@ -40,6 +40,8 @@ export interface UserRecord extends StoredDoc, Stored<Omit<PublicUser, 'builtin'
   /** The built-in super user: cannot be deleted and always keeps the admin group. Absent means false. */
   builtin?: boolean;
   legacyToken?: LegacyTokenCredential;
+  /** How the user signs in when not by password: `openid` for users created by an OpenID sign-in. Absent means local. */
+  provider?: 'openid';
 }
 
 export interface SessionRecord extends StoredDoc {

@@ -22,6 +22,10 @@ describe('defaults', () => {
         corsOrigins: [],
         idleTimeoutSeconds: 120,
         loginThrottle: { maxFailuresPerAccount: 10, maxFailuresPerAddress: 50, windowSeconds: 900 },
+        openid: {
+          issuerUrl: '', clientId: '', clientSecret: undefined, callbackUrl: '', scope: 'openid email profile', emailClaim: 'email', nameClaim: 'name',
+          groupsClaim: '', adminGroups: [], createUsers: false, displayName: 'OpenID Connect',
+        },
       },
       tls: { certFile: '', keyFile: '', keyPassphrase: undefined, trustedCAFiles: [] },
       router: { host: '0.0.0.0', httpsPort: 5000, httpPort: 5001, timeoutMs: 60_000, maxBodyBytes: 16_777_216, matchBodyLimitBytes: 10_485_760 },

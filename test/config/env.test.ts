@@ -79,7 +79,7 @@ describe('environment parsing by type', () => {
     expect(err.problems).toHaveLength(2);
     expect(err.problems[0]).toBe(
       'JUNCTION_API_AUTHENTICATION_TYPES="[\\"basic\\"," (api.authenticationTypes): must be a JSON array or a comma-separated list: ' +
-        'a non-empty list of distinct values from "basic", "local", "token"',
+        'a non-empty list of distinct values from "basic", "local", "token", "openid"',
     );
     expect(err.problems[1]).toMatch(/^JUNCTION_AUTHENTICATION_JWT_ALGORITHMS="HS256,none" \(authentication\.jwt\.algorithms\): must be a non-empty list of distinct values from "HS256", .*"EdDSA"$/);
   });

@@ -8,14 +8,14 @@ function leafKeys(value: unknown, prefix = ''): string[] {
 }
 
 const config = resolveConfig({ env: {}, platform: 'linux', homeDir: '/home/ada' }).config;
-const secrets = ['adminPassword', 'tls.keyPassphrase', 'authentication.jwt.secretOrPublicKey', 'email.smtp.password', 'sms.authorization'];
+const secrets = ['adminPassword', 'tls.keyPassphrase', 'authentication.jwt.secretOrPublicKey', 'email.smtp.password', 'sms.authorization', 'api.openid.clientSecret'];
 
 describe('configReference', () => {
   const rows = configReference();
 
   it('has one row per leaf key of the configuration', () => {
     expect(rows.map((r) => r.key).sort()).toEqual(leafKeys(config).sort());
-    expect(rows).toHaveLength(93);
+    expect(rows).toHaveLength(104);
   });
 
   it('renders defaults as JSON, matching the resolved defaults', () => {

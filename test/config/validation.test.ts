@@ -72,7 +72,7 @@ describe('file validation', () => {
   });
 
   it('reports list problems once per key: unknown items, duplicates, empty lists', () => {
-    const allowed = 'must be a non-empty list of distinct values from "basic", "local", "token"';
+    const allowed = 'must be a non-empty list of distinct values from "basic", "local", "token", "openid"';
     expect(configError(() => withFile({ api: { authenticationTypes: ['basic', 'ldap', 'oauth'] } })).problems).toEqual([
       `api.authenticationTypes (in /etc/junction.json): ${allowed}, not ["basic","ldap","oauth"]`,
     ]);
@@ -186,6 +186,22 @@ describe('cross-field rules', () => {
     ]);
     const ok = withFile({ authentication: { enableJWTAuthentication: true, jwt: { secretOrPublicKey: 's3cret' } } });
     expect(ok.config.authentication.jwt.secretOrPublicKey).toBe('s3cret');
+  });
+
+  it('needs an https issuer and a client id when OpenID sign-in is on, and a scope with openid', () => {
+    const on = (openid: Record<string, unknown>) => withFile({ api: { authenticationTypes: ['local', 'openid'], openid } });
+    expect(configError(() => on({})).problems).toEqual([
+      'api.openid.issuerUrl: must be set when openid is in api.authenticationTypes (the provider, such as https://sso.clinic.example/realms/clinic)',
+      'api.openid.clientId: must be set when openid is in api.authenticationTypes (the client registered for Junction at the provider)',
+    ]);
+    expect(configError(() => on({ issuerUrl: 'http://sso.clinic.example/realms/clinic', clientId: 'junction', scope: 'email profile' })).problems).toEqual([
+      'api.openid.issuerUrl: "http://sso.clinic.example/realms/clinic" must be an https URL (plain http only for a provider on this machine)',
+      'api.openid.scope: "email profile" must include openid',
+    ]);
+    const ok = on({ issuerUrl: 'http://127.0.0.1:9088/realms/clinic', clientId: 'junction' }).config.api.openid;
+    expect(ok).toMatchObject({ scope: 'openid email profile', emailClaim: 'email', createUsers: false, displayName: 'OpenID Connect' });
+    // Off, the section may stay empty.
+    expect(withFile({ api: { openid: {} } }).config.api.authenticationTypes).toEqual(['basic', 'local']);
   });
 
   it('needs every listening port to be different', () => {

@@ -8,6 +8,7 @@ import type { PublicUser } from '../../../service/contracts/api';
 import type { LoginAnswer, SessionAnswer } from '../../../service/contracts/users';
 import { api, ApiError, seg } from '../api/client';
 import { live } from '../api/live';
+import type { OpenIdReturn } from '../api/openid';
 
 export type SessionStatus = 'unknown' | 'signedOut' | 'mustChangePassword' | 'signedIn' | 'expired';
 
@@ -17,6 +18,10 @@ interface SessionState {
   /** Asks the server who this browser is signed in as. */
   check: () => Promise<void>;
   signIn: (email: string, password: string) => Promise<void>;
+  /** Finishes an OpenID sign-in with what the provider sent back; a failure lands on the sign-in page, said there. */
+  finishOpenId: (back: OpenIdReturn) => Promise<void>;
+  /** Why the last OpenID sign-in failed, shown on the sign-in page. */
+  openIdError: unknown;
   changePassword: (password: string) => Promise<void>;
   signOut: () => Promise<void>;
   /** Gives up on an expired session: back to the sign-in page. */
@@ -45,6 +50,7 @@ export const useSession = create<SessionState>()((set, get) => {
   return {
     status: 'unknown',
     user: null,
+    openIdError: null,
     async check() {
       try {
         const { user } = await api.request<SessionAnswer>('/me', { noReauth: true });
@@ -71,6 +77,20 @@ export const useSession = create<SessionState>()((set, get) => {
           return;
         }
         settleWaiting(true);
+      }
+    },
+    async finishOpenId(back) {
+      try {
+        if (back.error !== undefined) throw new Error(`The sign-in provider refused: ${back.error}`);
+        const { user } = await api.request<LoginAnswer>('/authenticate/openid', {
+          method: 'POST',
+          body: { code: back.code, state: back.state, ...(back.sessionState === undefined ? {} : { sessionState: back.sessionState }), ...(back.iss === undefined ? {} : { iss: back.iss }) },
+          noReauth: true,
+        });
+        set({ openIdError: null });
+        enter(user);
+      } catch (err) {
+        set({ status: 'signedOut', user: null, openIdError: err });
       }
     },
     async changePassword(password) {

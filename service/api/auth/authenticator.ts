@@ -114,6 +114,28 @@ export class Authenticator {
     this.#basicCache.set(key, now + BASIC_CACHE_MS);
   }
 
+  /**
+   * An OpenID sign-in, throttled per address (and per email once known) and audited like a local login. `attempt`
+   * finishes the sign-in and fills `seen.email` as soon as the provider has named the user.
+   */
+  async openid(address: string, attempt: (seen: { email?: string }) => Promise<UserRecord>): Promise<UserRecord> {
+    this.#refuseIfThrottled('', address);
+    const seen: { email?: string } = {};
+    let user: UserRecord;
+    try {
+      user = await attempt(seen);
+    } catch (error) {
+      const reason = error instanceof AppError ? error.message : 'OpenID sign-in failed';
+      // A provider that is down is not a guess at someone's account: no throttle for it.
+      if (error instanceof AppError && error.code === 'OPENID_PROVIDER_UNAVAILABLE') {
+        await this.#deps.audit.login({ username: seen.email ?? '', address, method: 'openid', success: false, reason });
+        throw error;
+      }
+      return this.#fail(seen.email ?? '', address, 'openid', reason, error instanceof AppError ? error : new AppError('OPENID_REFUSED'));
+    }
+    return this.#succeed(user, address, 'openid');
+  }
+
   /** The deprecated token scheme: the token must match the stored legacy credential and auth-ts be fresh. */
   async token(headers: TokenHeaders, address: string): Promise<UserRecord> {
     const { username } = headers;

@@ -30,9 +30,9 @@ export interface AuthRoutesDeps {
 }
 
 /** OpenHIM's confirmation text on a successful local login; its console and scripts may look for it. */
-const LOGIN_RESULT = 'User authenticated successfully';
+export const LOGIN_RESULT = 'User authenticated successfully';
 
-const ApiTypesAnswer = Type.Array(Type.Enum(['basic', 'local', 'token']));
+const ApiTypesAnswer = Type.Array(Type.Enum(['basic', 'local', 'token', 'openid']));
 const ClientTypesAnswer = Type.Array(Type.Enum(['mutual-tls-auth', 'basic-auth', 'custom-token-auth', 'jwt-auth']));
 
 const LoginBody = Type.Object(
@@ -43,12 +43,16 @@ const LoginBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function authRoutes(deps: AuthRoutesDeps): FastifyPluginAsyncTypebox {
-  const { accounts, sessions, authenticator, types } = deps;
-  // A cross-site cookie must be Secure, or browsers refuse it; otherwise no other site's request may carry it.
-  const cookieOptions = deps.crossSiteCookies
+/** The session cookie's options. A cross-site cookie must be Secure, or browsers refuse it; otherwise no other site's request may carry it. */
+export function sessionCookieOptions(deps: Pick<AuthRoutesDeps, 'secureCookies' | 'crossSiteCookies'>) {
+  return deps.crossSiteCookies
     ? { path: '/', httpOnly: true, secure: true, sameSite: 'none' as const }
     : { path: '/', httpOnly: true, secure: deps.secureCookies, sameSite: 'strict' as const };
+}
+
+export function authRoutes(deps: AuthRoutesDeps): FastifyPluginAsyncTypebox {
+  const { accounts, sessions, authenticator, types } = deps;
+  const cookieOptions = sessionCookieOptions(deps);
 
   return async (app) => {
     app.post(

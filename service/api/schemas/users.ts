@@ -74,6 +74,7 @@ export const PublicUserSchema = Type.Object({
   passwordChangeRequired: Type.Boolean(),
   builtin: Type.Boolean(),
   locked: Type.Boolean(),
+  provider: Type.Optional(Type.Literal('openid')),
   tokenType: Type.Optional(TokenType),
   expiry: Type.Optional(Type.String()),
   createdAt: Type.String(),

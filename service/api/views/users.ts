@@ -15,11 +15,13 @@ export function publicUser(user: UserRecord): PublicUser {
     settings: user.settings,
     passwordChangeRequired: user.passwordChangeRequired,
     builtin: user.builtin === true,
-    locked: user.passwordHash === null,
+    // An OpenID user has no password by design; that is not an unfinished invitation.
+    locked: user.passwordHash === null && user.provider !== 'openid',
     createdAt: user.createdAt.toISOString(),
     updatedAt: user.updatedAt.toISOString(),
   };
   if (user.msisdn !== undefined) view.msisdn = user.msisdn;
+  if (user.provider !== undefined) view.provider = user.provider;
   if (user.tokenType !== undefined && user.tokenExpiry !== undefined) {
     view.tokenType = user.tokenType;
     view.expiry = user.tokenExpiry.toISOString();

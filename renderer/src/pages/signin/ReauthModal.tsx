@@ -15,7 +15,12 @@ export function ReauthModal() {
       <Text size="sm" mb="md">
         Sign in again to carry on. Nothing on this page has been lost, and what you were saving will be sent once you are signed in.
       </Text>
-      <SignInForm initialEmail={user?.email ?? ''} />
+      {user?.provider === 'openid' ? (
+        // No password here: signing in again goes through the provider, which leaves this page.
+        <Text size="sm">You signed in through your organisation&apos;s sign-in page; go to the sign-in page to sign in there again.</Text>
+      ) : (
+        <SignInForm initialEmail={user?.email ?? ''} />
+      )}
       <Group justify="flex-end" mt="sm">
         <Button variant="subtle" color="gray" onClick={abandon}>
           Discard and go to sign-in

@@ -1,8 +1,9 @@
 /** The sign-in page shown whenever nobody is signed in; it says so when the server has password sign-in turned off. */
 import { useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
-import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Center, Divider, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { signInTypes } from '../../api/users';
+import { openIdInfo, startOpenId } from '../../api/openid';
 import { useSession } from '../../stores/session';
 import { ErrorAlert } from '../../components/ErrorAlert';
 
@@ -37,22 +38,60 @@ export function SignInForm({ onSignedIn, initialEmail = '' }: { onSignedIn?: () 
   );
 }
 
-/** False once the server says local (password) sign-in is off; true until then, and if the question fails. */
-function useLocalSignIn(): boolean {
+/**
+ * How this server lets people sign in: `local` is false once the server says password sign-in is off (true until
+ * then, and if the question fails); `openid` is the OpenID button's provider name when that sign-in is on.
+ */
+function useSignInTypes(): { local: boolean; openid: string | null } {
   const [local, setLocal] = useState(true);
+  const [openid, setOpenid] = useState<string | null>(null);
   useEffect(() => {
     const controller = new AbortController();
     signInTypes(controller.signal).then(
-      (types) => setLocal(types.includes('local')),
+      (types) => {
+        setLocal(types.includes('local'));
+        if (types.includes('openid')) {
+          openIdInfo(controller.signal).then(
+            (info) => setOpenid(info.displayName),
+            () => undefined,
+          );
+        }
+      },
       () => undefined,
     );
     return () => controller.abort();
   }, []);
-  return local;
+  return { local, openid };
+}
+
+/** Sends the browser to the OpenID provider; it comes back to this console with a code (see App). */
+function OpenIdButton({ name }: { name: string }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const go = () => {
+    setBusy(true);
+    setError(null);
+    startOpenId().then(
+      ({ url }) => window.location.assign(url),
+      (err: unknown) => {
+        setError(err);
+        setBusy(false);
+      },
+    );
+  };
+  return (
+    <Stack>
+      <ErrorAlert error={error} action={`sign in with ${name}`} />
+      <Button variant="default" onClick={go} loading={busy}>
+        Sign in with {name}
+      </Button>
+    </Stack>
+  );
 }
 
 export function SignInPage() {
-  const local = useLocalSignIn();
+  const { local, openid } = useSignInTypes();
+  const openIdError = useSession((s) => s.openIdError);
   return (
     <Center mih="100vh" p="md" component="main">
       <Paper withBorder shadow="sm" p="xl" w={400}>
@@ -64,13 +103,18 @@ export function SignInPage() {
             Sign in to the administration console.
           </Text>
         </Stack>
-        {local ? (
-          <SignInForm />
-        ) : (
-          <Alert color="yellow" title="Sign-in with a password is turned off">
-            This server does not accept console sign-in (api.authenticationTypes has no &quot;local&quot;). Scripts can still use the API with the types it allows.
-          </Alert>
-        )}
+        <Stack>
+          <ErrorAlert error={openIdError} action="sign in with the OpenID provider" />
+          {openid !== null && <OpenIdButton name={openid} />}
+          {openid !== null && local && <Divider label="or with a password" labelPosition="center" />}
+          {local ? (
+            <SignInForm />
+          ) : openid === null ? (
+            <Alert color="yellow" title="Sign-in with a password is turned off">
+              This server does not accept console sign-in (api.authenticationTypes has no &quot;local&quot;). Scripts can still use the API with the types it allows.
+            </Alert>
+          ) : null}
+        </Stack>
       </Paper>
     </Center>
   );
