@@ -39,6 +39,7 @@ import { notificationRoutes } from './routes/notifications.js';
 import { auditRoutes } from './routes/audits.js';
 import type { AuditRoutesDeps } from './routes/audits.js';
 import type { NotificationRoutesDeps } from './routes/notifications.js';
+import { metadataRoutes } from './routes/metadata.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole } from './console.js';
 import { installCors } from './cors.js';
@@ -166,6 +167,10 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(notificationRoutes(deps));
   await app.register(metricsRoutes({ ...deps, channels }));
   await app.register(auditRoutes(deps));
+  // Export and import work through the same service modules as the routes above (the channel catalogue shared).
+  await app.register(
+    metadataRoutes({ channels, contactGroups, clients: new ClientAccounts({ clients: store.clients, channels: store.channels }), users: deps.accounts, mediators: deps.mediators }),
+  );
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, options.liveFeed).attach(app);
   return app;
