@@ -43,3 +43,6 @@ export interface EncryptedSecrets {
 
 /** The request header that carries the passphrase of an export with secrets, and of an import of one. */
 export const PASSPHRASE_HEADER = 'x-junction-passphrase';
+
+/** The field each collection's documents are unique by (OpenHIM's keys; a contact group by its name, `group`). */
+export const UNIQUE_FIELD = { Channels: 'name', Clients: 'clientID', Mediators: 'urn', Users: 'email', ContactGroups: 'group' } as const;

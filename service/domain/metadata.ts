@@ -5,6 +5,7 @@
  */
 import type { ValidationProblem } from '../contracts/api.js';
 import type { MetadataModel } from '../contracts/metadata.js';
+import { UNIQUE_FIELD } from '../contracts/metadata.js';
 import type { ChannelRecord, ClientRecord, ContactGroupRecord, MediatorRecord, UserRecord } from '../storage/records.js';
 import { maskConfig } from './mediator-config.js';
 import { PASSWORD_MASK } from './password-mask.js';
@@ -24,8 +25,7 @@ export function isRecordModel(key: string): key is RecordModel {
   return (EXPORT_MODELS as readonly string[]).includes(key);
 }
 
-/** The field each collection's documents are unique by (OpenHIM's, but a contact group by its real name field). */
-export const UNIQUE_FIELD: Readonly<Record<RecordModel, string>> = { Channels: 'name', Clients: 'clientID', Mediators: 'urn', Users: 'email', ContactGroups: 'group' };
+export { UNIQUE_FIELD };
 
 /** A document's unique key as the store compares it (emails lower-case, group names trimmed); '' when it has none. */
 export function uidOf(model: RecordModel, doc: unknown): string {
