@@ -74,6 +74,7 @@ import { ChannelHistory } from './channels/history.js';
 import { listeningPorts } from './domain/listening-ports.js';
 import type { ServicePort } from './contracts/api.js';
 import { Keystore } from './keystore/keystore.js';
+import { keystoreMetadata } from './metadata/keystore.js';
 import type { KeystoreChange } from './keystore/keystore.js';
 import { listenerContext } from './tls/server-certificate.js';
 import type { ServerCertificate } from './tls/server-certificate.js';
@@ -464,6 +465,7 @@ export class Junction {
         prometheus: this.prometheus,
         prometheusPublic: config.prometheus.public,
         timeZone: this.timeZone,
+        metadataKeystore: keystoreMetadata(this.keystore),
       },
     );
   }

@@ -40,6 +40,7 @@ import { auditRoutes } from './routes/audits.js';
 import type { AuditRoutesDeps } from './routes/audits.js';
 import type { NotificationRoutesDeps } from './routes/notifications.js';
 import { metadataRoutes } from './routes/metadata.js';
+import type { KeystoreMetadata } from '../metadata/services.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole } from './console.js';
 import { installCors } from './cors.js';
@@ -74,7 +75,10 @@ export type ApiDeps = AuthHookOptions &
   TaskRoutesDeps &
   NotificationRoutesDeps &
   AuditRoutesDeps &
-  Omit<MetricsRoutesDeps, 'channels'>;
+  Omit<MetricsRoutesDeps, 'channels'> & {
+    /** The keystore as export and import see it; without it, exports hold no KeystoreModelAPI. */
+    metadataKeystore?: KeystoreMetadata;
+  };
 
 /** Longest path parameter the router accepts; longer ones get 414 PATH_PARAMETER_TOO_LONG. */
 export const MAX_PARAM_LENGTH = 500;
@@ -169,7 +173,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(auditRoutes(deps));
   // Export and import work through the same service modules as the routes above (the channel catalogue shared).
   await app.register(
-    metadataRoutes({ channels, contactGroups, clients: new ClientAccounts({ clients: store.clients, channels: store.channels }), users: deps.accounts, mediators: deps.mediators }),
+    metadataRoutes({ channels, contactGroups, clients: new ClientAccounts({ clients: store.clients, channels: store.channels }), users: deps.accounts, mediators: deps.mediators, ...(deps.metadataKeystore === undefined ? {} : { keystore: deps.metadataKeystore }) }),
   );
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, options.liveFeed).attach(app);

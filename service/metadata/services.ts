@@ -14,7 +14,7 @@ import type { MediatorRegistry } from '../mediators/registry.js';
  */
 export interface KeystoreMetadata {
   exportPublic(seal?: (secrets: unknown) => EncryptedSecrets): Promise<Record<string, unknown>>;
-  importDoc(doc: Record<string, unknown>, secrets: unknown, dryRun: boolean): Promise<'Valid' | 'Updated'>;
+  importDoc(doc: Record<string, unknown>, secrets: unknown, dryRun: boolean): Promise<'Conflict' | 'Updated'>;
 }
 
 /**

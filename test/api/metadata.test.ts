@@ -51,6 +51,7 @@ describe('metadata export and import', () => {
     [a, b] = await Promise.all([startJunction(), startJunction()]);
     adminA = { authorization: await unlockRoot(a) };
     adminB = { authorization: await unlockRoot(b) };
+    await a.junction.keystore.addCAs(b.certificate);
     const ok = async (path: string, json: unknown) => {
       const res = await post(a, path, json, adminA);
       expect(res.status, res.text).toBe(201);
@@ -86,7 +87,11 @@ describe('metadata export and import', () => {
 
   it('exports OpenHIM’s array of one object, references by name, no ids or bookkeeping, and no secrets by default', async () => {
     const exported = await exportOf(a, adminA);
-    expect(Object.keys(exported)).toEqual(['Channels', 'Clients', 'Mediators', 'Users', 'ContactGroups']);
+    expect(Object.keys(exported)).toEqual(['Channels', 'Clients', 'Mediators', 'Users', 'ContactGroups', 'KeystoreModelAPI']);
+    const [keystore] = exported.KeystoreModelAPI as { cert: { fingerprint256: string }; ca: { fingerprint256: string }[] }[];
+    expect(keystore?.cert.fingerprint256).toBe(a.junction.keystore.certificate().fingerprint256);
+    expect(keystore?.ca.map((c) => c.fingerprint256)).toEqual([b.junction.keystore.certificate().fingerprint256]);
+    expect(JSON.stringify(exported)).not.toContain('PRIVATE KEY');
     const text = JSON.stringify(exported);
     for (const secret of [ROUTE_PASSWORD, MEDIATOR_PASSWORD, 'scrypt$', 'passwordHash', 'customTokenHash', '"_id"', 'createdAt', 'updatedBy', 'encryptedSecrets']) expect(text).not.toContain(secret);
     const lab = exported.Channels?.find((c) => c.name === 'Lab results') as { alerts: { groups: string[] }[]; routes: Record<string, unknown>[] };
@@ -111,8 +116,13 @@ describe('metadata export and import', () => {
       'Channels:Lab results:Inserted',
       'Channels:Pharmacy poll:Inserted',
       'Mediators:urn:mediator:lab-bridge:Inserted',
+      'KeystoreModelAPI::Updated',
     ]);
-    expect(await exportOf(b, adminB)).toEqual(first);
+    // Only the server certificate must differ: without secrets its key stays behind, so B keeps serving its own.
+    const second = await exportOf(b, adminB);
+    const withoutServerCert = (e: Export) => ({ ...e, KeystoreModelAPI: e.KeystoreModelAPI?.map(({ cert: _cert, ...rest }) => rest) });
+    expect(withoutServerCert(second)).toEqual(withoutServerCert(first));
+    expect((second.KeystoreModelAPI?.[0] as { cert: { fingerprint256: string } }).cert.fingerprint256).toBe(b.junction.keystore.certificate().fingerprint256);
 
     // Written through the services: the alert names B's own group id, and updatedBy is the importing admin.
     const channel = await b.junction.store.channels.findOne({ name: 'Lab results' });
@@ -158,13 +168,14 @@ describe('metadata export and import', () => {
     const out = await results(
       b,
       '/metadata',
-      { Clients: [{ clientID: 'bad id!', name: 'x' }, { clientID: 'radiology', name: 'Radiology' }], Keystore: [{}] },
+      { Clients: [{ clientID: 'bad id!', name: 'x' }, { clientID: 'radiology', name: 'Radiology' }], Keystore: [{ ca: [{ data: 'not a certificate' }] }] },
       adminB,
     );
     expect(statuses(out)).toEqual([
       'Clients:bad id!:Error body.clientID must match pattern "^[A-Za-z0-9._-]{1,100}$"',
       'Clients:radiology:Inserted',
-      'Keystore::Error This Junction cannot import a keystore; add its certificates on the Certificates page',
+      // OpenHIM's console sends the keystore as `Keystore`: it is read as the keystore, not as an unknown collection.
+      'Keystore::Error ca.0.data is not a certificate that can be read',
     ]);
     expect(await b.junction.store.clients.findOne({ clientID: 'radiology' })).not.toBeNull();
     expect(await b.junction.store.clients.findOne({ clientID: 'bad id!' })).toBeNull();
@@ -225,7 +236,8 @@ describe('metadata export and import', () => {
     it('seals secrets under the passphrase and opens them on import; a wrong passphrase writes nothing', async () => {
       const sealed = await exportOf(a, { ...adminA, 'x-junction-passphrase': PASSPHRASE }, '?includeSecrets=true');
       const text = JSON.stringify(sealed);
-      for (const secret of [ROUTE_PASSWORD, MEDIATOR_PASSWORD, 'scrypt$']) expect(text).not.toContain(secret);
+      for (const secret of [ROUTE_PASSWORD, MEDIATOR_PASSWORD, 'scrypt$', 'PRIVATE KEY']) expect(text).not.toContain(secret);
+      expect(sealed.KeystoreModelAPI?.[0]).toHaveProperty('encryptedSecrets');
       expect(sealed.Users?.find((u) => u.email === 'nina@clinic.example')).toHaveProperty('encryptedSecrets');
       expect(sealed.Users?.find((u) => u.email === 'ivan@clinic.example')).not.toHaveProperty('encryptedSecrets');
 
@@ -243,7 +255,9 @@ describe('metadata export and import', () => {
       expect(out.filter((r) => r.status === 'Error')).toEqual([]);
       expect(out.every((r) => !('encryptedSecrets' in (r.record as object)))).toBe(true);
 
-      // The same configuration, secrets included: equal exports without secrets, and the stored secrets are A's.
+      // The same configuration, secrets included: equal exports (the server certificate too, applied without a
+      // restart), and the stored secrets are A's.
+      expect(c.junction.keystore.certificate().fingerprint256).toBe(a.junction.keystore.certificate().fingerprint256);
       expect(await exportOf(c, adminC)).toEqual(await exportOf(a, adminA));
       const pick = async (t: TestJunction) => ({
         route: (await t.junction.store.channels.findOne({ name: 'Lab results' }))?.routes[0]?.password,

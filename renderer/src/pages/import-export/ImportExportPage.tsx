@@ -73,8 +73,8 @@ function ExportSection() {
     <Section title="Export">
       <Stack gap="sm" maw={560}>
         <Text size="sm">
-          Downloads channels, clients, users, contact groups and mediators as one file, to keep as a record or to set up another Junction. Passwords, password hashes and
-          tokens are left out unless you include them below.
+          Downloads channels, clients, users, contact groups, mediators and certificates as one file, to keep as a record or to set up another Junction. Passwords,
+          password hashes, tokens and the server's private key are left out unless you include them below.
         </Text>
         <Checkbox label="Include secrets, encrypted with a passphrase" checked={withSecrets} onChange={(e) => setWithSecrets(e.currentTarget.checked)} />
         {withSecrets ? (
