@@ -173,7 +173,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(auditRoutes(deps));
   // Export and import work through the same service modules as the routes above (the channel catalogue shared).
   await app.register(
-    metadataRoutes({ channels, contactGroups, clients: new ClientAccounts({ clients: store.clients, channels: store.channels }), users: deps.accounts, mediators: deps.mediators, ...(deps.metadataKeystore === undefined ? {} : { keystore: deps.metadataKeystore }) }),
+    metadataRoutes({ channels, contactGroups, clients: new ClientAccounts({ clients: store.clients, channels: store.channels }), users: deps.accounts, mediators: deps.mediators, sessions: deps.sessions, ...(deps.metadataKeystore === undefined ? {} : { keystore: deps.metadataKeystore }) }),
   );
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, options.liveFeed).attach(app);

@@ -218,6 +218,8 @@ async function importOne(services: MetadataServices, state: Known, model: Record
       // The hash first: it is checked before it is written, so a bad one leaves the user as it was.
       const target = hash === undefined ? existing : await services.users.replaceHash(existing, hash);
       await services.users.update(target, changes);
+      // As after a password change; the importing admin's own sessions stay, or the import would sign them out.
+      if (hash !== undefined && existing._id !== step.actor._id) await services.sessions?.destroyForUser(existing._id);
       return 'Updated';
     }
     case 'Clients': {

@@ -30,4 +30,6 @@ export interface MetadataServices {
   contactGroups: ContactGroups;
   mediators: MediatorRegistry;
   keystore?: KeystoreMetadata;
+  /** Sign-in sessions: a user whose password hash an import replaces is signed out elsewhere, as after a password change. */
+  sessions?: { destroyForUser(userId: string, exceptSessionId?: string): Promise<number> };
 }

@@ -271,6 +271,19 @@ describe('metadata export and import', () => {
       expect((await c.inject('/me', { headers: { authorization: basic('nina@clinic.example', USER_PASSWORD) } })).status).toBe(200);
     });
 
+    it('signs a user out elsewhere when an import replaces their password hash', async () => {
+      const signIn = await c.inject('/authenticate/local', { method: 'POST', json: { username: 'nina@clinic.example', password: USER_PASSWORD } });
+      expect(signIn.status, signIn.text).toBe(200);
+      const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      expect((await c.inject('/me', { headers: { cookie } })).status).toBe(200);
+      const sealed = await exportOf(a, { ...adminA, 'x-junction-passphrase': PASSPHRASE }, '?includeSecrets=true');
+      const nina = sealed.Users?.filter((u) => u.email === 'nina@clinic.example');
+      expect(statuses(await results(c, '/metadata', { Users: nina }, { ...adminC, 'x-junction-passphrase': PASSPHRASE }))).toEqual(['Users:nina@clinic.example:Updated']);
+      // OpenHIM's /me answers 404 "Not logged in" to a session that is gone.
+      expect((await c.inject('/me', { headers: { cookie } })).status).toBe(404);
+      expect((await c.inject('/me', { headers: adminC })).status).toBe(200);
+    });
+
     it('keeps stored secrets when an import without them overwrites a record', async () => {
       const plain = await exportOf(a, adminA);
       const out = await results(c, '/metadata', { Channels: plain.Channels, Mediators: plain.Mediators, Users: plain.Users, Clients: plain.Clients }, adminC);
