@@ -6,7 +6,7 @@
  */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import type { RestartExitCode, ServiceReadyMessage, ServiceStopMessage } from '../service/contracts/shell.js';
+import type { RestartExitCode, ServiceCertificateMessage, ServiceReadyMessage, ServiceStopMessage } from '../service/contracts/shell.js';
 import { RestartPolicy } from './restart-policy.js';
 import type { RestartPolicyOptions } from './restart-policy.js';
 import { LineWriter } from './log-file.js';
@@ -79,6 +79,13 @@ export function isReadyMessage(message: unknown): message is ServiceReadyMessage
     typeof m.version === 'string' &&
     (m.certificateFingerprint256 === null || typeof m.certificateFingerprint256 === 'string')
   );
+}
+
+/** True when an IPC message from the child says the API now serves another certificate. */
+export function isCertificateMessage(message: unknown): message is ServiceCertificateMessage {
+  if (typeof message !== 'object' || message === null) return false;
+  const m = message as Record<string, unknown>;
+  return m.type === 'certificate' && typeof m.certificateFingerprint256 === 'string' && /^([0-9A-Fa-f]{2}:){31}[0-9A-Fa-f]{2}$/.test(m.certificateFingerprint256);
 }
 
 /** Words for how a process ended: "exited with code 1", "was ended by SIGKILL". */
@@ -231,6 +238,14 @@ export class Supervisor {
   }
 
   #onMessage(run: Run, message: unknown): void {
+    if (isCertificateMessage(message)) {
+      // A new pin only for the API that is running and already pinned one (never over plain HTTP).
+      const state = this.#state;
+      if (run !== this.#run || state.phase !== 'running' || state.ready.certificateFingerprint256 === null) return;
+      this.#event(`the service now serves the certificate ${message.certificateFingerprint256}`);
+      this.#setState({ ...state, ready: { ...state.ready, certificateFingerprint256: message.certificateFingerprint256 } });
+      return;
+    }
     if (run !== this.#run || !isReadyMessage(message) || this.#state.phase !== 'starting') return;
     if (run.readyTimer !== null) clearTimeout(run.readyTimer);
     run.readyTimer = null;

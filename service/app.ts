@@ -77,7 +77,10 @@ import { MediatorRegistry } from './mediators/registry.js';
 import { ChannelHistory } from './channels/history.js';
 import { listeningPorts } from './domain/listening-ports.js';
 import type { AboutAudits, ServicePort } from './contracts/api.js';
-import { loadServerCertificate, loadTrustedCAs } from './tls/server-certificate.js';
+import { Keystore } from './keystore/keystore.js';
+import { keystoreMetadata } from './metadata/keystore.js';
+import type { KeystoreChange } from './keystore/keystore.js';
+import { listenerContext } from './tls/server-certificate.js';
 import type { ServerCertificate } from './tls/server-certificate.js';
 import { Delivery } from './notify/delivery.js';
 import { EmailTransport } from './notify/email.js';
@@ -161,6 +164,8 @@ export class Junction {
   #refusedNodes: RefusedNodeAudit | undefined;
   #stopping: Promise<void> | undefined;
   #delivery: Delivery | undefined;
+  #keystore: Keystore | undefined;
+  #notifyTransports: { email: EmailTransport; sms: SmsTransport } | undefined;
   #consoleUrl = '';
   readonly #restartListeners: ((by: string) => void)[] = [];
   #restartRequested = false;
@@ -259,6 +264,12 @@ export class Junction {
     return this.#schedulers.runNow(name);
   }
 
+  /** The server certificate and trusted CAs (after `start()`); its onChange tells who serves a new pair. */
+  get keystore(): Keystore {
+    if (this.#keystore === undefined) throw new Error('the keystore is opened by start()');
+    return this.#keystore;
+  }
+
   /** Answers a management API request in-process, without a socket (Fastify's inject): for route tests. */
   async inject(request: InjectOptions): Promise<LightMyRequestResponse> {
     if (this.#api === undefined) throw new Error('the management API is not started');
@@ -284,6 +295,7 @@ export class Junction {
     const pipeline = this.#createPipeline(channels, clientAuth, log, audit, tls);
     const messages = this.#createMessagePipeline(clientAuth, log);
     const { apiUrl, apiPort, httpUrl, httpsUrl } = await this.#listen(api, pipeline, messages, tls);
+    this.keystore.onChange((change) => this.#applyKeystoreChange(change));
     this.#consoleUrl = consoleUrl(config.alerts.consoleURL, { protocol: config.api.protocol, host: config.api.host, port: apiPort, machineName: hostname() });
     this.#startSchedulers(pipeline, messages, log, delivery);
     await audit.record(applicationActivityEvent('start', config.auditEvents.auditSourceID));
@@ -330,7 +342,7 @@ export class Junction {
     const { config, logger } = this.#options;
     const delivery = new Delivery({
       notifications: this.store.notifications,
-      transports: { email: new EmailTransport(config.email, tls.trustedCAs), sms: new SmsTransport(config.sms, tls.trustedCAs) },
+      transports: (this.#notifyTransports = { email: new EmailTransport(config.email, tls.trustedCAs), sms: new SmsTransport(config.sms, tls.trustedCAs) }),
       maxAttempts: config.notifications.maxAttempts,
       keepDays: config.notifications.keepDays,
       logger: logger.child({ component: 'notify' }),
@@ -377,11 +389,33 @@ export class Junction {
   async #loadTls(): Promise<Tls> {
     const { config, logger } = this.#options;
     // The HTTPS transaction port always needs the certificate, even when the API is on plain HTTP.
-    const { trustedCAFiles, ...serverTls } = config.tls;
-    const certificate = await loadServerCertificate({ dataDir: config.dataDir, ...serverTls, logger });
-    const trustedCAs = await loadTrustedCAs(trustedCAFiles);
+    this.#keystore = await Keystore.open({ dataDir: config.dataDir, secretFile: config.keystore.secretFile, tls: config.tls, logger: logger.child({ component: 'keystore' }) });
+    const certificate = this.#keystore.certificate();
+    const trustedCAs = this.#keystore.trustedCAs();
     if (config.api.protocol !== 'https') logger.warn('the management API is on plain HTTP (api.protocol=http): credentials cross the network unencrypted');
     return { certificate, trustedCAs };
+  }
+
+  /**
+   * A new pair or CA list from the keystore, applied without a restart: every TLS listener swaps its secure context
+   * (open connections keep theirs, new handshakes get the new pair and are judged by the new CAs), and every outbound
+   * sender verifies new connections against the new CA list.
+   */
+  #applyKeystoreChange(change: KeystoreChange): void {
+    const { certificate, trustedCAs } = change;
+    const api = this.#api?.server as unknown as { setSecureContext?: (options: object) => void } | undefined;
+    if (this.#options.config.api.protocol === 'https') api?.setSecureContext?.(listenerContext(certificate, trustedCAs));
+    this.#ports?.useCertificate(certificate, trustedCAs);
+    this.#listeners?.useCertificate(certificate, trustedCAs);
+    this.#auditListeners?.useCertificate(certificate, trustedCAs);
+    this.#router?.useTrustedCAs(trustedCAs);
+    this.#mllp?.useTrustedCAs(trustedCAs);
+    this.#tcp?.useTrustedCAs(trustedCAs);
+    this.#notifyTransports?.email.useTrustedCAs(trustedCAs);
+    this.#notifyTransports?.sms.useTrustedCAs(trustedCAs);
+    const { cert, key, passphrase } = certificate;
+    this.#auditForwarder?.useTls({ trustedCAs, cert, key, ...(passphrase === undefined ? {} : { passphrase }) });
+    this.#options.logger.info({ fingerprint256: certificate.fingerprint256, trustedCAs: trustedCAs.length }, 'applied the keystore to every TLS listener and sender');
   }
 
   /** The pipeline's channel cache, which every write through `store.channels` invalidates. */
@@ -462,6 +496,7 @@ export class Junction {
         logsDir: config.logging.file.enabled ? join(config.dataDir, 'logs') : null,
         visualizer: this.visualizer,
         ...(clock === undefined ? {} : { clock }),
+        metadataKeystore: keystoreMetadata(this.keystore),
       },
     );
   }
@@ -657,6 +692,7 @@ export class Junction {
       await this.#ports?.stop();
       await this.#listeners?.stop();
       await this.#auditListeners?.stop();
+      this.#keystore?.close();
       // Every message the listeners accepted is written before the audit log closes.
       await this.#intake?.settled();
       await this.#auditParser?.close();

@@ -8,7 +8,7 @@ import { createLogger } from './logger.js';
 import type { ServiceLogger } from './logger.js';
 import { Junction } from './app.js';
 import { readVersion } from './version.js';
-import type { RestartExitCode, ServiceReadyMessage, ServiceStopMessage } from './contracts/shell.js';
+import type { RestartExitCode, ServiceCertificateMessage, ServiceReadyMessage, ServiceStopMessage } from './contracts/shell.js';
 
 const STOP_TIMEOUT_MS = 15_000;
 /** After `POST /restart`: a clean stop that asks the supervisor (desktop shell, systemd) to start the service again. */
@@ -93,6 +93,14 @@ async function main(): Promise<void> {
       certificateFingerprint256: started.apiUrl.startsWith('https:') ? started.certificate.fingerprint256 : null,
     };
     process.send?.(ready);
+    if (ready.certificateFingerprint256 !== null && process.send !== undefined) {
+      // A certificate uploaded through the keystore is served at once; the shell moves its pin with it.
+      junction.keystore.onChange(({ certificate, certificateChanged }) => {
+        if (!certificateChanged) return;
+        const message: ServiceCertificateMessage = { type: 'certificate', certificateFingerprint256: certificate.fingerprint256 };
+        process.send?.(message);
+      });
+    }
   } catch (err) {
     // Set first: if the event loop drains while the logs flush, the process must still exit with failure.
     process.exitCode = 1;

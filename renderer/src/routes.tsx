@@ -15,6 +15,7 @@ import { tasksRoutes } from './pages/tasks/routes';
 import { auditsRoutes } from './pages/audits/routes';
 import { logsRoutes } from './pages/logs/routes';
 import { aboutRoutes } from './pages/about/routes';
+import { importExportRoutes } from './pages/import-export/routes';
 
 export const appRoutes: RouteObject[] = [
   {
@@ -33,6 +34,7 @@ export const appRoutes: RouteObject[] = [
       ...tasksRoutes,
       ...auditsRoutes,
       ...logsRoutes,
+      ...importExportRoutes,
       ...aboutRoutes,
       { path: '*', element: <NotFoundPage /> },
     ],

@@ -6,12 +6,14 @@
  */
 import { AppError } from '../errors.js';
 import type { ClientCreateInput, ClientUpdateInput } from '../contracts/clients.js';
+import type { ValidationProblem } from '../contracts/api.js';
 import { clientRolesProblem } from '../domain/roles.js';
 import type { ClientRolesInput } from '../domain/roles.js';
 import { conflict, refusal } from '../refusals.js';
 import type { ChannelRecord, ClientRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 import { secretChanges } from './client-credentials.js';
+import { isPasswordHash } from './passwords.js';
 import type { ClientSecretsInput } from './client-credentials.js';
 
 /** The descriptive fields a client may have or not; null on update removes one. */
@@ -39,6 +41,20 @@ function secretsOf(input: ClientUpdateInput): ClientSecretsInput {
 function optionalField(input: ClientUpdateInput, field: (typeof CLIENT_OPTIONAL_FIELDS)[number]): string | null | undefined {
   const value = input[field];
   return value === '' ? null : value;
+}
+
+/** Exported client secrets (metadata import) that Junction could not use: a hash it cannot check, a digest of the wrong form. */
+export function clientSecretsProblem(secrets: Partial<Pick<ClientRecord, 'passwordHash' | 'passwordAlgorithm' | 'passwordSalt' | 'customTokenHash'>>): ValidationProblem | null {
+  const { passwordHash, passwordAlgorithm, passwordSalt, customTokenHash } = secrets;
+  if (passwordHash !== undefined) {
+    const usable =
+      passwordAlgorithm === 'scrypt'
+        ? isPasswordHash(passwordHash)
+        : (passwordAlgorithm === 'sha512' || passwordAlgorithm === 'sha256') && /^[0-9a-fA-F]{64,128}$/.test(passwordHash) && passwordSalt !== undefined;
+    if (!usable) return { path: 'secrets.passwordHash', message: "is not a password hash Junction can check (scrypt, or OpenHIM's sha512 or sha256 with its salt)" };
+  }
+  if (customTokenHash !== undefined && !/^[0-9a-f]{64}$/.test(customTokenHash)) return { path: 'secrets.customTokenHash', message: 'is not a custom token digest' };
+  return null;
 }
 
 export interface ClientAccountsOptions {
@@ -134,6 +150,22 @@ export class ClientAccounts {
     // A later client reusing this clientID must not inherit the old one's channel access.
     await this.#regrant(target.clientID, null);
     return target;
+  }
+
+  /**
+   * Metadata import with secrets: puts back a client's password hash and custom token digest as another Junction
+   * exported them (the API takes only plain secrets, which an export never has). 400 for a malformed one, 409 when
+   * the token digest is another client's.
+   */
+  async restoreSecrets(id: string, secrets: Partial<Pick<ClientRecord, 'passwordHash' | 'passwordAlgorithm' | 'passwordSalt' | 'customTokenHash'>>): Promise<ClientRecord> {
+    const problem = clientSecretsProblem(secrets);
+    if (problem !== null) throw refusal('VALIDATION_FAILED', problem);
+    const { passwordHash, passwordAlgorithm } = secrets;
+    const set: Partial<Omit<ClientRecord, '_id'>> = { ...secrets, updatedAt: new Date() };
+    const unset: Exclude<keyof ClientRecord, '_id'>[] = passwordHash !== undefined && passwordAlgorithm === 'scrypt' ? ['passwordSalt'] : [];
+    const updated = await this.#clients.updateById(id, { set, unset }).catch(clientConflict);
+    if (updated === null) throw new AppError('NOT_FOUND', `No client with _id ${id}`);
+    return updated;
   }
 
   /**

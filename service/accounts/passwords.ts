@@ -46,6 +46,11 @@ function parseHash(stored: string | null | undefined): ParsedHash | null {
   return { logN, r, p, salt: Buffer.from(parts[4] ?? '', 'base64'), hash: Buffer.from(parts[5] ?? '', 'base64') };
 }
 
+/** True for a stored hash in the format hashPassword writes (an imported hash is checked with this before it is kept). */
+export function isPasswordHash(text: string): boolean {
+  return parseHash(text) !== null;
+}
+
 // Verifying against this when the account does not exist keeps the answer time the same, so timing does not reveal
 // which email addresses have accounts.
 const DUMMY: ParsedHash = { logN: LOG_N, r: R, p: P, salt: Buffer.alloc(SALT_BYTES), hash: Buffer.alloc(KEY_LENGTH) };

@@ -10,7 +10,7 @@ import { ADMIN_GROUP } from '../domain/permissions.js';
 import { passwordProblem } from '../domain/password-policy.js';
 import type { Collection } from '../storage/store.js';
 import type { UserRecord } from '../storage/records.js';
-import { hashPassword, legacyTokenCredential, verifyPassword } from './passwords.js';
+import { hashPassword, isPasswordHash, legacyTokenCredential, verifyPassword } from './passwords.js';
 import { newPasswordToken, passwordTokenDigest, TOKEN_LIFETIME_MS, unsentLinks } from './password-tokens.js';
 import type { PasswordLinkSender } from './password-tokens.js';
 import type { ClaimedUser } from '../domain/openid-claims.js';
@@ -57,6 +57,10 @@ function checkPassword(password: string, email: string): void {
   if (problem !== null) {
     throw new AppError('PASSWORD_TOO_WEAK', `password ${problem}`, [{ path: 'body.password', message: problem }]);
   }
+}
+
+function checkImportedHash(passwordHash: string): void {
+  if (!isPasswordHash(passwordHash)) throw new AppError('VALIDATION_FAILED', 'secrets.passwordHash is not a password hash Junction wrote', [{ path: 'secrets.passwordHash', message: 'is not a password hash Junction wrote' }]);
 }
 
 const userConflict = conflict({ message: (field) => `A user with this ${field} already exists`, problem: 'already in use' });
@@ -320,6 +324,40 @@ export class UserAccounts {
       this.#logger.info('ignored the pre-seeded admin password: the super user has already changed its password');
     }
     return existing;
+  }
+
+  /**
+   * Metadata import with secrets: a user who keeps the password hash exported from another Junction, so they sign in
+   * with their old password and get no invitation. The hash must be one hashPassword wrote (400 otherwise).
+   */
+  async createWithHash(input: NewUserInput, passwordHash: string): Promise<UserRecord> {
+    checkImportedHash(passwordHash);
+    const invited = { ...input, password: undefined };
+    const now = new Date();
+    const record: Omit<UserRecord, '_id'> = {
+      email: normaliseEmail(invited.email),
+      firstname: invited.firstname,
+      surname: invited.surname,
+      groups: [...new Set(invited.groups)],
+      dailyReport: invited.dailyReport ?? false,
+      weeklyReport: invited.weeklyReport ?? false,
+      settings: invited.settings ?? {},
+      passwordChangeRequired: invited.passwordChangeRequired ?? false,
+      createdAt: now,
+      updatedAt: now,
+      passwordHash,
+      passwordChangedAt: now,
+    };
+    if (typeof invited.msisdn === 'string' && invited.msisdn !== '') record.msisdn = invited.msisdn;
+    return this.#users.insert(record).catch(userConflict);
+  }
+
+  /** Metadata import with secrets over an existing user: the exported hash replaces theirs, and a pending link ends. */
+  async replaceHash(target: UserRecord, passwordHash: string): Promise<UserRecord> {
+    checkImportedHash(passwordHash);
+    const updated = await this.#users.updateById(target._id, { set: { passwordHash, passwordChangedAt: new Date(), updatedAt: new Date() }, unset: [...TOKEN_FIELDS] });
+    if (updated === null) throw new AppError('NOT_FOUND', `No user with email ${target.email}`);
+    return updated;
   }
 
   /** Removes legacy token credentials while the deprecated token scheme is off, so no weak hash stays on disk. */

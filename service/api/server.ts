@@ -45,6 +45,8 @@ import { logRoutes } from './routes/logs.js';
 import type { LogRoutesDeps } from './routes/logs.js';
 import { visualizerEventRoutes } from './routes/visualizer-events.js';
 import type { VisualizerRoutesDeps } from './routes/visualizer-events.js';
+import { metadataRoutes } from './routes/metadata.js';
+import type { KeystoreMetadata } from '../metadata/services.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole } from './console.js';
 import { installCors } from './cors.js';
@@ -82,7 +84,10 @@ export type ApiDeps = AuthHookOptions &
   AuditRoutesDeps &
   LogRoutesDeps &
   VisualizerRoutesDeps &
-  Omit<MetricsRoutesDeps, 'channels'>;
+  Omit<MetricsRoutesDeps, 'channels'> & {
+    /** The keystore as export and import see it; without it, exports hold no KeystoreModelAPI. */
+    metadataKeystore?: KeystoreMetadata;
+  };
 
 /** Longest path parameter the router accepts; longer ones get 414 PATH_PARAMETER_TOO_LONG. */
 export const MAX_PARAM_LENGTH = 500;
@@ -178,6 +183,10 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(auditRoutes(deps));
   await app.register(logRoutes(deps));
   await app.register(visualizerEventRoutes(deps));
+  // Export and import work through the same service modules as the routes above (the channel catalogue shared).
+  await app.register(
+    metadataRoutes({ channels, contactGroups, clients: new ClientAccounts({ clients: store.clients, channels: store.channels }), users: deps.accounts, mediators: deps.mediators, sessions: deps.sessions, ...(deps.metadataKeystore === undefined ? {} : { keystore: deps.metadataKeystore }) }),
+  );
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, options.liveFeed).attach(app);
   return app;

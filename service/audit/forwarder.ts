@@ -88,7 +88,7 @@ const BATCH = 100;
 
 /** The audit sink that forwards to another repository; `start()` before the first `add()`. */
 export class AuditForwarder implements AuditSink {
-  readonly #options: AuditForwarderOptions;
+  #options: AuditForwarderOptions;
   readonly #timers: Timers;
   readonly #target: string;
   #loop: Promise<void> | undefined;
@@ -112,6 +112,11 @@ export class AuditForwarder implements AuditSink {
     this.#options = options;
     this.#timers = options.timers ?? realTimers;
     this.#target = `${options.transport}://${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`;
+  }
+
+  /** Presents a new certificate and checks the repository against a new CA list from the next connection on. */
+  useTls(tls: ForwarderTls): void {
+    if (this.#options.tls !== undefined) this.#options = { ...this.#options, tls };
   }
 
   /** Opens the outbox and starts sending what it holds (events an earlier run could not send go first). */

@@ -9,9 +9,11 @@ import type { Socket as DatagramSocket } from 'node:dgram';
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
+import type { Server as TlsServer } from 'node:tls';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { peerCertificateOf } from '../tls/peer-certificate.js';
+import { listenerContext } from '../tls/server-certificate.js';
 import type { ServerCertificate } from '../tls/server-certificate.js';
 import { AuditStreamConnection } from './listener-connection.js';
 import type { AuditIntakeHandler, AuditListenerCounters } from './listener-connection.js';
@@ -94,6 +96,13 @@ export class AuditListeners {
 
   constructor(options: AuditListenersOptions) {
     this.#options = options;
+  }
+
+  /** Serves a new pair on the TLS listener and judges new senders' chains by the new CA list; open connections stay. */
+  useCertificate(certificate: ServerCertificate, trustedCAs: readonly string[]): void {
+    for (const listener of this.#listeners) {
+      if (listener.transport === 'tls') (listener.server as TlsServer).setSecureContext(listenerContext(certificate, trustedCAs));
+    }
   }
 
   /** Binds every enabled listener; rejects (after letting go of any already bound) when one cannot be bound. */
@@ -197,13 +206,9 @@ export class AuditListeners {
   #tlsServer(): Server {
     const { certificate, trustedCAs, limits } = this.#options;
     return createTlsServer({
-      cert: certificate.cert,
-      key: certificate.key,
-      passphrase: certificate.passphrase,
-      minVersion: 'TLSv1.2',
+      ...listenerContext(certificate, trustedCAs),
       requestCert: true,
       rejectUnauthorized: false,
-      ...(trustedCAs.length > 0 ? { ca: [...trustedCAs] } : {}),
       handshakeTimeout: limits.handshakeTimeoutMs ?? Math.min(limits.idleTimeoutMs, MAX_HANDSHAKE_TIMEOUT_MS),
     });
   }

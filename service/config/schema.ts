@@ -135,6 +135,21 @@ export const configSchema = Type.Object(
       },
       'Server certificate.',
     ),
+    keystore: section(
+      {
+        secretFile: Type.String({
+          default: '',
+          description: 'File holding the secret that encrypts the stored private key and passphrase (created 0600 on first start); empty uses `keystore.secret` in the data folder. Keep it apart from backups of `<dataDir>/keystore/` to keep those backups useless without it.',
+        }),
+        expiryWarningDays: int(1, 3650, 30, 'Days before a server or trusted CA certificate expires that an expiry alert is sent (at most once a day per certificate).'),
+        expiryAlertGroups: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+          default: [],
+          uniqueItems: true,
+          description: 'Contact groups (by name) that receive certificate expiry alerts by their members\' chosen method; with none, every admin user is emailed.',
+        }),
+      },
+      'Keystore: server certificate and trusted CAs managed through the API and console.',
+    ),
     router: section(
       {
         host: Type.String({ minLength: 1, default: '0.0.0.0', description: 'Address the transaction ports listen on.' }),

@@ -10,6 +10,13 @@ export interface ServiceReadyMessage {
   certificateFingerprint256: string | null;
 }
 
+/** Sent when the management API starts serving a new certificate (keystore upload): the shell moves its pin. */
+export interface ServiceCertificateMessage {
+  type: 'certificate';
+  /** SHA-256 of the certificate the API now serves (colon-separated hex). */
+  certificateFingerprint256: string;
+}
+
 /**
  * Sent by the shell to ask for a clean stop. On Windows a signal cannot be caught (child.kill() ends the process
  * at once), so the shell asks over IPC instead; elsewhere it sends SIGTERM.

@@ -26,19 +26,34 @@ export interface EmailSettings {
 /** Sends email through the configured SMTP server. */
 export class EmailTransport implements Transport {
   readonly #from: string;
-  readonly #transporter: Transporter | null;
+  #transporter: Transporter | null;
   readonly #notSetUp: string | null;
+  readonly #settings: EmailSettings;
 
   constructor(settings: EmailSettings, trustedCAs: readonly string[] = []) {
     const { smtp } = settings;
+    this.#settings = settings;
     this.#from = settings.fromAddress.trim();
     this.#notSetUp = smtp.host.trim() === '' ? 'email is not set up (email.smtp.host is empty)' : this.#from === '' ? 'email is not set up (email.fromAddress is empty)' : null;
     if (this.#notSetUp !== null) {
       this.#transporter = null;
       return;
     }
+    this.#transporter = this.#transporterFor(trustedCAs);
+  }
+
+  /** Checks the SMTP server against a new CA list from the next message on. */
+  useTrustedCAs(trustedCAs: readonly string[]): void {
+    if (this.#transporter === null) return;
+    const old = this.#transporter;
+    this.#transporter = this.#transporterFor(trustedCAs);
+    old.close();
+  }
+
+  #transporterFor(trustedCAs: readonly string[]): Transporter {
+    const { smtp } = this.#settings;
     const timeoutMs = smtp.timeoutSeconds * 1000;
-    this.#transporter = nodemailer.createTransport({
+    return nodemailer.createTransport({
       host: smtp.host.trim(),
       port: smtp.port,
       secure: smtp.secure,

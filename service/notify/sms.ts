@@ -38,7 +38,8 @@ export class SmsTransport implements Transport {
   readonly #settings: SmsSettings;
   readonly #url: URL | null;
   readonly #notSetUp: string | null;
-  readonly #agent: Agent;
+  #agent: Agent;
+  readonly #timeoutMs: number;
 
   constructor(settings: SmsSettings, trustedCAs: readonly string[] = []) {
     this.#settings = settings;
@@ -47,7 +48,20 @@ export class SmsTransport implements Transport {
     this.#url = parsed !== null && (parsed.protocol === 'https:' || parsed.protocol === 'http:') ? parsed : null;
     this.#notSetUp = url === '' ? 'SMS is not set up (sms.gatewayUrl is empty)' : this.#url === null ? 'SMS is not set up (sms.gatewayUrl is not an http or https URL)' : null;
     const timeoutMs = settings.timeoutSeconds * 1000;
-    this.#agent = new Agent({ connect: { ca: [...rootCertificates, ...trustedCAs], timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    this.#timeoutMs = timeoutMs;
+    this.#agent = this.#agentFor(trustedCAs);
+  }
+
+  #agentFor(trustedCAs: readonly string[]): Agent {
+    const timeoutMs = this.#timeoutMs;
+    return new Agent({ connect: { ca: [...rootCertificates, ...trustedCAs], timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  }
+
+  /** Checks the gateway against a new CA list from the next message on; the old agent closes after its sends. */
+  useTrustedCAs(trustedCAs: readonly string[]): void {
+    const old = this.#agent;
+    this.#agent = this.#agentFor(trustedCAs);
+    void old.close().catch(() => undefined);
   }
 
   /** Posts one message to the gateway; rejects with a `DeliveryError` naming the status and the start of the answer. */

@@ -73,14 +73,34 @@ export interface HttpRouterOptions {
 }
 
 export class HttpRouter {
-  readonly #agent: Agent;
+  readonly #options: HttpRouterOptions;
+  #agent: Agent;
+  /** Agents replaced by useTrustedCAs, closing once their requests finish. */
+  readonly #retiring = new Set<Promise<void>>();
 
   constructor(options: HttpRouterOptions = {}) {
-    this.#agent = new Agent({
-      connections: options.connectionsPerOrigin ?? 64,
+    this.#options = options;
+    this.#agent = this.#agentFor(options.trustedCAs ?? []);
+  }
+
+  #agentFor(trustedCAs: readonly string[]): Agent {
+    return new Agent({
+      connections: this.#options.connectionsPerOrigin ?? 64,
       keepAliveTimeout: 30_000,
-      connect: { ca: [...rootCertificates, ...(options.trustedCAs ?? [])] },
+      connect: { ca: [...rootCertificates, ...trustedCAs] },
     });
+  }
+
+  /**
+   * Verifies new HTTPS connections against a new CA list: pooled connections were verified under the old one, so a
+   * fresh agent takes over and the old one closes once its requests in flight finish.
+   */
+  useTrustedCAs(trustedCAs: readonly string[]): void {
+    const old = this.#agent;
+    this.#agent = this.#agentFor(trustedCAs);
+    const closing = old.close().catch(() => undefined);
+    this.#retiring.add(closing);
+    void closing.then(() => this.#retiring.delete(closing));
   }
 
   /** Sends one request downstream and resolves when the response headers arrive; the body streams afterwards. */
@@ -109,7 +129,7 @@ export class HttpRouter {
   }
 
   /** Closes the pooled connections. */
-  close(): Promise<void> {
-    return this.#agent.close();
+  async close(): Promise<void> {
+    await Promise.all([this.#agent.close(), ...this.#retiring]);
   }
 }

@@ -270,7 +270,7 @@ function exchange(connection: Connection, framed: Buffer, maxReplyBytes: number,
 /** Sends messages to MLLP upstreams over pooled connections. */
 export class MllpRouter {
   readonly #options: MllpRouterOptions;
-  readonly #ca: string[] | undefined;
+  #ca: string[] | undefined;
   readonly #pools = new Map<string, UpstreamPool>();
   #closed = false;
 
@@ -280,6 +280,11 @@ export class MllpRouter {
     if (!(options.idleTimeoutMs > 0)) throw new RangeError('idleTimeoutMs must be positive');
     this.#options = options;
     this.#ca = caListOf(options.trustedCAs);
+  }
+
+  /** Verifies connections opened from now on against a new CA list (pooled ones were verified already). */
+  useTrustedCAs(trustedCAs: readonly string[]): void {
+    this.#ca = caListOf(trustedCAs);
   }
 
   /** Frames the message, sends it, resolves with the one framed reply unframed. Rejects with RouteError('connection'|'timeout', message naming host:port and what happened). */

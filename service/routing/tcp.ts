@@ -20,13 +20,18 @@ const noop = (): void => undefined;
 /** Sends messages to TCP upstreams, one connection each. */
 export class TcpRouter {
   readonly #options: TcpRouterOptions;
-  readonly #ca: string[] | undefined;
+  #ca: string[] | undefined;
   readonly #open = new Set<Socket>();
   #closed = false;
 
   constructor(options: TcpRouterOptions) {
     this.#options = options;
     this.#ca = caListOf(options.trustedCAs);
+  }
+
+  /** Verifies connections opened from now on against a new CA list (pooled ones were verified already). */
+  useTrustedCAs(trustedCAs: readonly string[]): void {
+    this.#ca = caListOf(trustedCAs);
   }
 
   /** Connects, writes the message, half-closes, reads until the peer ends; resolves with everything read. Rejects with RouteError. */

@@ -2,12 +2,14 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { Server as TlsServer } from 'node:tls';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Pipeline } from '../pipeline/index.js';
 import type { PresentedCredentials } from '../pipeline/authenticate.js';
 import { peerCertificateOf } from '../tls/peer-certificate.js';
+import { listenerContext } from '../tls/server-certificate.js';
 import type { ServerCertificate } from '../tls/server-certificate.js';
 
 export interface TransactionPortsOptions {
@@ -51,14 +53,10 @@ export class TransactionPorts {
     this.#http = createServer(handler(false));
     this.#https = createHttpsServer(
       {
-        cert: options.certificate.cert,
-        key: options.certificate.key,
-        passphrase: options.certificate.passphrase,
-        minVersion: 'TLSv1.2',
+        ...listenerContext(options.certificate, options.trustedCAs),
         requestCert: options.requestClientCertificates,
         // Unknown certificates are judged by the pipeline (a registered client certificate need not chain to a CA).
         rejectUnauthorized: false,
-        ...(options.trustedCAs.length > 0 ? { ca: [...options.trustedCAs] } : {}),
       },
       handler(true),
     );
@@ -70,6 +68,11 @@ export class TransactionPorts {
         else socket.destroy();
       });
     }
+  }
+
+  /** Serves a new pair and CA list to new HTTPS connections; open ones keep theirs. */
+  useCertificate(certificate: ServerCertificate, trustedCAs: readonly string[]): void {
+    (this.#https as unknown as TlsServer).setSecureContext(listenerContext(certificate, trustedCAs));
   }
 
   /** Listens on both ports; resolves with the ports actually bound. */

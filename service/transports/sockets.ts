@@ -6,12 +6,14 @@
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
+import type { Server as TlsServer } from 'node:tls';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { ChannelListener } from '../contracts/channels.js';
 import type { MessageHandler } from '../pipeline/inbound-message.js';
 import type { ChannelRecord } from '../storage/records.js';
 import { peerCertificateOf } from '../tls/peer-certificate.js';
+import { listenerContext } from '../tls/server-certificate.js';
 import type { ServerCertificate } from '../tls/server-certificate.js';
 import { bindFailure } from './bind-failure.js';
 import { SocketConnection } from './socket-connection.js';
@@ -71,9 +73,20 @@ export class ChannelListeners {
   #dirty = false;
   #running: Promise<void> | undefined;
   #stopped = false;
+  /** The pair and CAs new tls listeners are built with; replaced by useCertificate. */
+  #tls: { certificate: ServerCertificate; trustedCAs: readonly string[] };
 
   constructor(options: ChannelListenersOptions) {
     this.#options = options;
+    this.#tls = { certificate: options.certificate, trustedCAs: options.trustedCAs };
+  }
+
+  /** Serves a new pair and CA list on every tls channel (and on those started later); open connections keep theirs. */
+  useCertificate(certificate: ServerCertificate, trustedCAs: readonly string[]): void {
+    this.#tls = { certificate, trustedCAs };
+    for (const listener of [...this.#listeners.values(), ...this.#retiring]) {
+      if (listener.protocol === 'tls' && listener.server !== undefined) (listener.server as TlsServer).setSecureContext(listenerContext(certificate, trustedCAs));
+    }
   }
 
   /** Reads the source and brings the listeners in line; resolves when every listener has bound or failed. */
@@ -219,19 +232,16 @@ export class ChannelListeners {
   }
 
   #serverFor(listener: Listener): Server {
-    const { certificate, trustedCAs, limits, logger } = this.#options;
+    const { limits, logger } = this.#options;
+    const { certificate, trustedCAs } = this.#tls;
     const secure = listener.protocol === 'tls';
     const server = secure
       ? createTlsServer({
-          cert: certificate.cert,
-          key: certificate.key,
-          passphrase: certificate.passphrase,
-          minVersion: 'TLSv1.2',
+          ...listenerContext(certificate, trustedCAs),
           // A presented certificate identifies the client; the message path judges unknown ones, as on the HTTPS port
           // (a registered client certificate need not chain to a CA).
           requestCert: true,
           rejectUnauthorized: false,
-          ...(trustedCAs.length > 0 ? { ca: [...trustedCAs] } : {}),
           handshakeTimeout: Math.min(limits.idleTimeoutMs, 120_000),
           allowHalfOpen: true,
         })

@@ -15,6 +15,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Do not wait for a new sign-in on 401 (the sign-in calls themselves). */
   noReauth?: boolean;
+  /** Extra request headers (the passphrase of an export with secrets). */
+  headers?: Record<string, string>;
 }
 
 /** A failed API call: `status` 0 means the service did not answer at all. */
@@ -89,7 +91,7 @@ export class ApiClient {
 
   /** Sends a request and returns the raw response once it succeeded (2xx); for streams such as the export. */
   async fetch(path: string, options: RequestOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json', 'x-requested-with': 'junction-console' };
+    const headers: Record<string, string> = { ...options.headers, accept: 'application/json', 'x-requested-with': 'junction-console' };
     let body: string | undefined;
     if (options.body !== undefined) {
       headers['content-type'] = 'application/json';

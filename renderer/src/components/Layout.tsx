@@ -26,6 +26,7 @@ const NAV: NavItem[] = [
   { to: '/tasks', label: 'Tasks' },
   { to: '/audits', label: 'Audit log', adminOnly: true },
   { to: '/logs', label: 'Logs', adminOnly: true },
+  { to: '/import-export', label: 'Import/Export', adminOnly: true },
   { to: '/about', label: 'About' },
 ];
 
