@@ -18,6 +18,8 @@ import { installAuthentication } from './auth/hook.js';
 import type { AuthHookOptions } from './auth/hook.js';
 import { authRoutes } from './routes/authenticate.js';
 import type { AuthRoutesDeps } from './routes/authenticate.js';
+import { backupRoutes } from './routes/backup.js';
+import type { BackupRoutesDeps } from './routes/backup.js';
 import { serviceRoutes } from './routes/service.js';
 import type { ServiceRoutesDeps } from './routes/service.js';
 import { userRoutes } from './routes/users.js';
@@ -73,7 +75,8 @@ export type ApiDeps = AuthHookOptions &
   TaskRoutesDeps &
   NotificationRoutesDeps &
   AuditRoutesDeps &
-  Omit<MetricsRoutesDeps, 'channels'>;
+  Omit<MetricsRoutesDeps, 'channels'> &
+  BackupRoutesDeps;
 
 /** Longest path parameter the router accepts; longer ones get 414 PATH_PARAMETER_TOO_LONG. */
 export const MAX_PARAM_LENGTH = 500;
@@ -166,6 +169,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(notificationRoutes(deps));
   await app.register(metricsRoutes({ ...deps, channels }));
   await app.register(auditRoutes(deps));
+  await app.register(backupRoutes(deps));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, options.liveFeed).attach(app);
   return app;

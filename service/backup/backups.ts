@@ -146,6 +146,11 @@ export class Backups {
     return parsed.kind === 'cron' ? { name: 'backup', cron: parsed.expression, run } : { name: 'backup', everyMs: parsed.ms, run };
   }
 
+  /** Cuts short the archive being written (the service is stopping): a download ends early, a scheduled file is removed. */
+  abort(): void {
+    this.#out?.destroy(new Error('Junction is stopping'));
+  }
+
   /** Waits for a run in progress (used when the service stops). */
   async settled(): Promise<void> {
     while (this.#state !== 'idle') await this.#idle;
@@ -168,6 +173,7 @@ export class Backups {
   }
 
   #release: () => void = () => undefined;
+  #out: Writable | undefined;
 
   #finish(run: BackupRun, err?: unknown): void {
     run.finishedAt = this.#now().toISOString();
@@ -209,6 +215,7 @@ export class Backups {
   /** Streams the archive into `out`; ends the run and removes the staging folder whatever happens. */
   async #write(run: BackupRun, prepared: Prepared, out: Writable): Promise<void> {
     this.#state = 'writing';
+    this.#out = out;
     try {
       await writeArchive({
         sources: prepared.sources,
@@ -225,6 +232,7 @@ export class Backups {
       this.#finish(run, err);
       throw err;
     } finally {
+      this.#out = undefined;
       await rm(prepared.staging, { recursive: true, force: true });
     }
   }
