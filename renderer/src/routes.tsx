@@ -14,6 +14,7 @@ import { mediatorsRoutes } from './pages/mediators/routes';
 import { tasksRoutes } from './pages/tasks/routes';
 import { auditsRoutes } from './pages/audits/routes';
 import { aboutRoutes } from './pages/about/routes';
+import { backupRoutes } from './pages/backup/routes';
 
 export const appRoutes: RouteObject[] = [
   {
@@ -31,6 +32,7 @@ export const appRoutes: RouteObject[] = [
       ...mediatorsRoutes,
       ...tasksRoutes,
       ...auditsRoutes,
+      ...backupRoutes,
       ...aboutRoutes,
       { path: '*', element: <NotFoundPage /> },
     ],

@@ -84,11 +84,14 @@ export function manifestMismatch(manifest: BackupManifest, read: readonly Backup
   return null;
 }
 
-const ARCHIVE_NAME = /^junction-backup-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z)\.tar\.gz$/;
+const ARCHIVE_NAME = /^junction-backup-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:-\d{3})?Z)\.tar\.gz$/;
 
-/** The file name of a backup begun at `at`: `junction-backup-2026-11-24T02-00-00Z.tar.gz` (UTC, sorts by time). */
+/**
+ * The file name of a backup begun at `at`: `junction-backup-2026-11-24T02-00-00-000Z.tar.gz` (UTC with milliseconds,
+ * so names sort by time and two backups a second apart never share one).
+ */
 export function backupFileName(at: Date): string {
-  return `junction-backup-${at.toISOString().slice(0, 19).replace(/:/g, '-')}Z.tar.gz`;
+  return `junction-backup-${at.toISOString().slice(0, 23).replace(/[:.]/g, '-')}Z.tar.gz`;
 }
 
 /** True for a name `backupFileName` gives. */

@@ -77,7 +77,11 @@ describe('a backup under load', () => {
     expect(created.status).toBe(201);
   });
 
+  let stopPacing = () => undefined as void;
+
   afterAll(async () => {
+    // A failed expectation must not leave the pacer sending into a stopped service.
+    stopPacing();
     await restored?.destroy();
     await t.destroy();
     await upstream.close();
@@ -93,6 +97,9 @@ describe('a backup under load', () => {
     const failures: string[] = [];
     let sent = 0;
     let pacing = true;
+    stopPacing = () => {
+      pacing = false;
+    };
     const inFlight = new Set<Promise<void>>();
 
     const send = (i: number) => {
@@ -139,7 +146,7 @@ describe('a backup under load', () => {
     const response = await fetch(`${t.url}/backup`, { headers: admin, dispatcher: downloadAgent });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/gzip');
-    expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="junction-backup-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z\.tar\.gz"$/);
+    expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="junction-backup-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z\.tar\.gz"$/);
     // While it streams, a second backup is refused rather than queued behind it, and the status shows progress.
     const second = await t.inject('/backup', { headers: admin });
     expect(second.status).toBe(409);
