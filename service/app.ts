@@ -89,6 +89,7 @@ import { Notifications } from './notify/notifications.js';
 import { emailedPasswordLinks } from './notify/password-links.js';
 import { consoleUrl } from './notify/console-url.js';
 import { ReportsJob } from './reports/reports-job.js';
+import { Backups } from './backup/backups.js';
 
 export interface JunctionOptions {
   config: JunctionConfig;
@@ -131,6 +132,8 @@ export class Junction {
   /** The ATNA audit repository: received audits and Junction's own audit events. */
   readonly audits: AuditLog;
   readonly bodies: BodyFiles;
+  /** Backups of the whole data folder: downloads (`GET /backup`) and the `backup.schedule` job. */
+  readonly backups: Backups;
   readonly events = new LiveEvents();
   /** The Prometheus exposition's registry, counting this instance's completions only. */
   readonly prometheus = new PrometheusMetrics();
@@ -173,12 +176,12 @@ export class Junction {
   constructor(options: JunctionOptions) {
     this.#options = options;
     const { config, logger } = options;
-    const store = createNedbStore({
+    const engine = createNedbStore({
       dataDir: config.dataDir,
       logger: logger.child({ component: 'store' }),
       compactionIntervalMs: config.storage.compactionIntervalMinutes * 60_000,
     });
-    this.store = withCheckedChannels(store, () => {
+    this.store = withCheckedChannels(engine, () => {
       this.#channelCache?.invalidate();
       // Polling channels are rescheduled, and tcp and tls listeners started, moved or stopped, as soon as a channel
       // is created, enabled, disabled, edited or deleted.
@@ -203,6 +206,8 @@ export class Junction {
     const smallBodies = new SqliteBodyBlobs({ file: join(config.dataDir, 'bodies.sqlite'), logger: txLogger });
     this.bodies = new BodyFiles(join(config.dataDir, 'bodies'), smallBodies);
     this.audits = createSqliteAuditLog({ file: join(config.dataDir, 'audits.sqlite'), logger: logger.child({ component: 'audits' }) });
+    // Online backups copy the store through its engine, which alone knows its files.
+    this.backups = new Backups({ dataDir: config.dataDir, store: engine, junctionVersion: options.version, settings: config.backup, logger: logger.child({ component: 'backup' }) });
   }
 
   /**
@@ -497,6 +502,7 @@ export class Junction {
         visualizer: this.visualizer,
         ...(clock === undefined ? {} : { clock }),
         metadataKeystore: keystoreMetadata(this.keystore),
+        backups: this.backups,
       },
     );
   }
@@ -670,6 +676,8 @@ export class Junction {
     schedulers.add(
       new ReportsJob({ enabled: config.reports.enableReports, users: this.store.users, channels, jobStates: this.store.jobStates, log: this.transactions, outbox: this.outbox, timeZone: this.timeZone, instance: config.alerts.himInstance, consoleUrl: () => this.#consoleUrl, minuteRetentionHours: config.metrics.minuteRetentionHours, logger: logger.child({ component: 'reports' }) }).job(),
     );
+    const backupJob = this.backups.job();
+    if (backupJob !== undefined) schedulers.add(backupJob);
     schedulers.start();
   }
 
@@ -686,6 +694,8 @@ export class Junction {
     this.#stopping ??= (async () => {
       for (const timer of this.#timers) clearInterval(timer);
       this.#timers = [];
+      // A backup being written is cut short (a partial archive is never kept), so it cannot hold the stop up.
+      this.backups.abort();
       await this.#schedulers?.stop();
       // Sends in progress are recorded before the store closes (the job's stop, again for a start that failed early).
       await this.#delivery?.stop();
@@ -698,6 +708,7 @@ export class Junction {
       await this.#auditParser?.close();
       await this.#messages?.drain();
       await this.#api?.close();
+      await this.backups.settled();
       await this.#router?.close();
       await this.#mllp?.close();
       await this.#tcp?.close();

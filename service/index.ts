@@ -113,6 +113,15 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
+// `restore` is a command of its own (backup/restore-cli.ts): it restores an archive and exits, starting nothing.
+const command = process.argv[2] === 'restore' ? restore() : main();
+command.catch((err: unknown) => {
   fail(err instanceof Error ? (err.stack ?? err.message) : String(err));
 });
+
+async function restore(): Promise<void> {
+  const { runRestoreCommand } = await import('./backup/restore-cli.js');
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const err = (line: string) => process.stderr.write(`${line}\n`);
+  process.exitCode = await runRestoreCommand(process.argv.slice(3), process.env, { out, err });
+}

@@ -16,6 +16,7 @@ import { auditsRoutes } from './pages/audits/routes';
 import { logsRoutes } from './pages/logs/routes';
 import { aboutRoutes } from './pages/about/routes';
 import { importExportRoutes } from './pages/import-export/routes';
+import { backupRoutes } from './pages/backup/routes';
 
 export const appRoutes: RouteObject[] = [
   {
@@ -35,6 +36,7 @@ export const appRoutes: RouteObject[] = [
       ...auditsRoutes,
       ...logsRoutes,
       ...importExportRoutes,
+      ...backupRoutes,
       ...aboutRoutes,
       { path: '*', element: <NotFoundPage /> },
     ],

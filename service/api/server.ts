@@ -20,6 +20,8 @@ import { authRoutes } from './routes/authenticate.js';
 import type { AuthRoutesDeps } from './routes/authenticate.js';
 import { openidRoutes } from './routes/openid.js';
 import type { OpenIdRoutesDeps } from './routes/openid.js';
+import { backupRoutes } from './routes/backup.js';
+import type { BackupRoutesDeps } from './routes/backup.js';
 import { serviceRoutes } from './routes/service.js';
 import type { ServiceRoutesDeps } from './routes/service.js';
 import { userRoutes } from './routes/users.js';
@@ -84,7 +86,8 @@ export type ApiDeps = AuthHookOptions &
   AuditRoutesDeps &
   LogRoutesDeps &
   VisualizerRoutesDeps &
-  Omit<MetricsRoutesDeps, 'channels'> & {
+  Omit<MetricsRoutesDeps, 'channels'> &
+  BackupRoutesDeps & {
     /** The keystore as export and import see it; without it, exports hold no KeystoreModelAPI. */
     metadataKeystore?: KeystoreMetadata;
   };
@@ -187,6 +190,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(
     metadataRoutes({ channels, contactGroups, clients: new ClientAccounts({ clients: store.clients, channels: store.channels }), users: deps.accounts, mediators: deps.mediators, sessions: deps.sessions, ...(deps.metadataKeystore === undefined ? {} : { keystore: deps.metadataKeystore }) }),
   );
+  await app.register(backupRoutes(deps));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, options.liveFeed).attach(app);
   return app;

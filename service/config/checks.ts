@@ -1,6 +1,7 @@
 /** Rules that span several keys, which a per-key schema cannot express. */
 import { envNameFor } from './env.js';
 import { getPath } from './leaves.js';
+import { parsePollingSchedule } from '../domain/polling-schedule.js';
 
 function listeningPorts(config: unknown): { key: string; port: number }[] {
   // TCP ports only: the UDP audit listener may share a number with a TCP one. Audit listeners count when enabled.
@@ -124,6 +125,10 @@ export function crossFieldProblems(config: unknown): string[] {
   const auditInterface = getPath(config, 'auditEvents.interface');
   if (typeof auditInterface === 'string' && auditInterface !== 'internal' && !isSet(getPath(config, 'auditEvents.host'))) {
     problems.push(`auditEvents.host: must be set when auditEvents.interface is ${auditInterface} (the audit repository to send to)`);
+  }
+  const backupSchedule = getPath(config, 'backup.schedule');
+  if (typeof backupSchedule === 'string' && parsePollingSchedule(backupSchedule) === null) {
+    problems.push(`backup.schedule: "${backupSchedule}" is neither a cron expression (such as "0 2 * * *") nor an interval (such as "12 hours")`);
   }
   return problems;
 }

@@ -374,6 +374,14 @@ export const configSchema = Type.Object(
       },
       'Daily and weekly reports.',
     ),
+    backup: section(
+      {
+        folder: Type.String({ default: '', maxLength: 4096, description: 'Folder that scheduled backups of the whole data folder are written to (ideally another disk or a network share); empty turns scheduled backups off. Downloads from the console work either way.' }),
+        schedule: Type.String({ default: '0 2 * * *', minLength: 1, maxLength: 100, description: 'When scheduled backups run: a cron expression (5 fields, or 6 with seconds first) in the server\'s time zone, or an interval such as `12 hours`; the default is 02:00 every day.' }),
+        keep: int(1, 1000, 7, 'How many scheduled backups are kept in `backup.folder`; the oldest are deleted after each new one is written.'),
+      },
+      'Backups of the whole appliance (configuration, transactions, bodies, audits, certificates and keystore).',
+    ),
     autoRetry: section(
       {
         scanIntervalMs: int(100, 3_600_000, 60_000, 'How often transactions queued for auto retry are checked, in milliseconds.'),

@@ -68,6 +68,7 @@ describe('defaults', () => {
       alerts: { enableAlerts: true, pollPeriodMinutes: 1, himInstance: 'Junction', consoleURL: '' },
       reports: { enableReports: true },
       autoRetry: { scanIntervalMs: 60_000, minuteMs: 60_000 },
+      backup: { folder: '', schedule: '0 2 * * *', keep: 7 },
     });
   });
 

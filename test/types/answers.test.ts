@@ -35,8 +35,14 @@ import type {
 import type { LoginAnswerSchema, PasswordTokenAnswerSchema, PublicUserSchema, SessionAnswerSchema, TokenUserAnswerSchema } from '../../service/api/schemas/users.js';
 import type { LoginAnswer, PasswordTokenAnswer, SessionAnswer, TokenUserAnswer } from '../../service/contracts/users.js';
 import type { Plain, SchemaShape } from './plain.js';
+import type { BackupStatusSchema } from '../../service/api/schemas/backup.js';
+import type { BackupStatus } from '../../service/contracts/backup.js';
 
 describe('answer schemas and contracts', () => {
+  it('describe the backup status alike', () => {
+    expectTypeOf<SchemaShape<typeof BackupStatusSchema>>().toEqualTypeOf<Plain<BackupStatus>>();
+  });
+
   it('describe metric items alike', () => {
     expectTypeOf<SchemaShape<typeof MetricItemSchema>>().toEqualTypeOf<Plain<MetricItem>>();
   });

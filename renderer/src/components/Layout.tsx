@@ -27,6 +27,7 @@ const NAV: NavItem[] = [
   { to: '/audits', label: 'Audit log', adminOnly: true },
   { to: '/logs', label: 'Logs', adminOnly: true },
   { to: '/import-export', label: 'Import/Export', adminOnly: true },
+  { to: '/backup', label: 'Backup', adminOnly: true },
   { to: '/about', label: 'About' },
 ];
 

@@ -12,6 +12,8 @@ import type { CollectionContext } from './collection.js';
 import { describeError } from './errors.js';
 import { loadDatastore } from './load-datastore.js';
 import type { NedbDatastore } from './load-datastore.js';
+import { writeCollections } from './snapshot.js';
+import type { StoreSnapshotter } from '../snapshots.js';
 
 export interface NedbStoreOptions {
   /** Folder holding `<collection>.db`; created (mode 0700) when missing. */
@@ -24,11 +26,11 @@ export interface NedbStoreOptions {
 const DEFAULT_COMPACTION_INTERVAL_MS = 3_600_000;
 
 /** Creates the NeDB store; nothing touches the disk until `open()`. */
-export function createNedbStore(options: NedbStoreOptions): Store {
+export function createNedbStore(options: NedbStoreOptions): Store & StoreSnapshotter {
   return new NedbStore(options);
 }
 
-class NedbStore implements Store, CollectionContext {
+class NedbStore implements Store, StoreSnapshotter, CollectionContext {
   readonly users: Collection<UserRecord>;
   readonly sessions: Collection<SessionRecord>;
   readonly channels: Collection<ChannelRecord>;
@@ -104,6 +106,12 @@ class NedbStore implements Store, CollectionContext {
       throw new StoreError(`${collection}: the store is ${why}`);
     }
     return datastore;
+  }
+
+  /** Writes a copy of every collection, all as of one moment, into `dir` (see snapshot.ts). */
+  async snapshot(dir: string): Promise<string[]> {
+    if (this.state !== 'ready' || this.datastores === null || this.closing !== null) throw new StoreError('the store is not open');
+    return writeCollections(this.datastores, dir);
   }
 
   writeFailed(collection: string, err: unknown): void {
