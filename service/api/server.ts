@@ -39,6 +39,8 @@ import { notificationRoutes } from './routes/notifications.js';
 import { auditRoutes } from './routes/audits.js';
 import type { AuditRoutesDeps } from './routes/audits.js';
 import type { NotificationRoutesDeps } from './routes/notifications.js';
+import { keystoreRoutes } from './routes/keystore.js';
+import type { Keystore } from '../keystore/keystore.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole } from './console.js';
 import { installCors } from './cors.js';
@@ -73,7 +75,7 @@ export type ApiDeps = AuthHookOptions &
   TaskRoutesDeps &
   NotificationRoutesDeps &
   AuditRoutesDeps &
-  Omit<MetricsRoutesDeps, 'channels'>;
+  Omit<MetricsRoutesDeps, 'channels'> & { keystore: Keystore };
 
 /** Longest path parameter the router accepts; longer ones get 414 PATH_PARAMETER_TOO_LONG. */
 export const MAX_PARAM_LENGTH = 500;
@@ -166,6 +168,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(notificationRoutes(deps));
   await app.register(metricsRoutes({ ...deps, channels }));
   await app.register(auditRoutes(deps));
+  await app.register(keystoreRoutes({ keystore: deps.keystore, clients: new ClientAccounts({ clients: store.clients, channels: store.channels }) }));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, options.liveFeed).attach(app);
   return app;

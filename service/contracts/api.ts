@@ -69,6 +69,17 @@ export interface AboutAnswer {
   nodeVersion: string;
   /** The ports Junction listens on; only in answers to admins (which ports are open is useful to an attacker). */
   ports?: ServicePort[];
+  /** The server certificate being served (anyone connecting sees it; shown so an admin notices expiry). */
+  certificate?: AboutCertificate;
+}
+
+/** The server certificate as `GET /about` shows it. */
+export interface AboutCertificate {
+  validFrom: string;
+  validTo: string;
+  /** SHA-256, colon-separated hex, as a browser shows it. */
+  fingerprint256: string;
+  source: 'configured' | 'generated' | 'uploaded';
 }
 
 /** One listening port of the service. `api` is the management API and console; `transactions` take client requests. */

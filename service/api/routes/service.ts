@@ -7,7 +7,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.js';
 import { isPlainObject } from '../../domain/plain-object.js';
-import type { AboutAnswer, HealthAnswer, HeartbeatAnswer, ServicePort } from '../../contracts/api.js';
+import { X509Certificate } from 'node:crypto';
+import type { AboutAnswer, AboutCertificate, HealthAnswer, HeartbeatAnswer, ServicePort } from '../../contracts/api.js';
 import { isAdmin } from '../../domain/permissions.js';
 import type { Store } from '../../storage/store.js';
 import { currentUser } from '../auth/hook.js';
@@ -26,6 +27,14 @@ export interface ServiceRoutesDeps {
   requestRestart: (by: string) => void;
   /** The zone metrics, alerts and reports use (the `timeZone` setting, or the system's): what `serverTimezone` says. */
   timeZone: string;
+  /** The server certificate being served, for its validity and fingerprint on /about. */
+  serverCertificate?: () => { cert: string; fingerprint256: string; validTo: Date; source: AboutCertificate['source'] };
+}
+
+function aboutCertificate(deps: ServiceRoutesDeps): { certificate: AboutCertificate } | Record<string, never> {
+  const served = deps.serverCertificate?.();
+  if (served === undefined) return {};
+  return { certificate: { validFrom: new Date(new X509Certificate(served.cert).validFrom).toISOString(), validTo: served.validTo.toISOString(), fingerprint256: served.fingerprint256, source: served.source } };
 }
 
 /** OpenHIM's answer text for `POST /restart` (OpenHIM sends it as plain text; Junction answers JSON everywhere). */
@@ -52,6 +61,7 @@ export function serviceRoutes(deps: ServiceRoutesDeps): FastifyPluginAsyncTypebo
       version: deps.version,
       nodeVersion: process.version,
       ...(isAdmin(currentUser(request)) ? { ports: [...deps.listeningPorts()] } : {}),
+      ...aboutCertificate(deps),
     }));
 
     app.post(

@@ -17,4 +17,7 @@ export const AboutAnswerSchema = Type.Object({
   version: Type.String(),
   nodeVersion: Type.String(),
   ports: Type.Optional(Type.Array(ServicePortSchema, { description: 'the ports listened on; admins only' })),
+  certificate: Type.Optional(
+    Type.Object({ validFrom: Type.String(), validTo: Type.String(), fingerprint256: Type.String(), source: Type.Enum(['configured', 'generated', 'uploaded']) }, { description: 'the server certificate being served' }),
+  ),
 });
