@@ -14,6 +14,7 @@ import { mediatorsRoutes } from './pages/mediators/routes';
 import { tasksRoutes } from './pages/tasks/routes';
 import { auditsRoutes } from './pages/audits/routes';
 import { aboutRoutes } from './pages/about/routes';
+import { certificatesRoutes } from './pages/certificates/routes';
 
 export const appRoutes: RouteObject[] = [
   {
@@ -32,6 +33,7 @@ export const appRoutes: RouteObject[] = [
       ...tasksRoutes,
       ...auditsRoutes,
       ...aboutRoutes,
+      ...certificatesRoutes,
       { path: '*', element: <NotFoundPage /> },
     ],
   },

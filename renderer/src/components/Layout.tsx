@@ -25,6 +25,7 @@ const NAV: NavItem[] = [
   { to: '/mediators', label: 'Mediators', adminOnly: true },
   { to: '/tasks', label: 'Tasks' },
   { to: '/audits', label: 'Audit log', adminOnly: true },
+  { to: '/certificates', label: 'Certificates', adminOnly: true },
   { to: '/about', label: 'About' },
 ];
 
