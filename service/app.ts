@@ -79,6 +79,7 @@ import { listeningPorts } from './domain/listening-ports.js';
 import type { AboutAudits, ServicePort } from './contracts/api.js';
 import { Keystore } from './keystore/keystore.js';
 import { keystoreMetadata } from './metadata/keystore.js';
+import { certificateExpiryJob } from './keystore/expiry-job.js';
 import type { KeystoreChange } from './keystore/keystore.js';
 import { listenerContext } from './tls/server-certificate.js';
 import type { ServerCertificate } from './tls/server-certificate.js';
@@ -503,6 +504,8 @@ export class Junction {
         ...(clock === undefined ? {} : { clock }),
         metadataKeystore: keystoreMetadata(this.keystore),
         backups: this.backups,
+        keystore: this.keystore,
+        serverCertificate: () => this.keystore.certificate(),
       },
     );
   }
@@ -669,6 +672,10 @@ export class Junction {
         alertJob({ log: this.transactions, channels, users, contactGroups, notifications, jobStates, outbox: this.outbox, pollPeriodMinutes: config.alerts.pollPeriodMinutes, timeZone: this.timeZone, instance: config.alerts.himInstance, consoleUrl: () => this.#consoleUrl, defaultTimeoutMs: config.router.timeoutMs, logger: logger.child({ component: 'alerts' }) }),
       );
     }
+    // Certificates near expiry are announced whatever alerts.enableAlerts says: an expired certificate stops every client.
+    schedulers.add(
+      certificateExpiryJob({ keystore: this.keystore, users: this.store.users, contactGroups: this.store.contactGroups, outbox: this.outbox, warningDays: config.keystore.expiryWarningDays, groups: config.keystore.expiryAlertGroups, instance: config.alerts.himInstance, logger: logger.child({ component: 'keystore' }) }),
+    );
     if (config.auditing.retentionDays > 0) {
       schedulers.add(auditRetentionJob({ audits: this.audits, retentionDays: config.auditing.retentionDays, logger: logger.child({ component: 'audits' }) }));
     }

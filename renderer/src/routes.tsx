@@ -17,6 +17,7 @@ import { logsRoutes } from './pages/logs/routes';
 import { aboutRoutes } from './pages/about/routes';
 import { importExportRoutes } from './pages/import-export/routes';
 import { backupRoutes } from './pages/backup/routes';
+import { certificatesRoutes } from './pages/certificates/routes';
 
 export const appRoutes: RouteObject[] = [
   {
@@ -38,6 +39,7 @@ export const appRoutes: RouteObject[] = [
       ...importExportRoutes,
       ...backupRoutes,
       ...aboutRoutes,
+      ...certificatesRoutes,
       { path: '*', element: <NotFoundPage /> },
     ],
   },

@@ -49,6 +49,8 @@ import { visualizerEventRoutes } from './routes/visualizer-events.js';
 import type { VisualizerRoutesDeps } from './routes/visualizer-events.js';
 import { metadataRoutes } from './routes/metadata.js';
 import type { KeystoreMetadata } from '../metadata/services.js';
+import { keystoreRoutes } from './routes/keystore.js';
+import type { Keystore } from '../keystore/keystore.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole } from './console.js';
 import { installCors } from './cors.js';
@@ -90,6 +92,7 @@ export type ApiDeps = AuthHookOptions &
   BackupRoutesDeps & {
     /** The keystore as export and import see it; without it, exports hold no KeystoreModelAPI. */
     metadataKeystore?: KeystoreMetadata;
+    keystore: Keystore;
   };
 
 /** Longest path parameter the router accepts; longer ones get 414 PATH_PARAMETER_TOO_LONG. */
@@ -191,6 +194,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
     metadataRoutes({ channels, contactGroups, clients: new ClientAccounts({ clients: store.clients, channels: store.channels }), users: deps.accounts, mediators: deps.mediators, sessions: deps.sessions, ...(deps.metadataKeystore === undefined ? {} : { keystore: deps.metadataKeystore }) }),
   );
   await app.register(backupRoutes(deps));
+  await app.register(keystoreRoutes({ keystore: deps.keystore, clients: new ClientAccounts({ clients: store.clients, channels: store.channels }) }));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, options.liveFeed).attach(app);
   return app;

@@ -73,6 +73,8 @@ export interface AboutAnswer {
   ports?: ServicePort[];
   /** The audit repository's and audit sender's counts since start; only in answers to admins. */
   audits?: AboutAudits;
+  /** The server certificate being served (anyone connecting sees it; shown so an admin notices expiry). */
+  certificate?: AboutCertificate;
 }
 
 /** Counts of audit messages by what became of them. */
@@ -104,6 +106,15 @@ export interface AboutAudits {
   }[];
   /** Absent when Junction's own audit events are stored here (`auditEvents.interface: internal`). */
   forwarding?: { interface: 'udp' | 'tcp' | 'tls'; target: string; queued: number; sent: number; dropped: number; tooLarge: number; retrying: boolean; connected: boolean };
+}
+
+/** The server certificate as `GET /about` shows it. */
+export interface AboutCertificate {
+  validFrom: string;
+  validTo: string;
+  /** SHA-256, colon-separated hex, as a browser shows it. */
+  fingerprint256: string;
+  source: 'configured' | 'generated' | 'uploaded';
 }
 
 /** One listening port of the service. `api` is the management API and console; `transactions` take client requests. */

@@ -135,6 +135,7 @@ export class Keystore {
   static async open(options: KeystoreOptions): Promise<Keystore> {
     const keystore = new Keystore(options);
     await keystore.#load();
+    await keystore.#publish();
     return keystore;
   }
 
@@ -252,15 +253,13 @@ export class Keystore {
   /** `POST /keystore/cert`: stages the certificate (and a passphrase, when given); applies once the pair matches. */
   async uploadCert(cert: string, passphrase?: string): Promise<KeystoreUploadAnswer> {
     this.#refuseWhenConfigured('certificate');
-    let x509: X509Certificate;
     try {
-      x509 = parseCertificate(cert);
+      parseCertificate(cert);
     } catch (err) {
       throw badRequest(`Could not add server cert via the API: ${(err as Error).message}`);
     }
     // A chain (the certificate then its intermediates) is served whole.
     const chain = pemBlocks(cert).join('\n') + '\n';
-    void x509;
     return this.#stage({ cert: chain, ...(passphrase === undefined ? {} : { passphrase }) });
   }
 
@@ -287,6 +286,7 @@ export class Keystore {
       if (problem !== undefined) throw badRequest(problem);
       await this.#save({ ...this.#stored, origin: 'uploaded', cert, secrets: seal(this.#secret, JSON.stringify({ key })), pending: undefined });
       this.#certificate = this.#describe({ cert, key }, 'uploaded');
+      await this.#publish();
       this.#announce(true);
     });
   }
@@ -309,6 +309,7 @@ export class Keystore {
         if (loaded.fingerprint256 === this.#certificate.fingerprint256) return false;
         this.#certificate = loaded;
         logger.info({ file: tls.certFile, fingerprint256: loaded.fingerprint256 }, 'the configured server certificate changed; serving the new one');
+        await this.#publish();
         this.#announce(true);
         return true;
       } catch (err) {
@@ -370,6 +371,7 @@ export class Keystore {
       await this.#save({ ...this.#stored, origin: 'uploaded', cert: pair.cert, secrets: seal(this.#secret, JSON.stringify(secrets)), pending: undefined });
       this.#certificate = this.#describe(pair, 'uploaded');
       this.#options.logger.info({ fingerprint256: this.#certificate.fingerprint256 }, 'a new server certificate was uploaded; serving it on every TLS listener');
+      await this.#publish();
       this.#announce(true);
       return { applied: true };
     });
@@ -383,6 +385,11 @@ export class Keystore {
   async #save(next: StoredKeystore): Promise<void> {
     await writeFileAtomic(this.#paths.file, `${JSON.stringify(next, null, 2)}\n`, 0o600);
     this.#stored = next;
+  }
+
+  /** A public copy of the served certificate (`server-cert.pem`), for whoever must trust or pin it (Prometheus, a browser). */
+  async #publish(): Promise<void> {
+    await writeFileAtomic(join(this.#paths.folder, 'server-cert.pem'), this.#certificate.cert, 0o644);
   }
 
   #announce(certificateChanged: boolean): void {

@@ -86,14 +86,17 @@ describe('the management API certificate', () => {
   it('generates a self-signed certificate at first start and keeps it in the data folder', async () => {
     const t = await startJunction();
     const dataDir = t.dataDir;
-    const cert = await readFile(join(dataDir, 'tls', 'server-cert.pem'), 'utf8');
+    const cert = t.certificate;
     expect(cert).toContain('BEGIN CERTIFICATE');
+    // Kept in the keystore, whose file holds the certificate but never the key in the clear.
+    const stored = await readFile(join(dataDir, 'keystore', 'keystore.json'), 'utf8');
+    expect(stored).not.toContain('PRIVATE KEY');
     // The certificate verifies for localhost and 127.0.0.1 (the helper checks it against this very file).
     expect((await t.request('/heartbeat')).status).toBe(200);
     await t.stop();
     const again = await startJunction({}, { dataDir });
     try {
-      expect(await readFile(join(dataDir, 'tls', 'server-cert.pem'), 'utf8')).toBe(cert);
+      expect(again.certificate).toBe(cert);
       // An untrusting client refuses the self-signed certificate: this really is TLS.
       await expect(fetch(`${again.url}/heartbeat`)).rejects.toThrow();
     } finally {

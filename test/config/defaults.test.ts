@@ -28,6 +28,7 @@ describe('defaults', () => {
         },
       },
       tls: { certFile: '', keyFile: '', keyPassphrase: undefined, trustedCAFiles: [] },
+      keystore: { secretFile: '', expiryWarningDays: 30, expiryAlertGroups: [] },
       router: { host: '0.0.0.0', httpsPort: 5000, httpPort: 5001, timeoutMs: 60_000, maxBodyBytes: 16_777_216, matchBodyLimitBytes: 10_485_760 },
       tcp: { maxMessageBytes: 16_777_216, idleTimeoutSeconds: 600, maxConnectionsPerChannel: 200, connectionsPerRoute: 16 },
       authentication: {

@@ -18,6 +18,7 @@ test.describe('about', () => {
     await expect(versions.getByRole('row', { name: /^Core version/ })).toContainText(about.currentCoreVersion);
     await expect(versions.getByRole('row', { name: /^Node\.js version/ })).toContainText(about.nodeVersion);
     await expect(versions.getByRole('row', { name: /^Server time zone/ })).toContainText(about.serverTimezone);
+    await expect(versions.getByRole('row', { name: /^Server certificate SHA-256/ })).toContainText(about.certificate?.fingerprint256 ?? 'missing');
 
     // The management port comes from the page's own address; the transaction ports from the service.
     const ports = page.getByRole('region', { name: 'Ports' });

@@ -1,6 +1,6 @@
 import { expect, expectNoHorizontalScroll, shot, signIn, test } from './fixtures.js';
 
-const ADMIN_PAGES = ['Transactions', 'Channels', 'Clients', 'Roles', 'Users', 'Contact groups', 'Alerts and messages', 'Mediators', 'Tasks', 'Audit log', 'Logs', 'About'];
+const ADMIN_PAGES = ['Transactions', 'Channels', 'Clients', 'Roles', 'Users', 'Contact groups', 'Alerts and messages', 'Mediators', 'Tasks', 'Audit log', 'Logs', 'Import/Export', 'Backup', 'Certificates', 'About'];
 
 test('the main navigation works from the keyboard, and an unknown address says so', async ({ console: page, junction }, testInfo) => {
   const nav = page.getByRole('navigation', { name: 'Main' });

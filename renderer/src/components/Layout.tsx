@@ -28,6 +28,7 @@ const NAV: NavItem[] = [
   { to: '/logs', label: 'Logs', adminOnly: true },
   { to: '/import-export', label: 'Import/Export', adminOnly: true },
   { to: '/backup', label: 'Backup', adminOnly: true },
+  { to: '/certificates', label: 'Certificates', adminOnly: true },
   { to: '/about', label: 'About' },
 ];
 

@@ -7,7 +7,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.js';
 import { isPlainObject } from '../../domain/plain-object.js';
-import type { AboutAnswer, AboutAudits, HealthAnswer, HeartbeatAnswer, ServicePort } from '../../contracts/api.js';
+import { X509Certificate } from 'node:crypto';
+import type { AboutAnswer, AboutAudits, AboutCertificate, HealthAnswer, HeartbeatAnswer, ServicePort } from '../../contracts/api.js';
 import { isAdmin } from '../../domain/permissions.js';
 import type { Store } from '../../storage/store.js';
 import { currentUser } from '../auth/hook.js';
@@ -28,6 +29,14 @@ export interface ServiceRoutesDeps {
   timeZone: string;
   /** The audit repository's and audit sender's counts, for admins. */
   auditCounts: () => AboutAudits;
+  /** The server certificate being served, for its validity and fingerprint on /about. */
+  serverCertificate?: () => { cert: string; fingerprint256: string; validTo: Date; source: AboutCertificate['source'] };
+}
+
+function aboutCertificate(deps: ServiceRoutesDeps): { certificate: AboutCertificate } | Record<string, never> {
+  const served = deps.serverCertificate?.();
+  if (served === undefined) return {};
+  return { certificate: { validFrom: new Date(new X509Certificate(served.cert).validFrom).toISOString(), validTo: served.validTo.toISOString(), fingerprint256: served.fingerprint256, source: served.source } };
 }
 
 /** OpenHIM's answer text for `POST /restart` (OpenHIM sends it as plain text; Junction answers JSON everywhere). */
@@ -54,6 +63,7 @@ export function serviceRoutes(deps: ServiceRoutesDeps): FastifyPluginAsyncTypebo
       version: deps.version,
       nodeVersion: process.version,
       ...(isAdmin(currentUser(request)) ? { ports: [...deps.listeningPorts()], audits: deps.auditCounts() } : {}),
+      ...aboutCertificate(deps),
     }));
 
     app.post(

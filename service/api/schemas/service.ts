@@ -51,4 +51,7 @@ export const AboutAnswerSchema = Type.Object({
   nodeVersion: Type.String(),
   ports: Type.Optional(Type.Array(ServicePortSchema, { description: 'the ports listened on; admins only' })),
   audits: Type.Optional(AboutAuditsSchema),
+  certificate: Type.Optional(
+    Type.Object({ validFrom: Type.String(), validTo: Type.String(), fingerprint256: Type.String(), source: Type.Enum(['configured', 'generated', 'uploaded']) }, { description: 'the server certificate being served' }),
+  ),
 });

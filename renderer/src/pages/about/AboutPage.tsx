@@ -54,6 +54,12 @@ export function AboutPage() {
           ['Core version (OpenHIM compatible)', about.currentCoreVersion],
           ['Node.js version', about.nodeVersion],
           ['Server time zone', about.serverTimezone],
+          ...(about.certificate === undefined
+            ? []
+            : ([
+                ['Server certificate valid until', new Date(about.certificate.validTo).toLocaleString()],
+                ['Server certificate SHA-256', <Code key="fp" style={{ wordBreak: 'break-all' }}>{about.certificate.fingerprint256}</Code>],
+              ] as FieldRow[])),
         ];
 
   const ports: FieldRow[] = [[`${PORT_NAMES.api} (this page)`, `${page.port} (${page.protocol.toUpperCase()})`]];
