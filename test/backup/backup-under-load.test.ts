@@ -192,11 +192,11 @@ describe('a backup under load', () => {
     expect((await service.exited).code).toBe(0);
     const restoredDir = join(work, 'restored');
     const manifest = await restoreArchive(archive, restoredDir);
-    expect(manifest.entries.map((e) => e.name)).toEqual(expect.arrayContaining(['users.db', 'channels.db', 'transactions.sqlite', 'bodies.sqlite', 'audits.sqlite', 'tls/server-cert.pem']));
+    expect(manifest.entries.map((e) => e.name)).toEqual(expect.arrayContaining(['users.db', 'channels.db', 'transactions.sqlite', 'bodies.sqlite', 'audits.sqlite', 'keystore/keystore.json', 'keystore/server-cert.pem', 'keystore.secret']));
     expect(manifest.entries.some((e) => e.name.startsWith('bodies/'))).toBe(true);
     restored = await startJunction({}, { dataDir: restoredDir });
     // The restored server certificate is the one the original served.
-    expect(restored.certificate).toBe(await readFile(join(dataDir, 'tls', 'server-cert.pem'), 'utf8'));
+    expect(restored.certificate).toBe(await readFile(join(dataDir, 'keystore', 'server-cert.pem'), 'utf8'));
     const restoredAdmin = { authorization: basic(ROOT_EMAIL, ADMIN_PASSWORD) };
     const ids = new Map<string, string>();
     for await (const tx of restored.junction.transactions.stream({})) ids.set(tx.request.path, tx._id);

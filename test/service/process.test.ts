@@ -22,7 +22,7 @@ describe('the service process', () => {
     const ready = await service.ready;
     expect(ready).toMatchObject({ apiUrl: `https://127.0.0.1:${port}` });
 
-    const ca = await readFile(join(dataDir, 'tls', 'server-cert.pem'), 'utf8');
+    const ca = await readFile(join(dataDir, 'keystore', 'server-cert.pem'), 'utf8');
     const dispatcher = new Agent({ connect: { ca, servername: 'localhost' } });
     const res = await fetch(`https://127.0.0.1:${port}/heartbeat`, { dispatcher });
     expect(res.status).toBe(200);
@@ -98,7 +98,7 @@ describe('crash recovery', () => {
     });
     try {
       await service.ready;
-      const ca = await readFile(join(dataDir, 'tls', 'server-cert.pem'), 'utf8');
+      const ca = await readFile(join(dataDir, 'keystore', 'server-cert.pem'), 'utf8');
       const dispatcher = new Agent({ connect: { ca, servername: 'localhost' } });
       const created = await fetch(`https://127.0.0.1:${apiPort}/channels`, {
         method: 'POST',

@@ -13,7 +13,7 @@ export interface Api {
 
 /** Opens a client for the Junction whose data (and certificate) is in `dataDir`. */
 export async function openApi(apiUrl: string, dataDir: string): Promise<Api> {
-  const ca = await readFile(join(dataDir, 'tls', 'server-cert.pem'), 'utf8');
+  const ca = await readFile(join(dataDir, 'keystore', 'server-cert.pem'), 'utf8');
   const dispatcher = new Agent({ connect: { ca, servername: 'localhost' }, connections: 4 });
   const authorization = `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64')}`;
   return {

@@ -45,7 +45,7 @@ export async function stressScenario(amount: number): Promise<StressFigures> {
     await api.close();
 
     // Read back through the export, as support staff would, and check each record against what its path asked for.
-    const ca = await readFile(join(junction.dataDir, 'tls', 'server-cert.pem'), 'utf8');
+    const ca = await readFile(join(junction.dataDir, 'keystore', 'server-cert.pem'), 'utf8');
     const dispatcher = new Agent({ connect: { ca, servername: 'localhost' } });
     const res = await request(`${junction.apiUrl}/transactions/export?format=ndjson`, {
       dispatcher,
