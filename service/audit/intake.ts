@@ -8,9 +8,9 @@
 import type { Logger } from 'pino';
 import type { AuditSink } from '../storage/audits.js';
 import { malformedAudit } from './parse-audit.js';
-import type { ParsedAuditMessage } from './parse-audit.js';
+import { decodeEncoded } from '../storage/audit-rows.js';
 import { inlineAuditParser } from './parsers.js';
-import type { AuditParser } from './parsers.js';
+import type { AuditParser, ParsedMessage } from './parsers.js';
 import type { AuditMessageHandler, AuditPeer, AuditTransport } from './peer.js';
 import { parseSyslog } from './syslog-header.js';
 
@@ -213,8 +213,8 @@ export class AuditIntake implements AuditMessageHandler {
   }
 
   /** Writes one parsed message (counted in flight since it was received); a malformed one is counted and warned about. */
-  #store(parsed: ParsedAuditMessage, counts: AuditIntakeCounts, from: AuditPeer): void {
-    const { audit, problem } = parsed;
+  #store(parsed: ParsedMessage, counts: AuditIntakeCounts, from: AuditPeer): void {
+    const { problem } = parsed;
     if (problem !== undefined) {
       this.#count(counts, 'malformed');
       this.#malformedWarning.warn((suppressed) =>
@@ -223,7 +223,8 @@ export class AuditIntake implements AuditMessageHandler {
     }
     let write: Promise<unknown>;
     try {
-      write = Promise.resolve(this.#sink.add(audit));
+      if ('encoded' in parsed) write = this.#sink.addEncoded?.(parsed.encoded) ?? this.#sink.add(decodeEncoded(parsed.encoded));
+      else write = this.#sink.add(parsed.audit);
     } catch (err) {
       write = Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }

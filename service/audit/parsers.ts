@@ -11,10 +11,15 @@ import type { Logger } from 'pino';
 import { malformedAudit, parseAuditMessage } from './parse-audit.js';
 import type { ParsedAuditMessage } from './parse-audit.js';
 import type { ParseAnswer, ParseRequest } from './parse-worker.js';
+import type { EncodedAudit } from '../storage/audit-rows.js';
+import type { NewAudit } from '../storage/audits.js';
+
+/** A parsed message: the audit as an object (parsed inline) or already encoded for the audit log (by the worker). */
+export type ParsedMessage = { problem?: string } & ({ audit: NewAudit } | { encoded: EncodedAudit });
 
 export interface AuditParser {
   /** Parses messages received at the given times (epoch ms); never rejects: a failing worker falls back inline. */
-  parse(texts: string[], receivedAt: number[]): Promise<ParsedAuditMessage[]>;
+  parse(texts: string[], receivedAt: number[]): Promise<ParsedMessage[]>;
   /** Ends the worker, if any; batches still out are parsed inline. */
   close(): Promise<void>;
 }
@@ -44,7 +49,7 @@ const MAX_RESTARTS = 3;
 interface Outstanding {
   texts: string[];
   receivedAt: number[];
-  resolve: (results: ParsedAuditMessage[]) => void;
+  resolve: (results: ParsedMessage[]) => void;
 }
 
 /** Parses in one worker thread running `script` (the compiled parse-worker.js), started on first use. */
@@ -62,7 +67,7 @@ export class WorkerAuditParser implements AuditParser {
     this.#logger = logger;
   }
 
-  parse(texts: string[], receivedAt: number[]): Promise<ParsedAuditMessage[]> {
+  parse(texts: string[], receivedAt: number[]): Promise<ParsedMessage[]> {
     const worker = this.#closed || this.#deaths >= MAX_RESTARTS ? null : this.#ensureWorker();
     if (worker === null) return Promise.resolve(parseInline(texts, receivedAt));
     return new Promise((resolve) => {
@@ -98,7 +103,7 @@ export class WorkerAuditParser implements AuditParser {
       if (outstanding === undefined) return;
       this.#outstanding.delete(answer.id);
       this.#deaths = 0;
-      outstanding.resolve(revive(JSON.parse(answer.json) as ParsedAuditMessage[]));
+      outstanding.resolve(JSON.parse(answer.json) as ParsedMessage[]);
     });
     const died = (reason: unknown): void => {
       if (this.#worker !== worker) return;
@@ -120,15 +125,6 @@ export class WorkerAuditParser implements AuditParser {
     this.#outstanding.clear();
     for (const batch of outstanding) batch.resolve(parseInline(batch.texts, batch.receivedAt));
   }
-}
-
-/** JSON carried the event time as an ISO string; the audit model holds a Date. */
-function revive(results: ParsedAuditMessage[]): ParsedAuditMessage[] {
-  for (const result of results) {
-    const event = result.audit.eventIdentification as { eventDateTime: Date | string };
-    event.eventDateTime = new Date(event.eventDateTime);
-  }
-  return results;
 }
 
 /** The worker parser when the compiled worker script sits beside this module (the built service), else inline. */

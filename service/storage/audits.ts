@@ -4,6 +4,7 @@
  * filters on as indexed columns beside the whole record, so a filtered page reads only what it returns, and keep the
  * distinct codes seen for `GET /audits-filter-options` as records are added (never by scanning).
  */
+import type { EncodedAudit } from './audit-rows.js';
 import type { AuditCode, AuditEventIdentification } from '../contracts/audits.js';
 import type { AuditRecord } from './records.js';
 
@@ -77,6 +78,8 @@ export interface AuditLog {
   open(): Promise<void>;
   /** Stores one audit and returns it with its id (24 hex digits, as OpenHIM's ids). Resolves once it is durable. */
   add(audit: NewAudit): Promise<AuditRecord>;
+  /** Stores an audit already encoded by `encodeAudit` (in the parse worker), under a new id; resolves with the id. */
+  addEncoded(encoded: EncodedAudit): Promise<string>;
   /** Stores an audit under the id it already has (an import); false when an audit with that id is already stored. */
   restore(audit: AuditRecord): Promise<boolean>;
   get(id: string): Promise<AuditRecord | null>;
@@ -93,6 +96,8 @@ export interface AuditLog {
 /** Where an audit event goes: the audit log itself, or a sender that forwards it to another repository. */
 export interface AuditSink {
   add(audit: NewAudit): Promise<unknown>;
+  /** Stores an audit encoded elsewhere (the parse worker, `encodeAudit`), when the sink can take it so. */
+  addEncoded?(encoded: EncodedAudit): Promise<unknown>;
 }
 
 export type { AuditEventIdentification };

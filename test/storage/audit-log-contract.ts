@@ -6,6 +6,8 @@
  * Usage: `describeAuditLogContract('SQLite', openFixture)` from a `*.test.ts` file, where `openFixture` follows
  * `OpenAuditLogFixture` below.
  */
+import { encodeAudit } from '../../service/storage/audit-rows.js';
+import type { EncodedAudit } from '../../service/storage/audit-rows.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../service/storage/store.js';
 import { OBJECT_ID } from '../../service/storage/object-ids.js';
@@ -182,6 +184,18 @@ export function describeAuditLogContract(engine: string, openFixture: OpenAuditL
       await log.close();
       const again = await open(location);
       expect(await again.get(stored._id)).toEqual(expected);
+    });
+
+    it('stores an audit encoded elsewhere (the parse worker) as it stores the audit itself, filters and codes included', async () => {
+      const log = await open();
+      const original = audit(2, { participantObjectIdentification: [{ participantObjectID: 'PT-77', participantObjectIDTypeCode: { code: 'MRN', codeSystemName: 'local' } }] });
+      // Through JSON, as it crosses from the worker.
+      const id = await log.addEncoded(JSON.parse(JSON.stringify(encodeAudit(original))) as EncodedAudit);
+      expect(id).toMatch(OBJECT_ID);
+      expect(await log.get(id)).toEqual({ ...original, _id: id });
+      expect((await log.page({ participantObjectID: [{ prefix: 'PT-77' }] }, { skip: 0, limit: 10 })).map((a) => a._id)).toEqual([id]);
+      expect((await log.codesSeen()).participantObjectIDTypeCode).toContainEqual({ code: 'MRN', codeSystemName: 'local' });
+      await expect(log.addEncoded({ columns: { doc: '{}' }, terms: [], codes: [] } as unknown as EncodedAudit)).rejects.toThrow(/finite ts/);
     });
 
     it('gives every audit its own id, and every add of one turn settles stored', async () => {

@@ -19,8 +19,8 @@ import type { AuditCodesSeen, AuditFilter, AuditLog, AuditPageOptions, AuditReco
 import type { AuditCode } from '../../contracts/audits.js';
 import { Checkpointer, closeWithCheckpoint } from './checkpointer.js';
 import { GroupCommit } from './group-commit.js';
-import { auditRows, decodeAudit } from './audit-rows.js';
-import type { AuditRows, CodeKind } from './audit-rows.js';
+import { auditRows, decodeAudit } from '../audit-rows.js';
+import type { AuditRows, CodeKind, EncodedAudit } from '../audit-rows.js';
 import { auditQuery, auditSelect as select } from './audit-query.js';
 import type { AuditQuery } from './audit-query.js';
 import type { SqlValue } from './where.js';
@@ -167,16 +167,31 @@ class SqliteAuditLog implements AuditLog {
     } catch (err) {
       return Promise.reject(toStoreError('add', err));
     }
-    return this.#write('add', (store) => {
+    return this.#insertNew('add', rows).then((id) => {
+      record._id = id;
+      return record;
+    });
+  }
+
+  addEncoded(encoded: EncodedAudit): Promise<string> {
+    const columns = encoded?.columns as Partial<EncodedAudit['columns']> | undefined;
+    if (typeof columns?.ts !== 'number' || !Number.isFinite(columns.ts) || typeof columns.doc !== 'string' || !Array.isArray(encoded.terms) || !Array.isArray(encoded.codes)) {
+      return Promise.reject(new StoreError(`${COLLECTION}: an encoded audit needs its columns (a finite ts and the doc), terms and codes`));
+    }
+    return this.#insertNew('add', { columns: { id: newObjectId(new Date(this.now())), ...encoded.columns }, terms: encoded.terms, codes: encoded.codes });
+  }
+
+  /** Writes a new audit's rows under the id they carry, or another if that one is taken; resolves with the id used. */
+  #insertNew(action: string, rows: AuditRows): Promise<string> {
+    return this.#write(action, (store) => {
       // 64 random bits make a clash all but impossible; should one happen, the audit takes another id.
       for (let attempt = 0; ; attempt++) {
         try {
           store(rows, false);
-          return record;
+          return rows.columns.id;
         } catch (err) {
           if (attempt >= 2 || !isUniqueClash(err)) throw err;
-          record._id = newObjectId(new Date(this.now()));
-          rows.columns.id = record._id;
+          rows.columns.id = newObjectId(new Date(this.now()));
         }
       }
     });

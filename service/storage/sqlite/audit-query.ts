@@ -12,8 +12,8 @@ import { StoreError } from '../store.js';
 import { cachedPattern } from '../../domain/safe-pattern.js';
 import type { AuditCodeField, AuditCodeMatch, AuditFilter, AuditObjectIdMatch } from '../audits.js';
 import type { AuditRecord } from '../records.js';
-import { CODE_COLUMNS, CODE_TERMS, TERM } from './audit-rows.js';
-import type { TermKind } from './audit-rows.js';
+import { CODE_COLUMNS, CODE_TERMS, TERM } from '../audit-rows.js';
+import type { TermKind } from '../audit-rows.js';
 import type { SqlValue } from './where.js';
 
 /** Shorter participant object ID prefixes match too many terms to sort; they are checked on time-ordered rows. */

@@ -1,11 +1,12 @@
 /**
- * What the SQLite audit log writes for one audit: the indexed columns of its event, the terms of its participants and
+ * How an audit is encoded for storage (the SQLite audit log's rows; engine-neutral enough for any engine that keeps
+ * the record as JSON beside indexed columns and a term table): the indexed columns of its event, the terms of its participants and
  * objects (one row per distinct value, so "audits of patient X" reads an index), the codes it adds to the filter
  * options, and the record itself as JSON. Pure functions of the record; the log runs the statements.
  */
-import type { AuditCode } from '../../contracts/audits.js';
-import type { AuditRecord } from '../records.js';
-import type { AuditCodeField } from '../audits.js';
+import type { AuditCode } from '../contracts/audits.js';
+import type { AuditRecord } from './records.js';
+import type { AuditCodeField, NewAudit } from './audits.js';
 
 /** Which field of a participant or object a term holds. Stored as a small number: it is in every term row. */
 export const TERM = {
@@ -55,19 +56,36 @@ export interface AuditRows {
 }
 
 /**
+ * An audit encoded before it has an id: everything `auditRows` gives but the id. Pure data of strings and numbers, so
+ * it is made in the parse worker and crosses to the main thread as JSON without the record's many objects.
+ */
+export interface EncodedAudit {
+  columns: Omit<AuditColumns, 'id'>;
+  /** Distinct (kind, value) pairs, as `kind value` keys are unique. */
+  terms: { kind: TermKind; value: string }[];
+  codes: CodeRow[];
+}
+
+/**
  * The rows of one audit. The JSON holds everything but the id (a column) and keeps the event time as epoch ms (the
  * `ts` column), so reading a record back is one JSON.parse and one Date.
  */
 export function auditRows(record: AuditRecord): AuditRows {
-  const event = record.eventIdentification;
+  const { _id: id, ...audit } = record;
+  const encoded = encodeAudit(audit);
+  return { columns: { id, ...encoded.columns }, terms: encoded.terms, codes: encoded.codes };
+}
+
+/** The rows of an audit that has no id yet. The event time must be a valid Date (the caller checks). */
+export function encodeAudit(audit: NewAudit): EncodedAudit {
+  const event = audit.eventIdentification;
   const ts = event.eventDateTime.getTime();
-  const participants = arrayOf(record.activeParticipant);
-  const objects = arrayOf(record.participantObjectIdentification);
-  const { _id: _ignored, ...rest } = record;
+  const participants = arrayOf(audit.activeParticipant);
+  const objects = arrayOf(audit.participantObjectIdentification);
+  const { _id: _ignored, ...rest } = audit as NewAudit & { _id?: unknown };
   const doc = JSON.stringify({ ...rest, eventIdentification: { ...event, eventDateTime: ts } });
-  const source = text(record.auditSourceIdentification?.auditSourceID);
-  const columns: AuditColumns = {
-    id: record._id,
+  const source = text(audit.auditSourceIdentification?.auditSourceID);
+  const columns: EncodedAudit['columns'] = {
     ts,
     event_id: text(event.eventID?.code),
     event_type: text(event.eventTypeCode?.code),
@@ -77,7 +95,7 @@ export function auditRows(record: AuditRecord): AuditRows {
     doc,
   };
   const seen = new Set<string>();
-  const terms: AuditRows['terms'] = [];
+  const terms: EncodedAudit['terms'] = [];
   const term = (kind: TermKind, value: unknown): void => {
     if (typeof value !== 'string') return;
     const key = `${kind} ${value}`;
@@ -111,6 +129,13 @@ export function auditRows(record: AuditRecord): AuditRows {
     }
   }
   return { columns, terms, codes };
+}
+
+/** An encoded audit back as the audit it was (for a sink that cannot take it encoded). */
+export function decodeEncoded(encoded: EncodedAudit): NewAudit {
+  const parsed = JSON.parse(encoded.columns.doc) as NewAudit;
+  parsed.eventIdentification.eventDateTime = new Date(encoded.columns.ts);
+  return parsed;
 }
 
 /** A stored row back as the record it was. */
