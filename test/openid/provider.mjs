@@ -1,3 +1,4 @@
+/* global process, URLSearchParams */
 /**
  * A real OpenID provider for the sign-in tests (oidc-provider), run in its own process on 127.0.0.1. Plain Node, no
  * test framework. Environment: OIDC_PORT (0 = any), OIDC_CLIENT (JSON: client_id, client_secret, redirect_uris) and
