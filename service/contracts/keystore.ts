@@ -66,3 +66,20 @@ export interface GeneratedCertificate {
   /** Set when the certificate became the server certificate (`applyToServer`). */
   applied?: boolean;
 }
+
+/** What `POST /certificates` takes: OpenHIM's fields, plus where the result goes. */
+export interface CertificateGenerateInput {
+  type: 'server' | 'client';
+  commonName: string;
+  country?: string;
+  state?: string;
+  locality?: string;
+  organization?: string;
+  organizationUnit?: string;
+  emailAddress?: string;
+  days: number;
+  /** A server certificate: serve it at once (its key kept, sealed) rather than only return it. */
+  applyToServer?: boolean;
+  /** A client certificate: attach it to this client and trust it. */
+  clientID?: string;
+}

@@ -1,18 +1,10 @@
 /** Certificates made on request (`POST /certificates`): self-signed, for a server or a client, with node-forge. */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import forge from 'node-forge';
+import type { CertificateGenerateInput } from '../contracts/keystore.js';
 
-export interface CertificateRequest {
-  type: 'server' | 'client';
-  commonName: string;
-  country?: string;
-  state?: string;
-  locality?: string;
-  organization?: string;
-  organizationUnit?: string;
-  emailAddress?: string;
-  days: number;
-}
+/** The subject and lifetime of a certificate to make; where it goes is the route's business. */
+export type CertificateRequest = Omit<CertificateGenerateInput, 'applyToServer' | 'clientID'>;
 
 /** Subject attributes in OpenHIM's request names, to forge's names; empty ones are left out. */
 const SUBJECT_FIELDS: [keyof CertificateRequest, string][] = [

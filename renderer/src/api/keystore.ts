@@ -1,5 +1,5 @@
 /** Typed calls of the keystore routes and `POST /certificates` (admins only). */
-import type { CaUploadAnswer, GeneratedCertificate, KeystoreUploadAnswer, KeystoreValidity, ServerCertificateInfo, TrustedCaInfo } from '../../../service/contracts/keystore';
+import type { CaUploadAnswer, CertificateGenerateInput, GeneratedCertificate, KeystoreUploadAnswer, KeystoreValidity, ServerCertificateInfo, TrustedCaInfo } from '../../../service/contracts/keystore';
 import { api, seg } from './client';
 
 /** The certificate being served (`GET /keystore/cert`). */
@@ -43,19 +43,7 @@ export async function removeTrustedCA(id: string): Promise<void> {
 }
 
 /** What `POST /certificates` takes. */
-export interface GenerateRequest {
-  type: 'server' | 'client';
-  commonName: string;
-  country?: string;
-  state?: string;
-  locality?: string;
-  organization?: string;
-  organizationUnit?: string;
-  emailAddress?: string;
-  days: number;
-  applyToServer?: boolean;
-  clientID?: string;
-}
+export type GenerateRequest = CertificateGenerateInput;
 
 /** Generates a certificate; its key is in this answer only. */
 export function generateCertificate(request: GenerateRequest): Promise<GeneratedCertificate> {
