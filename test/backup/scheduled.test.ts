@@ -36,7 +36,7 @@ describe('backups', () => {
     const file = join(folder, 'download.bin');
     await writeFile(file, res.rawPayload);
     const manifest = await verifyArchive(file);
-    expect(manifest.entries.map((e) => e.name)).toEqual(expect.arrayContaining(['users.db', 'transactions.sqlite', 'tls/server-key.pem']));
+    expect(manifest.entries.map((e) => e.name)).toEqual(expect.arrayContaining(['users.db', 'transactions.sqlite', 'keystore/keystore.json', 'keystore.secret']));
     await rm(file);
   });
 
