@@ -1,18 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, DEFAULT_ROOT_PASSWORD, NEW_ROOT_PASSWORD, ROOT_EMAIL, sessionCookie, startJunction, unlockRoot } from '../helpers/junction.js';
+import { loginEvents } from '../helpers/audits.js';
 import type { TestJunction } from '../helpers/junction.js';
 
 const sha512 = (text: string) => createHash('sha512').update(text).digest('hex');
-
-async function loginEvents(t: TestJunction) {
-  const audits = await t.junction.audits.page({ codes: [{ field: 'eventID', code: '110114' }] }, { skip: 0, limit: 10_000 });
-  return audits.map((a) => ({
-    user: a.activeParticipant[0]?.userID,
-    outcome: a.eventIdentification.eventOutcomeIndicator,
-    method: a.participantObjectIdentification[0]?.participantObjectDetail?.find((d) => d.type === 'method')?.value,
-  }));
-}
 
 describe('local login sessions', () => {
   let t: TestJunction;

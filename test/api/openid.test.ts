@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NEW_ROOT_PASSWORD, ROOT_EMAIL, startJunction, unlockRoot } from '../helpers/junction.js';
+import { loginEvents } from '../helpers/audits.js';
 import type { TestJunction, TestResponse } from '../helpers/junction.js';
 import { freePorts } from '../helpers/process.js';
 import { signInAtProvider, startProvider } from '../openid/provider.js';
@@ -49,15 +50,6 @@ function sessionCookie(answer: TestResponse): string {
 
 function finish(t: TestJunction, body: unknown, cookie?: string): Promise<TestResponse> {
   return t.request('/authenticate/openid', { method: 'POST', json: body, headers: cookie === undefined ? {} : { cookie } });
-}
-
-async function loginEvents(t: TestJunction) {
-  const audits = await t.junction.audits.page({ codes: [{ field: 'eventID', code: '110114' }] }, { skip: 0, limit: 10_000 });
-  return audits.map((a) => ({
-    user: a.activeParticipant[0]?.userID,
-    outcome: a.eventIdentification.eventOutcomeIndicator,
-    method: a.participantObjectIdentification[0]?.participantObjectDetail?.find((d) => d.type === 'method')?.value,
-  }));
 }
 
 describe('OpenID Connect sign-in', () => {
