@@ -196,9 +196,12 @@ export class AuditIntake implements AuditMessageHandler {
     batch.texts = [];
     void this.#parser.parse(texts, receivedAt).then(
       (results) => {
-        results.forEach((result, i) => {
+        // Every message of the batch is stored, so none stays counted in flight (which would hold `settled()`).
+        texts.forEach((text, i) => {
           const source = from[i];
-          if (source !== undefined) this.#store(result, source.counts, source.peer);
+          if (source === undefined) return;
+          const result = results[i] ?? { audit: malformedAudit(text, undefined, new Date(receivedAt[i] ?? Date.now())), problem: 'the parser gave no answer for it' };
+          this.#store(result, source.counts, source.peer);
         });
       },
       (err: unknown) => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuditIntake } from '../../service/audit/intake.js';
+import { inlineAuditParser } from '../../service/audit/parsers.js';
+import type { AuditParser } from '../../service/audit/parsers.js';
 import type { AuditPeer } from '../../service/audit/peer.js';
 import type { AuditSink, NewAudit } from '../../service/storage/audits.js';
 import { memoryLogger } from '../helpers/logger.js';
@@ -33,7 +35,7 @@ class FakeSink implements AuditSink {
   }
 }
 
-function setup(options: { highWater?: number } = {}) {
+function setup(options: { highWater?: number; parser?: AuditParser } = {}) {
   const sink = new FakeSink();
   const { logger, lines } = memoryLogger();
   let clock = new Date('2026-11-23T10:00:00Z');
@@ -42,6 +44,18 @@ function setup(options: { highWater?: number } = {}) {
 }
 
 describe('AuditIntake', () => {
+  it('keeps raw, and settles, the messages a parser answered nothing for', async () => {
+    // A parser that loses the second half of every batch: nothing it lost may stay counted in flight.
+    const halving: AuditParser = { parse: async (texts, times) => (await inlineAuditParser.parse(texts, times)).slice(0, Math.ceil(texts.length / 2)), close: async () => undefined };
+    const { sink, intake } = setup({ parser: halving });
+    for (let i = 0; i < 4; i++) intake.receive(Buffer.from(rfc5424(sample('dicom-pix-query'))), tcpPeer);
+    await intake.settled();
+    expect(sink.added).toHaveLength(4);
+    expect(sink.added.slice(2).map((a) => a.rawMessage)).toEqual([rfc5424(sample('dicom-pix-query')), rfc5424(sample('dicom-pix-query'))]);
+    expect(sink.added[3]?.activeParticipant).toEqual([]);
+    expect(intake.stats()).toMatchObject({ received: 4, stored: 4, malformed: 2, inFlight: 0 });
+  });
+
   it('stores a received audit, parsed, and counts it per transport', async () => {
     const { sink, intake } = setup();
     const message = rfc5424(sample('dicom-pix-query'));
