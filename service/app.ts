@@ -39,6 +39,7 @@ import { MllpRouter } from './routing/mllp.js';
 import { TcpRouter } from './routing/tcp.js';
 import type { PortClaim } from './domain/channel-ports.js';
 import { Schedulers } from './schedulers/registry.js';
+import type { JobTimers } from './schedulers/timers.js';
 import { metricsRetentionJob, retentionJob } from './schedulers/retention.js';
 import { auditRetentionJob } from './schedulers/audit-retention.js';
 import { alertJob } from './alerts/alert-job.js';
@@ -102,6 +103,8 @@ export interface JunctionOptions {
   consoleDir?: string | null;
   /** Clock of the failed-login throttles and their audit summaries (tests move it on instead of waiting). */
   clock?: () => number;
+  /** The clock scheduled jobs are planned on (polling channels, auto retry, retention...); tests move it by hand. */
+  timers?: JobTimers;
 }
 
 export interface StartedJunction {
@@ -268,6 +271,11 @@ export class Junction {
   runJob(name: string): Promise<void> {
     if (this.#schedulers?.has(name) !== true) return Promise.reject(new Error(`no scheduled job named ${name}`));
     return this.#schedulers.runNow(name);
+  }
+
+  /** Resolves once no scheduled job is running: for tests that moved the job clock on and check what it did. */
+  jobsSettled(): Promise<void> {
+    return this.#schedulers?.settled() ?? Promise.resolve();
   }
 
   /** The server certificate and trusted CAs (after `start()`); its onChange tells who serves a new pair. */
@@ -648,7 +656,7 @@ export class Junction {
 
   /** The scheduled jobs: retention, re-run tasks, polling channels, auto retry, alerts, message delivery and reports. */
   #startSchedulers(pipeline: Pipeline, messages: MessagePipeline, log: QueueingTransactionLog, delivery: Delivery): void {
-    const { config, logger } = this.#options;
+    const { config, logger, timers } = this.#options;
     const { channels, clients, tasks, taskTransactions, autoRetries } = this.store;
     const schedulers = new Schedulers(
       [
@@ -656,6 +664,7 @@ export class Junction {
         metricsRetentionJob({ transactions: this.transactions, minuteRetentionHours: config.metrics.minuteRetentionHours, logger }),
       ],
       logger.child({ component: 'schedulers' }),
+      timers,
     );
     this.#schedulers = schedulers;
     const replays = new Replays({ pipeline, messages, log, bodies: this.bodies, channels, clients, newId: newTransactionId });
@@ -664,7 +673,7 @@ export class Junction {
     schedulers.add(this.#taskRunner.job());
     schedulers.add(this.#polling.job());
     schedulers.add(
-      autoRetryJob({ queue: autoRetries, log, channels, replays, events: this.events, minuteMs: config.autoRetry.minuteMs, logger: logger.child({ component: 'auto-retry' }) }, config.autoRetry.scanIntervalMs),
+      autoRetryJob({ queue: autoRetries, log, channels, replays, events: this.events, minuteMs: config.autoRetry.minuteMs, logger: logger.child({ component: 'auto-retry' }), ...(timers === undefined ? {} : { now: () => new Date(timers.now()) }) }, config.autoRetry.scanIntervalMs),
     );
     if (config.alerts.enableAlerts) {
       const { users, contactGroups, notifications, jobStates } = this.store;

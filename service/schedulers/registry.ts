@@ -4,9 +4,9 @@
  * Jobs run on a cron expression or at a fixed interval; both are node-schedule jobs, and jobs can be added and
  * removed while the registry runs (polling channels come and go with their channels).
  */
-import schedule from 'node-schedule';
-import type { Job } from 'node-schedule';
 import type { Logger } from 'pino';
+import { systemTimers } from './timers.js';
+import type { JobTimers, TimerHandle } from './timers.js';
 
 interface JobBase {
   name: string;
@@ -31,10 +31,10 @@ export type ScheduledJob = JobBase &
       }
   );
 
-/** A running schedule: cron jobs are one node-schedule job; interval jobs plan their next node-schedule job each time. */
+/** A running schedule: cron jobs are one timer; interval jobs plan their next one-off timer each time. */
 interface Planned {
   job: ScheduledJob;
-  current: Job | null;
+  current: TimerHandle | null;
   cancelled: boolean;
 }
 
@@ -43,12 +43,14 @@ export class Schedulers {
   readonly #logger: Logger;
   readonly #running = new Map<string, Promise<void>>();
   readonly #planned = new Map<string, Planned>();
+  readonly #timers: JobTimers;
   #started = false;
   #stopping: Promise<void> | undefined;
 
-  constructor(jobs: readonly ScheduledJob[], logger: Logger) {
+  constructor(jobs: readonly ScheduledJob[], logger: Logger, timers: JobTimers = systemTimers) {
     for (const job of jobs) this.#jobs.set(job.name, job);
     this.#logger = logger;
+    this.#timers = timers;
   }
 
   /** Runs a job now unless it is already running; never rejects. */
@@ -57,10 +59,10 @@ export class Schedulers {
     if (job === undefined) return Promise.reject(new Error(`no job named ${name}`));
     const current = this.#running.get(name);
     if (current !== undefined) return current;
-    const started = Date.now();
+    const started = performance.now();
     const run = job
       .run()
-      .then(() => this.#logger.debug({ job: name, ms: Date.now() - started }, 'scheduled job finished'))
+      .then(() => this.#logger.debug({ job: name, ms: Math.round(performance.now() - started) }, 'scheduled job finished'))
       .catch((err: unknown) => this.#logger.error({ err, job: name }, 'scheduled job failed; it runs again at its next time'))
       .finally(() => this.#running.delete(name));
     this.#running.set(name, run);
@@ -70,6 +72,11 @@ export class Schedulers {
   /** Runs a job now if it exists and is not already running, without waiting; for "work arrived" signals. */
   wake(name: string): void {
     if (this.#jobs.has(name) && this.#stopping === undefined) void this.runNow(name);
+  }
+
+  /** Resolves once no job is running, including runs that start while it waits (never rejects). */
+  async settled(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all(this.#running.values());
   }
 
   /** True when a job of this name is registered. */
@@ -116,29 +123,25 @@ export class Schedulers {
   #plan(job: ScheduledJob, atStart: boolean): void {
     const planned: Planned = { job, current: null, cancelled: false };
     if (job.cron !== undefined) {
-      const scheduled = schedule.scheduleJob(job.cron, () => void this.runNow(job.name));
+      const scheduled = this.#timers.cron(job.cron, () => void this.runNow(job.name));
       if (scheduled === null) throw new Error(`job ${job.name}: invalid schedule ${job.cron}`);
       planned.current = scheduled;
     } else {
       if (!Number.isSafeInteger(job.everyMs) || job.everyMs < 1) throw new Error(`job ${job.name}: invalid interval ${job.everyMs}`);
-      this.#next(planned, Date.now() + job.everyMs, job.everyMs);
+      this.#next(planned, this.#timers.now() + job.everyMs, job.everyMs);
     }
     this.#planned.set(job.name, planned);
     if (atStart && job.runAtStart === true) void this.runNow(job.name);
   }
 
   #next(planned: Planned, at: number, everyMs: number): void {
-    // A machine that slept past several runs catches up with one run, not a burst. node-schedule refuses a time
-    // already past, which the clock can reach between the two lines, hence the small margin and the second try.
-    for (;;) {
-      const when = Math.max(at, Date.now() + 5);
-      planned.current = schedule.scheduleJob(new Date(when), () => {
-        if (planned.cancelled) return;
-        this.#next(planned, when + everyMs, everyMs);
-        void this.runNow(planned.job.name);
-      });
-      if (planned.current !== null) return;
-    }
+    // A machine that slept past several runs catches up with one run, not a burst.
+    const when = Math.max(at, this.#timers.now());
+    planned.current = this.#timers.at(when, () => {
+      if (planned.cancelled) return;
+      this.#next(planned, when + everyMs, everyMs);
+      void this.runNow(planned.job.name);
+    });
   }
 
   #unplan(name: string): void {

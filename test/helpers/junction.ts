@@ -14,6 +14,7 @@ import { memoryLogger } from './logger.js';
 import { resolveConfig } from '../../service/config/index.js';
 import type { JunctionConfig } from '../../service/config/index.js';
 import { Junction } from '../../service/app.js';
+import type { JobTimers } from '../../service/schedulers/timers.js';
 import type { LiveFeedOptions } from '../../service/api/live-feed.js';
 import type { TransactionRecord } from '../../service/storage/transactions.js';
 import { DEFAULT_ROOT_PASSWORD, ROOT_EMAIL } from '../../service/accounts/users.js';
@@ -62,7 +63,7 @@ export async function tempDir(prefix = 'junction-test-'): Promise<string> {
 /** Starts Junction on an ephemeral port with the given file-style configuration. */
 export async function startJunction(
   file: DeepPartial<JunctionConfig> = {},
-  options: { dataDir?: string; env?: Record<string, string>; liveFeed?: LiveFeedOptions; consoleDir?: string | null; clock?: () => number; logger?: Logger } = {},
+  options: { dataDir?: string; env?: Record<string, string>; liveFeed?: LiveFeedOptions; consoleDir?: string | null; clock?: () => number; timers?: JobTimers; logger?: Logger } = {},
 ): Promise<TestJunction> {
   const dataDir = options.dataDir ?? (await tempDir());
   const resolved = resolveConfig({ file: { ...file, dataDir }, env: options.env ?? {} }).config;
@@ -78,6 +79,7 @@ export async function startJunction(
   const junction = new Junction({ config, logger, version: '9.9.9-test', ...(options.liveFeed === undefined ? {} : { liveFeed: options.liveFeed }),
     ...(options.consoleDir === undefined ? {} : { consoleDir: options.consoleDir }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.timers === undefined ? {} : { timers: options.timers }),
   });
   const started = await junction.start().catch(async (err: unknown) => {
     await junction.stop();

@@ -1,10 +1,14 @@
-/** Polling channels against real upstream servers: descriptive schedules, manual triggers, no overlap, rescheduling. */
+/**
+ * Polling channels against real upstream servers: descriptive schedules, manual triggers, no overlap, rescheduling.
+ * The job clock is moved by hand (ManualTimers), so each tick is checked as it falls due, without waiting.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, completedTransaction, startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction, TestResponse } from '../helpers/junction.js';
+import { ManualTimers } from '../helpers/manual-timers.js';
 import { httpUpstream } from '../helpers/upstream.js';
 import type { Upstream } from '../helpers/upstream.js';
-import { sleep } from '../helpers/wait.js';
+import { until } from '../helpers/wait.js';
 
 interface Hit {
   method: string;
@@ -18,17 +22,28 @@ interface TriggerAnswer {
   alreadyRunning: boolean;
 }
 
-const SLOW_MS = 2500;
-
 describe('polling channels', () => {
   let t: TestJunction;
   let admin: { authorization: string };
   let upstream: Upstream;
+  const timers = new ManualTimers();
   const hits: Hit[] = [];
+  /** Answers to /slow, held until the test lets them go. */
+  const held: (() => void)[] = [];
   let slowInFlight = 0;
   let slowMaxInFlight = 0;
 
-  const hitsOf = (url: string, since = 0) => hits.filter((h) => h.url === url && h.at >= since);
+  const hitsOf = (url: string, since = -1) => hits.filter((h) => h.url === url && h.at > since);
+  /** Moves the job clock on and waits for the ticks that fell due to finish. */
+  const tick = async (ms: number) => {
+    timers.advance(ms);
+    await t.junction.jobsSettled();
+  };
+  /** Waits until the polling jobs follow the channels as they are now. */
+  const rescheduled = () => t.junction.runJob('polling');
+  const releaseSlow = () => {
+    for (const release of held.splice(0)) release();
+  };
 
   async function channel(name: string, extra: Record<string, unknown>): Promise<string> {
     const res = await t.request('/channels', {
@@ -45,25 +60,26 @@ describe('polling channels', () => {
   const errorOf = (res: TestResponse) => (res.body as { error: { message: string; details: { path: string }[] } }).error;
 
   beforeAll(async () => {
-    t = await startJunction();
+    t = await startJunction({}, { timers });
     admin = { authorization: await unlockRoot(t) };
     upstream = await httpUpstream((req, res) => {
       const url = req.url ?? '';
-      hits.push({ method: req.method ?? '', url, at: Date.now() });
-      const slow = url === '/slow';
-      if (slow) slowMaxInFlight = Math.max(slowMaxInFlight, ++slowInFlight);
-      setTimeout(
-        () => {
-          if (slow) slowInFlight--;
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end('{"polled":true}');
-        },
-        slow ? SLOW_MS : 0,
-      );
+      hits.push({ method: req.method ?? '', url, at: timers.now() });
+      const answer = () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"polled":true}');
+      };
+      if (url !== '/slow') return answer();
+      slowMaxInFlight = Math.max(slowMaxInFlight, ++slowInFlight);
+      held.push(() => {
+        slowInFlight--;
+        answer();
+      });
     });
   });
 
   afterAll(async () => {
+    releaseSlow();
     await t.destroy();
     await upstream.close();
   });
@@ -81,7 +97,7 @@ describe('polling channels', () => {
   });
 
   it('polls GET /trigger, or the route’s own path, on a descriptive schedule, stored with no client', async () => {
-    const started = Date.now();
+    const started = timers.now();
     const id = await channel('ticker', {
       pollingSchedule: '1 second',
       routes: [
@@ -89,42 +105,68 @@ describe('polling channels', () => {
         { name: 'own-path', host: '127.0.0.1', port: upstream.port, path: '/status/ping' },
       ],
     });
-    await sleep(3400);
+    await rescheduled();
+    await tick(999);
+    expect(hitsOf('/trigger', started)).toEqual([]);
+    await tick(1);
+    expect(hitsOf('/trigger', started)).toHaveLength(1);
+    await tick(1000);
+    await tick(1000);
     const ticks = hitsOf('/trigger', started);
-    expect(ticks.length).toBeGreaterThanOrEqual(2);
-    expect(ticks.length).toBeLessThanOrEqual(4);
+    expect(ticks.map((h) => h.at - started)).toEqual([1000, 2000, 3000]);
     expect(ticks.every((h) => h.method === 'GET')).toBe(true);
-    expect(hitsOf('/status/ping', started)).toHaveLength(ticks.length);
+    expect(hitsOf('/status/ping', started)).toHaveLength(3);
 
     const stored = await t.junction.transactions.page({ channelID: [id] }, { limit: 10 });
-    expect(stored.length).toBeGreaterThanOrEqual(2);
-    const [latest] = stored.filter((tx) => tx.status !== 'Processing');
-    expect(latest).toMatchObject({ status: 'Successful', request: { method: 'GET', path: '/trigger' }, routes: [{ name: 'own-path', request: { path: '/status/ping' } }] });
-    expect(latest?.clientID).toBeUndefined();
+    expect(stored).toHaveLength(3);
+    for (const tx of stored) {
+      expect(tx).toMatchObject({ status: 'Successful', request: { method: 'GET', path: '/trigger' }, routes: [{ name: 'own-path', request: { path: '/status/ping' } }] });
+      expect(tx.clientID).toBeUndefined();
+    }
 
     // Disabling stops it at once, enabling restarts it, and deleting removes it: no restart needed.
     expect((await update(id, { status: 'disabled' })).status).toBe(200);
-    await sleep(300);
-    const disabledAt = Date.now();
-    await sleep(1600);
+    await rescheduled();
+    const disabledAt = timers.now();
+    await tick(5000);
     expect(hitsOf('/trigger', disabledAt)).toEqual([]);
     expect((await update(id, { status: 'enabled' })).status).toBe(200);
-    const enabledAt = Date.now();
-    await sleep(1600);
-    expect(hitsOf('/trigger', enabledAt).length).toBeGreaterThanOrEqual(1);
-    // Editing the schedule replaces it: a yearly cron does not fire in this test.
+    await rescheduled();
+    const enabledAt = timers.now();
+    await tick(1000);
+    expect(hitsOf('/trigger', enabledAt).map((h) => h.at - enabledAt)).toEqual([1000]);
+    // Editing the schedule replaces it: a yearly cron does not fire within a day.
     expect((await update(id, { pollingSchedule: '0 0 1 1 *' })).status).toBe(200);
-    await sleep(300);
-    const editedAt = Date.now();
-    await sleep(1600);
+    await rescheduled();
+    const editedAt = timers.now();
+    await tick(5000);
+    await tick(86_400_000);
     expect(hitsOf('/trigger', editedAt)).toEqual([]);
     expect((await update(id, { pollingSchedule: '1 second' })).status).toBe(200);
-    await sleep(1500);
+    await rescheduled();
+    const backAt = timers.now();
+    await tick(1000);
+    expect(hitsOf('/trigger', backAt)).toHaveLength(1);
     expect((await t.request(`/channels/${id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
-    await sleep(300);
-    const deletedAt = Date.now();
-    await sleep(1600);
+    await rescheduled();
+    const deletedAt = timers.now();
+    await tick(5000);
     expect(hitsOf('/trigger', deletedAt)).toEqual([]);
+  });
+
+  it('fires a cron schedule at the times it names', async () => {
+    // Every 15 seconds on the clock, counted from a whole minute, not from when the channel was saved.
+    const id = await channel('cron', { pollingSchedule: '*/15 * * * * *' });
+    await rescheduled();
+    const started = timers.now();
+    const firstDue = Math.ceil((started + 1) / 15_000) * 15_000;
+    await tick(firstDue - started - 1);
+    expect(hitsOf('/trigger', started)).toEqual([]);
+    await tick(1);
+    await tick(15_000);
+    expect(hitsOf('/trigger', started).map((h) => h.at)).toEqual([firstDue, firstDue + 15_000]);
+    expect((await update(id, { status: 'disabled' })).status).toBe(200);
+    await rescheduled();
   });
 
   it('fires one tick now on POST /channels/:id/trigger', async () => {
@@ -152,31 +194,29 @@ describe('polling channels', () => {
   });
 
   it('never overlaps ticks of one channel while its target is slow, scheduled or triggered', async () => {
-    const started = Date.now();
+    const started = timers.now();
     const id = await channel('slow', { pollingSchedule: '1 second', routes: [{ name: 'main', host: '127.0.0.1', port: upstream.port, path: '/slow', primary: true }] });
-    await new Promise<void>((resolve, reject) => {
-      const poll = setInterval(() => {
-        if (slowInFlight > 0) {
-          clearInterval(poll);
-          resolve();
-        } else if (Date.now() - started > 5000) {
-          clearInterval(poll);
-          reject(new Error('the slow channel never ticked'));
-        }
-      }, 10);
-    });
+    await rescheduled();
+    timers.advance(1000);
+    await until('the first tick to reach the slow target', () => (slowInFlight === 1 ? true : undefined));
     // A manual trigger during the tick joins it instead of starting a second request.
     const joined = (await trigger(id)).body as TriggerAnswer;
     expect(joined.alreadyRunning).toBe(true);
-    await sleep(SLOW_MS * 2 + 500);
-    await t.request(`/channels/${id}`, { method: 'PUT', headers: admin, json: { status: 'disabled' } });
-    expect(slowMaxInFlight).toBe(1);
-    // About 6 seconds of a 1-second schedule, but each tick waits 2.5 s for its answer.
-    const ticks = hitsOf('/slow', started);
-    expect(ticks.length).toBeGreaterThanOrEqual(2);
-    expect(ticks.length).toBeLessThanOrEqual(3);
-    for (let i = 1; i < ticks.length; i++) expect((ticks[i]?.at ?? 0) - (ticks[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(SLOW_MS - 50);
+    // Three more runs fall due while the target has not answered: each joins the tick in flight.
+    timers.advance(3000);
+    expect((await trigger(id)).body).toMatchObject({ alreadyRunning: true, transactionId: joined.transactionId });
+    expect(hitsOf('/slow', started)).toHaveLength(1);
+    releaseSlow();
+    await t.junction.jobsSettled();
     const joinedTx = await completedTransaction(t, joined.transactionId);
     expect(joinedTx).toMatchObject({ channelID: id, status: 'Successful', request: { path: '/trigger' } });
+    // Once it has answered, the next due run starts a new tick.
+    timers.advance(1000);
+    await until('the second tick to reach the slow target', () => (slowInFlight === 1 ? true : undefined));
+    expect(hitsOf('/slow', started).map((h) => h.at - started)).toEqual([1000, 5000]);
+    await t.request(`/channels/${id}`, { method: 'PUT', headers: admin, json: { status: 'disabled' } });
+    releaseSlow();
+    await t.junction.jobsSettled();
+    expect(slowMaxInFlight).toBe(1);
   });
 });
