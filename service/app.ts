@@ -162,6 +162,7 @@ export class Junction {
   #schedulers: Schedulers | undefined;
   #taskRunner: TaskRunner | undefined;
   #polling: PollingChannels | undefined;
+  #openid: OpenIdSignIn | undefined;
   #channelCache: ChannelCache | undefined;
   #timers: NodeJS.Timeout[] = [];
   #listeningPorts: ServicePort[] = [];
@@ -427,6 +428,7 @@ export class Junction {
     this.#tcp?.useTrustedCAs(trustedCAs);
     this.#notifyTransports?.email.useTrustedCAs(trustedCAs);
     this.#notifyTransports?.sms.useTrustedCAs(trustedCAs);
+    this.#openid?.useTrustedCAs(trustedCAs);
     const { cert, key, passphrase } = certificate;
     this.#auditForwarder?.useTls({ trustedCAs, cert, key, ...(passphrase === undefined ? {} : { passphrase }) });
     this.#options.logger.info({ fingerprint256: certificate.fingerprint256, trustedCAs: trustedCAs.length }, 'applied the keystore to every TLS listener and sender');
@@ -478,7 +480,7 @@ export class Junction {
       {
         authenticator,
         types: config.api.authenticationTypes,
-        openid: config.api.authenticationTypes.includes('openid') ? new OpenIdSignIn({ settings: config.api.openid, accounts, ...(clock === undefined ? {} : { now: clock }) }) : undefined,
+        openid: (this.#openid = config.api.authenticationTypes.includes('openid') ? new OpenIdSignIn({ settings: config.api.openid, accounts, trustedCAs: this.#keystore?.trustedCAs() ?? [], ...(clock === undefined ? {} : { now: clock }) }) : undefined),
         clientAuthTypes: clientAuthenticationTypes(config.authentication),
         accounts,
         sessions,
@@ -726,6 +728,7 @@ export class Junction {
       await this.#api?.close();
       await this.backups.settled();
       await this.#router?.close();
+      await this.#openid?.close();
       await this.#mllp?.close();
       await this.#tcp?.close();
       // Failures counted but not yet summarised would otherwise be lost with the process.

@@ -4,7 +4,10 @@
  * browser that started it (one use, short-lived), and a finished sign-in maps the verified claims to a user.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { rootCertificates } from 'node:tls';
 import * as oidc from 'openid-client';
+import { Agent, fetch as undiciFetch } from 'undici';
+import type { RequestInit } from 'undici';
 import { AppError } from '../errors.js';
 import { claimedUser } from '../domain/openid-claims.js';
 import type { ClaimMapping } from '../domain/openid-claims.js';
@@ -83,12 +86,33 @@ export class OpenIdSignIn {
   readonly #now: () => number;
   readonly #pending = new Map<string, Pending>();
   #configuration: Promise<oidc.Configuration> | null = null;
+  #agent: Agent;
 
-  constructor(options: { settings: OpenIdSettings; accounts: UserAccounts; now?: () => number }) {
+  /** `trustedCAs` are the keystore's CAs, trusted beside the system's for the provider's certificate. */
+  constructor(options: { settings: OpenIdSettings; accounts: UserAccounts; trustedCAs?: readonly string[]; now?: () => number }) {
     this.#settings = options.settings;
     this.#accounts = options.accounts;
     this.#now = options.now ?? Date.now;
+    this.#agent = agentFor(options.trustedCAs ?? []);
   }
+
+  /** Checks the provider against a new CA list from the next request on (a keystore change, no restart). */
+  useTrustedCAs(trustedCAs: readonly string[]): void {
+    const old = this.#agent;
+    this.#agent = agentFor(trustedCAs);
+    void old.close().catch(() => undefined);
+  }
+
+  /** Closes the provider connections. */
+  close(): Promise<void> {
+    return this.#agent.close().catch(() => undefined);
+  }
+
+  // openid-client's requests go through this, so the provider is checked against the keystore's CAs as well as the
+  // system's: a clinic's own identity provider often has a certificate from the clinic's own CA.
+  readonly #fetch: oidc.CustomFetch = (url, options) =>
+    // The two fetch types differ only in their lib typings (undici's own classes against the DOM's).
+    undiciFetch(url, { ...(options as RequestInit), dispatcher: this.#agent }) as unknown as Promise<Response>;
 
   get displayName(): string {
     return this.#settings.displayName;
@@ -102,7 +126,10 @@ export class OpenIdSignIn {
     const auth = clientSecret === undefined ? oidc.None() : oidc.ClientSecretBasic(clientSecret);
     // Config checks allow plain http only for a provider on this machine.
     const execute = issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : [];
-    const found = oidc.discovery(issuer, clientId, undefined, auth, { execute, timeout: DISCOVERY_TIMEOUT_SECONDS });
+    const found = oidc.discovery(issuer, clientId, undefined, auth, { execute, timeout: DISCOVERY_TIMEOUT_SECONDS, [oidc.customFetch]: this.#fetch }).then((configuration) => {
+      configuration[oidc.customFetch] = this.#fetch;
+      return configuration;
+    });
     this.#configuration = found;
     found.catch(() => {
       if (this.#configuration === found) this.#configuration = null;
@@ -203,4 +230,8 @@ export class OpenIdSignIn {
     seen.email = claimed.email;
     return this.#accounts.signInFromProvider(claimed, this.#settings.createUsers);
   }
+}
+
+function agentFor(trustedCAs: readonly string[]): Agent {
+  return new Agent({ connect: { ca: [...rootCertificates, ...trustedCAs] } });
 }

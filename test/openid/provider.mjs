@@ -3,18 +3,21 @@
  * A real OpenID provider for the sign-in tests (oidc-provider), run in its own process on 127.0.0.1. Plain Node, no
  * test framework. Environment: OIDC_PORT (0 = any), OIDC_CLIENT (JSON: client_id, client_secret, redirect_uris) and
  * OIDC_ACCOUNTS (JSON: account id -> claims). Its login page has one field, the account id, and a button; consent is
- * granted without a page, as a first-party provider would. Prints one JSON line {"issuer": ...} once it listens.
+ * granted without a page, as a first-party provider would. With OIDC_TLS_CERT and OIDC_TLS_KEY (PEM) it serves HTTPS
+ * as https://localhost:<port>. Prints one JSON line {"issuer": ...} once it listens.
  */
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import Provider from 'oidc-provider';
 
 const client = JSON.parse(process.env.OIDC_CLIENT ?? '{}');
 const accounts = JSON.parse(process.env.OIDC_ACCOUNTS ?? '{}');
 const port = Number(process.env.OIDC_PORT ?? 0);
 
-const server = createServer();
+const tls = process.env.OIDC_TLS_CERT ? { cert: process.env.OIDC_TLS_CERT, key: process.env.OIDC_TLS_KEY } : null;
+const server = tls === null ? createServer() : createTlsServer(tls);
 await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
-const issuer = `http://127.0.0.1:${server.address().port}`;
+const issuer = tls === null ? `http://127.0.0.1:${server.address().port}` : `https://localhost:${server.address().port}`;
 
 const provider = new Provider(issuer, {
   clients: [{ grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', ...client }],

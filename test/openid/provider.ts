@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { fetch } from 'undici';
+import { Agent, fetch } from 'undici';
 
 export interface TestProvider {
   issuer: string;
@@ -17,6 +17,8 @@ export interface ProviderOptions {
   client: { client_id: string; client_secret?: string; redirect_uris: string[]; token_endpoint_auth_method?: string };
   /** Account id (typed on the login page) to its claims. */
   accounts: Record<string, Record<string, unknown>>;
+  /** Serve HTTPS with this pair, as https://localhost:<port>. */
+  tls?: { cert: string; key: string };
 }
 
 const SCRIPT = fileURLToPath(new URL('./provider.mjs', import.meta.url));
@@ -24,7 +26,13 @@ const SCRIPT = fileURLToPath(new URL('./provider.mjs', import.meta.url));
 /** Starts the provider and resolves once it listens; rejects with its output if it exits first. */
 export async function startProvider(options: ProviderOptions): Promise<TestProvider> {
   const child = spawn(process.execPath, [SCRIPT], {
-    env: { PATH: process.env.PATH ?? '', OIDC_PORT: String(options.port), OIDC_CLIENT: JSON.stringify(options.client), OIDC_ACCOUNTS: JSON.stringify(options.accounts) },
+    env: {
+      PATH: process.env.PATH ?? '',
+      OIDC_PORT: String(options.port),
+      OIDC_CLIENT: JSON.stringify(options.client),
+      OIDC_ACCOUNTS: JSON.stringify(options.accounts),
+      ...(options.tls === undefined ? {} : { OIDC_TLS_CERT: options.tls.cert, OIDC_TLS_KEY: options.tls.key }),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -53,7 +61,16 @@ export async function startProvider(options: ProviderOptions): Promise<TestProvi
  * Follows an authorization URL through the provider's login (typing `login`) and its consent, keeping cookies, and
  * returns the URL the provider sends the browser back to (with `code` and `state`), without opening it.
  */
-export async function signInAtProvider(authorizationUrl: string, login: string, redirectPrefix: string): Promise<URL> {
+export async function signInAtProvider(authorizationUrl: string, login: string, redirectPrefix: string, trust?: { ca: string }): Promise<URL> {
+  const dispatcher = trust === undefined ? undefined : new Agent({ connect: { ca: trust.ca } });
+  try {
+    return await walk(authorizationUrl, login, redirectPrefix, dispatcher);
+  } finally {
+    await dispatcher?.close();
+  }
+}
+
+async function walk(authorizationUrl: string, login: string, redirectPrefix: string, dispatcher: Agent | undefined): Promise<URL> {
   const jar = new Map<string, string>();
   let url = new URL(authorizationUrl);
   let body: URLSearchParams | undefined;
@@ -63,6 +80,7 @@ export async function signInAtProvider(authorizationUrl: string, login: string, 
       redirect: 'manual',
       headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '), ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) },
       ...(body === undefined ? {} : { body: body.toString() }),
+      ...(dispatcher === undefined ? {} : { dispatcher }),
     });
     for (const header of response.headers.getSetCookie()) {
       const [pair = ''] = header.split(';');
