@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+import type { PostgresSettings } from '../../service/storage/postgres/index.js';
 
 export interface TestDatabase {
   /** Connection URL of the new, empty database. */
@@ -21,10 +22,25 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 async function asAdmin(serverUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
+  await runSql(serverUrl, sql);
+}
+
+/** `storage.postgres` settings that reach `url` with the defaults for everything else. */
+export function settingsFor(url: string): PostgresSettings {
+  return { url, host: 'localhost', port: 5432, database: 'junction', user: 'junction', poolSize: 4, tls: { enabled: false, caFile: '' } };
+}
+
+/** A fresh schema name, so that each store in one test file starts empty. */
+export function newSchemaName(): string {
+  return `s_${randomBytes(6).toString('hex')}`;
+}
+
+/** Runs one statement on `url` with a client of its own. */
+export async function runSql(url: string, sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(sql);
+    return await client.query(sql, values);
   } finally {
     await client.end();
   }
