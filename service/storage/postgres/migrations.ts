@@ -56,7 +56,7 @@ function collectionsSql(): string {
     return [
       // The document keeps its _id too, so filters on _id work like filters on any field; `id` is the key.
       `CREATE TABLE ${table} (id text PRIMARY KEY, doc jsonb NOT NULL)`,
-      // Serves every equality, $in and $exists filter (jsonpath @? queries) on any field.
+      // Can serve the equality and $in filters (jsonpath @? queries) on any field, when the planner judges it cheaper.
       `CREATE INDEX ${table}_doc ON ${table} USING gin (doc jsonb_path_ops)`,
       // Unique among the documents that have the field, as in the embedded store.
       ...unique.map((f) => `CREATE UNIQUE INDEX ${uniqueIndexName(table, f)} ON ${table} (${pathExpression(f)}) WHERE ${pathExpression(f)} IS NOT NULL`),
