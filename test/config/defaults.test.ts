@@ -54,7 +54,10 @@ describe('defaults', () => {
       auditEvents: { interface: 'internal', host: '', port: 5051, auditSourceID: 'Junction', maxQueued: 100_000, retryMaxSeconds: 300 },
       logging: { level: 'info', file: { enabled: true, maxSizeMB: 10, maxFiles: 7 } },
       retention: { maxAgeDays: 0 },
-      storage: { compactionIntervalMinutes: 60 },
+      storage: {
+        compactionIntervalMinutes: 60,
+        postgres: { host: 'localhost', port: 5432, database: 'junction', user: 'junction', poolSize: 10, tls: { enabled: false, caFile: '' } },
+      },
       mediators: { offlineAfterSeconds: 60 },
       tasks: { concurrency: 1 },
       timeZone: '',

@@ -37,6 +37,17 @@ describe('file validation', () => {
     ]);
   });
 
+  it('refuses PostgreSQL settings until the engine can be chosen, without echoing the password', () => {
+    const err = configError(() => withFile({ storage: { postgres: { host: 'db.clinic', poolSize: 20 } } }, { JUNCTION_STORAGE_POSTGRES_PASSWORD: 'hunter22' }));
+    const pending = 'is not available yet: the PostgreSQL engine cannot be chosen until every store runs on it (issue 20)';
+    expect(err.problems).toEqual([
+      `storage.postgres.host (in /etc/junction.json): ${pending}; only the default "localhost" is accepted, not "db.clinic"`,
+      `JUNCTION_STORAGE_POSTGRES_PASSWORD (storage.postgres.password): ${pending}; only the default undefined is accepted`,
+      `storage.postgres.poolSize (in /etc/junction.json): ${pending}; only the default 10 is accepted, not 20`,
+    ]);
+    expect(err.problems.join('\n')).not.toContain('hunter22');
+  });
+
   it('refuses keys named like object prototype properties, at any depth', () => {
     const file = JSON.parse('{"__proto__": {"x": 1}, "api": {"constructor": 1, "__proto__": {"port": 1}}}') as unknown;
     expect(configError(() => withFile(file)).problems).toEqual([
