@@ -45,7 +45,7 @@ export interface AuditIntakeOptions {
   parser?: AuditParser;
 }
 
-/** Messages received in one turn of the event loop, handed to the parser together. */
+/** Messages received in one turn of the event loop (or more, while the parser is busy), handed to the parser together. */
 interface Pending {
   texts: string[];
   receivedAt: number[];
@@ -97,6 +97,8 @@ export class AuditIntake implements AuditMessageHandler {
   readonly #decoder = new TextDecoder('utf-8', { fatal: true });
   readonly #parser: AuditParser;
   #pending: Pending | null = null;
+  /** Batches sent to the parser and not yet answered. */
+  #atParser = 0;
   #inFlight = 0;
   #settledWaiters: (() => void)[] = [];
   #readyWaiters: (() => void)[] = [];
@@ -174,43 +176,62 @@ export class AuditIntake implements AuditMessageHandler {
     }
   }
 
-  /** Adds a message to this turn's batch, which goes to the parser once the turn ends or the batch is full. */
+  /** Adds a message to the batch being gathered, which goes to the parser once the turn ends or the batch is full. */
   #queue(text: string, receivedAt: number, counts: AuditIntakeCounts, peer: AuditPeer): void {
     let pending = this.#pending;
     if (pending === null) {
       pending = { texts: [], receivedAt: [], from: [] };
       this.#pending = pending;
-      setImmediate(() => this.#parse(pending as Pending));
+      setImmediate(() => this.#send(false));
     }
     pending.texts.push(text);
     pending.receivedAt.push(receivedAt);
     pending.from.push({ counts, peer });
-    if (pending.texts.length >= MAX_BATCH) this.#parse(pending);
+    if (pending.texts.length >= MAX_BATCH) this.#send(true);
   }
 
-  #parse(batch: Pending): void {
-    if (this.#pending === batch) this.#pending = null;
-    if (batch.texts.length === 0) return;
+  /**
+   * Sends the gathered batch to the parser. While another batch is still out there, a batch with room left waits
+   * for that answer and keeps growing: a busy service thus parses and commits hundreds of audits at a time (SQLite
+   * costs about 130 µs per audit in commits of 20, 75 in commits of 500), while a quiet one still sends each turn's.
+   */
+  #send(full: boolean): void {
+    const batch = this.#pending;
+    if (batch === null || batch.texts.length === 0) return;
+    if (!full && this.#atParser > 0) return;
+    this.#pending = null;
+    this.#atParser++;
     const { texts, receivedAt, from } = batch;
-    // Emptied, so the turn's scheduled call for a batch sent early when full finds nothing to send.
-    batch.texts = [];
+    const answered = (): void => {
+      this.#atParser--;
+      this.#send(false);
+    };
     void this.#parser.parse(texts, receivedAt).then(
       (results) => {
-        // Every message of the batch is stored, so none stays counted in flight (which would hold `settled()`).
-        texts.forEach((text, i) => {
-          const source = from[i];
-          if (source === undefined) return;
-          const result = results[i] ?? { audit: malformedAudit(text, undefined, new Date(receivedAt[i] ?? Date.now())), problem: 'the parser gave no answer for it' };
-          this.#store(result, source.counts, source.peer);
-        });
+        try {
+          // Every message of the batch is stored, so none stays counted in flight (which would hold `settled()`).
+          texts.forEach((text, i) => {
+            const source = from[i];
+            if (source === undefined) return;
+            const result = results[i] ?? { audit: malformedAudit(text, undefined, new Date(receivedAt[i] ?? Date.now())), problem: 'the parser gave no answer for it' };
+            this.#store(result, source.counts, source.peer);
+          });
+        } finally {
+          // Even so, the batch waiting behind this one must go, or its messages would never settle.
+          answered();
+        }
       },
       (err: unknown) => {
         // The parsers never reject; should one, each message is still kept raw rather than lost.
         const problem = `could not be parsed: ${err instanceof Error ? err.message : String(err)}`;
-        texts.forEach((text, i) => {
-          const source = from[i];
-          if (source !== undefined) this.#store({ audit: malformedAudit(text, undefined, new Date(receivedAt[i] ?? Date.now())), problem }, source.counts, source.peer);
-        });
+        try {
+          texts.forEach((text, i) => {
+            const source = from[i];
+            if (source !== undefined) this.#store({ audit: malformedAudit(text, undefined, new Date(receivedAt[i] ?? Date.now())), problem }, source.counts, source.peer);
+          });
+        } finally {
+          answered();
+        }
       },
     );
   }

@@ -37,20 +37,20 @@ export function parseAuditMessage(message: string, receivedAt: Date): ParsedAudi
 /** An audit message's XML alone in the audit model (without `rawMessage` and `syslog`), or why it is not one. */
 export function parseAuditXml(xml: string, receivedAt: Date): { audit: NewAudit } | { problem: string } {
   // Trailing whitespace and NULs are what some senders' framing leaves behind, not part of the XML.
-  const read = readXml(xml.replace(/[\s\0]+$/, ''));
+  const read = readXml(trimEnd(xml));
   if ('problem' in read) return read;
   const root = read.root;
-  if (lowerFirst(root.name) !== 'auditMessage') return { problem: `the XML's root is ${root.name}, not AuditMessage` };
+  if (!named(root, 'auditMessage')) return { problem: `the XML's root is ${root.name}, not AuditMessage` };
 
   const event = child(root, 'eventIdentification');
-  const eventAttrs: Attributes = event === undefined ? () => undefined : attributes(event);
+  const eventIdentification: NewAudit['eventIdentification'] = { eventDateTime: eventTime(event && attribute(event, 'eventDateTime'), receivedAt) };
+  if (event !== undefined) {
+    copy(eventIdentification, event, ['eventOutcomeIndicator', 'eventActionCode']);
+    setCode(eventIdentification, 'eventID', child(event, 'eventID'));
+    setCode(eventIdentification, 'eventTypeCode', child(event, 'eventTypeCode'));
+  }
   const audit: NewAudit = {
-    eventIdentification: {
-      eventDateTime: eventTime(eventAttrs('eventDateTime'), receivedAt),
-      ...pick(eventAttrs, ['eventOutcomeIndicator', 'eventActionCode']),
-      ...codeField('eventID', event && child(event, 'eventID')),
-      ...codeField('eventTypeCode', event && child(event, 'eventTypeCode')),
-    },
+    eventIdentification,
     activeParticipant: children(root, 'activeParticipant').map(activeParticipant),
     participantObjectIdentification: children(root, 'participantObjectIdentification').map(participantObject),
   };
@@ -71,56 +71,50 @@ export function malformedAudit(rawMessage: string, syslog: AuditSyslog | undefin
 }
 
 function activeParticipant(element: XmlElement): AuditActiveParticipant {
-  const attrs = attributes(element);
-  return {
-    ...pick(attrs, ['userID', 'alternativeUserID', 'userName', 'userIsRequestor', 'networkAccessPointID', 'networkAccessPointTypeCode']),
-    ...codeField('roleIDCode', child(element, 'roleIDCode')),
-  };
+  const participant: AuditActiveParticipant = {};
+  copy(participant, element, ['userID', 'alternativeUserID', 'userName', 'userIsRequestor', 'networkAccessPointID', 'networkAccessPointTypeCode']);
+  setCode(participant, 'roleIDCode', child(element, 'roleIDCode'));
+  return participant;
 }
 
 function participantObject(element: XmlElement): AuditParticipantObject {
-  const attrs = attributes(element);
-  const object: AuditParticipantObject = {
-    ...pick(attrs, ['participantObjectID', 'participantObjectTypeCode', 'participantObjectTypeCodeRole']),
-    ...codeField('participantObjectIDTypeCode', child(element, 'participantObjectIDTypeCode')),
-  };
+  const object: AuditParticipantObject = {};
+  copy(object, element, ['participantObjectID', 'participantObjectTypeCode', 'participantObjectTypeCodeRole']);
+  setCode(object, 'participantObjectIDTypeCode', child(element, 'participantObjectIDTypeCode'));
   const name = child(element, 'participantObjectName');
   if (name !== undefined) object.participantObjectName = name.text;
   // Base64 as RFC 3881 and DICOM carry it; kept as sent (whitespace included) so the record is what arrived.
   const query = child(element, 'participantObjectQuery');
   if (query !== undefined) object.participantObjectQuery = query.text;
-  const details = children(element, 'participantObjectDetail').map((detail) => {
-    const detailAttrs = attributes(detail);
-    return { type: detailAttrs('type') ?? '', value: detailAttrs('value') ?? detail.text };
-  });
+  const details = children(element, 'participantObjectDetail').map((detail) => ({ type: attribute(detail, 'type') ?? '', value: attribute(detail, 'value') ?? detail.text }));
   if (details.length > 0) object.participantObjectDetail = details;
   return object;
 }
 
 function auditSource(element: XmlElement): AuditSourceIdentification {
   // DICOM's older form also put a `code` attribute on this element itself; OpenHIM drops it, and so does this.
-  return {
-    ...pick(attributes(element), ['auditSourceID', 'auditEnterpriseSiteID']),
-    ...codeField('auditSourceTypeCode', child(element, 'auditSourceTypeCode')),
-  };
+  const source: AuditSourceIdentification = {};
+  copy(source, element, ['auditSourceID', 'auditEnterpriseSiteID']);
+  setCode(source, 'auditSourceTypeCode', child(element, 'auditSourceTypeCode'));
+  return source;
 }
 
 /**
- * A coded value from RFC 3881 (`code`, `displayName`, `codeSystemName`) or DICOM (`csd-code`, `originalText`)
- * attributes, or the element's text when it carries the code that way (RFC 3881's `AuditSourceTypeCode`). A coded
- * element without any code is left out, the raw message still having it.
+ * Sets `target[key]` to a coded value from RFC 3881 (`code`, `displayName`, `codeSystemName`) or DICOM (`csd-code`,
+ * `originalText`) attributes, or the element's text when it carries the code that way (RFC 3881's
+ * `AuditSourceTypeCode`). A coded element without any code is left out, the raw message still having it.
  */
-function codeField<K extends string>(key: K, element: XmlElement | undefined): Partial<Record<K, AuditCode>> {
-  if (element === undefined) return {};
-  const attrs = attributes(element);
-  const code = attrs('csd-code') ?? attrs('code') ?? (element.text.trim() === '' ? undefined : element.text.trim());
-  if (code === undefined) return {};
+function setCode<K extends string>(target: Partial<Record<K, AuditCode>>, key: K, element: XmlElement | undefined): void {
+  if (element === undefined) return;
+  const text = element.text === '' ? '' : element.text.trim();
+  const code = attribute(element, 'csd-code') ?? attribute(element, 'code') ?? (text === '' ? undefined : text);
+  if (code === undefined) return;
   const value: AuditCode = { code };
-  const displayName = attrs('originalText') ?? attrs('displayName');
+  const displayName = attribute(element, 'originalText') ?? attribute(element, 'displayName');
   if (displayName !== undefined) value.displayName = displayName;
-  const codeSystemName = attrs('codeSystemName');
+  const codeSystemName = attribute(element, 'codeSystemName');
   if (codeSystemName !== undefined) value.codeSystemName = codeSystemName;
-  return { [key]: value } as Record<K, AuditCode>;
+  target[key] = value;
 }
 
 const ISO_8601 = /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d(?::?\d\d)?)?$/;
@@ -138,18 +132,16 @@ function eventTime(text: string | undefined, receivedAt: Date): Date {
   return Number.isNaN(ms) ? receivedAt : new Date(ms);
 }
 
-type Attributes = (name: string) => string | undefined;
-
 /**
- * The element's attributes read by their lower-first names (`userID` finds `UserID` or `userID`), without copying
- * them: this runs for every element of every message received.
+ * The element's attribute by its lower-first name (`userID` finds `UserID` or `userID`), read in place: this runs for
+ * every element of every message received, so nothing is copied or allocated.
  */
-function attributes(element: XmlElement): Attributes {
+function attribute(element: XmlElement, name: string): string | undefined {
   const own = element.attributes;
-  return (name) => own[name] ?? own[upperFirst(name)];
+  return own[name] ?? own[upperFirst(name)];
 }
 
-/** Only ever called with this file's own attribute names, so the cache stays small. */
+/** Only ever called with this file's own names, so the cache stays small. */
 const upperFirstNames = new Map<string, string>();
 function upperFirst(name: string): string {
   let upper = upperFirstNames.get(name);
@@ -160,23 +152,42 @@ function upperFirst(name: string): string {
   return upper;
 }
 
-function pick<K extends string>(attrs: Attributes, keys: readonly K[]): Partial<Record<K, string>> {
-  const out: Partial<Record<K, string>> = {};
+/** Copies the attributes named (lower-first) that the element has onto `target`, in the order named. */
+function copy<K extends string>(target: Partial<Record<K, string>>, element: XmlElement, keys: readonly K[]): void {
   for (const key of keys) {
-    const value = attrs(key);
-    if (value !== undefined) out[key] = value;
+    const value = attribute(element, key);
+    if (value !== undefined) target[key] = value;
   }
-  return out;
+}
+
+/**
+ * Whether an element's name is `name` once its first letter is lower-cased, as OpenHIM matches names. Every name
+ * asked for here starts with a lower-case ASCII letter, which only it and its upper case lower-case to, so comparing
+ * with both spellings answers the same without making a string per element.
+ */
+function named(element: XmlElement, name: string): boolean {
+  return element.name === name || element.name === upperFirst(name);
 }
 
 function child(element: XmlElement, name: string): XmlElement | undefined {
-  return element.children.find((c) => lowerFirst(c.name) === name);
+  return element.children.find((c) => named(c, name));
 }
 
 function children(element: XmlElement, name: string): XmlElement[] {
-  return element.children.filter((c) => lowerFirst(c.name) === name);
+  return element.children.filter((c) => named(c, name));
 }
 
-function lowerFirst(name: string): string {
-  return name.charAt(0).toLowerCase() + name.slice(1);
+/** Without trailing whitespace and NULs; the string itself when it has none (nearly always), with no regex run. */
+function trimEnd(text: string): string {
+  let end = text.length;
+  while (end > 0 && isSpaceOrNul(text.charCodeAt(end - 1))) end--;
+  if (end === text.length) return text;
+  // Rare: the regex keeps exactly what `\s` counts as whitespace.
+  return text.replace(/[\s\0]+$/, '');
+}
+
+/** A NUL or a character `\s` matches (a cheap test first for the ASCII ones, the regex for the rest). */
+function isSpaceOrNul(code: number): boolean {
+  if (code === 0 || code === 0x20 || (code >= 0x09 && code <= 0x0d)) return true;
+  return code > 0x7f && /\s/.test(String.fromCharCode(code));
 }

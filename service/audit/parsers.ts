@@ -1,7 +1,7 @@
 /**
  * Where received audit messages are parsed. Parsing a 2 KB audit costs about as much as storing it, so the service
  * parses in one worker thread and the main thread, which also frames the sockets and writes SQLite, only reads the
- * answers back (JSON, a tenth of the parse). The inline parser is the fallback: when the compiled worker script is
+ * answers back (parse-answer.ts, a tenth of the parse). The inline parser is the fallback: when the compiled worker script is
  * not there (tests run the TypeScript sources), and for a batch whose worker died, so no message is ever lost.
  */
 import { existsSync } from 'node:fs';
@@ -10,7 +10,9 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { malformedAudit, parseAuditMessage } from './parse-audit.js';
 import type { ParsedAuditMessage } from './parse-audit.js';
-import type { ParseAnswer, ParseRequest } from './parse-worker.js';
+import { readAnswer } from './parse-answer.js';
+import type { ParseAnswer } from './parse-answer.js';
+import type { ParseRequest } from './parse-worker.js';
 import type { EncodedAudit } from '../storage/audit-rows.js';
 import type { NewAudit } from '../storage/audits.js';
 
@@ -103,7 +105,14 @@ export class WorkerAuditParser implements AuditParser {
       if (outstanding === undefined) return;
       this.#outstanding.delete(answer.id);
       this.#deaths = 0;
-      outstanding.resolve(JSON.parse(answer.json) as ParsedMessage[]);
+      let results: ParsedMessage[] | undefined;
+      try {
+        results = readAnswer(answer);
+      } catch {
+        results = undefined;
+      }
+      // An answer that cannot be read back (never seen: it would be a bug in the worker) costs a parse, not the batch.
+      outstanding.resolve(results ?? parseInline(outstanding.texts, outstanding.receivedAt));
     });
     const died = (reason: unknown): void => {
       if (this.#worker !== worker) return;

@@ -76,6 +76,9 @@ export function auditRows(record: AuditRecord): AuditRows {
   return { columns: { id, ...encoded.columns }, terms: encoded.terms, codes: encoded.codes };
 }
 
+/** Terms an audit may have before their de-duplication switches from a scan to a set. */
+const SCAN_TERMS = 32;
+
 /** The rows of an audit that has no id yet. The event time must be a valid Date (the caller checks). */
 export function encodeAudit(audit: NewAudit): EncodedAudit {
   const event = audit.eventIdentification;
@@ -94,10 +97,18 @@ export function encodeAudit(audit: NewAudit): EncodedAudit {
     source,
     doc,
   };
-  const seen = new Set<string>();
   const terms: EncodedAudit['terms'] = [];
+  // Nearly every audit has a dozen terms or so, where a scan finds a repeat without a key string per term; past
+  // SCAN_TERMS a set takes over, so an audit carrying thousands of details costs no quadratic time.
+  let seen: Set<string> | null = null;
   const term = (kind: TermKind, value: unknown): void => {
     if (typeof value !== 'string') return;
+    if (seen === null) {
+      for (const t of terms) if (t.kind === kind && t.value === value) return;
+      terms.push({ kind, value });
+      if (terms.length >= SCAN_TERMS) seen = new Set(terms.map((t) => `${t.kind} ${t.value}`));
+      return;
+    }
     const key = `${kind} ${value}`;
     if (seen.has(key)) return;
     seen.add(key);

@@ -56,6 +56,77 @@ describe('AuditIntake', () => {
     expect(intake.stats()).toMatchObject({ received: 4, stored: 4, malformed: 2, inFlight: 0 });
   });
 
+  it('gathers messages while a batch is at the parser, sends them together when it answers (a full batch at once), and stores all', async () => {
+    const calls: number[] = [];
+    const answers: (() => void)[] = [];
+    const slow: AuditParser = {
+      parse: (texts, times) => {
+        calls.push(texts.length);
+        return new Promise((resolve) => answers.push(() => resolve(inlineAuditParser.parse(texts, times))));
+      },
+      close: async () => undefined,
+    };
+    const { sink, intake } = setup({ parser: slow });
+    const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    const message = Buffer.from(rfc5424(sample('dicom-pix-query')));
+    intake.receive(message, tcpPeer);
+    await turn();
+    expect(calls).toEqual([1]);
+    for (let i = 0; i < 3; i++) {
+      intake.receive(message, tcpPeer);
+      intake.receive(message, tcpPeer);
+      await turn();
+    }
+    // Three turns' messages wait, as one batch, for the parser's answer.
+    expect(calls).toEqual([1]);
+    answers.shift()?.();
+    await turn();
+    expect(calls).toEqual([1, 6]);
+    // A batch that reaches the most a batch holds goes at once, busy parser or not; the rest waits again.
+    for (let i = 0; i < 502; i++) intake.receive(message, tcpPeer);
+    expect(calls).toEqual([1, 6, 500]);
+    await turn();
+    answers.shift()?.();
+    await turn();
+    expect(calls).toEqual([1, 6, 500]);
+    answers.shift()?.();
+    await turn();
+    expect(calls).toEqual([1, 6, 500, 2]);
+    answers.shift()?.();
+    await intake.settled();
+    expect(sink.added).toHaveLength(509);
+    expect(sink.added.every((audit) => audit.eventIdentification.eventID?.code === '110112')).toBe(true);
+    expect(intake.stats()).toMatchObject({ received: 509, stored: 509, malformed: 0, inFlight: 0 });
+  });
+
+  it('sends the waiting batch even when the parser fails the one before it, and keeps both raw', async () => {
+    const calls: number[] = [];
+    const failures: (() => void)[] = [];
+    const failing: AuditParser = {
+      parse: (texts) => {
+        calls.push(texts.length);
+        return new Promise((_resolve, reject) => failures.push(() => reject(new Error('parser gone'))));
+      },
+      close: async () => undefined,
+    };
+    const { sink, intake } = setup({ parser: failing });
+    const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    const message = Buffer.from(rfc5424(sample('dicom-pix-query')));
+    intake.receive(message, tcpPeer);
+    await turn();
+    intake.receive(message, tcpPeer);
+    intake.receive(message, tcpPeer);
+    await turn();
+    expect(calls).toEqual([1]);
+    failures.shift()?.();
+    await turn();
+    expect(calls).toEqual([1, 2]);
+    failures.shift()?.();
+    await intake.settled();
+    expect(sink.added.map((audit) => audit.rawMessage)).toEqual([message.toString(), message.toString(), message.toString()]);
+    expect(intake.stats()).toMatchObject({ received: 3, stored: 3, malformed: 3, inFlight: 0 });
+  });
+
   it('stores a received audit, parsed, and counts it per transport', async () => {
     const { sink, intake } = setup();
     const message = rfc5424(sample('dicom-pix-query'));

@@ -124,6 +124,22 @@ describe('RFC 3881 and DICOM audit messages', () => {
     );
     expect('audit' in parsed && parsed.audit.eventIdentification).toMatchObject({ eventActionCode: 'C', eventID: { code: '110106' } });
   });
+
+  it('reads past the whitespace and NULs some framing leaves after the XML, Unicode spaces included, but not other text', () => {
+    const xml = '<AuditMessage><EventIdentification EventActionCode="R"/></AuditMessage>';
+    for (const tail of ['\n', '\r\n\0\0', ' \t\0 \n', '\u3000\u00a0\n']) {
+      const parsed = parseAuditXml(xml + tail, received);
+      expect('audit' in parsed && parsed.audit.eventIdentification.eventActionCode, JSON.stringify(tail)).toBe('R');
+    }
+    expect(parseAuditXml(`${xml}\0x`, received)).toHaveProperty('problem');
+  });
+
+  it('matches a name only by its first letter in either case, not by any other spelling', () => {
+    const parsed = parseAuditXml('<AUDITMESSAGE><EventIdentification EventActionCode="R"/></AUDITMESSAGE>', received);
+    expect(parsed).toEqual({ problem: "the XML's root is AUDITMESSAGE, not AuditMessage" });
+    const participant = parseAuditXml('<auditMessage><activeParticipant userID="a"/><ACTIVEPARTICIPANT UserID="b"/></auditMessage>', received);
+    expect('audit' in participant && participant.audit.activeParticipant).toEqual([{ userID: 'a' }]);
+  });
 });
 
 describe('messages that are not audits are kept raw', () => {

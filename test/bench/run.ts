@@ -151,6 +151,7 @@ const scenarios: Scenario[] = [
         ingest: { value: `${f.storedPerSecond.toLocaleString('en')} stored/s (${f.stored.toLocaleString('en')} of ${f.sent.toLocaleString('en')} sent, senders done in ${f.senderSeconds} s, ${f.senderErrors} errors)`, target: '>= 5,000/s' },
         'Junction CPU per 1,000': { value: `${f.junctionCpuSecondsPer1000} s`, target: '' },
       });
+      console.log(`CPU s per 1,000 by thread: ${Object.entries(f.threadCpuSecondsPer1000).map(([t, s]) => `${t} ${s}`).join(', ')}; load average ${f.loadAverage}`);
       console.log(`GET /audits over ${f.totalStored.toLocaleString('en')} stored audits (first / median of 6)`);
       console.table(Object.fromEntries(Object.entries(f.pages).map(([k, p]) => [k, { 'first ms': p.firstMs, 'median ms': p.medianMs, rows: p.rows }])));
       console.log(`targets met: ${f.passed ? 'yes' : 'NO'} (ingest >= 5,000/s, every page median <= 50 ms)`);

@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,9 +40,46 @@ export interface AuditFigures {
   stored: number;
   storedPerSecond: number;
   junctionCpuSecondsPer1000: number;
+  /** Junction's CPU seconds per 1,000 stored audits by thread (the main thread, the parse worker, GC, ...). */
+  threadCpuSecondsPer1000: Record<string, number>;
+  /** The machine's 1-minute load average when the measured batch ended (the machine is shared). */
+  loadAverage: number;
   pages: Record<string, { firstMs: number; medianMs: number; rows: number }>;
   totalStored: number;
   passed: boolean;
+}
+
+/**
+ * CPU time (user + system, ms) of each thread of a process so far, keyed by thread id and name, from /proc. Threads
+ * that ended in between are missed, which is why the scenario also reports the whole process's figure.
+ */
+async function threadCpuMs(pid: number | undefined): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (pid === undefined) return out;
+  for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {
+    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => '');
+    const open = stat.indexOf('(');
+    const close = stat.lastIndexOf(')');
+    if (open < 0 || close < 0) continue;
+    const fields = stat.slice(close + 2).split(' ');
+    out.set(`${tid} ${stat.slice(open + 1, close)}`, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+  }
+  return out;
+}
+
+/** Per-thread CPU between two readings, per 1,000 stored audits, busiest first. */
+function threadFigures(before: Map<string, number>, after: Map<string, number>, stored: number, mainTid: number | undefined): Record<string, number> {
+  const byName: Record<string, number> = {};
+  for (const [key, ms] of after) {
+    const used = ms - (before.get(key) ?? 0);
+    if (used <= 0) continue;
+    const [tid, ...name] = key.split(' ');
+    // Node names its main thread, the parse worker and V8's helpers alike ("node"), so those keep their thread ids;
+    // the main thread's id is the process id, and the busiest other "node" thread is the parse worker.
+    const label = Number(tid) === mainTid ? 'main thread' : `${name.join(' ')}#${tid}`;
+    byName[label] = (byName[label] ?? 0) + used;
+  }
+  return Object.fromEntries(Object.entries(byName).sort((a, b) => b[1] - a[1]).map(([name, ms]) => [name, Number((ms / stored).toFixed(3))]));
 }
 
 function sourceFile(): string {
@@ -102,12 +139,15 @@ export async function auditsScenario(total: number, batches = 1): Promise<AuditF
     // The first batch is the measured one; later batches only fill the store for the page timings.
     const perSender = Math.ceil(total / batches / SENDERS);
     const cpuBefore = await cpuMs(junction.child.pid);
+    const threadsBefore = await threadCpuMs(junction.child.pid);
     const started = performance.now();
     const { stdout } = await run(program, ['--port', String(port), '--file', messageFile, '--connections', String(SENDERS), '--messages', String(perSender)]);
     const sent = JSON.parse(stdout) as { messages: number; seconds: number; errors: number };
     const stored = (await waitStored(file, before + sent.messages, 600_000)) - before;
     const seconds = (performance.now() - started) / 1000;
     const cpu = (await cpuMs(junction.child.pid)) - cpuBefore;
+    const threadCpuSecondsPer1000 = threadFigures(threadsBefore, await threadCpuMs(junction.child.pid), stored, junction.child.pid);
+    const loadAverage = Number((await readFile('/proc/loadavg', 'utf8').catch(() => 'NaN')).split(' ')[0]);
     for (let b = 1; b < batches; b++) {
       // Counted before sending: by the time the senders finish, Junction has stored much of the batch already.
       const already = countStored(file);
@@ -138,6 +178,8 @@ export async function auditsScenario(total: number, batches = 1): Promise<AuditF
       stored,
       storedPerSecond,
       junctionCpuSecondsPer1000: Number((cpu / stored).toFixed(3)),
+      threadCpuSecondsPer1000,
+      loadAverage,
       pages,
       totalStored,
       passed: stored === sent.messages && storedPerSecond >= TARGET_MESSAGES_PER_SECOND && filteredWorst <= TARGET_PAGE_MS,
