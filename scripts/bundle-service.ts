@@ -1,7 +1,7 @@
 /**
  * The production service bundle (`npm run build:service`, after tsc): esbuild puts the service and the packages it
  * loads into dist/service/bundle/, and dist/service/index.js becomes a small entry that turns on source maps and
- * loads it. Loading one file instead of some 1,500 modules is most of the service's start-up (docs/BENCHMARKS.md,
+ * loads it (mapping stack traces back to the TypeScript). Loading one file instead of some 1,500 modules is most of the service's start-up (docs/BENCHMARKS.md,
  * issue 19). Code loaded only on demand (`import()`: restore, OpenID, mail, certificate generation, backup...) is
  * split into chunks beside the bundle, so it costs nothing until used.
  *
@@ -36,10 +36,61 @@ const BANNER = [
   'const __dirname = __junctionDirname(__filename);',
 ].join('\n');
 
-/** The entry `node dist/service/index.js` runs: source maps on before the bundle loads, so stack traces name the .ts. */
+/**
+ * The entry `node dist/service/index.js` runs. Stack traces name the TypeScript: frames in the bundle are mapped
+ * through its source map, read on the first stack that needs it. Node's own source maps
+ * (`process.setSourceMapsEnabled`) read and index every map as the bundle loads, which cost about 60 ms of CPU and
+ * 20 MB of RSS on every start for stacks that are rarely printed (issue 19).
+ */
 const ENTRY = `// Written by scripts/bundle-service.ts (npm run build:service): the service is in ./bundle/.
-// Source maps are turned on first, since Node reads a module's map only if they are on when it loads.
-process.setSourceMapsEnabled(true);
+import { readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const bundle = new URL('./bundle/', import.meta.url).href;
+const maps = new Map();
+
+function mapOf(file) {
+  if (!maps.has(file)) {
+    let map = null;
+    try {
+      map = new SourceMap(JSON.parse(readFileSync(fileURLToPath(file) + '.map', 'utf8')));
+    } catch {
+      // No map (or an unreadable one): the frame keeps the bundle's position.
+    }
+    maps.set(file, map);
+  }
+  return maps.get(file);
+}
+
+function frameText(frame) {
+  const file = frame.getFileName();
+  const line = frame.getLineNumber();
+  const column = frame.getColumnNumber();
+  if (typeof file === 'string' && file.startsWith(bundle) && line !== null && column !== null) {
+    const entry = mapOf(file)?.findEntry(line - 1, column - 1);
+    if (entry !== undefined && typeof entry.originalSource === 'string') {
+      const where = fileURLToPath(new URL(entry.originalSource, file)) + ':' + (entry.originalLine + 1) + ':' + (entry.originalColumn + 1);
+      const type = frame.getTypeName();
+      const method = frame.getFunctionName() ?? frame.getMethodName();
+      const name = method === null ? null : (type !== null && !frame.isToplevel() && !frame.isConstructor() ? type + '.' + method : method);
+      const prefix = (frame.isAsync() ? 'async ' : '') + (frame.isConstructor() ? 'new ' : '');
+      return prefix + (name === null ? where : name + ' (' + where + ')');
+    }
+  }
+  return String(frame);
+}
+
+Error.prepareStackTrace = (error, frames) => {
+  let head;
+  try {
+    head = Error.prototype.toString.call(error);
+  } catch {
+    head = 'Error';
+  }
+  return [head, ...frames.map((frame) => '    at ' + frameText(frame))].join('\\n');
+};
+
 await import('./bundle/junction.js');
 `;
 
