@@ -68,7 +68,7 @@ const scenarios: Scenario[] = [
         `\nLog scale: ${f.transactions.toLocaleString('en')} transactions (${f.days} days x ${f.perDay.toLocaleString('en')}, both bodies on ${f.withBodies.toLocaleString('en')}), seeded in ${f.seedSeconds} s; transactions.sqlite ${f.diskMb.log} MB, bodies.sqlite ${f.diskMb.bodies} MB`,
       );
       const rows = (m: typeof f) => ({
-        'start to ready': `${m.startToReadyMs} ms`,
+        'start to ready': `${m.startToReadyMs} ms (CPU ${m.startCpuMs} ms)`,
         'RSS after ready': `${m.rssAfterReadyMb} MB`,
         'RSS after the queries and export': `${m.rssAfterQueriesMb} MB`,
         'newest page of 20 (first / median)': `${m.newestPage.firstMs} / ${m.newestPage.medianMs} ms`,
