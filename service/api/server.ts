@@ -13,6 +13,7 @@ import { Roles } from '../accounts/roles.js';
 import { ContactGroups } from '../contacts/groups.js';
 import { answerClientError, answerIdleConnections, installErrorHandling, sendError } from './error-handler.js';
 import { installJsonBodyParser } from './json-body.js';
+import { lazySerializerFactory } from './lazy-serializers.js';
 import { createValidatorCompiler } from './validation.js';
 import { installAuthentication } from './auth/hook.js';
 import type { AuthHookOptions } from './auth/hook.js';
@@ -127,6 +128,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
     // that stops mid-body would hold its connection (and its request) forever. An idle deadline on the socket ends it.
     connectionTimeout: options.idleTimeoutMs,
     return503OnClosing: true,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     requestIdHeader: false,

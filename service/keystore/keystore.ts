@@ -12,7 +12,6 @@ import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import type { CaUploadAnswer, KeystoreUploadAnswer, KeystoreValidity, ServerCertificateInfo, TrustedCaInfo } from '../contracts/keystore.js';
 import { newObjectId } from '../storage/object-ids.js';
-import { generateSelfSigned } from '../tls/self-signed.js';
 import type { GeneratedPair } from '../tls/self-signed.js';
 import { loadServerCertificate, loadTrustedCAs } from '../tls/server-certificate.js';
 import type { ServerCertificate } from '../tls/server-certificate.js';
@@ -478,7 +477,8 @@ export class Keystore {
   }
 
   async #generate(): Promise<void> {
-    const pair = (this.#options.generate ?? generateSelfSigned)();
+    // node-forge is loaded only when a certificate is made (first start, expiry), not on every start (issue 19).
+    const pair = this.#options.generate === undefined ? (await import('../tls/self-signed.js')).generateSelfSigned() : this.#options.generate();
     await this.#save({ ...this.#stored, origin: 'generated', cert: pair.cert, secrets: seal(this.#secret, JSON.stringify({ key: pair.key })), pending: undefined });
     this.#certificate = this.#describe(pair, 'generated');
     this.#options.logger.info({ fingerprint256: this.#certificate.fingerprint256 }, 'generated a self-signed server certificate');

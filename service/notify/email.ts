@@ -3,7 +3,6 @@
  * message: messages are few (alerts, reports, links) and a fresh connection never inherits a broken one.
  */
 import { rootCertificates } from 'node:tls';
-import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 import { DeliveryError } from './transport.js';
 import type { MessageToSend, Transport } from './transport.js';
@@ -26,33 +25,36 @@ export interface EmailSettings {
 /** Sends email through the configured SMTP server. */
 export class EmailTransport implements Transport {
   readonly #from: string;
-  #transporter: Transporter | null;
+  /**
+   * Made on the first message: nodemailer is loaded only then (dynamic import), since most installs send little or
+   * no mail and loading it was part of every start (issue 19).
+   */
+  #transporter: Promise<Transporter> | null = null;
+  #trustedCAs: readonly string[];
   readonly #notSetUp: string | null;
   readonly #settings: EmailSettings;
 
   constructor(settings: EmailSettings, trustedCAs: readonly string[] = []) {
     const { smtp } = settings;
     this.#settings = settings;
+    this.#trustedCAs = trustedCAs;
     this.#from = settings.fromAddress.trim();
     this.#notSetUp = smtp.host.trim() === '' ? 'email is not set up (email.smtp.host is empty)' : this.#from === '' ? 'email is not set up (email.fromAddress is empty)' : null;
-    if (this.#notSetUp !== null) {
-      this.#transporter = null;
-      return;
-    }
-    this.#transporter = this.#transporterFor(trustedCAs);
   }
 
   /** Checks the SMTP server against a new CA list from the next message on. */
   useTrustedCAs(trustedCAs: readonly string[]): void {
-    if (this.#transporter === null) return;
+    this.#trustedCAs = trustedCAs;
     const old = this.#transporter;
-    this.#transporter = this.#transporterFor(trustedCAs);
-    old.close();
+    this.#transporter = null;
+    // A transporter that failed to load has nothing to close.
+    old?.then((transporter) => transporter.close()).catch(() => undefined);
   }
 
-  #transporterFor(trustedCAs: readonly string[]): Transporter {
+  async #transporterFor(trustedCAs: readonly string[]): Promise<Transporter> {
     const { smtp } = this.#settings;
     const timeoutMs = smtp.timeoutSeconds * 1000;
+    const { default: nodemailer } = await import('nodemailer');
     return nodemailer.createTransport({
       host: smtp.host.trim(),
       port: smtp.port,
@@ -70,9 +72,11 @@ export class EmailTransport implements Transport {
 
   /** Sends one email; rejects with a `DeliveryError` saying what the server or the connection answered. */
   async send(message: MessageToSend): Promise<void> {
-    if (this.#transporter === null) throw new DeliveryError(this.#notSetUp ?? 'email is not set up', true);
+    if (this.#notSetUp !== null) throw new DeliveryError(this.#notSetUp, true);
+    this.#transporter ??= this.#transporterFor(this.#trustedCAs);
+    const transporter = this.#transporter;
     try {
-      await this.#transporter.sendMail({
+      await (await transporter).sendMail({
         from: this.#from,
         to: message.to,
         subject: message.subject,
@@ -84,9 +88,10 @@ export class EmailTransport implements Transport {
     }
   }
 
-  close(): Promise<void> {
-    this.#transporter?.close();
-    return Promise.resolve();
+  async close(): Promise<void> {
+    const transporter = this.#transporter;
+    this.#transporter = null;
+    (await transporter?.catch(() => undefined))?.close();
   }
 }
 

@@ -6,7 +6,6 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { generateSelfSigned } from './self-signed.js';
 
 export interface ServerCertificate {
   cert: string;
@@ -94,6 +93,8 @@ export async function loadServerCertificate(options: CertificateOptions): Promis
     logger.warn({ file: files.cert, validTo: x509.validTo }, 'the generated server certificate is expiring; generating a new one');
   }
 
+  // node-forge is loaded only when a certificate is made, not on every start (issue 19).
+  const { generateSelfSigned } = await import('./self-signed.js');
   const pair = generateSelfSigned();
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // Write to temporary names and rename, so a crash never leaves a certificate without its key.

@@ -9,7 +9,6 @@ import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import type { ClientAccounts } from '../../accounts/clients.js';
 import type { Keystore } from '../../keystore/keystore.js';
-import { generateCertificate } from '../../keystore/generate.js';
 import { certificateInfo, parseCertificate } from '../../keystore/certificate-info.js';
 import type { GeneratedCertificate } from '../../contracts/keystore.js';
 import { requireAdmin } from '../guards.js';
@@ -104,6 +103,8 @@ export function keystoreRoutes(deps: KeystoreRoutesDeps): FastifyPluginAsyncType
       if (clientID !== undefined && wanted.type !== 'client') throw new AppError('BAD_REQUEST', 'clientID is for a client certificate: send type "client"');
       // Found before anything is made, so an unknown client changes nothing.
       const client = clientID === undefined ? undefined : await clients.getByClientID(clientID);
+      // node-forge is loaded on the first request that needs it, not on every start (issue 19).
+      const { generateCertificate } = await import('../../keystore/generate.js');
       const made = generateCertificate(wanted);
       const info = certificateInfo(parseCertificate(made.certificate));
       const answer: GeneratedCertificate = { ...made, info };

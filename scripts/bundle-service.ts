@@ -1,0 +1,133 @@
+/**
+ * The production service bundle (`npm run build:service`, after tsc): esbuild puts the service and the packages it
+ * loads into dist/service/bundle/, and dist/service/index.js becomes a small entry that turns on source maps and
+ * loads it (mapping stack traces back to the TypeScript). Loading one file instead of some 1,500 modules is most of the service's start-up (docs/BENCHMARKS.md,
+ * issue 19). Code loaded only on demand (`import()`: restore, OpenID, mail, certificate generation, backup...) is
+ * split into chunks beside the bundle, so it costs nothing until used.
+ *
+ * Left out of the bundle, and loaded from node_modules as before:
+ * - better-sqlite3: a native module (`.node` binary, rebuilt per platform and for Electron);
+ * - pino, pino-roll and thread-stream: pino starts its transports in a worker thread that loads its own files and
+ *   the transport packages by name, so they must stay real packages.
+ * The audit parse worker (service/audit/parse-worker.ts) is bundled as an entry of its own beside the bundle, where
+ * parsers.ts looks for it; the SQLite checkpoint and snapshot workers are inline sources that load better-sqlite3 by
+ * its resolved path, so they need no file.
+ */
+import { rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const outdir = join(root, 'dist', 'service', 'bundle');
+
+/** Packages that must be loaded from node_modules (see above). */
+export const EXTERNAL = ['better-sqlite3', 'pino', 'pino-roll', 'thread-stream'];
+
+/**
+ * CommonJS packages in an ES module bundle still call `require` for Node's built-ins, and some read `__dirname`: both
+ * are given to every output file, pointing at the bundle.
+ */
+const BANNER = [
+  "import { createRequire as __junctionCreateRequire } from 'node:module';",
+  "import { fileURLToPath as __junctionFileURLToPath } from 'node:url';",
+  "import { dirname as __junctionDirname } from 'node:path';",
+  'const require = __junctionCreateRequire(import.meta.url);',
+  'const __filename = __junctionFileURLToPath(import.meta.url);',
+  'const __dirname = __junctionDirname(__filename);',
+].join('\n');
+
+/**
+ * The entry `node dist/service/index.js` runs. Stack traces name the TypeScript: frames in the bundle are mapped
+ * through its source map, read on the first stack that needs it. Node's own source maps
+ * (`process.setSourceMapsEnabled`) read and index every map as the bundle loads, which cost about 60 ms of CPU and
+ * 20 MB of RSS on every start for stacks that are rarely printed (issue 19).
+ */
+const ENTRY = `// Written by scripts/bundle-service.ts (npm run build:service): the service is in ./bundle/.
+import { readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const bundle = new URL('./bundle/', import.meta.url).href;
+const maps = new Map();
+
+function mapOf(file) {
+  if (!maps.has(file)) {
+    let map = null;
+    try {
+      map = new SourceMap(JSON.parse(readFileSync(fileURLToPath(file) + '.map', 'utf8')));
+    } catch {
+      // No map (or an unreadable one): the frame keeps the bundle's position.
+    }
+    maps.set(file, map);
+  }
+  return maps.get(file);
+}
+
+function frameText(frame) {
+  const file = frame.getFileName();
+  const line = frame.getLineNumber();
+  const column = frame.getColumnNumber();
+  if (typeof file === 'string' && file.startsWith(bundle) && line !== null && column !== null) {
+    const entry = mapOf(file)?.findEntry(line - 1, column - 1);
+    if (entry !== undefined && typeof entry.originalSource === 'string') {
+      const where = fileURLToPath(new URL(entry.originalSource, file)) + ':' + (entry.originalLine + 1) + ':' + (entry.originalColumn + 1);
+      const type = frame.getTypeName();
+      const method = frame.getFunctionName() ?? frame.getMethodName();
+      const name = method === null ? null : (type !== null && !frame.isToplevel() && !frame.isConstructor() ? type + '.' + method : method);
+      const prefix = (frame.isAsync() ? 'async ' : '') + (frame.isConstructor() ? 'new ' : '');
+      return prefix + (name === null ? where : name + ' (' + where + ')');
+    }
+  }
+  return String(frame);
+}
+
+Error.prepareStackTrace = (error, frames) => {
+  let head;
+  try {
+    head = Error.prototype.toString.call(error);
+  } catch {
+    head = 'Error';
+  }
+  return [head, ...frames.map((frame) => '    at ' + frameText(frame))].join('\\n');
+};
+
+await import('./bundle/junction.js');
+`;
+
+/** Builds the bundle and writes the entry; resolves with the output files and their sizes. */
+export async function bundleService(): Promise<Record<string, number>> {
+  // Chunk names carry hashes: chunks of an earlier build would otherwise pile up.
+  await rm(outdir, { recursive: true, force: true });
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { junction: 'service/index.ts', 'parse-worker': 'service/audit/parse-worker.ts' },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    external: EXTERNAL,
+    // Chunks beside the entries: parsers.ts finds its worker relative to its own file, wherever that lands.
+    chunkNames: '[name]-[hash]',
+    banner: { js: BANNER },
+    sourcemap: 'linked',
+    // Stack traces need the positions only; the sources stay in the checkout, and the maps stay small to read.
+    sourcesContent: false,
+    // Error classes and loggers print constructor and function names; keep them as written.
+    keepNames: true,
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'linked',
+    metafile: true,
+    logLevel: 'warning',
+  });
+  await writeFile(join(root, 'dist', 'service', 'index.js'), ENTRY);
+  return Object.fromEntries(Object.entries(result.metafile.outputs).map(([file, output]) => [file, output.bytes]));
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename)) {
+  const outputs = await bundleService();
+  const total = Object.values(outputs).reduce((sum, bytes) => sum + bytes, 0);
+  process.stdout.write(`service bundle: ${Object.keys(outputs).length} files, ${(total / 2 ** 20).toFixed(1)} MB in dist/service/bundle/\n`);
+}

@@ -1,0 +1,20 @@
+/**
+ * Fastify's own response serializers (fast-json-stringify, through the compiler Fastify itself uses), each compiled on
+ * the first answer of its route and status instead of when the route is registered. Compiling every route's response
+ * schemas up front was about 130 ms of every start (issue 19, docs/BENCHMARKS.md), and most routes of a clinic's
+ * install are rarely called. The serializers are the same, so answers are the same (unknown fields still dropped).
+ */
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import type { SerializerFactory } from '@fastify/fast-json-stringify-compiler';
+
+/** A `schemaController.compilersFactory.buildSerializer` for Fastify whose serializers compile on first use. */
+export function lazySerializerFactory(): SerializerFactory {
+  const build = SerializerSelector();
+  return (externalSchemas, options) => {
+    const compile = build(externalSchemas, options);
+    return (route) => {
+      let serialize: ((doc: unknown) => string) | undefined;
+      return (doc: unknown) => (serialize ??= compile(route))(doc);
+    };
+  };
+}
