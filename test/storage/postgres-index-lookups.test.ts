@@ -96,7 +96,7 @@ describe('PostgreSQL lookups on indexed fields', () => {
     const odd: [string, unknown][] = [
       ['odd-array', ['u1', 'odd', 7]], ['odd-nested', [['odd']]], ['odd-number', 7], ['odd-float', 7.5], ['odd-true', true],
       ['odd-null', null], ['odd-date', { $date: date.getTime() }], ['odd-dates', [{ $date: date.getTime() + 1 }]],
-      ['odd-object', { odd: 'odd' }], ['odd-missing', undefined],
+      ['odd-object', { odd: 'odd' }], ['odd-missing', undefined], ['odd-quotes', 'a "quoted", {braced} \\ é'],
     ];
     for (const [id, userId] of odd) {
       await pool.query('INSERT INTO store_sessions (id, doc) VALUES ($1, $2)', [id, { _id: id, tokenHash: `h-${id}`, ...(userId === undefined ? {} : { userId }) }]);
@@ -105,7 +105,7 @@ describe('PostgreSQL lookups on indexed fields', () => {
       { userId: 'odd' }, { userId: 'u1' }, { userId: 7 }, { userId: true }, { userId: null }, { userId: date },
       { userId: { $in: ['odd', 7, null] } }, { userId: { $in: [date, new Date(date.getTime() + 1)] } },
       { userId: { $gt: 6 } }, { userId: { $lte: 7 } }, { userId: { $gte: date } }, { userId: { $lt: date } },
-      { userId: { $gte: 'u98' } }, { $or: [{ userId: 'odd' }, { tokenHash: md5Of(3) }] }, { userId: 'odd', tokenHash: 'h-odd-array' },
+      { userId: { $gte: 'u98' } }, { userId: { $in: ['a "quoted", {braced} \\ é', 'odd'] } }, { userId: 'a "quoted", {braced} \\ é' }, { $or: [{ userId: 'odd' }, { tokenHash: md5Of(3) }] }, { userId: 'odd', tokenHash: 'h-odd-array' },
     ];
     const matched: number[] = [];
     for (const filter of filters) {
@@ -118,6 +118,7 @@ describe('PostgreSQL lookups on indexed fields', () => {
     }
     // The comparison has teeth: the array, number, boolean, null and Date cases each match something.
     expect(matched.slice(0, 8).every((n) => n > 0)).toBe(true);
+    expect(matched.slice(-4, -2)).toEqual([3, 1]);
     expect(await sessions.count({ userId: 'odd' })).toBe(2);
     expect((await sessions.find({ userId: { $in: [date, new Date(date.getTime() + 1)] } })).map((s) => s._id).sort()).toEqual(['odd-date', 'odd-dates']);
   });
