@@ -78,8 +78,11 @@ describe('PostgreSQL schema migrations', () => {
       expect(on.some((d) => d.includes('gin (doc jsonb_path_ops)')), `${table} has a GIN index`).toBe(true);
       for (const [field, unique] of [...spec.unique.map((f) => [f, true] as const), ...spec.indexed.map((f) => [f, false] as const)]) {
         const expression = `(doc #> '{${field.split('.').join(',')}}'::text[])`;
-        const found = on.filter((d) => d.includes(expression) && d.startsWith(unique ? 'CREATE UNIQUE INDEX' : 'CREATE INDEX'));
+        const found = on.filter((d) => d.includes(`USING btree ((${expression}))`) && d.startsWith(unique ? 'CREATE UNIQUE INDEX' : 'CREATE INDEX'));
         expect(found, `${spec.name}.${field}`).toHaveLength(1);
+        // The partial index that lets index-served lookups reach documents whose field is an array (dotted fields have none).
+        const arrays = on.filter((d) => d.endsWith(`WHERE (jsonb_typeof(${expression}) = 'array'::text)`));
+        expect(arrays, `${spec.name}.${field} arrays`).toHaveLength(field.includes('.') ? 0 : 1);
       }
     }
   });

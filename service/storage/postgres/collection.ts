@@ -9,6 +9,7 @@ import { decode, encode, encodeDocument } from './documents.js';
 import { constraintOf, sqlState, wrapError } from './errors.js';
 import { Params, toSqlCondition } from './filter.js';
 import { toSqlTail } from './find-options.js';
+import type { IndexedFields } from './index-lookups.js';
 import { collectionTable, uniqueIndexName } from './migrations.js';
 
 const UNIQUE_VIOLATION = '23505';
@@ -25,6 +26,8 @@ export class PostgresCollection<T extends StoredDoc> implements Collection<T> {
   private readonly table: string;
   /** Each unique index's name, and the field it keeps unique. */
   private readonly uniqueFields: ReadonlyMap<string, string>;
+  /** The fields with an expression index, which filters reach through index-served pre-filters. */
+  private readonly indexed: IndexedFields;
 
   constructor(
     spec: CollectionSpec,
@@ -33,6 +36,7 @@ export class PostgresCollection<T extends StoredDoc> implements Collection<T> {
     this.name = spec.name;
     this.table = collectionTable(spec.name);
     this.uniqueFields = new Map([[`${this.table}_pkey`, '_id'], ...spec.unique.map((f) => [uniqueIndexName(this.table, f), f] as const)]);
+    this.indexed = new Set([...spec.unique, ...spec.indexed]);
   }
 
   async insert(doc: NewDoc<T>): Promise<T> {
@@ -54,16 +58,22 @@ export class PostgresCollection<T extends StoredDoc> implements Collection<T> {
   }
 
   async find(filter: Filter, options?: FindOptions): Promise<T[]> {
-    const params = new Params();
-    const where = toSqlCondition(this.name, filter, params);
-    const tail = toSqlTail(this.name, options, params);
-    const rows = await this.run('find', `SELECT doc FROM ${this.table} WHERE ${where} ${tail}`, params.values);
+    const { text, values } = this.findStatement(filter, options);
+    const rows = await this.run('find', text, values);
     return rows.map((row) => this.docOf(row));
+  }
+
+  /** The statement `find` runs, for tests that check its plan; throws StoreError for a bad filter or options. */
+  findStatement(filter: Filter, options?: FindOptions): { text: string; values: unknown[] } {
+    const params = new Params();
+    const where = toSqlCondition(this.name, filter, params, this.indexed);
+    const tail = toSqlTail(this.name, options, params);
+    return { text: `SELECT doc FROM ${this.table} WHERE ${where} ${tail}`, values: params.values };
   }
 
   async count(filter: Filter): Promise<number> {
     const params = new Params();
-    const where = toSqlCondition(this.name, filter, params);
+    const where = toSqlCondition(this.name, filter, params, this.indexed);
     const rows = await this.run('count', `SELECT count(*)::int AS n FROM ${this.table} WHERE ${where}`, params.values);
     return (rows[0] as { n: number }).n;
   }
@@ -77,7 +87,7 @@ export class PostgresCollection<T extends StoredDoc> implements Collection<T> {
 
   async updateMany(filter: Filter, changes: Changes<T>): Promise<number> {
     const params = new Params();
-    const where = toSqlCondition(this.name, filter, params);
+    const where = toSqlCondition(this.name, filter, params, this.indexed);
     const set = this.updateSet(changes, params);
     // One statement: a unique clash on any row leaves every row as it was.
     const rows = await this.run('update', `WITH changed AS (UPDATE ${this.table} SET ${set} WHERE ${where} RETURNING 1) SELECT count(*)::int AS n FROM changed`, params.values);
@@ -91,7 +101,7 @@ export class PostgresCollection<T extends StoredDoc> implements Collection<T> {
 
   async removeMany(filter: Filter): Promise<number> {
     const params = new Params();
-    const where = toSqlCondition(this.name, filter, params);
+    const where = toSqlCondition(this.name, filter, params, this.indexed);
     const rows = await this.run('remove', `WITH gone AS (DELETE FROM ${this.table} WHERE ${where} RETURNING 1) SELECT count(*)::int AS n FROM gone`, params.values);
     return (rows[0] as { n: number }).n;
   }

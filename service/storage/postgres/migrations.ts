@@ -65,7 +65,27 @@ function collectionsSql(): string {
   }).join(';\n');
 }
 
+/** The name of the partial index of the documents whose `field` is an array. */
+export function arrayIndexName(table: string, field: string): string {
+  return `${table}_a_${field.toLowerCase()}`;
+}
+
+/**
+ * Version 2: for each unique or indexed plain field, a partial index of the documents where that field is an array,
+ * so that the index-served lookups (index-lookups.ts) can also reach array values without a sequential scan; it is
+ * empty for fields that are never arrays. The predicate is written out here, as the queries write it, for the same
+ * reason the collections are: released migrations never change. Dotted fields get no pre-filter, so no index.
+ */
+function arrayIndexesSql(): string {
+  return collectionsV1.flatMap(({ name, unique, indexed }) => {
+    const table = collectionTable(name);
+    return [...unique, ...indexed].filter((f) => !f.includes('.')).map((f) =>
+      `CREATE INDEX ${arrayIndexName(table, f)} ON ${table} (id) WHERE jsonb_typeof((doc #> '{${f}}')) = 'array'`);
+  }).join(';\n');
+}
+
 /** Every migration, oldest first; versions count up from 1 without gaps. */
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'configuration collections', sql: collectionsSql() },
+  { version: 2, name: 'array indexes for index-served lookups', sql: arrayIndexesSql() },
 ];
