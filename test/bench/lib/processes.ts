@@ -1,16 +1,18 @@
 /** Child processes of the benchmarks: the service itself, the upstream, the bare proxy and nginx. */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { childEnv, freePort, loopbackListeners } from '../../helpers/process.js';
+import type { LoadResult, PacedOptions } from './load.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 /** The built service entry point (the bench runs from dist/). */
 export const SERVICE_ENTRY = join(here, '..', '..', '..', 'service', 'index.js');
 const SERVERS = join(here, '..', 'servers');
+const PACER = join(here, '..', 'generators', 'pacer.js');
 
 export interface Running {
   child: ChildProcess;
@@ -74,6 +76,36 @@ export async function startUpstream(): Promise<Running> {
 export async function startBareProxy(upstreamPort: number): Promise<Running> {
   const { child, message } = await spawnReady<{ type: string; port: number }>(join(SERVERS, 'bare-proxy.js'), { UPSTREAM_PORT: String(upstreamPort) });
   return { child, port: message.port, stop: stopper(child) };
+}
+
+/** The Fastify + @fastify/http-proxy pass-through proxy in front of `upstreamPort`. */
+export async function startFastifyProxy(upstreamPort: number): Promise<Running> {
+  const { child, message } = await spawnReady<{ type: string; port: number }>(join(SERVERS, 'fastify-proxy.js'), { UPSTREAM_PORT: String(upstreamPort) });
+  return { child, port: message.port, stop: stopper(child) };
+}
+
+/**
+ * Runs the open-loop pacer (generators/pacer.ts) in a process of its own and returns its figures and the CPU it used,
+ * in seconds.
+ */
+export function runPacer(options: PacedOptions): Promise<LoadResult & { generatorCpuSeconds: number }> {
+  const { body, ...rest } = options;
+  const child = spawn(process.execPath, [PACER], {
+    env: childEnv({ PACER_OPTIONS: JSON.stringify({ ...rest, ...(body === undefined ? {} : { body: body.toString('base64') }) }) }),
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
+  return new Promise((resolve, reject) => {
+    const limit = setTimeout(() => child.kill('SIGKILL'), options.durationMs + 60_000);
+    child.on('message', (message: { type: string; result: LoadResult; cpuSeconds: number }) => {
+      if (message.type === 'result') resolve({ ...message.result, generatorCpuSeconds: Number(message.cpuSeconds.toFixed(2)) });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(limit);
+      reject(new Error(`the pacer exited (${String(code)}) without figures: ${stderr}`));
+    });
+  });
 }
 
 export const ADMIN = { user: 'root@junction.local', password: 'bench-admin-password-1' };
@@ -144,6 +176,22 @@ http {
   }
   child.kill('SIGKILL');
   throw new Error(`nginx did not start: ${await readFile(join(dir, 'nginx-error.log'), 'utf8').catch(() => '')}`);
+}
+
+/**
+ * CPU time (user + system) of a process and its direct children (nginx's workers), in ms, from /proc: a process's
+ * stat counts all its threads (Junction's worker threads too), but not live child processes.
+ */
+export async function treeCpuMs(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return Number.NaN;
+  let total = await cpuMs(pid);
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // The parent pid is the second field after the parenthesised command name.
+    if (stat !== '' && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) total += await cpuMs(Number(entry));
+  }
+  return total;
 }
 
 /** CPU time (user + system) a process has used so far, in ms, from /proc; NaN where /proc is not available. */
