@@ -48,7 +48,7 @@ const scenarios: Scenario[] = [
           Object.entries(f.full).map(([k, r]) => [k, { 'req/s': r.rps, 'p50 ms': r.p50ms, 'p99 ms': r.p99ms, 'CPU s/1,000': cpu(r), 'wrk CPU s': r.generatorCpuSeconds, errors: r.errors + r.timeouts, non2xx: r.requests - (r.statuses[200] ?? 0) }]),
         ),
       );
-      console.log('Same, at an even 1,000 requests/s (open-loop pacer in its own process, latency from each request\'s due time)');
+      console.log('Same, at an even 1,000 requests/s (http-pacer.c, open loop, latency from each request\'s due time)');
       console.table(Object.fromEntries(Object.entries(f.fixedRate).map(([k, r]) => [k, { 'req/s': r.rps, 'p50 ms': r.p50ms, 'p99 ms': r.p99ms, 'CPU s/1,000': cpu(r), 'pacer CPU s': r.generatorCpuSeconds, errors: r.errors + r.timeouts }])));
       const ratio = (n: number | undefined) => (n === undefined ? 'n/a' : n.toFixed(2));
       console.log(

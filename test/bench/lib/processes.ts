@@ -6,13 +6,11 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { childEnv, freePort, loopbackListeners } from '../../helpers/process.js';
-import type { LoadResult, PacedOptions } from './load.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 /** The built service entry point (the bench runs from dist/). */
 export const SERVICE_ENTRY = join(here, '..', '..', '..', 'service', 'index.js');
 const SERVERS = join(here, '..', 'servers');
-const PACER = join(here, '..', 'generators', 'pacer.js');
 
 export interface Running {
   child: ChildProcess;
@@ -82,30 +80,6 @@ export async function startBareProxy(upstreamPort: number): Promise<Running> {
 export async function startFastifyProxy(upstreamPort: number): Promise<Running> {
   const { child, message } = await spawnReady<{ type: string; port: number }>(join(SERVERS, 'fastify-proxy.js'), { UPSTREAM_PORT: String(upstreamPort) });
   return { child, port: message.port, stop: stopper(child) };
-}
-
-/**
- * Runs the open-loop pacer (generators/pacer.ts) in a process of its own and returns its figures and the CPU it used,
- * in seconds.
- */
-export function runPacer(options: PacedOptions): Promise<LoadResult & { generatorCpuSeconds: number }> {
-  const { body, ...rest } = options;
-  const child = spawn(process.execPath, [PACER], {
-    env: childEnv({ PACER_OPTIONS: JSON.stringify({ ...rest, ...(body === undefined ? {} : { body: body.toString('base64') }) }) }),
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
-  return new Promise((resolve, reject) => {
-    const limit = setTimeout(() => child.kill('SIGKILL'), options.durationMs + 60_000);
-    child.on('message', (message: { type: string; result: LoadResult; cpuSeconds: number }) => {
-      if (message.type === 'result') resolve({ ...message.result, generatorCpuSeconds: Number(message.cpuSeconds.toFixed(2)) });
-    });
-    child.once('exit', (code) => {
-      clearTimeout(limit);
-      reject(new Error(`the pacer exited (${String(code)}) without figures: ${stderr}`));
-    });
-  });
 }
 
 export const ADMIN = { user: 'root@junction.local', password: 'bench-admin-password-1' };

@@ -2,8 +2,8 @@
  * Proxy cost: the same load (wrk, one thread, 50 connections, 1 KB POST bodies, 1 KB answers) against the upstream
  * directly, a bare undici pass-through proxy, a bare Fastify proxy (@fastify/http-proxy), nginx (when installed) and
  * Junction, all in one run, with each target's CPU seconds per 1,000 requests read from /proc (every thread of the
- * process, and nginx's workers). Then the same targets at an even 1,000 requests/s (the open-loop pacer of
- * lib/load.ts, in a process of its own), where the added p99 is what a clinic's client would notice.
+ * process, and nginx's workers). Then the same targets at an even 1,000 requests/s (http-pacer/http-pacer.c, an open-loop
+ * pacer in C), where the added p99 is what a clinic's client would notice.
  *
  * With a baseline (`--baseline=<folder of another build>`), that build's Junction runs beside this one and takes its
  * turn in every round, so a change is measured against the code before it in the same sitting, alternating.
@@ -13,8 +13,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openApi, passThroughChannel } from '../lib/api.js';
 import type { LoadResult } from '../lib/load.js';
-import { nginxAvailable, runPacer, startBareProxy, startFastifyProxy, startJunction, startNginx, startUpstream, treeCpuMs } from '../lib/processes.js';
+import { nginxAvailable, startBareProxy, startFastifyProxy, startJunction, startNginx, startUpstream, treeCpuMs } from '../lib/processes.js';
 import { runWrk, wrkAvailable } from '../lib/wrk.js';
+import { compileHttpPacer, runHttpPacer } from '../http-pacer/programs.js';
 import type { Running } from '../lib/processes.js';
 
 /**
@@ -106,16 +107,9 @@ export async function proxyScenario(seconds: number, rounds = 1, baselineEntry?:
         headers: { 'content-type': 'application/json' },
         ...extra,
       });
+    const pacer = await compileHttpPacer(dir);
     const paced = (port: number, path: string, durationMs: number) =>
-      runPacer({
-        url: `http://127.0.0.1:${port}${path}`,
-        rate: 1000,
-        durationMs,
-        connections: 50,
-        method: 'POST',
-        body: BODY,
-        headers: { 'content-type': 'application/json' },
-      });
+      runHttpPacer(pacer, { port, path, rate: 1000, durationMs, connections: 50, body: { bytes: BODY, contentType: 'application/json' }, workDir: dir });
     /** Runs `measure` and charges the target's CPU (from /proc) over it to each answered request. */
     const withCpu = async (pid: number | undefined, measure: () => Promise<LoadResult & { generatorCpuSeconds: number }>): Promise<ProxyResult> => {
       const before = await treeCpuMs(pid);
