@@ -202,6 +202,11 @@ int main(int argc, char **argv) {
     when.it_value.tv_sec = (time_t)next_due;
     when.it_value.tv_nsec = (long)((next_due - (double)(time_t)next_due) * 1e9);
     if (when.it_value.tv_sec == 0 && when.it_value.tv_nsec == 0) when.it_value.tv_nsec = 1;
+    /* Behind with every connection busy, a due time already past would wake the loop at once, again and again:
+       only an answer (or a dropped connection) can let a request out then, so the timer is disarmed. */
+    int idle = 0;
+    for (int i = 0; i < connections && !idle; i++) idle = !conns[i].busy;
+    if (!idle && sent < total && next_due <= now_s()) when.it_value = (struct timespec){0, 0};
     timerfd_settime(tfd, TFD_TIMER_ABSTIME, &when, NULL);
     int n = epoll_wait(epfd, events, 64, (int)((deadline - now) * 1000.0) + 1);
     for (int k = 0; k < n; k++) {
