@@ -17,6 +17,7 @@ import { patternsScenario } from './scenarios/patterns.js';
 import { mllpScenario } from './scenarios/mllp.js';
 import { auditsScenario } from './scenarios/audits.js';
 import type { PatternRow } from './scenarios/patterns.js';
+import type { ProxyResult } from './scenarios/proxy.js';
 
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
@@ -40,18 +41,20 @@ const scenarios: Scenario[] = [
       return proxyScenario((quick ? 3 : 5) * rounds, rounds, baseline === undefined ? undefined : resolve(baseline, 'dist', 'service', 'index.js'));
     },
     print: (f: Awaited<ReturnType<typeof proxyScenario>>) => {
-      console.log('\nProxy: 50 connections, 1 KB POST bodies and answers, full speed (each row: the median round)');
+      console.log(`\nProxy: wrk, 1 thread, 50 connections, 1 KB POST bodies and answers, full speed (each row: the median round; load average ${f.loadAverage.join(' ')})`);
+      const cpu = (r: ProxyResult) => r.cpuMsPerRequest ?? '';
       console.table(
         Object.fromEntries(
-          Object.entries(f.full).map(([k, r]) => [k, { 'req/s': r.rps, 'p50 ms': r.p50ms, 'p99 ms': r.p99ms, 'CPU ms/req': r.cpuMsPerRequest ?? '', errors: r.errors + r.timeouts, non2xx: r.requests - (r.statuses[200] ?? 0) }]),
+          Object.entries(f.full).map(([k, r]) => [k, { 'req/s': r.rps, 'p50 ms': r.p50ms, 'p99 ms': r.p99ms, 'CPU s/1,000': cpu(r), 'wrk CPU s': r.generatorCpuSeconds, errors: r.errors + r.timeouts, non2xx: r.requests - (r.statuses[200] ?? 0) }]),
         ),
       );
-      console.log('Same, at an even 1,000 requests/s (open loop, latency from each request\'s due time)');
-      console.table(Object.fromEntries(Object.entries(f.fixedRate).map(([k, r]) => [k, { 'req/s': r.rps, 'p50 ms': r.p50ms, 'p99 ms': r.p99ms, errors: r.errors + r.timeouts }])));
+      console.log('Same, at an even 1,000 requests/s (http-pacer.c, open loop, latency from each request\'s due time)');
+      console.table(Object.fromEntries(Object.entries(f.fixedRate).map(([k, r]) => [k, { 'req/s': r.rps, 'p50 ms': r.p50ms, 'p99 ms': r.p99ms, 'CPU s/1,000': cpu(r), 'pacer CPU s': r.generatorCpuSeconds, errors: r.errors + r.timeouts }])));
       const ratio = (n: number | undefined) => (n === undefined ? 'n/a' : n.toFixed(2));
       console.log(
-        `junction / bare undici: ${ratio(f.ratios.junctionToBare)} (target >= 0.50); junction / direct: ${ratio(f.ratios.junctionToDirect)}; bare / direct: ${ratio(f.ratios.bareToDirect)}; nginx / direct: ${ratio(f.ratios.nginxToDirect)}`,
+        `junction / bare undici: ${ratio(f.ratios.junctionToBare)} (target >= 0.50); junction / nginx: ${ratio(f.ratios.junctionToNginx)} (target >= 0.15); junction / direct: ${ratio(f.ratios.junctionToDirect)}; bare / direct: ${ratio(f.ratios.bareToDirect)}; fastify / bare: ${ratio(f.ratios.fastifyToBare)}; nginx / direct: ${ratio(f.ratios.nginxToDirect)}`,
       );
+      console.log(`CPU per request, junction / bare undici: ${ratio(f.ratios.junctionCpuToBare)} (target <= 2)${f.ratios.baselineCpuToBare === undefined ? '' : `; baseline / bare undici: ${ratio(f.ratios.baselineCpuToBare)}`}`);
       console.log(`added p99 at 1,000 req/s over direct: ${f.addedP99AtFixedRateMs.toFixed(2)} ms (target <= 5 ms)`);
       if (f.ratios.baselineToBare !== undefined) console.log(`baseline (full) / bare undici: ${ratio(f.ratios.baselineToBare)}; this build / baseline: ${ratio(f.ratios.junctionToBare / f.ratios.baselineToBare)}`);
       if (f.againstBaseline !== undefined) {

@@ -1,7 +1,7 @@
 /** Child processes of the benchmarks: the service itself, the upstream, the bare proxy and nginx. */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +76,12 @@ export async function startBareProxy(upstreamPort: number): Promise<Running> {
   return { child, port: message.port, stop: stopper(child) };
 }
 
+/** The Fastify + @fastify/http-proxy pass-through proxy in front of `upstreamPort`. */
+export async function startFastifyProxy(upstreamPort: number): Promise<Running> {
+  const { child, message } = await spawnReady<{ type: string; port: number }>(join(SERVERS, 'fastify-proxy.js'), { UPSTREAM_PORT: String(upstreamPort) });
+  return { child, port: message.port, stop: stopper(child) };
+}
+
 export const ADMIN = { user: 'root@junction.local', password: 'bench-admin-password-1' };
 
 /**
@@ -144,6 +150,22 @@ http {
   }
   child.kill('SIGKILL');
   throw new Error(`nginx did not start: ${await readFile(join(dir, 'nginx-error.log'), 'utf8').catch(() => '')}`);
+}
+
+/**
+ * CPU time (user + system) of a process and its direct children (nginx's workers), in ms, from /proc: a process's
+ * stat counts all its threads (Junction's worker threads too), but not live child processes.
+ */
+export async function treeCpuMs(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return Number.NaN;
+  let total = await cpuMs(pid);
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // The parent pid is the second field after the parenthesised command name.
+    if (stat !== '' && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) total += await cpuMs(Number(entry));
+  }
+  return total;
 }
 
 /** CPU time (user + system) a process has used so far, in ms, from /proc; NaN where /proc is not available. */
