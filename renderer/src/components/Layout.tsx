@@ -65,7 +65,8 @@ export function Layout() {
             <LiveIndicator />
           </Group>
           <Group gap="sm" wrap="nowrap">
-            <Anchor component={RouterLink} to="/account" size="sm" truncate maw={320} aria-label={`My account (${user?.email ?? ''})`}>
+            {/* The name holds the visible email, and not in brackets, which speech input ignores (WCAG 2.5.3, label in name). */}
+            <Anchor component={RouterLink} to="/account" size="sm" truncate maw={320} aria-label={`My account: ${user?.email ?? ''}`}>
               {user?.email}
             </Anchor>
             <Button variant="default" size="xs" onClick={() => void signOut()}>

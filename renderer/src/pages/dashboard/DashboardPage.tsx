@@ -3,7 +3,7 @@
  * whether each mediator is online. Loaded once; the live feed keeps it current, and a reconnect loads it again.
  */
 import { useEffect } from 'react';
-import { Anchor, Badge, Grid, Group, Paper, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Grid, Group, Paper, SimpleGrid, Skeleton, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import { BarChart } from '@mantine/charts';
 import { Link } from 'react-router';
 import type { LiveTransaction } from '../../../../service/contracts/live-feed';
@@ -51,14 +51,16 @@ function StatusCards() {
             to={to}
             withBorder
             p="sm"
-            aria-label={`${status}: ${value ?? 'counting'}`}
             style={{ borderLeft: `4px solid var(--mantine-color-${STATUS_COLOR[status]}-6)`, textDecoration: 'none', color: 'inherit' }}
           >
+            {/* Named from what it shows ("Failed 3"), so the spoken name and the visible label agree (WCAG 2.5.3). */}
             <Text size="sm" c="dimmed" truncate>
               {status}
             </Text>
             {value === undefined ? (
-              <Skeleton height={30} mt={4} width={60} />
+              <Skeleton height={30} mt={4} width={60}>
+                <VisuallyHidden>counting</VisuallyHidden>
+              </Skeleton>
             ) : (
               <Text fz={28} fw={700} lh={1.2}>
                 {value.toLocaleString()}
