@@ -2,7 +2,7 @@
  * The dashboard: today's transactions by status as cards and a chart, the latest transactions as they arrive, and
  * whether each mediator is online. Loaded once; the live feed keeps it current, and a reconnect loads it again.
  */
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { Anchor, Badge, Grid, Group, Paper, SimpleGrid, Skeleton, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import { BarChart } from '@mantine/charts';
 import { Link } from 'react-router';
@@ -98,6 +98,29 @@ function StatusChart() {
   );
 }
 
+/**
+ * Tells screen readers of each transaction as it arrives, politely and without moving focus. Only arrivals on the
+ * live feed are news: the list as first loaded, and status changes of rows already there, are not announced.
+ */
+function ArrivalAnnouncer() {
+  const [said, setSaid] = useState('');
+  useEffect(
+    () =>
+      live.on('transaction.started', (event: LiveTransaction) => {
+        const channel = useDashboard.getState().channels.find((c) => c._id === event.channelID);
+        const request = rowRequest({ method: event.method, path: event.path, querystring: '' }, channel).name;
+        // The time keeps two identical arrivals distinct, so the second is read out too.
+        setSaid(`New transaction at ${new Date().toLocaleTimeString()}: ${request}${channel === undefined ? '' : ` on ${channel.name}`}`);
+      }),
+    [],
+  );
+  return (
+    <VisuallyHidden role="status" aria-live="polite" data-testid="feed-announcer">
+      {said}
+    </VisuallyHidden>
+  );
+}
+
 function LiveFeed() {
   const feed = useDashboard((s) => s.feed);
   const feedError = useDashboard((s) => s.feedError);
@@ -113,6 +136,7 @@ function LiveFeed() {
           All transactions
         </Anchor>
       </Group>
+      <ArrivalAnnouncer />
       <ErrorAlert error={feedError} action="load the latest transactions" />
       {feed.length === 0 && feedError === null ? (
         <Text size="sm" c="dimmed">
