@@ -1,4 +1,4 @@
-import { createTheme, DEFAULT_THEME, Modal } from '@mantine/core';
+import { createTheme, DEFAULT_THEME, Modal, TableScrollContainer } from '@mantine/core';
 import type { CSSVariablesResolver, MantineColorsTuple } from '@mantine/core';
 import { mix, readable } from './contrast';
 
@@ -7,12 +7,15 @@ export const theme = createTheme({
   defaultRadius: 'sm',
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
   fontFamilyMonospace: 'ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace',
-  // The focus ring shows for keyboard users on every control (Mantine's default shows it only after a keyboard
-  // event, which is also what we want: 'auto'), in the accent, which is readable on both schemes.
+  // A focus ring on every control reached by keyboard (:focus-visible), in the accent, which the resolver below
+  // keeps at 4.5:1 on both schemes. Stated, not left to the default, because keyboard use depends on it.
   focusRing: 'auto',
   components: {
     // Mantine's close button is an icon with no name of its own; screen readers and keyboard users need one.
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close dialog' } } }),
+    // A wide table scrolls sideways in a narrow or zoomed window; a keyboard can only scroll what it can focus, and a
+    // table of plain text has nothing focusable inside (WCAG 2.1.1).
+    TableScrollContainer: TableScrollContainer.extend({ defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } } }),
   },
 });
 

@@ -227,9 +227,32 @@ async function loaded(page: Page, heading: string | RegExp, colorScheme: 'light'
   await expect(page.locator('.mantine-Loader-root:visible, [data-loading="true"]:visible')).toHaveCount(0);
 }
 
+/** How a sweep sees the console: its colour scheme, and its window (a zoomed one has fewer, larger CSS pixels). */
+interface Sweep {
+  colorScheme: 'light' | 'dark';
+  viewport: { width: number; height: number };
+  deviceScaleFactor: number;
+  /** Zoomed: also check that nothing needs sideways scrolling and that the navigation can be opened. */
+  zoomed: boolean;
+}
+
+/**
+ * Light at the suite's 1280×800; dark at 200% zoom of a 1280×720 window, which is a 640×360 CSS viewport: the
+ * zoom check costs no extra sweep and the dark colours are checked on the narrow layout (navigation behind a burger).
+ */
+const SWEEPS: Sweep[] = [
+  { colorScheme: 'light', viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, zoomed: false },
+  { colorScheme: 'dark', viewport: { width: 640, height: 360 }, deviceScaleFactor: 2, zoomed: true },
+];
+
+/** The page's sideways overflow in CSS pixels: WCAG 1.4.10 asks for none at 320 CSS pixels wide, we ask at 640. */
+async function sidewaysOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
 /** Visits every page in one browser context and returns all violations found. */
-async function sweep(browser: Browser, junction: E2EJunction, data: Populated, colorScheme: 'light' | 'dark'): Promise<string[]> {
-  const context = await browser.newContext({ colorScheme, reducedMotion: 'reduce', ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
+async function sweep(browser: Browser, junction: E2EJunction, data: Populated, { colorScheme, viewport, deviceScaleFactor, zoomed }: Sweep): Promise<string[]> {
+  const context = await browser.newContext({ colorScheme, reducedMotion: 'reduce', ignoreHTTPSErrors: true, viewport, deviceScaleFactor });
   const page = await context.newPage();
   const found: string[] = [];
   let signedIn = false;
@@ -237,7 +260,18 @@ async function sweep(browser: Browser, junction: E2EJunction, data: Populated, c
     for (const entry of CONSOLE_PAGES) {
       if (!entry.signedOut && !signedIn) {
         await signIn(page, junction, junction.adminPassword, ROOT_EMAIL);
-        await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+        await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
+        if (zoomed) {
+          // Narrow, the navigation folds behind a button, which opens it.
+          const nav = page.getByRole('navigation', { name: 'Main' });
+          await expect(nav.getByRole('link', { name: 'About' })).not.toBeInViewport();
+          await page.getByRole('button', { name: 'Toggle navigation' }).click();
+          await expect(nav.getByRole('link', { name: 'Dashboard' })).toBeInViewport();
+          await nav.getByRole('link', { name: 'About' }).scrollIntoViewIfNeeded();
+          await expect(nav.getByRole('link', { name: 'About' })).toBeInViewport();
+        } else {
+          await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+        }
         signedIn = true;
       }
       const states: PageState[] = [{ name: '', reach: async () => undefined }, ...(entry.states ?? [])];
@@ -256,6 +290,10 @@ async function sweep(browser: Browser, junction: E2EJunction, data: Populated, c
             return;
           }
           found.push(...(await axeViolations(page, where)));
+          if (zoomed) {
+            const overflow = await sidewaysOverflow(page);
+            if (overflow > 0) found.push(`${where}: the page scrolls sideways by ${overflow}px at 640×360`);
+          }
         });
       }
     }
@@ -283,9 +321,10 @@ test.describe('WCAG 2.1 AA', () => {
     if (junction !== undefined) await stopE2EJunction(junction);
   });
 
-  for (const colorScheme of ['light', 'dark'] as const) {
-    test(`every console page passes axe in the ${colorScheme} colour scheme`, async ({ browser }) => {
-      const found = await sweep(browser, junction, data, colorScheme);
+  for (const how of SWEEPS) {
+    const title = `every console page passes axe in the ${how.colorScheme} colour scheme${how.zoomed ? ', at 200% zoom (640×360)' : ''}`;
+    test(title, async ({ browser }) => {
+      const found = await sweep(browser, junction, data, how);
       expect(found, found.join('\n')).toEqual([]);
     });
   }
