@@ -41,7 +41,11 @@ interface ConsolePage {
   states?: PageState[];
   /** Seen signed out (sign-in, set-password link). */
   signedOut?: boolean;
+  /** Seen signed in as this user (the first-run password change) rather than at `path`. */
+  signInAs?: { email: string; password: string };
 }
+
+const CLERK = { email: 'clerk@clinic.example', password: 'clerk-first-passphrase-1' };
 
 /** Opens a dialog by its button, then saves it empty so that its errors show. */
 function emptyFormErrors(open: string, dialog: string, save: string, error: string | RegExp): PageState {
@@ -98,6 +102,23 @@ const CONSOLE_PAGES: ConsolePage[] = [
         async reach(page) {
           await page.getByRole('button', { name: 'Set password' }).click();
           await expect(page.getByText('Enter a password')).toBeVisible();
+        },
+      },
+    ],
+  },
+  {
+    name: 'first-run password change',
+    path: () => '/',
+    heading: 'Choose a new password',
+    signedOut: true,
+    signInAs: CLERK,
+    states: [
+      {
+        name: 'errors shown',
+        async reach(page) {
+          await page.getByLabel(/^New password/).fill('short');
+          await page.getByLabel(/^Confirm new password/).fill('other');
+          await expect(page.getByText('The two passwords are different')).toBeVisible();
         },
       },
     ],
@@ -201,6 +222,8 @@ async function populate(junction: E2EJunction, lab: LabSetup): Promise<Populated
   const user = await junction.api('POST', '/users', { email: nurse, firstname: 'Naledi', surname: 'Staff', groups: ['ward'], password: 'ward-staff-passphrase-9' });
   expect(user.status, user.text).toBe(201);
   await created(junction, '/groups', { group: 'Night shift', users: [{ user: nurse, method: 'email', maxAlerts: 'no max' }] });
+  const clerk = await junction.api('POST', '/users', { email: CLERK.email, firstname: 'Lindiwe', surname: 'Clerk', groups: ['ward'], password: CLERK.password, passwordChangeRequired: true });
+  expect(clerk.status, clerk.text).toBe(201);
   const invited = 'pharmacist@clinic.example';
   const invite = await junction.api('POST', '/users', { email: invited, firstname: 'Thabo', surname: 'Nkosi', groups: ['ward'] });
   expect(invite.status, invite.text).toBe(201);
@@ -259,6 +282,9 @@ async function sweep(browser: Browser, junction: E2EJunction, data: Populated, {
   try {
     for (const entry of CONSOLE_PAGES) {
       if (!entry.signedOut && !signedIn) {
+        // Whoever the signed-out pages left signed in (the first-run user), the rest is seen as the super user.
+        await context.clearCookies();
+        await page.goto('about:blank');
         await signIn(page, junction, junction.adminPassword, ROOT_EMAIL);
         await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
         if (zoomed) {
@@ -279,9 +305,13 @@ async function sweep(browser: Browser, junction: E2EJunction, data: Populated, {
         const where = `${colorScheme} ${entry.name}${state.name === '' ? '' : `, ${state.name}`}`;
         await test.step(where, async () => {
           try {
-            // The set-password link is read when the console loads, not on a change of hash.
-            if (entry.signedOut) await page.goto('about:blank');
-            await page.goto(`${junction.apiUrl}${entry.path(data)}`);
+            if (entry.signedOut) {
+              // Signed out for real, and the set-password link is read when the console loads, not on a change of hash.
+              await context.clearCookies();
+              await page.goto('about:blank');
+            }
+            if (entry.signInAs !== undefined) await signIn(page, junction, entry.signInAs.password, entry.signInAs.email);
+            else await page.goto(`${junction.apiUrl}${entry.path(data)}`);
             await loaded(page, entry.heading, colorScheme);
             await state.reach(page);
           } catch (err) {
