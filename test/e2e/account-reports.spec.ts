@@ -12,7 +12,7 @@ test('a user sets their mobile number and reports on My account, and they stay a
   const page = await context.newPage();
   try {
     await signIn(page, junction, PASSWORD, CLERK);
-    await page.getByRole('link', { name: `My account (${CLERK})` }).click();
+    await page.getByRole('link', { name: `My account: ${CLERK}` }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'My account' })).toBeVisible();
     const form = page.getByRole('form', { name: 'Your details' });
     await expect(form.getByText('at 07:00 in the server’s time zone')).toBeVisible();

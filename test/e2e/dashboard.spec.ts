@@ -4,7 +4,7 @@ import { LAB_CHANNEL, setupLab } from './transactions-setup.js';
 
 /** The count on a status card of the dashboard. */
 function card(page: Page, status: string, count: number) {
-  return page.getByRole('link', { name: `${status}: ${count}`, exact: true });
+  return page.getByRole('link', { name: `${status} ${count}`, exact: true });
 }
 
 test.describe('dashboard', () => {

@@ -25,7 +25,7 @@ function SegmentLine({ segment, separator, component, detailed }: { segment: Hl7
   const fields = header ? segment.fields.slice(1) : segment.fields;
   return (
     <span style={{ display: 'block' }} data-segment={segment.id}>
-      <Text span inherit fw={700} c="teal.8">
+      <Text span inherit fw={700} c="teal">
         {segment.id}
       </Text>
       {fields.map((field) => (

@@ -75,7 +75,8 @@ function named(value: string | undefined, names: Record<string, string>): string
 function Participants({ participants }: { participants: AuditActiveParticipant[] }) {
   if (participants.length === 0) return <Text size="sm" c="dimmed">No active participants.</Text>;
   return (
-    <Table.ScrollContainer minWidth={700} type="native">
+    // Narrow windows scroll this table sideways; a keyboard can only scroll what it can focus (WCAG 2.1.1).
+    <Table.ScrollContainer minWidth={700} type="native" tabIndex={0} role="region" aria-label="Active participants table">
       <Table aria-label="Active participants" verticalSpacing={4}>
         <Table.Thead>
           <Table.Tr>

@@ -51,7 +51,7 @@ function LastRun({ run }: { run: BackupRun }) {
         {formatBytes(run.bytesDone)}.
       </Text>
       {run.error !== undefined && (
-        <Text size="sm" c="red.8">
+        <Text size="sm" c="red">
           {run.error}
         </Text>
       )}

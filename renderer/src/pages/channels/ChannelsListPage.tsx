@@ -85,7 +85,7 @@ function SourceCell({ channel }: { channel: Channel }) {
           {summary.label}
         </Badge>
         {summary.detail !== undefined && (
-          <Text size="xs" c="red.8" style={{ overflowWrap: 'anywhere' }}>
+          <Text size="xs" c="red" style={{ overflowWrap: 'anywhere' }}>
             {summary.detail}
           </Text>
         )}

@@ -66,10 +66,10 @@ function RouteCard({ route, index, count, props }: { route: RouteForm; index: nu
             <Switch id={fieldId(at('status'))} label="Route enabled" checked={route.enabled} onChange={(e) => change({ enabled: e.currentTarget.checked })} />
           </Group>
           <Group gap="xs">
-            <Button size="compact-sm" variant="default" disabled={index === 0} onClick={() => move(-1)} aria-label={`Move route ${number} up`}>
+            <Button size="compact-sm" variant="default" disabled={index === 0} onClick={() => move(-1)} aria-label={`Move up (route ${number})`}>
               Move up
             </Button>
-            <Button size="compact-sm" variant="default" disabled={index === count - 1} onClick={() => move(1)} aria-label={`Move route ${number} down`}>
+            <Button size="compact-sm" variant="default" disabled={index === count - 1} onClick={() => move(1)} aria-label={`Move down (route ${number})`}>
               Move down
             </Button>
             <Button size="compact-sm" variant="subtle" color="red" disabled={count === 1} onClick={remove} aria-label={`Remove route ${number}`}>

@@ -98,7 +98,7 @@ export function ContactGroupForm({ group, users, save, onSaved, onCancel }: Cont
                     </Button>
                   </Group>
                   {warnings[i] !== undefined && (
-                    <Text size="xs" c="orange.8">
+                    <Text size="xs" c="orange">
                       Note: {warnings[i]}
                     </Text>
                   )}

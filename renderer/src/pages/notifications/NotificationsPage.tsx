@@ -55,7 +55,7 @@ function NotificationRows({ rows }: { rows: Notification[] }) {
           </Table.Td>
           <Table.Td>{n.attempts}</Table.Td>
           <Table.Td style={{ overflowWrap: 'anywhere' }}>
-            <Text size="sm" c={n.status === 'failed' ? 'red.8' : undefined}>
+            <Text size="sm" c={n.status === 'failed' ? 'red' : undefined}>
               {n.lastError ?? ''}
             </Text>
           </Table.Td>

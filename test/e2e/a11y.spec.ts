@@ -1,0 +1,361 @@
+/**
+ * The console against WCAG 2.1 A and AA, checked by axe-core in Chromium: every page in CONSOLE_PAGES, populated
+ * (a client, channels, transactions, an audit, a mediator, a task, a contact group...), and the forms with their
+ * errors shown, once in the light colour scheme and once in the dark one. A new page joins the check by joining
+ * CONSOLE_PAGES. Each sweep (light, dark) is one Junction and one browser context visiting the pages in turn; the two
+ * sweeps run side by side, one per worker.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from '@playwright/test';
+import type { Result } from 'axe-core';
+import { ROOT_EMAIL, expect, signIn, startE2EJunction, stopE2EJunction, test } from './fixtures.js';
+import type { E2EJunction } from './fixtures.js';
+import { setupLab } from './transactions-setup.js';
+import type { LabSetup } from './transactions-setup.js';
+
+/** The rules of WCAG 2.0 and 2.1, levels A and AA. */
+const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+/** What the pages show: ids made by `populate`. */
+interface Populated {
+  transactionId: string;
+  channelId: string;
+  auditId: string;
+  taskId: string;
+  mediatorUrn: string;
+  setPasswordToken: string;
+}
+
+/** One state of a page to check, reached from the page as loaded (a tab chosen, a form opened with its errors). */
+interface PageState {
+  name: string;
+  reach: (page: Page) => Promise<void>;
+}
+
+/** One page of the console: its address, what shows it has loaded, and the further states worth checking. */
+interface ConsolePage {
+  name: string;
+  path: (data: Populated) => string;
+  /** The page's level-1 heading once loaded. */
+  heading: string | RegExp;
+  states?: PageState[];
+  /** Seen signed out (sign-in, set-password link). */
+  signedOut?: boolean;
+  /** Seen signed in as this user (the first-run password change) rather than at `path`. */
+  signInAs?: { email: string; password: string };
+}
+
+const CLERK = { email: 'clerk@clinic.example', password: 'clerk-first-passphrase-1' };
+
+/** Opens a dialog by its button, then saves it empty so that its errors show. */
+function emptyFormErrors(open: string, dialog: string, save: string, error: string | RegExp): PageState {
+  return {
+    name: `${dialog}, errors shown`,
+    async reach(page) {
+      await page.getByRole('button', { name: open, exact: true }).click();
+      const form = page.getByRole('dialog', { name: dialog });
+      await form.getByRole('button', { name: save }).click();
+      await expect(form.getByText(error).first()).toBeVisible();
+    },
+  };
+}
+
+function tab(name: string): PageState {
+  return {
+    name: `${name} tab`,
+    async reach(page) {
+      await page.getByRole('tab', { name: new RegExp(`^${name}`) }).click();
+      await expect(page.getByRole('tab', { name: new RegExp(`^${name}`) })).toHaveAttribute('aria-selected', 'true');
+    },
+  };
+}
+
+const CHANNEL_TABS = ['Basics', 'Routes', 'Access', 'Request matching', 'URL rewriting', 'Retries and storage', 'Alerts'].map(tab);
+
+/** Every page of the console. A page added to the router is added here, and so is checked. */
+const CONSOLE_PAGES: ConsolePage[] = [
+  {
+    name: 'sign-in',
+    path: () => '/',
+    heading: 'Junction',
+    signedOut: true,
+    states: [
+      {
+        name: 'refused',
+        async reach(page) {
+          await page.getByLabel('Email').fill(ROOT_EMAIL);
+          await page.getByLabel(/^Password/).fill('not-the-password');
+          await page.getByRole('button', { name: 'Sign in' }).click();
+          await expect(page.getByRole('alert')).toBeVisible();
+        },
+      },
+    ],
+  },
+  {
+    name: 'set-password link',
+    path: (d) => `/#/set-password/${d.setPasswordToken}`,
+    heading: 'Welcome to Junction',
+    signedOut: true,
+    states: [
+      {
+        name: 'errors shown',
+        async reach(page) {
+          await page.getByRole('button', { name: 'Set password' }).click();
+          await expect(page.getByText('Enter a password')).toBeVisible();
+        },
+      },
+    ],
+  },
+  {
+    name: 'first-run password change',
+    path: () => '/',
+    heading: 'Choose a new password',
+    signedOut: true,
+    signInAs: CLERK,
+    states: [
+      {
+        name: 'errors shown',
+        async reach(page) {
+          await page.getByLabel(/^New password/).fill('short');
+          await page.getByLabel(/^Confirm new password/).fill('other');
+          await expect(page.getByText('The two passwords are different')).toBeVisible();
+        },
+      },
+    ],
+  },
+  { name: 'dashboard', path: () => '/#/', heading: 'Dashboard' },
+  { name: 'transactions', path: () => '/#/transactions', heading: 'Transactions' },
+  { name: 'transaction detail', path: (d) => `/#/transactions/${d.transactionId}`, heading: 'Transaction' },
+  { name: 'channels', path: () => '/#/channels', heading: 'Channels' },
+  {
+    name: 'new channel',
+    path: () => '/#/channels/new',
+    heading: 'New channel',
+    states: [
+      {
+        name: 'errors shown',
+        async reach(page) {
+          await page.getByRole('button', { name: 'Save channel' }).click();
+          await expect(page.getByRole('alert').filter({ hasText: 'The channel was not saved' })).toBeVisible();
+        },
+      },
+    ],
+  },
+  { name: 'channel editor', path: (d) => `/#/channels/${d.channelId}`, heading: /^Channel “/, states: CHANNEL_TABS },
+  { name: 'channel metrics', path: (d) => `/#/channels/${d.channelId}/metrics`, heading: /metrics/ },
+  { name: 'clients', path: () => '/#/clients', heading: 'Clients', states: [emptyFormErrors('Add client', 'Add client', 'Save client', 'Enter a client ID')] },
+  { name: 'roles', path: () => '/#/roles', heading: 'Roles', states: [emptyFormErrors('Add role', 'Add role', 'Add role', 'Enter a role name')] },
+  { name: 'users', path: () => '/#/users', heading: 'Users', states: [emptyFormErrors('Add user', 'Add user', 'Save user', 'Enter an email address')] },
+  {
+    name: 'contact groups',
+    path: () => '/#/contact-groups',
+    heading: 'Contact groups',
+    states: [emptyFormErrors('Add contact group', 'Add contact group', 'Save group', 'Enter a name for the group')],
+  },
+  { name: 'alerts and messages', path: () => '/#/notifications', heading: 'Alerts and messages' },
+  { name: 'mediators', path: () => '/#/mediators', heading: 'Mediators' },
+  { name: 'mediator detail', path: (d) => `/#/mediators/${encodeURIComponent(d.mediatorUrn)}`, heading: 'Lab adapter' },
+  { name: 'tasks', path: () => '/#/tasks', heading: 'Tasks' },
+  { name: 'task detail', path: (d) => `/#/tasks/${d.taskId}`, heading: 'Re-run task' },
+  { name: 'audit log', path: () => '/#/audits', heading: 'Audit log' },
+  { name: 'audit detail', path: (d) => `/#/audits/${d.auditId}`, heading: 'Audit' },
+  { name: 'logs', path: () => '/#/logs', heading: 'Logs' },
+  { name: 'import/export', path: () => '/#/import-export', heading: 'Import/Export' },
+  { name: 'backup', path: () => '/#/backup', heading: 'Backup' },
+  { name: 'certificates', path: () => '/#/certificates', heading: 'Certificates' },
+  { name: 'about', path: () => '/#/about', heading: 'About' },
+  { name: 'my account', path: () => '/#/account', heading: 'My account' },
+  { name: 'page not found', path: () => '/#/no-such-page', heading: /not found/i },
+];
+
+async function created(junction: E2EJunction, path: string, body: unknown): Promise<string> {
+  const res = await junction.api('POST', path, body);
+  expect(res.status, `POST ${path}: ${res.text}`).toBe(201);
+  return (res.json as { _id: string })._id;
+}
+
+/** Fills Junction the way a clinic would, through the API and the transaction port. */
+async function populate(junction: E2EJunction, lab: LabSetup): Promise<Populated> {
+  const transactionId = await lab.send('/lab/mediated', { method: 'POST', body: '{"order":1}', contentType: 'application/json' });
+  await lab.send('/lab/json');
+  await lab.send('/lab/xml');
+  await lab.send('/lab/hl7');
+  const failed = await lab.send('/lab/fail', { method: 'POST', body: '{"order":2}', contentType: 'application/json' });
+  const taskId = await created(junction, '/tasks', { tids: [failed], paused: true, batchSize: 1 });
+
+  const audit = await junction.api('POST', '/audits', {
+    eventIdentification: {
+      eventDateTime: new Date().toISOString(),
+      eventActionCode: 'R',
+      eventOutcomeIndicator: '0',
+      eventID: { code: '110110', displayName: 'Patient Record', codeSystemName: 'DCM' },
+      eventTypeCode: { code: 'ITI-9', displayName: 'PIX Query', codeSystemName: 'IHE Transactions' },
+    },
+    activeParticipant: [{ userID: 'dr.mensah', userIsRequestor: 'true', networkAccessPointID: '10.0.0.9', networkAccessPointTypeCode: '2' }],
+    auditSourceIdentification: { auditSourceID: 'EHR-WARD-3' },
+    participantObjectIdentification: [{ participantObjectID: '4567-89^^^Clinic', participantObjectTypeCode: '1', participantObjectTypeCodeRole: '1', participantObjectIDTypeCode: { code: '2', displayName: 'Patient Number' } }],
+  });
+  expect(audit.status, audit.text).toBe(201);
+  const audits = await junction.api('GET', '/audits');
+  const auditId = (audits.json as { _id: string }[])[0]?._id ?? '';
+  expect(auditId, 'an audit is listed').not.toBe('');
+
+  const mediatorUrn = 'urn:mediator:lab-adapter';
+  const mediator = await junction.api('POST', '/mediators', {
+    urn: mediatorUrn,
+    version: '1.2.0',
+    name: 'Lab adapter',
+    description: 'Turns lab results into FHIR',
+    defaultChannelConfig: [],
+    endpoints: [{ name: 'Lab adapter', host: '127.0.0.1', port: 9, type: 'http', primary: true }],
+    configDefs: [
+      { param: 'labName', displayName: 'Lab name', type: 'string' },
+      { param: 'sendCopies', displayName: 'Send copies', type: 'bool' },
+    ],
+    config: { labName: 'Central lab', sendCopies: false },
+  });
+  expect(mediator.status, mediator.text).toBe(201);
+  const beat = await junction.api('POST', `/mediators/${encodeURIComponent(mediatorUrn)}/heartbeat`, { uptime: 30 });
+  expect(beat.status, beat.text).toBe(200);
+
+  const nurse = 'nurse@clinic.example';
+  const user = await junction.api('POST', '/users', { email: nurse, firstname: 'Naledi', surname: 'Staff', groups: ['ward'], password: 'ward-staff-passphrase-9' });
+  expect(user.status, user.text).toBe(201);
+  await created(junction, '/groups', { group: 'Night shift', users: [{ user: nurse, method: 'email', maxAlerts: 'no max' }] });
+  const clerk = await junction.api('POST', '/users', { email: CLERK.email, firstname: 'Lindiwe', surname: 'Clerk', groups: ['ward'], password: CLERK.password, passwordChangeRequired: true });
+  expect(clerk.status, clerk.text).toBe(201);
+  const invited = 'pharmacist@clinic.example';
+  const invite = await junction.api('POST', '/users', { email: invited, firstname: 'Thabo', surname: 'Nkosi', groups: ['ward'] });
+  expect(invite.status, invite.text).toBe(201);
+  const token = await junction.api('POST', `/users/${encodeURIComponent(invited)}/password-token`);
+  expect(token.status, token.text).toBeLessThan(300);
+  return { transactionId, channelId: lab.labChannelId, auditId, taskId, mediatorUrn, setPasswordToken: (token.json as { token: string }).token };
+}
+
+/** One violation, told as a line a person can act on. */
+function told(where: string, violation: Result): string[] {
+  return violation.nodes.map((node) => `${where}: ${violation.id} (${violation.impact ?? 'n/a'}) at ${node.target.join(' ')}: ${node.failureSummary?.replace(/\s+/g, ' ') ?? ''}`);
+}
+
+async function axeViolations(page: Page, where: string): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(WCAG_21_AA).analyze();
+  return result.violations.flatMap((v) => told(where, v));
+}
+
+async function loaded(page: Page, heading: string | RegExp, colorScheme: 'light' | 'dark'): Promise<void> {
+  await expect(page.getByRole('heading', { level: 1, name: heading }).first()).toBeVisible();
+  // The console follows the system's scheme: the dark sweep really checks the dark colours.
+  await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', colorScheme);
+  // Loaders and skeletons gone: the populated page, not its placeholder.
+  await expect(page.locator('.mantine-Loader-root:visible, [data-loading="true"]:visible')).toHaveCount(0);
+}
+
+/** How a sweep sees the console: its colour scheme, and its window (a zoomed one has fewer, larger CSS pixels). */
+interface Sweep {
+  colorScheme: 'light' | 'dark';
+  viewport: { width: number; height: number };
+  deviceScaleFactor: number;
+  /** Zoomed: also check that nothing needs sideways scrolling and that the navigation can be opened. */
+  zoomed: boolean;
+}
+
+/**
+ * Light at the suite's 1280×800; dark at 200% zoom of a 1280×720 window, which is a 640×360 CSS viewport: the
+ * zoom check costs no extra sweep and the dark colours are checked on the narrow layout (navigation behind a burger).
+ */
+const SWEEPS: Sweep[] = [
+  { colorScheme: 'light', viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, zoomed: false },
+  { colorScheme: 'dark', viewport: { width: 640, height: 360 }, deviceScaleFactor: 2, zoomed: true },
+];
+
+/** The page's sideways overflow in CSS pixels: WCAG 1.4.10 asks for none at 320 CSS pixels wide, we ask at 640. */
+async function sidewaysOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+/** Visits every page in one browser context and returns all violations found. */
+async function sweep(browser: Browser, junction: E2EJunction, data: Populated, { colorScheme, viewport, deviceScaleFactor, zoomed }: Sweep): Promise<string[]> {
+  const context = await browser.newContext({ colorScheme, reducedMotion: 'reduce', ignoreHTTPSErrors: true, viewport, deviceScaleFactor });
+  const page = await context.newPage();
+  const found: string[] = [];
+  let signedIn = false;
+  try {
+    for (const entry of CONSOLE_PAGES) {
+      if (!entry.signedOut && !signedIn) {
+        // Whoever the signed-out pages left signed in (the first-run user), the rest is seen as the super user.
+        await context.clearCookies();
+        await page.goto('about:blank');
+        await signIn(page, junction, junction.adminPassword, ROOT_EMAIL);
+        await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
+        if (zoomed) {
+          // Narrow, the navigation folds behind a button, which opens it.
+          const nav = page.getByRole('navigation', { name: 'Main' });
+          await expect(nav.getByRole('link', { name: 'About' })).not.toBeInViewport();
+          await page.getByRole('button', { name: 'Toggle navigation' }).click();
+          await expect(nav.getByRole('link', { name: 'Dashboard' })).toBeInViewport();
+          await nav.getByRole('link', { name: 'About' }).scrollIntoViewIfNeeded();
+          await expect(nav.getByRole('link', { name: 'About' })).toBeInViewport();
+        } else {
+          await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+        }
+        signedIn = true;
+      }
+      const states: PageState[] = [{ name: '', reach: async () => undefined }, ...(entry.states ?? [])];
+      for (const state of states) {
+        const where = `${colorScheme} ${entry.name}${state.name === '' ? '' : `, ${state.name}`}`;
+        await test.step(where, async () => {
+          try {
+            if (entry.signedOut) {
+              // Signed out for real, and the set-password link is read when the console loads, not on a change of hash.
+              await context.clearCookies();
+              await page.goto('about:blank');
+            }
+            if (entry.signInAs !== undefined) await signIn(page, junction, entry.signInAs.password, entry.signInAs.email);
+            else await page.goto(`${junction.apiUrl}${entry.path(data)}`);
+            await loaded(page, entry.heading, colorScheme);
+            await state.reach(page);
+          } catch (err) {
+            // A page that cannot be reached is a failure too, but the sweep goes on to report the others.
+            found.push(`${where}: not reached: ${String(err).split('\n')[0] ?? ''}`);
+            return;
+          }
+          found.push(...(await axeViolations(page, where)));
+          if (zoomed) {
+            const overflow = await sidewaysOverflow(page);
+            if (overflow > 0) found.push(`${where}: the page scrolls sideways by ${overflow}px at 640×360`);
+          }
+        });
+      }
+    }
+  } finally {
+    await context.close();
+  }
+  return found;
+}
+
+test.describe('WCAG 2.1 AA', () => {
+  // Each worker runs beforeAll for itself, so the light and dark sweeps each get their own Junction, in parallel.
+  test.describe.configure({ mode: 'parallel', timeout: 300_000 });
+  let junction: E2EJunction;
+  let lab: LabSetup;
+  let data: Populated;
+
+  test.beforeAll(async () => {
+    junction = await startE2EJunction({ firstRun: false, env: {} });
+    lab = await setupLab(junction);
+    data = await populate(junction, lab);
+  });
+
+  test.afterAll(async () => {
+    await lab?.close();
+    if (junction !== undefined) await stopE2EJunction(junction);
+  });
+
+  for (const how of SWEEPS) {
+    const title = `every console page passes axe in the ${how.colorScheme} colour scheme${how.zoomed ? ', at 200% zoom (640×360)' : ''}`;
+    test(title, async ({ browser }) => {
+      const found = await sweep(browser, junction, data, how);
+      expect(found, found.join('\n')).toEqual([]);
+    });
+  }
+});
