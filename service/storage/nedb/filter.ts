@@ -7,9 +7,10 @@
  * - `$exists` on an array field: NeDB tests each element, so an empty array "does not exist".
  */
 import { StoreError } from '../store.js';
-import type { Filter, Scalar } from '../store.js';
+import type { Filter } from '../store.js';
 import { isPlainObject } from '../../domain/plain-object.js';
 import { fieldNameProblem } from '../documents.js';
+import { isScalar, ordered, scalar, scalarList } from '../filter-values.js';
 
 export type NedbQuery = Record<string, unknown>;
 
@@ -86,27 +87,4 @@ function translateCondition(collection: string, path: string, condition: unknown
     }
   }
   if (Object.keys(direct).length > 0) query[path] = direct;
-}
-
-function isScalar(value: unknown): value is Scalar {
-  if (value instanceof Date) return !Number.isNaN(value.getTime());
-  if (typeof value === 'number') return Number.isFinite(value);
-  return value === null || typeof value === 'string' || typeof value === 'boolean';
-}
-
-function scalar(collection: string, value: unknown, where: string): Scalar {
-  if (!isScalar(value)) throw new StoreError(`${collection}: ${where} must be a string, number, boolean, Date or null`);
-  return value;
-}
-
-function scalarList(collection: string, value: unknown, where: string): Scalar[] {
-  if (!Array.isArray(value)) throw new StoreError(`${collection}: ${where} must be an array`);
-  return value.map((item: unknown, i) => scalar(collection, item, `${where}[${i}]`));
-}
-
-/** Range operators only compare like with like in NeDB; null or booleans would silently never (or oddly) match. */
-function ordered(collection: string, value: unknown, where: string): string | number | Date {
-  if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) return value;
-  if (value instanceof Date && !Number.isNaN(value.getTime())) return value;
-  throw new StoreError(`${collection}: ${where} must be a string, number or Date`);
 }

@@ -14,6 +14,7 @@ import { StoreError } from '../store.js';
 import type { Filter, Scalar } from '../store.js';
 import { isPlainObject } from '../../domain/plain-object.js';
 import { fieldNameProblem } from '../documents.js';
+import { isScalar, ordered, scalar, scalarList } from '../filter-values.js';
 import { indexPrefilter } from './index-lookups.js';
 import type { IndexedFields, Prefilter } from './index-lookups.js';
 
@@ -134,27 +135,4 @@ function jsonPath(field: string): string {
 function equals(value: Scalar): string {
   if (value instanceof Date) return `@."$date" == ${value.getTime()}`;
   return `@ == ${JSON.stringify(value)}`;
-}
-
-function isScalar(value: unknown): value is Scalar {
-  if (value instanceof Date) return !Number.isNaN(value.getTime());
-  if (typeof value === 'number') return Number.isFinite(value);
-  return value === null || typeof value === 'string' || typeof value === 'boolean';
-}
-
-function scalar(collection: string, value: unknown, where: string): Scalar {
-  if (!isScalar(value)) throw new StoreError(`${collection}: ${where} must be a string, number, boolean, Date or null`);
-  return value;
-}
-
-function scalarList(collection: string, value: unknown, where: string): Scalar[] {
-  if (!Array.isArray(value)) throw new StoreError(`${collection}: ${where} must be an array`);
-  return value.map((item: unknown, i) => scalar(collection, item, `${where}[${i}]`));
-}
-
-/** Ranges compare like with like; null or booleans would silently never (or oddly) match. */
-function ordered(collection: string, value: unknown, where: string): string | number | Date {
-  if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) return value;
-  if (value instanceof Date && !Number.isNaN(value.getTime())) return value;
-  throw new StoreError(`${collection}: ${where} must be a string, number or Date`);
 }
