@@ -71,6 +71,7 @@ import type { AuditSink } from './storage/audits.js';
 import { SqliteAuditOutbox } from './storage/sqlite/audit-outbox.js';
 import { Authenticator } from './api/auth/authenticator.js';
 import { createApiServer, routesOf } from './api/server.js';
+import { SchemaWarmup } from './api/schema-warmup.js';
 import type { RegisteredRoute } from './api/server.js';
 import { findConsoleDir } from './api/console.js';
 import type { LiveFeedOptions } from './api/live-feed.js';
@@ -163,6 +164,7 @@ export class Junction {
   #taskRunner: TaskRunner | undefined;
   #polling: PollingChannels | undefined;
   #openid: OpenIdSignIn | undefined;
+  readonly #schemaWarmup = new SchemaWarmup();
   #channelCache: ChannelCache | undefined;
   #timers: NodeJS.Timeout[] = [];
   #listeningPorts: ServicePort[] = [];
@@ -317,6 +319,7 @@ export class Junction {
     this.#startSchedulers(pipeline, messages, log, delivery);
     await audit.record(applicationActivityEvent('start', config.auditEvents.auditSourceID));
     logger.info({ apiUrl, httpUrl, httpsUrl, version, dataDir: config.dataDir }, 'Junction is ready');
+    this.#schemaWarmup.start();
     return { apiUrl, apiPort, httpUrl, httpsUrl, certificate: tls.certificate };
   }
 
@@ -478,7 +481,7 @@ export class Junction {
     const throttle = new LoginThrottle({ ...config.api.loginThrottle, ...(clock === undefined ? {} : { now: clock }) });
     const authenticator = new Authenticator({ accounts, sessions, throttle, audit });
     return createApiServer(
-      { logger, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes, idleTimeoutMs: config.api.idleTimeoutSeconds * 1000, liveFeed: this.#options.liveFeed, consoleDir: this.#options.consoleDir === undefined ? findConsoleDir() : this.#options.consoleDir, corsOrigins: config.api.corsOrigins },
+      { logger, schemaWarmup: this.#schemaWarmup, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes, idleTimeoutMs: config.api.idleTimeoutSeconds * 1000, liveFeed: this.#options.liveFeed, consoleDir: this.#options.consoleDir === undefined ? findConsoleDir() : this.#options.consoleDir, corsOrigins: config.api.corsOrigins },
       {
         authenticator,
         types: config.api.authenticationTypes,
@@ -727,6 +730,7 @@ export class Junction {
       await this.#intake?.settled();
       await this.#auditParser?.close();
       await this.#messages?.drain();
+      this.#schemaWarmup.stop();
       await this.#api?.close();
       await this.backups.settled();
       await this.#router?.close();

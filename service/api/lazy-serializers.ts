@@ -6,14 +6,19 @@
  */
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { SerializerFactory } from '@fastify/fast-json-stringify-compiler';
+import type { SchemaWarmup } from './schema-warmup.js';
 
-/** A `schemaController.compilersFactory.buildSerializer` for Fastify whose serializers compile on first use. */
-export function lazySerializerFactory(): SerializerFactory {
+/**
+ * A `schemaController.compilersFactory.buildSerializer` for Fastify whose serializers compile on first use, or
+ * earlier when `warmup` gets to them after start.
+ */
+export function lazySerializerFactory(warmup?: SchemaWarmup): SerializerFactory {
   const build = SerializerSelector();
   return (externalSchemas, options) => {
     const compile = build(externalSchemas, options);
     return (route) => {
       let serialize: ((doc: unknown) => string) | undefined;
+      warmup?.add(route.url, () => void (serialize ??= compile(route)));
       return (doc: unknown) => (serialize ??= compile(route))(doc);
     };
   };

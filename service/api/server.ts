@@ -14,6 +14,7 @@ import { ContactGroups } from '../contacts/groups.js';
 import { answerClientError, answerIdleConnections, installErrorHandling, sendError } from './error-handler.js';
 import { installJsonBodyParser } from './json-body.js';
 import { lazySerializerFactory } from './lazy-serializers.js';
+import type { SchemaWarmup } from './schema-warmup.js';
 import { createValidatorCompiler } from './validation.js';
 import { installAuthentication } from './auth/hook.js';
 import type { AuthHookOptions } from './auth/hook.js';
@@ -59,6 +60,8 @@ import type { LiveFeedDeps, LiveFeedOptions } from './live-feed.js';
 
 export interface ApiServerOptions {
   logger: Logger;
+  /** Compiles the routes' schemas in the background once the caller starts it (after the service is ready). */
+  schemaWarmup?: SchemaWarmup;
   protocol: 'https' | 'http';
   certificate?: ServerCertificate;
   bodyLimitBytes: number;
@@ -128,7 +131,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
     // that stops mid-body would hold its connection (and its request) forever. An idle deadline on the socket ends it.
     connectionTimeout: options.idleTimeoutMs,
     return503OnClosing: true,
-    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory(options.schemaWarmup) } },
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     requestIdHeader: false,
@@ -145,7 +148,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, schema: (route.schema ?? {}) as Record<string, unknown> });
   });
 
-  app.setValidatorCompiler(createValidatorCompiler());
+  app.setValidatorCompiler(createValidatorCompiler(options.schemaWarmup));
   // The API speaks JSON only: a text body is refused with 415 instead of reaching the validator as a string.
   app.removeContentTypeParser('text/plain');
   installJsonBodyParser(app);

@@ -6,6 +6,7 @@ import { Ajv } from 'ajv';
 import type { ErrorObject, Options, SchemaValidateFunction, ValidateFunction } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import type { SchemaWarmup } from './schema-warmup.js';
 import type { ValidationProblem } from '../contracts/api.js';
 import { pointerToDotted as dotted } from '../domain/json-pointer.js';
 import { freeFormProblem } from '../domain/free-form.js';
@@ -53,16 +54,20 @@ function nonFiniteErrors(data: unknown): ErrorObject[] {
   return errors;
 }
 
-/** A validator compiler that picks strict or coercing validation by request part. */
-export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
+/**
+ * A validator compiler that picks strict or coercing validation by request part. Validators compile on a route's
+ * first request, or earlier when `warmup` gets to them after start.
+ */
+export function createValidatorCompiler(warmup?: SchemaWarmup): FastifySchemaCompiler<unknown> {
   const strict = makeAjv({ coerceTypes: false });
   const coercing = makeAjv({ coerceTypes: 'array' });
-  return ({ schema, httpPart }) => {
+  return ({ schema, httpPart, url }) => {
     const coerces = httpPart !== 'body';
     const ajv = coerces ? coercing : strict;
-    // Compiled on a route's first request, not at start-up: compiling every route's schemas up front was a third of
-    // the time to ready (measured in docs/BENCHMARKS.md), and most routes of a clinic's install are rarely called.
+    // Compiled on a route's first request (or by the warm-up after start), not at start-up: compiling every route's
+    // schemas up front was a third of the time to ready (measured in docs/BENCHMARKS.md).
     let compiled: ValidateFunction | undefined;
+    warmup?.add(url, () => void (compiled ??= ajv.compile(schema as object)));
     const validate = Object.assign(
       (data: unknown): boolean => {
         compiled ??= ajv.compile(schema as object);

@@ -1,0 +1,41 @@
+/** The background compile of route schemas after start: the console's first routes first, each once, stoppable. */
+import { setImmediate as turn } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { SchemaWarmup } from '../../service/api/schema-warmup.js';
+
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await turn();
+}
+
+describe('SchemaWarmup', () => {
+  it('compiles nothing before start, then one schema per turn, the console’s first routes first', async () => {
+    const warmup = new SchemaWarmup();
+    const done: string[] = [];
+    for (const url of ['/users', '/transactions/:id', '/audits', '/me', '/transactions', '/channels/:channelId'])
+      warmup.add(url, () => done.push(url));
+    await turns(3);
+    expect(done).toEqual([]);
+    warmup.start();
+    await turn();
+    await turn();
+    expect(done.length).toBeLessThanOrEqual(2);
+    await turns(10);
+    expect(done).toEqual(['/me', '/transactions/:id', '/transactions', '/channels/:channelId', '/users', '/audits']);
+  });
+
+  it('goes on past a schema that fails to compile, and stops when told', async () => {
+    const warmup = new SchemaWarmup();
+    const done: string[] = [];
+    warmup.add('/me', () => {
+      throw new Error('bad schema');
+    });
+    warmup.add('/users', () => {
+      done.push('/users');
+      warmup.stop();
+    });
+    warmup.add('/roles', () => done.push('/roles'));
+    warmup.start();
+    await turns(10);
+    expect(done).toEqual(['/users']);
+  });
+});
