@@ -9,8 +9,7 @@
 import { StoreError } from '../store.js';
 import type { Filter } from '../store.js';
 import { isPlainObject } from '../../domain/plain-object.js';
-import { fieldNameProblem } from '../documents.js';
-import { isScalar, ordered, scalar, scalarList } from '../filter-values.js';
+import { checkFieldPath, isScalar, ordered, scalar, scalarList } from '../filter-values.js';
 
 export type NedbQuery = Record<string, unknown>;
 
@@ -20,17 +19,6 @@ const operators: ReadonlySet<string> = new Set<Operator>(['$in', '$nin', '$ne', 
 /** Validates a filter and returns the equivalent NeDB query; throws StoreError for anything outside the query language. */
 export function toNedbQuery(collection: string, filter: Filter): NedbQuery {
   return translate(collection, filter, 'filter');
-}
-
-/** Throws StoreError unless `path` is a usable (possibly dotted) field path. */
-export function checkFieldPath(collection: string, path: string, where: string): void {
-  for (const part of path.split('.')) {
-    const problem = fieldNameProblem(part);
-    if (problem !== null) {
-      const what = part.startsWith('$') ? `unknown operator ${part}` : `field "${path}": a path segment ${problem}`;
-      throw new StoreError(`${collection}: ${where}: ${what}`);
-    }
-  }
 }
 
 function translate(collection: string, filter: unknown, where: string): NedbQuery {

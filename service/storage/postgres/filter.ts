@@ -13,8 +13,7 @@
 import { StoreError } from '../store.js';
 import type { Filter, Scalar } from '../store.js';
 import { isPlainObject } from '../../domain/plain-object.js';
-import { fieldNameProblem } from '../documents.js';
-import { isScalar, ordered, scalar, scalarList } from '../filter-values.js';
+import { checkFieldPath, isScalar, ordered, scalar, scalarList } from '../filter-values.js';
 import { indexPrefilter } from './index-lookups.js';
 import type { IndexedFields, Prefilter } from './index-lookups.js';
 
@@ -43,17 +42,6 @@ interface Translation {
   collection: string;
   params: Params;
   indexed: IndexedFields;
-}
-
-/** Throws StoreError unless `path` is a usable (possibly dotted) field path. */
-export function checkFieldPath(collection: string, path: string, where: string): void {
-  for (const part of path.split('.')) {
-    const problem = fieldNameProblem(part);
-    if (problem !== null) {
-      const what = part.startsWith('$') ? `unknown operator ${part}` : `field "${path}": a path segment ${problem}`;
-      throw new StoreError(`${collection}: ${where}: ${what}`);
-    }
-  }
 }
 
 function translate(t: Translation, filter: unknown, where: string): string {

@@ -2,7 +2,7 @@
 import { StoreError } from '../store.js';
 import type { FindOptions } from '../store.js';
 import { isPlainObject } from '../../domain/plain-object.js';
-import { checkFieldPath } from './filter.js';
+import { checkFieldPath } from '../filter-values.js';
 import type { Params } from './filter.js';
 
 /**
