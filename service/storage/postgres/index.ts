@@ -4,3 +4,5 @@ export type { PostgresDatabaseOptions } from './database.js';
 export type { PostgresSettings } from './connection.js';
 export { createPostgresStore } from './postgres-store.js';
 export { SchemaTooNewError } from './errors.js';
+export { createPostgresTransactionLog } from './transaction-log.js';
+export type { PostgresTransactionLog, PostgresTransactionLogOptions } from './transaction-log.js';

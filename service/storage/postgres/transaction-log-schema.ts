@@ -1,0 +1,60 @@
+/**
+ * Migration 3: the transaction log's tables. Written out once and never edited (migrations.ts): a later change is a
+ * new migration.
+ *
+ * The filter columns sit beside the jsonb document, each btree ending in (ts, id) so that a newest-first page with
+ * an equality on its leading column is read straight off the index, newest first, and stops at its LIMIT.
+ *
+ * Retention deletes whole days in batches through `transactions_time` rather than dropping day partitions: with
+ * partitions, every instance would have to create the next day's partition (DDL that locks the parent table) and
+ * the key would have to include the day; a day of a busy clinic (27,000 rows) deletes in well under a second, and
+ * autovacuum returns the space to the table.
+ */
+export const TRANSACTION_LOG_SQL = `
+CREATE TABLE transactions (
+  id text PRIMARY KEY,
+  ts bigint NOT NULL,
+  channel text NOT NULL,
+  client text,
+  status text NOT NULL,
+  code integer,
+  method text NOT NULL,
+  path text NOT NULL,
+  rerun boolean NOT NULL,
+  instance text NOT NULL,
+  doc jsonb NOT NULL
+);
+CREATE INDEX transactions_time ON transactions (ts, id);
+CREATE INDEX transactions_channel_time ON transactions (channel, ts, id);
+CREATE INDEX transactions_status_time ON transactions (status, ts, id);
+CREATE INDEX transactions_client_time ON transactions (client, ts, id) WHERE client IS NOT NULL;
+CREATE INDEX transactions_processing ON transactions (instance, id) WHERE status = 'Processing';
+CREATE TABLE transaction_metrics (
+  period text NOT NULL,
+  start bigint NOT NULL,
+  channel text NOT NULL,
+  zone text NOT NULL,
+  requests bigint NOT NULL,
+  successful bigint NOT NULL,
+  completed bigint NOT NULL,
+  completed_errors bigint NOT NULL,
+  failed bigint NOT NULL,
+  processing bigint NOT NULL,
+  min_ms double precision NOT NULL,
+  max_ms double precision NOT NULL,
+  total_ms double precision NOT NULL,
+  PRIMARY KEY (period, start, channel)
+);
+CREATE TABLE finished_transactions (
+  seq bigserial PRIMARY KEY,
+  id text NOT NULL,
+  channel text NOT NULL,
+  status text NOT NULL,
+  code integer,
+  at bigint NOT NULL,
+  ts bigint NOT NULL,
+  retry integer,
+  auto_retry boolean NOT NULL
+);
+CREATE INDEX finished_transactions_at ON finished_transactions (at);
+`;

@@ -1,0 +1,554 @@
+/**
+ * The transaction log on PostgreSQL (migration 3, transaction-log-schema.ts), shared by several Junction instances:
+ * the filter columns beside the jsonb document, pages read newest first off the (…, ts, id) indexes, streams and
+ * scans in keyset batches, and each transaction's first final status committed together with its finished entry and
+ * metric counts (transaction-log-finish.ts). Every row names the instance that inserted it, so that the survivors can
+ * finish what a dead instance left Processing (`failInterruptedOf`).
+ */
+import type { Pool, PoolClient } from 'pg';
+import type { Logger } from 'pino';
+import { BucketStarts } from '../../domain/metric-buckets.js';
+import type { MetricBucket } from '../../domain/metric-buckets.js';
+import type { StoredPeriod } from '../../domain/metric-periods.js';
+import type { TransactionStatus } from '../../domain/transaction-status.js';
+import { checkChanges } from '../changes.js';
+import type { CheckedChanges } from '../changes.js';
+import { finishInterrupted } from '../interrupted.js';
+import { StoreError, UniqueConstraintError } from '../store.js';
+import { checkSetFields, toStoredPush, toStoredTransaction } from '../transaction-documents.js';
+import { normaliseTransactionFilter } from '../transaction-filter.js';
+import { dayOf, dayOfId, isDay } from '../transaction-ids.js';
+import { STREAM_BATCH } from '../transactions.js';
+import type { FinishedTransaction, MetricsRange, PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
+import type { PostgresDatabase } from './database.js';
+import { decode, encode } from './documents.js';
+import { constraintOf, sqlState, wrapError } from './errors.js';
+import { writeFinished } from './transaction-log-finish.js';
+import { toLogConditions } from './transaction-log-where.js';
+import type { LogConditions } from './transaction-log-where.js';
+
+const COLLECTION = 'transactions';
+const NEWEST_FIRST = 'ORDER BY ts DESC, id DESC';
+/** Rows one statement of a scan reads when a filter is decided in JavaScript (transaction-log-where.ts). */
+const SCAN_WINDOW = 2000;
+/** Rows per retention delete, so that no statement holds its locks for long. */
+const DELETE_BATCH = 5000;
+const DAY_MS = 86_400_000;
+const UNIQUE_VIOLATION = '23505';
+
+export interface PostgresTransactionLogOptions {
+  database: PostgresDatabase;
+  logger: Logger;
+  /** This instance's id, written into each row it inserts; `failInterrupted` finishes only rows of this id. */
+  instanceId: string;
+  /** The IANA zone metric buckets are cut in (the `timeZone` setting); default UTC. */
+  metricsTimeZone?: string;
+  /** The clock that stamps finished transactions; tests pass their own. */
+  now?: () => number;
+  /** Rows one statement of a JavaScript-filtered scan reads; default SCAN_WINDOW. */
+  scanWindowRows?: number;
+}
+
+/** The PostgreSQL log: the interface, and the recovery a survivor runs for an instance found dead. */
+export interface PostgresTransactionLog extends TransactionLog {
+  readonly instanceId: string;
+  /**
+   * Finishes the transactions the instance `instanceId` left Processing, by the rule of storage/interrupted.ts, as
+   * `failInterrupted` does for this instance's own; returns how many. Call it only for an instance known to be dead.
+   */
+  failInterruptedOf(instanceId: string): Promise<number>;
+}
+
+/** Creates the PostgreSQL transaction log over `database`; nothing connects until `open()`. */
+export function createPostgresTransactionLog(options: PostgresTransactionLogOptions): PostgresTransactionLog {
+  if (typeof options.instanceId !== 'string' || options.instanceId === '') throw new StoreError(`${COLLECTION}: instanceId must be a non-empty string`);
+  return new PostgresLog(options);
+}
+
+interface DocRow {
+  id: string;
+  ts: string;
+  doc: unknown;
+}
+
+interface MetricRow {
+  period: StoredPeriod;
+  start: string;
+  channel: string;
+  zone: string;
+  requests: string;
+  successful: string;
+  completed: string;
+  completed_errors: string;
+  failed: string;
+  processing: string;
+  min_ms: number;
+  max_ms: number;
+  total_ms: number;
+}
+
+interface FinishedRow {
+  seq: string;
+  id: string;
+  channel: string;
+  status: TransactionStatus;
+  code: number | null;
+  at: string;
+  ts: string;
+  retry: number | null;
+  auto_retry: boolean;
+}
+
+/** Where a keyset batch resumes: after this row, newest first. */
+interface Keyset {
+  ts: number;
+  id: string;
+}
+
+class PostgresLog implements PostgresTransactionLog {
+  readonly instanceId: string;
+  readonly metricsTimeZone: string;
+  readonly #database: PostgresDatabase;
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  readonly #scanWindow: number;
+  readonly #buckets: BucketStarts;
+  #pool: Pool | null = null;
+  #opening: Promise<void> | null = null;
+
+  constructor(options: PostgresTransactionLogOptions) {
+    this.instanceId = options.instanceId;
+    this.metricsTimeZone = options.metricsTimeZone ?? 'UTC';
+    this.#database = options.database;
+    this.#logger = options.logger;
+    this.#now = options.now ?? Date.now;
+    this.#scanWindow = options.scanWindowRows ?? SCAN_WINDOW;
+    this.#buckets = new BucketStarts(this.metricsTimeZone);
+  }
+
+  open(): Promise<void> {
+    this.#opening ??= this.#database.acquire().then(
+      (pool) => {
+        this.#pool = pool;
+      },
+      (err: unknown) => {
+        this.#opening = null;
+        throw err;
+      },
+    );
+    return this.#opening;
+  }
+
+  async close(): Promise<void> {
+    const opening = this.#opening;
+    if (opening === null) return;
+    this.#opening = null;
+    this.#pool = null;
+    const opened = await opening.then(() => true, () => false);
+    if (opened) await this.#database.release();
+  }
+
+  async insert(doc: TransactionRecord): Promise<TransactionRecord> {
+    let record: TransactionRecord;
+    try {
+      record = toStoredTransaction(doc).stored as unknown as TransactionRecord;
+    } catch (err) {
+      throw toStoreError('insert', err);
+    }
+    const row = columns(record);
+    const sql = `INSERT INTO transactions (id, ts, channel, client, status, code, method, path, rerun, instance, doc)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb)`;
+    const values = [...row, this.instanceId, encodeDoc(record)];
+    if (record.status === 'Processing') await this.#query('insert', sql, values);
+    else {
+      await this.#transaction('insert', async (client) => {
+        await client.query(sql, values);
+        await writeFinished(client, [record], this.#buckets, this.#now());
+      });
+    }
+    return record;
+  }
+
+  async update(id: string, changes: TransactionChanges): Promise<TransactionRecord | null> {
+    let update: CheckedChanges;
+    let push: ReturnType<typeof toStoredPush>;
+    try {
+      const { push: toPush, ...plain } = changes;
+      update = checkChanges(COLLECTION, plain);
+      push = toStoredPush(toPush);
+      const day = dayOfId(id);
+      if (day === null) return null;
+      checkSetFields(update.set, day);
+    } catch (err) {
+      throw toStoreError('update', err);
+    }
+    return this.#transaction('update', async (client) => {
+      // The row stays locked to the commit, so a concurrent update (another push) reads what this one wrote.
+      const { rows } = await client.query<{ doc: unknown }>('SELECT doc FROM transactions WHERE id = $1 FOR UPDATE', [id]);
+      if (rows[0] === undefined) return null;
+      const record = decode(rows[0].doc) as Record<string, unknown>;
+      const wasProcessing = record.status === 'Processing';
+      Object.assign(record, update.set);
+      for (const field of update.unset) delete record[field];
+      for (const field of ['routes', 'orchestrations'] as const) {
+        if (push[field].length > 0) record[field] = [...((record[field] as unknown[] | undefined) ?? []), ...push[field]];
+      }
+      const updated = record as unknown as TransactionRecord;
+      if (typeof updated.request.method === 'string') updated.request.method = updated.request.method.toUpperCase();
+      await rewrite(client, updated);
+      if (wasProcessing && updated.status !== 'Processing') await writeFinished(client, [updated], this.#buckets, this.#now());
+      return updated;
+    });
+  }
+
+  async get(id: string): Promise<TransactionRecord | null> {
+    if (dayOfId(id) === null) return null;
+    const rows = await this.#query<{ doc: unknown }>('get', 'SELECT doc FROM transactions WHERE id = $1', [id]);
+    return rows[0] === undefined ? null : (decode(rows[0].doc) as TransactionRecord);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    if (dayOfId(id) === null) return false;
+    const rows = await this.#query('remove', 'DELETE FROM transactions WHERE id = $1 RETURNING 1', [id]);
+    return rows.length > 0;
+  }
+
+  async page(filter: TransactionFilter, options: PageOptions): Promise<TransactionRecord[]> {
+    const where = conditions('page', filter);
+    const { limit, skip } = pageBounds(options);
+    if (limit === 0) return [];
+    if (where.test !== null) {
+      const page: TransactionRecord[] = [];
+      let skipped = 0;
+      for await (const record of this.#scan(where)) {
+        if (skipped++ < skip) continue;
+        page.push(record);
+        if (page.length === limit) break;
+      }
+      return page;
+    }
+    const { text, values } = pageStatement(where, limit, skip);
+    const rows = await this.#query<{ doc: unknown }>('page', text, values);
+    return rows.map((row) => decode(row.doc) as TransactionRecord);
+  }
+
+  async count(filter: TransactionFilter): Promise<number> {
+    const where = conditions('count', filter);
+    if (where.test === null) {
+      const rows = await this.#query<{ n: string }>('count', `SELECT count(*) AS n FROM transactions WHERE ${where.sql}`, where.params.values);
+      return Number(rows[0]?.n ?? 0);
+    }
+    let n = 0;
+    for await (const _record of this.#scan(where)) n++;
+    return n;
+  }
+
+  async *stream(filter: TransactionFilter, options: PageOptions = { limit: 0 }): AsyncGenerator<TransactionRecord> {
+    const where = conditions('stream', filter);
+    const bounds = pageBounds(options);
+    let skip = bounds.skip;
+    let left = bounds.limit === 0 ? Number.POSITIVE_INFINITY : bounds.limit;
+    if (where.test !== null) {
+      for await (const record of this.#scan(where)) {
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
+        yield record;
+        if (--left === 0) return;
+      }
+      return;
+    }
+    // Only the first batch skips; the next ones continue after the last row read, at the same cost however deep.
+    let after: Keyset | null = null;
+    while (left > 0) {
+      const size = Math.min(STREAM_BATCH, left);
+      const rows = await this.#batch('stream', where, after, size, skip);
+      skip = 0;
+      left -= rows.length;
+      for (const row of rows) yield decode(row.doc) as TransactionRecord;
+      const tail = rows.at(-1);
+      if (tail === undefined || rows.length < size) return;
+      after = { ts: Number(tail.ts), id: tail.id };
+    }
+  }
+
+  /**
+   * The rows whose JavaScript test passes among those the SQL keeps, newest first, read a window at a time (small
+   * first, so a page of frequent matches comes quickly, then doubled up to the window) only as the consumer asks.
+   */
+  async *#scan(where: LogConditions): AsyncGenerator<TransactionRecord> {
+    const test = where.test ?? (() => true);
+    let after: Keyset | null = null;
+    let window = Math.min(this.#scanWindow, 250);
+    for (;;) {
+      const rows = await this.#batch('scan', where, after, window, 0);
+      for (const row of rows) {
+        const record = decode(row.doc) as TransactionRecord;
+        if (test(record)) yield record;
+      }
+      const tail = rows.at(-1);
+      if (tail === undefined || rows.length < window) return;
+      after = { ts: Number(tail.ts), id: tail.id };
+      window = Math.min(this.#scanWindow, window * 2);
+    }
+  }
+
+  /** One keyset batch: the `size` rows after `after` that the SQL keeps, newest first. */
+  #batch(action: string, where: LogConditions, after: Keyset | null, size: number, skip: number): Promise<DocRow[]> {
+    const values = [...where.params.values];
+    const add = (value: unknown): string => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    // The plain `ts <=` lets an index whose (ts, id) are not its first columns seek to the resume point too.
+    const keyset = after === null ? '' : `AND ts <= ${add(after.ts)} AND (ts, id) < (${add(after.ts)}, ${add(after.id)})`;
+    const text = `SELECT id, ts, doc FROM transactions WHERE ${where.sql} ${keyset} ${NEWEST_FIRST} LIMIT ${add(size)} OFFSET ${add(skip)}`;
+    return this.#query<DocRow>(action, text, values);
+  }
+
+  failInterrupted(): Promise<number> {
+    return this.failInterruptedOf(this.instanceId);
+  }
+
+  async failInterruptedOf(instanceId: string): Promise<number> {
+    if (typeof instanceId !== 'string' || instanceId === '') throw new StoreError(`${COLLECTION}: an instance id must be a non-empty string`);
+    const { failed, answered } = await this.#transaction('failInterrupted', async (client) => {
+      // Locked in id order; a concurrent recovery of the same instance waits here, then finds these rows finished.
+      const { rows } = await client.query<{ doc: unknown }>(
+        "SELECT doc FROM transactions WHERE status = 'Processing' AND instance = $1 ORDER BY id FOR UPDATE",
+        [instanceId],
+      );
+      const finished: TransactionRecord[] = [];
+      let answeredCount = 0;
+      for (const row of rows) {
+        const record = decode(row.doc) as TransactionRecord;
+        const changes = finishInterrupted(record);
+        Object.assign(record, changes.set);
+        if (changes.unsetStatusIfInterrupted) {
+          delete record.statusIfInterrupted;
+          answeredCount += 1;
+        }
+        await rewrite(client, record);
+        finished.push(record);
+      }
+      await writeFinished(client, finished, this.#buckets, this.#now());
+      return { failed: rows.length - answeredCount, answered: answeredCount };
+    });
+    if (failed + answered > 0) {
+      this.#logger.warn({ failed, answered, instance: instanceId }, 'transactions interrupted by a stop of their instance were finished: Failed, or as their client was answered');
+    }
+    return failed + answered;
+  }
+
+  async hasChannel(channelID: string): Promise<boolean> {
+    const rows = await this.#query('hasChannel', 'SELECT 1 FROM transactions WHERE channel = $1 LIMIT 1', [channelID]);
+    return rows.length > 0;
+  }
+
+  days(): Promise<string[]> {
+    return this.#daysBefore('days', null);
+  }
+
+  /**
+   * The UTC days holding transactions (before `beforeMs` when given), oldest first: one index probe of
+   * `transactions_time` per day (a loose index scan), so a year's log answers in 365 probes.
+   */
+  async #daysBefore(action: string, beforeMs: number | null): Promise<string[]> {
+    const rows = await this.#query<{ ts: string }>(
+      action,
+      `WITH RECURSIVE d (ts) AS (
+         SELECT (SELECT min(ts) FROM transactions)
+         UNION ALL
+         SELECT (SELECT min(ts) FROM transactions WHERE ts >= (d.ts / ${DAY_MS} + 1) * ${DAY_MS}) FROM d WHERE d.ts IS NOT NULL
+       )
+       SELECT ts FROM d WHERE ts IS NOT NULL AND ($1::bigint IS NULL OR ts < $1::bigint)`,
+      [beforeMs],
+    );
+    return rows.map((row) => dayOf(new Date(Number(row.ts))));
+  }
+
+  async dropDaysBefore(day: string): Promise<string[]> {
+    if (!isDay(day)) throw new StoreError(`${COLLECTION}: "${String(day)}" is not a day (yyyy-mm-dd)`);
+    const before = Date.parse(`${day}T00:00:00Z`);
+    const dropped = await this.#daysBefore('dropDaysBefore', before);
+    for (;;) {
+      const rows = await this.#query(
+        'dropDaysBefore',
+        `DELETE FROM transactions WHERE id IN (SELECT id FROM transactions WHERE ts < $1 ORDER BY ts LIMIT ${DELETE_BATCH}) RETURNING 1`,
+        [before],
+      );
+      if (rows.length < DELETE_BATCH) break;
+    }
+    // Hour and day metric buckets are kept as long as the transactions they count (minute buckets for less).
+    await this.#query('dropDaysBefore', "DELETE FROM transaction_metrics WHERE period IN ('hour', 'day') AND start < $1", [before]);
+    if (dropped.length > 0) this.#logger.info({ days: dropped }, 'transaction days dropped by retention');
+    return dropped;
+  }
+
+  async metrics(range: MetricsRange): Promise<MetricBucket[]> {
+    const channels = range.channelIDs;
+    if (channels !== undefined && channels.length === 0) return [];
+    const rows = await this.#query<MetricRow>(
+      'metrics',
+      'SELECT * FROM transaction_metrics WHERE period = $1 AND start >= $2 AND start < $3 AND ($4::text[] IS NULL OR channel = ANY($4::text[])) ORDER BY start, channel',
+      [range.period, range.from.getTime(), range.to.getTime(), channels ?? null],
+    );
+    return rows.map(toBucket);
+  }
+
+  async dropMetricsBefore(period: StoredPeriod, before: Date): Promise<number> {
+    const rows = await this.#query('dropMetricsBefore', 'DELETE FROM transaction_metrics WHERE period = $1 AND start < $2 RETURNING 1', [period, before.getTime()]);
+    return rows.length;
+  }
+
+  async finishedAfter(afterSeq: number, limit: number): Promise<FinishedTransaction[]> {
+    if (!Number.isSafeInteger(afterSeq) || !Number.isSafeInteger(limit) || limit < 1) {
+      throw new StoreError(`${COLLECTION}: finishedAfter needs whole numbers, not ${String(afterSeq)} and ${String(limit)}`);
+    }
+    const rows = await this.#query<FinishedRow>('finishedAfter', 'SELECT * FROM finished_transactions WHERE seq > $1 ORDER BY seq LIMIT $2', [afterSeq, limit]);
+    return rows.map(toFinished);
+  }
+
+  async lastFinishedSeq(): Promise<number> {
+    const rows = await this.#query<{ seq: string | null }>('lastFinishedSeq', 'SELECT max(seq) AS seq FROM finished_transactions', []);
+    return Number(rows[0]?.seq ?? 0);
+  }
+
+  async dropFinishedBefore(before: Date): Promise<number> {
+    const rows = await this.#query('dropFinishedBefore', 'DELETE FROM finished_transactions WHERE at < $1 RETURNING 1', [before.getTime()]);
+    return rows.length;
+  }
+
+  #openPool(): Pool {
+    if (this.#pool === null) throw new StoreError(`${COLLECTION}: the transaction log is not open`);
+    return this.#pool;
+  }
+
+  async #query<R>(action: string, text: string, values: unknown[]): Promise<R[]> {
+    const pool = this.#openPool();
+    try {
+      return (await pool.query(text, values)).rows as R[];
+    } catch (err) {
+      throw toStoreError(action, err);
+    }
+  }
+
+  /** Runs `work` in one SQL transaction on one connection: all of it commits, or none. */
+  async #transaction<T>(action: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const pool = this.#openPool();
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw toStoreError(action, err);
+    }
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      // A connection whose rollback fails is in an unknown state: it is discarded rather than reused.
+      await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
+        broken = rollbackErr as Error;
+      });
+      throw toStoreError(action, err);
+    } finally {
+      client.release(broken);
+    }
+  }
+}
+
+/** The filter columns of a record, in the INSERT's order (without the instance and the document). */
+function columns(record: TransactionRecord): unknown[] {
+  return [
+    record._id,
+    record.request.timestamp.getTime(),
+    record.channelID,
+    record.clientID ?? null,
+    record.status,
+    record.response?.status ?? null,
+    record.request.method,
+    record.request.path,
+    record.wasRerun === true,
+  ];
+}
+
+/** Writes a changed record back with its columns; the row keeps the instance that inserted it. */
+async function rewrite(client: PoolClient, record: TransactionRecord): Promise<void> {
+  await client.query(
+    'UPDATE transactions SET ts = $2, channel = $3, client = $4, status = $5, code = $6, method = $7, path = $8, rerun = $9, doc = $10::jsonb WHERE id = $1',
+    [...columns(record), encodeDoc(record)],
+  );
+}
+
+function encodeDoc(record: TransactionRecord): string {
+  return JSON.stringify(encode(record));
+}
+
+function conditions(action: string, filter: TransactionFilter): LogConditions {
+  try {
+    return toLogConditions(normaliseTransactionFilter(filter));
+  } catch (err) {
+    throw toStoreError(action, err);
+  }
+}
+
+/** The statement `page` runs for a filter that SQL decides alone, for tests that check its plan. */
+export function transactionPageStatement(filter: TransactionFilter, options: PageOptions): { text: string; values: unknown[] } {
+  const { limit, skip } = pageBounds(options);
+  return pageStatement(conditions('page', filter), limit, skip);
+}
+
+function pageStatement(where: LogConditions, limit: number, skip: number): { text: string; values: unknown[] } {
+  const values = [...where.params.values, limit, skip];
+  return { text: `SELECT doc FROM transactions WHERE ${where.sql} ${NEWEST_FIRST} LIMIT $${values.length - 1} OFFSET $${values.length}`, values };
+}
+
+function pageBounds(options: PageOptions): { limit: number; skip: number } {
+  const limit = options.limit;
+  const skip = options.skip ?? 0;
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new StoreError(`${COLLECTION}: limit must be a whole number of 0 or more`);
+  if (!Number.isSafeInteger(skip) || skip < 0) throw new StoreError(`${COLLECTION}: skip must be a whole number of 0 or more`);
+  return { limit, skip };
+}
+
+function toBucket(row: MetricRow): MetricBucket {
+  return {
+    channelID: row.channel,
+    period: row.period,
+    startTime: new Date(Number(row.start)),
+    timeZone: row.zone,
+    requests: Number(row.requests),
+    successful: Number(row.successful),
+    completed: Number(row.completed),
+    completedWithErrors: Number(row.completed_errors),
+    failed: Number(row.failed),
+    processing: Number(row.processing),
+    minResponseTime: row.min_ms,
+    maxResponseTime: row.max_ms,
+    totalResponseTime: row.total_ms,
+  };
+}
+
+function toFinished(row: FinishedRow): FinishedTransaction {
+  return {
+    seq: Number(row.seq),
+    id: row.id,
+    channelID: row.channel,
+    status: row.status,
+    ...(row.code === null ? {} : { responseStatus: row.code }),
+    at: new Date(Number(row.at)),
+    requestTimestamp: new Date(Number(row.ts)),
+    ...(row.retry === null ? {} : { autoRetryAttempt: row.retry }),
+    ...(row.auto_retry ? { autoRetry: true } : {}),
+  };
+}
+
+function toStoreError(action: string, err: unknown): StoreError {
+  if (err instanceof StoreError) return err;
+  if (sqlState(err) === UNIQUE_VIOLATION && constraintOf(err) === 'transactions_pkey') return new UniqueConstraintError(COLLECTION, '_id', { cause: err });
+  return wrapError(COLLECTION, action, err);
+}
