@@ -20,6 +20,9 @@ const STATUS_COUNTERS: Record<TransactionStatus, Counter> = {
   Failed: 'failed',
 };
 
+/** The advisory lock writers of finished entries take turns on, one per schema (see writeFinished). */
+export const FINISHED_LOCK_KEY = "hashtext('junction finished transactions ' || current_schema())";
+
 interface Counts {
   period: StoredPeriod;
   start: number;
@@ -49,7 +52,7 @@ export async function writeFinished(client: PoolClient, records: readonly Transa
   for (const record of records) addCounts(counts, record, buckets);
   // A fixed order of bucket rows in every writer, so two upserts never wait on each other's rows crosswise.
   const rows = [...counts.values()].sort((a, b) => a.period.localeCompare(b.period) || a.start - b.start || a.channel.localeCompare(b.channel));
-  await client.query("SELECT pg_advisory_xact_lock(hashtext('junction finished transactions ' || current_schema()))");
+  await client.query(`SELECT pg_advisory_xact_lock(${FINISHED_LOCK_KEY})`);
   await client.query(
     `WITH finished AS (
        INSERT INTO finished_transactions (id, channel, status, code, at, ts, retry, auto_retry)

@@ -1,0 +1,193 @@
+/**
+ * What only the PostgreSQL transaction log does (the contract runs in transaction-log-engines.test.ts): several
+ * instances sharing one log, the recovery a survivor runs for a dead instance, commit-ordered finished entries, and
+ * index-served plans for the console's first pages.
+ */
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { pino } from 'pino';
+import { createPostgresTransactionLog, PostgresDatabase } from '../../service/storage/postgres/index.js';
+import type { PostgresTransactionLog } from '../../service/storage/postgres/index.js';
+import { FINISHED_LOCK_KEY } from '../../service/storage/postgres/transaction-log-finish.js';
+import { transactionPageStatement } from '../../service/storage/postgres/transaction-log.js';
+import type { TransactionFilter } from '../../service/storage/transactions.js';
+import { createTestDatabase, newSchemaName, runSql, settingsFor } from '../helpers/postgres.js';
+import type { TestDatabase } from '../helpers/postgres.js';
+import { tx } from './transaction-log-contract.js';
+
+const silent = pino({ level: 'silent' });
+let database: Promise<TestDatabase> | undefined;
+const opened: PostgresTransactionLog[] = [];
+const schemas: string[] = [];
+
+async function url(): Promise<string> {
+  database ??= createTestDatabase();
+  return (await database).url;
+}
+
+/** An open log of `instanceId` on `schema`, with a connection pool of its own (as another process has). */
+async function logOf(schema: string, instanceId: string): Promise<PostgresTransactionLog> {
+  const log = createPostgresTransactionLog({ database: new PostgresDatabase({ settings: settingsFor(await url()), logger: silent, schema }), logger: silent, instanceId });
+  opened.push(log);
+  await log.open();
+  return log;
+}
+
+function newSchema(): string {
+  const schema = newSchemaName();
+  schemas.push(schema);
+  return schema;
+}
+
+afterEach(async () => {
+  for (const log of opened.splice(0)) await log.close();
+  for (const schema of schemas.splice(0)) await runSql(await url(), `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+});
+afterAll(async () => {
+  await (await database)?.drop();
+});
+
+describe('PostgreSQL transaction log shared by instances', () => {
+  it('finishes only its own instance\'s Processing rows at start, and a dead instance\'s when a survivor asks, once', async () => {
+    const schema = newSchema();
+    const a = await logOf(schema, 'instance-a');
+    const b = await logOf(schema, 'instance-b');
+    const ofA = await a.insert(tx('2024-03-01T10:00:00Z', { status: 'Processing', response: undefined }));
+    const ofB = await b.insert(tx('2024-03-01T10:00:01Z', { status: 'Processing', response: undefined }));
+    const answered = await b.insert(tx('2024-03-01T10:00:02Z', { status: 'Processing', response: undefined }));
+    const at = new Date('2024-03-01T10:00:02Z');
+    await b.update(answered._id, {
+      set: { statusIfInterrupted: 'Successful', response: { status: 200, headers: {}, timestamp: new Date(at.getTime() + 7) }, routes: [{ name: 'secondary', request: { ...answered.request } }] },
+    });
+
+    // Instance a restarts: b's rows are b's, still in flight as far as a can tell.
+    expect(await a.failInterrupted()).toBe(1);
+    expect((await a.get(ofA._id))?.status).toBe('Failed');
+    expect((await a.get(ofB._id))?.status).toBe('Processing');
+
+    // b is found dead: two survivors recover it at once, and each row is finished by exactly one of them.
+    const c = await logOf(schema, 'instance-c');
+    const counts = await Promise.all([a.failInterruptedOf('instance-b'), c.failInterruptedOf('instance-b')]);
+    expect(counts.reduce((sum, n) => sum + n, 0)).toBe(2);
+    expect(await c.get(ofB._id)).toMatchObject({ status: 'Failed', error: { message: expect.stringMatching(/^Interrupted/) as unknown } });
+    const recovered = await c.get(answered._id);
+    expect(recovered).toMatchObject({ status: 'Successful', response: { status: 200 } });
+    expect(recovered?.statusIfInterrupted).toBeUndefined();
+    expect(recovered?.routes[0]?.error?.message).toMatch(/^Interrupted: Junction stopped before this route/);
+    expect(await a.count({ status: ['Processing'] })).toBe(0);
+
+    // One finished entry each, and the answered one counted once in its buckets (the unanswered ones have no response).
+    expect((await a.finishedAfter(0, 10)).map((f) => f.id).sort()).toEqual([ofA._id, ofB._id, answered._id].sort());
+    const minute = await a.metrics({ period: 'minute', from: new Date('2024-03-01T10:00:00Z'), to: new Date('2024-03-01T10:01:00Z') });
+    expect(minute.map((bucket) => [bucket.requests, bucket.successful, bucket.totalResponseTime])).toEqual([[1, 1, 7]]);
+    expect(await b.failInterrupted()).toBe(0);
+    await expect(a.failInterruptedOf('')).rejects.toThrow(/instance id/);
+  });
+
+  it('keeps every exchange pushed concurrently to one transaction through two pools', async () => {
+    const schema = newSchema();
+    const a = await logOf(schema, 'instance-a');
+    const b = await logOf(schema, 'instance-b');
+    const doc = await a.insert(tx('2024-03-01T08:00:00Z', { status: 'Processing', response: undefined }));
+    const exchange = (name: string) => ({ name, request: { ...doc.request } });
+    const names = Array.from({ length: 40 }, (_, i) => `e${String(i).padStart(2, '0')}`);
+    const results = await Promise.all(names.map((name, i) => (i % 2 === 0 ? a : b).update(doc._id, { push: { orchestrations: [exchange(name)], routes: [exchange(name)] } })));
+    expect(results.every((result) => result !== null)).toBe(true);
+    const stored = await b.get(doc._id);
+    expect(stored?.orchestrations.map((o) => o.name).sort()).toEqual(names);
+    expect(stored?.routes.map((r) => r.name).sort()).toEqual(names);
+    // Each exchange's routes and orchestrations were appended in one write: the two lists are in the same order.
+    expect(stored?.routes.map((r) => r.name)).toEqual(stored?.orchestrations.map((o) => o.name));
+  });
+
+  it('gives finished entries their seq in commit order, so a reader never skips one committed late', async () => {
+    const schema = newSchema();
+    const log = await logOf(schema, 'instance-a');
+    const first = await log.insert(tx('2024-03-01T09:00:00Z', { status: 'Processing', response: undefined }));
+    // Another writer has taken a seq and not committed yet (its own completion, mid-commit).
+    const other = new pg.Client({ connectionString: await url(), options: `-c search_path=${schema}` });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(`SELECT pg_advisory_xact_lock(${FINISHED_LOCK_KEY})`);
+      const taken = await other.query<{ seq: string }>(
+        "INSERT INTO finished_transactions (id, channel, status, code, at, ts, retry, auto_retry) VALUES ('x', 'ch-a', 'Successful', 200, 0, 0, NULL, false) RETURNING seq",
+      );
+      const completing = log.update(first._id, { set: { status: 'Successful', response: { status: 200, headers: {}, timestamp: new Date('2024-03-01T09:00:01Z') } } });
+      await waitUntilBlocked(await url(), 'advisory');
+      // The reader sees nothing yet: the later completion has no seq while the earlier one is uncommitted.
+      expect(await log.finishedAfter(0, 10)).toEqual([]);
+      await other.query('COMMIT');
+      await completing;
+      const entries = await log.finishedAfter(0, 10);
+      expect(entries.map((f) => f.id)).toEqual(['x', first._id]);
+      expect(entries[0]?.seq).toBe(Number(taken.rows[0]?.seq));
+    } finally {
+      await other.end();
+    }
+  });
+});
+
+/** Resolves once some session of the test database waits on a lock of `type`; polls the server's own view of it. */
+async function waitUntilBlocked(target: string, type: string): Promise<void> {
+  const client = new pg.Client({ connectionString: target });
+  await client.connect();
+  try {
+    for (let i = 0; i < 2000; i++) {
+      const { rows } = await client.query("SELECT 1 FROM pg_locks WHERE locktype = $1 AND NOT granted", [type]);
+      if (rows.length > 0) return;
+    }
+    throw new Error(`no session started waiting on a ${type} lock`);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('PostgreSQL transaction log plans', () => {
+  const DAY = 86_400_000;
+  const end = Date.parse('2024-03-31T00:00:00Z');
+
+  /** EXPLAIN of what `page` runs, as JSON. */
+  async function plan(schema: string, filter: TransactionFilter): Promise<string> {
+    const { text, values } = transactionPageStatement(filter, { limit: 20 });
+    const client = new pg.Client({ connectionString: await url(), options: `-c search_path=${schema}` });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${text}`, values);
+      return JSON.stringify(rows[0]?.['QUERY PLAN']);
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('serves the newest page and a channel + status page over 7 days from indexes, in order, without a sort', async () => {
+    const schema = newSchema();
+    const log = await logOf(schema, 'seed');
+    // 60,000 rows over 30 days, five channels, one in twenty Failed: the bench's shape, seeded by the server itself.
+    const rows = 60_000;
+    await runSql(await url(), `
+      SET search_path = ${schema};
+      INSERT INTO transactions (id, ts, channel, client, status, code, method, path, rerun, instance, doc)
+      SELECT lpad(to_hex(ts / 1000), 8, '0') || lpad(to_hex(i), 16, '0'), ts, channel, NULL, status, CASE WHEN status = 'Failed' THEN 503 ELSE 200 END,
+             'GET', '/fhir/Patient', false, 'seed', jsonb_build_object('channelID', channel, 'status', status)
+        FROM (SELECT i, ${end - 30 * DAY}::bigint + i::bigint * ${Math.floor((30 * DAY) / rows)} AS ts, 'ch-' || (i % 5) AS channel,
+                     CASE WHEN (i / 5) % 20 = 0 THEN 'Failed' ELSE 'Successful' END AS status
+                FROM generate_series(1, ${rows}) AS i) AS s;
+      ANALYZE transactions;`);
+    expect(await log.count({})).toBe(rows);
+
+    const newest = await plan(schema, {});
+    expect(newest).toContain('"Index Name":"transactions_time"');
+    expect(newest).toContain('"Scan Direction":"Backward"');
+    expect(newest).not.toMatch(/"Node Type":"(Sort|Seq Scan|Incremental Sort)"/);
+
+    const week: TransactionFilter = { channelID: ['ch-1'], status: ['Failed'], from: new Date(end - 7 * DAY), to: new Date(end) };
+    const filtered = await plan(schema, week);
+    expect(filtered).toMatch(/"Index Name":"transactions_(channel|status)_time"/);
+    expect(filtered).toContain('"Scan Direction":"Backward"');
+    expect(filtered).not.toMatch(/"Node Type":"(Sort|Seq Scan|Incremental Sort|Bitmap Heap Scan)"/);
+    const page = await log.page(week, { limit: 20 });
+    expect(page).toHaveLength(20);
+    expect(page.every((record) => record.channelID === 'ch-1' && record.status === 'Failed')).toBe(true);
+  });
+});
