@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { managementApiScenario } from './scenarios/management-api.js';
 import { largeBodyScenario } from './scenarios/large-body.js';
 import { logScaleScenario } from './scenarios/log-scale.js';
+import { logScalePgScenario } from './scenarios/log-scale-pg.js';
 import { listFiltersScenario } from './scenarios/list-filters.js';
 import { proxyScenario } from './scenarios/proxy.js';
 import { consoleScenario } from './scenarios/console.js';
@@ -82,6 +83,19 @@ const scenarios: Scenario[] = [
       const current = rows(f);
       const before = f.baseline === undefined ? undefined : rows({ ...f, ...f.baseline });
       console.table(Object.fromEntries(Object.entries(targets).map(([figure, target]) => [figure, { ...(before === undefined ? {} : { baseline: before[figure as keyof typeof before] }), 'this build': current[figure as keyof typeof current], target }])));
+    },
+  },
+  {
+    name: 'log-scale-pg',
+    // The transaction log on PostgreSQL (issue 20): 10,000,000 over a year; quick mode a month of 300,000.
+    run: () => logScalePgScenario(quick ? 300_000 : 10_000_000, quick ? 30 : 365),
+    print: (f: Awaited<ReturnType<typeof logScalePgScenario>>) => {
+      const seeded = f.seedSeconds === 0 ? 'reused' : `seeded in ${f.seedSeconds} s (${f.seedRowsPerSecond.toLocaleString('en')} rows/s)`;
+      console.log(`\nLog scale on PostgreSQL: ${f.transactions.toLocaleString('en')} transactions over ${f.days} days, ${seeded}; table with indexes ${f.tableMb} MB; load average ${f.loadAverage.join(' ')}`);
+      console.table({
+        'newest page of 20 (first / median)': { measured: `${f.newestPage.firstMs} / ${f.newestPage.medianMs} ms`, target: '<= 50 ms', plan: f.newestPage.plan },
+        'channel + status page, 7 days (first / median)': { measured: `${f.filteredWeekPage.firstMs} / ${f.filteredWeekPage.medianMs} ms (${f.filteredWeekPage.rows} rows)`, target: '<= 300 ms', plan: f.filteredWeekPage.plan },
+      });
     },
   },
   {
