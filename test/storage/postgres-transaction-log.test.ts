@@ -143,6 +143,25 @@ async function waitUntilBlocked(target: string, type: string): Promise<void> {
   }
 }
 
+describe('PostgreSQL transaction log retention', () => {
+  it('drops days larger than one delete batch, whole, and keeps the rest', async () => {
+    const schema = newSchema();
+    const log = await logOf(schema, 'seed');
+    // 12,000 rows a day over three days: more than two delete batches for each dropped day.
+    await runSql(await url(), `
+      SET search_path = ${schema};
+      INSERT INTO transactions (id, ts, channel, client, status, code, method, path, rerun, instance, doc)
+      SELECT lpad(to_hex(ts / 1000), 8, '0') || lpad(to_hex(i), 16, '0'), ts, 'ch-a', NULL, 'Successful', 200, 'GET', '/p', false, 'seed', '{}'::jsonb
+        FROM (SELECT i, ${Date.parse('2024-03-01T00:00:00Z')}::bigint + (i / 12000) * 86400000 + (i % 12000) * 7000 AS ts FROM generate_series(0, 35999) AS i) AS s;`);
+    const kept = await log.insert(tx('2024-03-03T23:00:00Z'));
+    expect(await log.days()).toEqual(['2024-03-01', '2024-03-02', '2024-03-03']);
+    expect(await log.dropDaysBefore('2024-03-03')).toEqual(['2024-03-01', '2024-03-02']);
+    expect(await log.days()).toEqual(['2024-03-03']);
+    expect(await log.count({})).toBe(12_001);
+    expect(await log.get(kept._id)).toEqual(kept);
+  });
+});
+
 describe('PostgreSQL transaction log plans', () => {
   const DAY = 86_400_000;
   const end = Date.parse('2024-03-31T00:00:00Z');
