@@ -96,6 +96,8 @@ const scenarios: Scenario[] = [
         'newest page of 20 (first / median)': { measured: `${f.newestPage.firstMs} / ${f.newestPage.medianMs} ms`, target: '<= 50 ms', plan: f.newestPage.plan },
         'channel + status page, 7 days (first / median)': { measured: `${f.filteredWeekPage.firstMs} / ${f.filteredWeekPage.medianMs} ms (${f.filteredWeekPage.rows} rows)`, target: '<= 300 ms', plan: f.filteredWeekPage.plan },
       });
+      const w = f.writes;
+      console.log(`write path: ${w.transactions.toLocaleString('en')} inserted and completed in ${w.seconds} s, ${w.perSecond.toLocaleString('en')} transactions/s; CPU s per 1,000: server ${w.serverCpuSecondsPer1000}, bench process ${w.clientCpuSecondsPer1000}`);
     },
   },
   {

@@ -8,9 +8,8 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { createPostgresTransactionLog, PostgresDatabase } from '../../service/storage/postgres/index.js';
 import type { PostgresTransactionLog } from '../../service/storage/postgres/index.js';
-import { FINISHED_LOCK_KEY } from '../../service/storage/postgres/transaction-log-finish.js';
 import { transactionPageStatement } from '../../service/storage/postgres/transaction-log.js';
-import type { TransactionFilter } from '../../service/storage/transactions.js';
+import type { TransactionFilter, TransactionRecord } from '../../service/storage/transactions.js';
 import { createTestDatabase, newSchemaName, runSql, settingsFor } from '../helpers/postgres.js';
 import type { TestDatabase } from '../helpers/postgres.js';
 import { tx } from './transaction-log-contract.js';
@@ -100,48 +99,74 @@ describe('PostgreSQL transaction log shared by instances', () => {
     expect(stored?.routes.map((r) => r.name)).toEqual(stored?.orchestrations.map((o) => o.name));
   });
 
-  it('gives finished entries their seq in commit order, so a reader never skips one committed late', async () => {
+  it('completes without waiting for another uncommitted completion of the same channel and minute, and numbers entries in commit order', async () => {
     const schema = newSchema();
     const log = await logOf(schema, 'instance-a');
-    const first = await log.insert(tx('2024-03-01T09:00:00Z', { status: 'Processing', response: undefined }));
-    // Another writer has taken a seq and not committed yet (its own completion, mid-commit).
-    const other = new pg.Client({ connectionString: await url(), options: `-c search_path=${schema}` });
-    await other.connect();
+    const late = await log.insert(tx('2024-03-01T09:00:00Z', { status: 'Processing', response: undefined }));
+    const early = await log.insert(tx('2024-03-01T09:00:10Z', { status: 'Processing', response: undefined }));
+    const responseAt = (doc: TransactionRecord) => ({ status: 200, headers: {}, timestamp: new Date(doc.request.timestamp.getTime() + 10) });
+    // Another instance completes `late` and has written everything but not committed yet.
+    const other = await logOf(schema, 'instance-b');
+    const otherClient = new pg.Client({ connectionString: await url(), options: `-c search_path=${schema}` });
+    await otherClient.connect();
     try {
-      await other.query('BEGIN');
-      await other.query(`SELECT pg_advisory_xact_lock(${FINISHED_LOCK_KEY})`);
-      const taken = await other.query<{ seq: string }>(
-        "INSERT INTO finished_transactions (id, channel, status, code, at, ts, retry, auto_retry) VALUES ('x', 'ch-a', 'Successful', 200, 0, 0, NULL, false) RETURNING seq",
+      await otherClient.query('BEGIN');
+      await otherClient.query("UPDATE transactions SET status = 'Successful' WHERE id = $1", [late._id]);
+      await otherClient.query(
+        "INSERT INTO finished_transactions (id, channel, status, code, at, ts, retry, auto_retry) VALUES ($1, 'ch-a', 'Successful', 200, 0, 0, NULL, false)",
+        [late._id],
       );
-      const completing = log.update(first._id, { set: { status: 'Successful', response: { status: 200, headers: {}, timestamp: new Date('2024-03-01T09:00:01Z') } } });
-      await waitUntilBlocked(await url(), 'advisory');
-      // The reader sees nothing yet: the later completion has no seq while the earlier one is uncommitted.
-      expect(await log.finishedAfter(0, 10)).toEqual([]);
-      await other.query('COMMIT');
-      await completing;
-      const entries = await log.finishedAfter(0, 10);
-      expect(entries.map((f) => f.id)).toEqual(['x', first._id]);
-      expect(entries[0]?.seq).toBe(Number(taken.rows[0]?.seq));
+      const minute = Date.parse('2024-03-01T09:00:00Z');
+      await otherClient.query(
+        "INSERT INTO transaction_metric_counts (channel, zone, minute, hour, day, status, ms) VALUES ('ch-a', 'UTC', $1, $1, $2, 'Successful', 10)",
+        [minute, Date.parse('2024-03-01T00:00:00Z')],
+      );
+      // Same channel, same buckets: this completion does not wait for that commit (it would never return if it did).
+      await log.update(early._id, { set: { status: 'Successful', response: responseAt(early) } });
+      const first = await other.finishedAfter(0, 10);
+      expect(first.map((f) => f.id)).toEqual([early._id]);
+      expect((await log.metrics({ period: 'minute', from: new Date(minute), to: new Date(minute + 60_000) }))[0]?.requests).toBe(1);
+      await otherClient.query('COMMIT');
+      // Committed after `early` was read: numbered after it, so a reader resuming from there finds it.
+      const next = await log.finishedAfter(first[0]!.seq, 10);
+      expect(next.map((f) => f.id)).toEqual([late._id]);
+      expect(await log.lastFinishedSeq()).toBe(next[0]!.seq);
+      expect((await log.metrics({ period: 'minute', from: new Date(minute), to: new Date(minute + 60_000) }))[0]).toMatchObject({ requests: 2, successful: 2, totalResponseTime: 20 });
     } finally {
-      await other.end();
+      await otherClient.end();
     }
   });
-});
 
-/** Resolves once some session of the test database waits on a lock of `type`; polls the server's own view of it. */
-async function waitUntilBlocked(target: string, type: string): Promise<void> {
-  const client = new pg.Client({ connectionString: target });
-  await client.connect();
-  try {
-    for (let i = 0; i < 2000; i++) {
-      const { rows } = await client.query("SELECT 1 FROM pg_locks WHERE locktype = $1 AND NOT granted", [type]);
-      if (rows.length > 0) return;
-    }
-    throw new Error(`no session started waiting on a ${type} lock`);
-  } finally {
-    await client.end();
-  }
-}
+  it('numbers and folds what concurrent writers and readers on two pools commit, each entry once', async () => {
+    const schema = newSchema();
+    const a = await logOf(schema, 'instance-a');
+    const b = await logOf(schema, 'instance-b');
+    const seen: number[] = [];
+    let cursor = 0;
+    let reading = Promise.resolve();
+    // One read at a time, each from where the last stopped, as the alert job reads.
+    const read = (log: PostgresTransactionLog): Promise<void> => {
+      reading = reading.then(async () => {
+        const entries = await log.finishedAfter(cursor, 1000);
+        for (const entry of entries) seen.push(entry.seq);
+        cursor = entries.at(-1)?.seq ?? cursor;
+      });
+      return reading;
+    };
+    const writes = Array.from({ length: 200 }, async (_, i) => {
+      const log = i % 2 === 0 ? a : b;
+      const doc = await log.insert(tx(new Date(Date.parse('2024-03-01T10:00:00Z') + i * 1000).toISOString(), { status: 'Processing', response: undefined }));
+      await log.update(doc._id, { set: { status: 'Successful', response: { status: 200, headers: {}, timestamp: new Date(doc.request.timestamp.getTime() + 1) } } });
+      if (i % 20 === 0) await read(i % 40 === 0 ? a : b);
+    });
+    await Promise.all(writes);
+    await read(a);
+    // Every number, once, in order: nothing committed behind the cursor, nothing read twice.
+    expect(seen).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    const hours = await b.metrics({ period: 'hour', from: new Date('2024-03-01T10:00:00Z'), to: new Date('2024-03-01T11:00:00Z') });
+    expect(hours.map((h) => [h.requests, h.successful, h.totalResponseTime])).toEqual([[200, 200, 200]]);
+  });
+});
 
 describe('PostgreSQL transaction log retention', () => {
   it('drops days larger than one delete batch, whole, and keeps the rest', async () => {

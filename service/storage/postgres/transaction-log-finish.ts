@@ -1,77 +1,30 @@
 /**
  * What a transaction's first final status writes beside it, in the same SQL transaction: its finished entry (what the
- * alert job reads) and its counts in the minute, hour and day metric buckets. One statement writes a whole group.
+ * alert job reads) and its counts for the minute, hour and day metric buckets. Both are appended, so concurrent
+ * completions never wait for each other; the readers below do the serial part.
+ *
+ * `seq` must follow commit order: a reader that has read seq 6 must never find a 5 later. A sequence cannot give that
+ * (its values are handed out at insert, and transactions commit in any order), so entries are written unnumbered
+ * and numbered by `numberFinished`, one numbering at a time, only ever the entries already committed: a numbering
+ * commits whole, and the next one starts from where it ended.
  */
 import type { PoolClient } from 'pg';
 import type { BucketStarts } from '../../domain/metric-buckets.js';
-import { STORED_PERIODS } from '../../domain/metric-periods.js';
-import type { StoredPeriod } from '../../domain/metric-periods.js';
-import type { TransactionStatus } from '../../domain/transaction-status.js';
 import type { TransactionRecord } from '../transactions.js';
 
-type Counter = 'successful' | 'completed' | 'completedErrors' | 'failed' | 'processing';
-
-/** The counter each status adds to. */
-const STATUS_COUNTERS: Record<TransactionStatus, Counter> = {
-  Processing: 'processing',
-  Successful: 'successful',
-  Completed: 'completed',
-  'Completed with error(s)': 'completedErrors',
-  Failed: 'failed',
-};
-
-/** The advisory lock writers of finished entries take turns on, one per schema (see writeFinished). */
-export const FINISHED_LOCK_KEY = "hashtext('junction finished transactions ' || current_schema())";
-
-interface Counts {
-  period: StoredPeriod;
-  start: number;
-  channel: string;
-  requests: number;
-  successful: number;
-  completed: number;
-  completedErrors: number;
-  failed: number;
-  processing: number;
-  min: number;
-  max: number;
-  total: number;
-}
-
-/**
- * Writes the finished entries and metric counts of `records`, which have just reached their first final status,
- * inside the caller's SQL transaction.
- *
- * `seq` comes from a sequence, whose values are handed out when a row is inserted, not when it commits: two writers
- * could commit 6 before 5, and an alert job reading in between would move past 5 for good. So the writers take
- * turns, from this insert to their commit, on a transaction-scoped advisory lock: `seq` order is commit order.
- */
+/** Appends the finished entries and metric counts of `records`, which have just reached their first final status. */
 export async function writeFinished(client: PoolClient, records: readonly TransactionRecord[], buckets: BucketStarts, at: number): Promise<void> {
   if (records.length === 0) return;
-  const counts = new Map<string, Counts>();
-  for (const record of records) addCounts(counts, record, buckets);
-  // A fixed order of bucket rows in every writer, so two upserts never wait on each other's rows crosswise.
-  const rows = [...counts.values()].sort((a, b) => a.period.localeCompare(b.period) || a.start - b.start || a.channel.localeCompare(b.channel));
-  await client.query(`SELECT pg_advisory_xact_lock(${FINISHED_LOCK_KEY})`);
+  // Counted by request time, and only with a response, as OpenHIM counts.
+  const counted = records.filter((record) => record.response !== undefined);
+  const starts = (period: 'minute' | 'hour' | 'day') => counted.map((r) => buckets.startOf(r.request.timestamp.getTime(), period));
   await client.query(
     `WITH finished AS (
        INSERT INTO finished_transactions (id, channel, status, code, at, ts, retry, auto_retry)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::bigint[], $7::integer[], $8::boolean[])
      )
-     INSERT INTO transaction_metrics (period, start, channel, zone, requests, successful, completed, completed_errors, failed, processing, min_ms, max_ms, total_ms)
-     SELECT p, s, c, $12, r, ok, done, errs, fail, proc, lo, hi, tot
-       FROM unnest($9::text[], $10::bigint[], $11::text[], $13::bigint[], $14::bigint[], $15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[],
-                   $19::float8[], $20::float8[], $21::float8[]) AS u (p, s, c, r, ok, done, errs, fail, proc, lo, hi, tot)
-     ON CONFLICT (period, start, channel) DO UPDATE SET
-       requests = transaction_metrics.requests + excluded.requests,
-       successful = transaction_metrics.successful + excluded.successful,
-       completed = transaction_metrics.completed + excluded.completed,
-       completed_errors = transaction_metrics.completed_errors + excluded.completed_errors,
-       failed = transaction_metrics.failed + excluded.failed,
-       processing = transaction_metrics.processing + excluded.processing,
-       min_ms = LEAST(transaction_metrics.min_ms, excluded.min_ms),
-       max_ms = GREATEST(transaction_metrics.max_ms, excluded.max_ms),
-       total_ms = transaction_metrics.total_ms + excluded.total_ms`,
+     INSERT INTO transaction_metric_counts (channel, zone, minute, hour, day, status, ms)
+     SELECT c, $9, mi, h, d, s, ms FROM unnest($10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[], $15::float8[]) AS u (c, mi, h, d, s, ms)`,
     [
       records.map((r) => r._id),
       records.map((r) => r.channelID),
@@ -81,43 +34,57 @@ export async function writeFinished(client: PoolClient, records: readonly Transa
       records.map((r) => r.request.timestamp.getTime()),
       records.map((r) => r.autoRetryAttempt ?? null),
       records.map((r) => r.autoRetry === true),
-      rows.map((c) => c.period),
-      rows.map((c) => c.start),
-      rows.map((c) => c.channel),
       buckets.timeZone,
-      rows.map((c) => c.requests),
-      rows.map((c) => c.successful),
-      rows.map((c) => c.completed),
-      rows.map((c) => c.completedErrors),
-      rows.map((c) => c.failed),
-      rows.map((c) => c.processing),
-      rows.map((c) => c.min),
-      rows.map((c) => c.max),
-      rows.map((c) => c.total),
+      counted.map((r) => r.channelID),
+      starts('minute'),
+      starts('hour'),
+      starts('day'),
+      counted.map((r) => r.status),
+      // A clock stepped back between request and response would give a negative time: it counts as instant.
+      counted.map((r) => Math.max(0, (r.response?.timestamp.getTime() ?? 0) - r.request.timestamp.getTime())),
     ],
   );
 }
 
-/** Adds one transaction to its buckets (by request time), only when it has a response, as OpenHIM counts. */
-function addCounts(counts: Map<string, Counts>, record: TransactionRecord, buckets: BucketStarts): void {
-  const response = record.response;
-  if (response === undefined) return;
-  const requestMs = record.request.timestamp.getTime();
-  // A clock stepped back between request and response would give a negative time: it counts as instant.
-  const ms = Math.max(0, response.timestamp.getTime() - requestMs);
-  const counter = STATUS_COUNTERS[record.status];
-  for (const period of STORED_PERIODS) {
-    const start = buckets.startOf(requestMs, period);
-    const key = `${period} ${start} ${record.channelID}`;
-    let entry = counts.get(key);
-    if (entry === undefined) {
-      entry = { period, start, channel: record.channelID, requests: 0, successful: 0, completed: 0, completedErrors: 0, failed: 0, processing: 0, min: ms, max: ms, total: 0 };
-      counts.set(key, entry);
-    }
-    entry.requests += 1;
-    entry[counter] += 1;
-    entry.min = Math.min(entry.min, ms);
-    entry.max = Math.max(entry.max, ms);
-    entry.total += ms;
-  }
+/**
+ * Numbers the committed entries that have no `seq` yet, in the order they were written, after the last number given.
+ * The counter row is locked first, in a statement of its own, so that the numbering statement's snapshot (taken when
+ * it starts, after the lock) sees everything the previous numbering committed.
+ */
+export async function numberFinished(client: PoolClient): Promise<void> {
+  await client.query('SELECT last FROM finished_transactions_counter FOR UPDATE');
+  await client.query(`
+    WITH pending AS (SELECT entry, row_number() OVER (ORDER BY entry) AS n FROM finished_transactions WHERE seq IS NULL),
+         bump AS (UPDATE finished_transactions_counter SET last = last + (SELECT count(*) FROM pending) RETURNING last - (SELECT count(*) FROM pending) AS base)
+    UPDATE finished_transactions f SET seq = bump.base + pending.n FROM pending, bump WHERE f.entry = pending.entry`);
 }
+
+/**
+ * Adds the committed metric counts into their buckets and removes them, in one statement: two folds at once each
+ * take the rows the other has not (DELETE waits for, then skips, rows another deleted), so none is added twice.
+ */
+export const FOLD_METRICS_SQL = `
+  WITH moved AS (DELETE FROM transaction_metric_counts RETURNING channel, zone, minute, hour, day, status, ms),
+  per AS (
+    SELECT 'minute' AS period, minute AS start, channel, zone, status, ms FROM moved
+    UNION ALL SELECT 'hour', hour, channel, zone, status, ms FROM moved
+    UNION ALL SELECT 'day', day, channel, zone, status, ms FROM moved
+  )
+  INSERT INTO transaction_metrics (period, start, channel, zone, requests, successful, completed, completed_errors, failed, processing, min_ms, max_ms, total_ms)
+  SELECT period, start, channel, max(zone), count(*),
+         count(*) FILTER (WHERE status = 'Successful'), count(*) FILTER (WHERE status = 'Completed'),
+         count(*) FILTER (WHERE status = 'Completed with error(s)'), count(*) FILTER (WHERE status = 'Failed'),
+         count(*) FILTER (WHERE status = 'Processing'), min(ms), max(ms), sum(ms)
+    FROM per GROUP BY period, start, channel
+    -- One order of bucket rows in every fold, so two folds never wait on each other's rows crosswise.
+    ORDER BY period, start, channel
+  ON CONFLICT (period, start, channel) DO UPDATE SET
+    requests = transaction_metrics.requests + excluded.requests,
+    successful = transaction_metrics.successful + excluded.successful,
+    completed = transaction_metrics.completed + excluded.completed,
+    completed_errors = transaction_metrics.completed_errors + excluded.completed_errors,
+    failed = transaction_metrics.failed + excluded.failed,
+    processing = transaction_metrics.processing + excluded.processing,
+    min_ms = LEAST(transaction_metrics.min_ms, excluded.min_ms),
+    max_ms = GREATEST(transaction_metrics.max_ms, excluded.max_ms),
+    total_ms = transaction_metrics.total_ms + excluded.total_ms`;

@@ -9,6 +9,11 @@
  * partitions, every instance would have to create the next day's partition (DDL that locks the parent table) and
  * the key would have to include the day; a day of a busy clinic (27,000 rows) deletes in well under a second, and
  * autovacuum returns the space to the table.
+ *
+ * A completion only appends rows: its finished entry (without its `seq` yet) and one row of metric counts. Had it
+ * updated the bucket rows, or taken the next `seq` under a lock, every completion of a channel (or of the cluster)
+ * would wait for the previous one's commit to reach the disk. Readers do the serial part instead
+ * (transaction-log-finish.ts): they number the committed entries, and fold the counts into `transaction_metrics`.
  */
 export const TRANSACTION_LOG_SQL = `
 CREATE TABLE transactions (
@@ -45,8 +50,19 @@ CREATE TABLE transaction_metrics (
   total_ms double precision NOT NULL,
   PRIMARY KEY (period, start, channel)
 );
+CREATE TABLE transaction_metric_counts (
+  entry bigserial PRIMARY KEY,
+  channel text NOT NULL,
+  zone text NOT NULL,
+  minute bigint NOT NULL,
+  hour bigint NOT NULL,
+  day bigint NOT NULL,
+  status text NOT NULL,
+  ms double precision NOT NULL
+);
 CREATE TABLE finished_transactions (
-  seq bigserial PRIMARY KEY,
+  entry bigserial PRIMARY KEY,
+  seq bigint UNIQUE,
   id text NOT NULL,
   channel text NOT NULL,
   status text NOT NULL,
@@ -56,5 +72,8 @@ CREATE TABLE finished_transactions (
   retry integer,
   auto_retry boolean NOT NULL
 );
+CREATE INDEX finished_transactions_unnumbered ON finished_transactions (entry) WHERE seq IS NULL;
 CREATE INDEX finished_transactions_at ON finished_transactions (at);
+CREATE TABLE finished_transactions_counter (last bigint NOT NULL);
+INSERT INTO finished_transactions_counter (last) VALUES (0);
 `;

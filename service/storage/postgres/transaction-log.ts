@@ -2,7 +2,7 @@
  * The transaction log on PostgreSQL (migration 3, transaction-log-schema.ts), shared by several Junction instances:
  * the filter columns beside the jsonb document, pages read newest first off the (…, ts, id) indexes, streams and
  * scans in keyset batches, and each transaction's first final status committed together with its finished entry and
- * metric counts (transaction-log-finish.ts). Every row names the instance that inserted it, so that the survivors can
+ * metric counts (transaction-log-finish.ts), both appended so that completions never wait for one another. Every row names the instance that inserted it, so that the survivors can
  * finish what a dead instance left Processing (`failInterruptedOf`).
  */
 import type { Pool, PoolClient } from 'pg';
@@ -23,7 +23,7 @@ import type { FinishedTransaction, MetricsRange, PageOptions, TransactionChanges
 import type { PostgresDatabase } from './database.js';
 import { decode, encode } from './documents.js';
 import { constraintOf, sqlState, wrapError } from './errors.js';
-import { writeFinished } from './transaction-log-finish.js';
+import { FOLD_METRICS_SQL, numberFinished, writeFinished } from './transaction-log-finish.js';
 import { toLogConditions } from './transaction-log-where.js';
 import type { LogConditions } from './transaction-log-where.js';
 
@@ -381,6 +381,7 @@ class PostgresLog implements PostgresTransactionLog {
       if (rows.length < DELETE_BATCH) break;
     }
     // Hour and day metric buckets are kept as long as the transactions they count (minute buckets for less).
+    await this.#query('dropDaysBefore', FOLD_METRICS_SQL, []);
     await this.#query('dropDaysBefore', "DELETE FROM transaction_metrics WHERE period IN ('hour', 'day') AND start < $1", [before]);
     if (dropped.length > 0) this.#logger.info({ days: dropped }, 'transaction days dropped by retention');
     return dropped;
@@ -389,6 +390,7 @@ class PostgresLog implements PostgresTransactionLog {
   async metrics(range: MetricsRange): Promise<MetricBucket[]> {
     const channels = range.channelIDs;
     if (channels !== undefined && channels.length === 0) return [];
+    await this.#query('metrics', FOLD_METRICS_SQL, []);
     const rows = await this.#query<MetricRow>(
       'metrics',
       'SELECT * FROM transaction_metrics WHERE period = $1 AND start >= $2 AND start < $3 AND ($4::text[] IS NULL OR channel = ANY($4::text[])) ORDER BY start, channel',
@@ -398,6 +400,7 @@ class PostgresLog implements PostgresTransactionLog {
   }
 
   async dropMetricsBefore(period: StoredPeriod, before: Date): Promise<number> {
+    await this.#query('dropMetricsBefore', FOLD_METRICS_SQL, []);
     const rows = await this.#query('dropMetricsBefore', 'DELETE FROM transaction_metrics WHERE period = $1 AND start < $2 RETURNING 1', [period, before.getTime()]);
     return rows.length;
   }
@@ -406,13 +409,18 @@ class PostgresLog implements PostgresTransactionLog {
     if (!Number.isSafeInteger(afterSeq) || !Number.isSafeInteger(limit) || limit < 1) {
       throw new StoreError(`${COLLECTION}: finishedAfter needs whole numbers, not ${String(afterSeq)} and ${String(limit)}`);
     }
+    await this.#transaction('finishedAfter', numberFinished);
+    // The alert job reads here every few minutes: the metric counts are folded as often, even if no one reads metrics.
+    await this.#query('finishedAfter', FOLD_METRICS_SQL, []);
     const rows = await this.#query<FinishedRow>('finishedAfter', 'SELECT * FROM finished_transactions WHERE seq > $1 ORDER BY seq LIMIT $2', [afterSeq, limit]);
     return rows.map(toFinished);
   }
 
   async lastFinishedSeq(): Promise<number> {
-    const rows = await this.#query<{ seq: string | null }>('lastFinishedSeq', 'SELECT max(seq) AS seq FROM finished_transactions', []);
-    return Number(rows[0]?.seq ?? 0);
+    await this.#transaction('lastFinishedSeq', numberFinished);
+    // The counter, not max(seq): dropped entries never take their numbers back.
+    const rows = await this.#query<{ last: string }>('lastFinishedSeq', 'SELECT last FROM finished_transactions_counter', []);
+    return Number(rows[0]?.last ?? 0);
   }
 
   async dropFinishedBefore(before: Date): Promise<number> {

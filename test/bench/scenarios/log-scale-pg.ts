@@ -7,7 +7,7 @@
  * JUNCTION_BENCH_PG_DIR keeps the server's folder, and a later run reuses its data.
  */
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +17,10 @@ import { pino } from 'pino';
 import { createPostgresTransactionLog, PostgresDatabase } from '../../../service/storage/postgres/index.js';
 import type { PostgresSettings } from '../../../service/storage/postgres/index.js';
 import { transactionPageStatement } from '../../../service/storage/postgres/transaction-log.js';
-import type { TransactionFilter } from '../../../service/storage/transactions.js';
+import { newTransactionId } from '../../../service/storage/transaction-ids.js';
+import type { TransactionFilter, TransactionRecord } from '../../../service/storage/transactions.js';
 import { round } from '../lib/load.js';
+import { cpuMs } from '../lib/processes.js';
 import { timed } from './log-scale.js';
 
 export interface LogScalePgFigures {
@@ -31,11 +33,19 @@ export interface LogScalePgFigures {
   tableMb: number;
   newestPage: { firstMs: number; medianMs: number; plan: string };
   filteredWeekPage: { firstMs: number; medianMs: number; rows: number; plan: string };
+  /**
+   * The write path on an empty schema of the same server: transactions inserted Processing, then completed (each
+   * completion commits its finished entry and metric counts, taking its turn on the finished-entry lock), by
+   * WRITERS concurrent callers over one pool of POOL_SIZE connections.
+   */
+  writes: { transactions: number; seconds: number; perSecond: number; serverCpuSecondsPer1000: number; clientCpuSecondsPer1000: number };
   /** Load average (1, 5, 15 minutes) when the pages were measured. */
   loadAverage: number[];
 }
 
 const DAY = 86_400_000;
+const WRITERS = 50;
+const POOL_SIZE = 10;
 const BATCH = 250_000;
 const PASSWORD = 'bench';
 
@@ -116,7 +126,60 @@ async function planOf(url: string, filter: TransactionFilter): Promise<string> {
   }
 }
 
-/** Seeds (or reuses) the log, restarts the server, and times the two pages. */
+/** CPU milliseconds of each process the server's postmaster has started (its connections among them), from /proc. */
+async function serverCpu(folder: string): Promise<Map<number, number>> {
+  const postmaster = Number((await readFile(join(folder, 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  const children = (await readFile(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean).map(Number);
+  const cpu = new Map<number, number>();
+  for (const pid of [postmaster, ...children]) cpu.set(pid, await cpuMs(pid));
+  return cpu;
+}
+
+/** Inserts `total` transactions Processing and completes each, WRITERS at a time, into a schema of their own. */
+async function writePath(settings: PostgresSettings, folder: string, total: number): Promise<LogScalePgFigures['writes']> {
+  const logger = pino({ level: 'silent' });
+  const log = createPostgresTransactionLog({ database: new PostgresDatabase({ settings: { ...settings, poolSize: POOL_SIZE }, logger, schema: 'bench_writes' }), logger, instanceId: 'bench' });
+  await log.open();
+  try {
+    // Warms the pool, so that every connection exists before the CPU is first read.
+    await Promise.all(Array.from({ length: POOL_SIZE }, () => log.count({ channelID: ['warm-up'] })));
+    const base = Date.now();
+    let next = 0;
+    const cpuBefore = await serverCpu(folder);
+    const clientBefore = process.cpuUsage();
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: WRITERS }, async () => {
+        for (let i = next++; i < total; i = next++) {
+          const timestamp = new Date(base + i);
+          const record: TransactionRecord = {
+            _id: newTransactionId(timestamp), channelID: `channel-${i % 5}`, clientIP: '10.0.0.7', status: 'Processing',
+            request: { path: '/fhir/Observation', querystring: '', method: 'POST', headers: { 'content-type': 'application/fhir+json' }, timestamp },
+            routes: [], orchestrations: [], canRerun: true, autoRetry: false, autoRetryAttempt: 0,
+          };
+          await log.insert(record);
+          await log.update(record._id, { set: { status: 'Successful', response: { status: 200, headers: {}, timestamp: new Date(timestamp.getTime() + 40) } } });
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const client = process.cpuUsage(clientBefore);
+    const cpuAfter = await serverCpu(folder);
+    let serverMs = 0;
+    for (const [pid, ms] of cpuAfter) serverMs += ms - (cpuBefore.get(pid) ?? 0);
+    return {
+      transactions: total,
+      seconds: round(seconds, 1),
+      perSecond: Math.round(total / seconds),
+      serverCpuSecondsPer1000: round(serverMs / total, 3),
+      clientCpuSecondsPer1000: round((client.user + client.system) / 1000 / total, 3),
+    };
+  } finally {
+    await log.close();
+  }
+}
+
+/** Seeds (or reuses) the log, restarts the server, and times the two pages, then the write path. */
 export async function logScalePgScenario(total: number, days: number): Promise<LogScalePgFigures> {
   const kept = process.env.JUNCTION_BENCH_PG_DIR;
   const folder = kept ?? (await mkdtemp(join(tmpdir(), 'junction-bench-pg-')));
@@ -163,15 +226,20 @@ export async function logScalePgScenario(total: number, days: number): Promise<L
       const filtered = await timed(async () => {
         rows = (await log.page(week, { limit: 20 })).length;
       }, 21);
+      const newestPlan = await planOf(url, {});
+      const weekPlan = await planOf(url, week);
+      const loadAverage = loadavg().map((n) => round(n, 1));
+      const writes = await writePath(settings, folder, total >= 1_000_000 ? 20_000 : 5_000);
       return {
         transactions: total,
         days,
         seedSeconds,
         seedRowsPerSecond: seedSeconds === 0 ? 0 : Math.round(total / seedSeconds),
         tableMb,
-        newestPage: { ...newest, plan: await planOf(url, {}) },
-        filteredWeekPage: { ...filtered, rows, plan: await planOf(url, week) },
-        loadAverage: loadavg().map((n) => round(n, 1)),
+        newestPage: { ...newest, plan: newestPlan },
+        filteredWeekPage: { ...filtered, rows, plan: weekPlan },
+        writes,
+        loadAverage,
       };
     } finally {
       await log.close();
