@@ -168,6 +168,35 @@ describe('PostgreSQL transaction log shared by instances', () => {
   });
 });
 
+describe('PostgreSQL transaction log filters decided in JavaScript', () => {
+  it('reads a regular-expression filter window by window, in order, and pages, counts and streams it alike', async () => {
+    const schema = newSchema();
+    const log = createPostgresTransactionLog({
+      database: new PostgresDatabase({ settings: settingsFor(await url()), logger: silent, schema }),
+      logger: silent,
+      instanceId: 'a',
+      scanWindowRows: 4,
+    });
+    opened.push(log);
+    await log.open();
+    const base = Date.parse('2024-03-01T00:00:00Z');
+    const docs = Array.from({ length: 40 }, (_, i) => {
+      const at = new Date(base + i * 60_000).toISOString();
+      return tx(at, { request: { ...tx(at).request, path: i % 3 === 0 ? `/hl7/ORU/${i}` : `/fhir/Patient/${i}` } });
+    });
+    for (const doc of docs) await log.insert(doc);
+    // Newest first among the matches: every third, from 39 down.
+    const expected = docs.filter((_, i) => i % 3 === 0).reverse().map((doc) => doc._id);
+    const filter = { path: '^/hl7/ORU/\\d+$' };
+    expect((await log.page(filter, { limit: 100 })).map((doc) => doc._id)).toEqual(expected);
+    expect((await log.page(filter, { limit: 3, skip: 4 })).map((doc) => doc._id)).toEqual(expected.slice(4, 7));
+    expect(await log.count(filter)).toBe(expected.length);
+    const streamed: string[] = [];
+    for await (const doc of log.stream(filter, { limit: 5, skip: 2 })) streamed.push(doc._id);
+    expect(streamed).toEqual(expected.slice(2, 7));
+  });
+});
+
 describe('PostgreSQL transaction log retention', () => {
   it('drops days larger than one delete batch, whole, and keeps the rest', async () => {
     const schema = newSchema();
