@@ -8,7 +8,6 @@
  * of the event loop between them (streams, filters SQL cannot check).
  */
 import type { Pool } from 'pg';
-import type { AuditCode } from '../../contracts/audits.js';
 import { auditRows, decodeAudit } from '../audit-rows.js';
 import type { AuditRows, CodeKind, EncodedAudit } from '../audit-rows.js';
 import { auditPlan } from '../audit-plan.js';
@@ -423,7 +422,7 @@ function checkedRows(record: AuditRecord): AuditRows {
   return auditRows(record);
 }
 
-function toCode(row: CodeRowStored): AuditCode {
+function toCode(row: CodeRowStored): AuditCodesSeen['eventID'][number] {
   return {
     code: row.code,
     ...(row.display_name === null ? {} : { displayName: row.display_name }),

@@ -4,3 +4,7 @@ export type { PostgresDatabaseOptions } from './database.js';
 export type { PostgresSettings } from './connection.js';
 export { createPostgresStore } from './postgres-store.js';
 export { SchemaTooNewError } from './errors.js';
+export { createPostgresAuditLog } from './audit-log.js';
+export type { PostgresAuditLogOptions } from './audit-log.js';
+export { PostgresAuditOutbox } from './audit-outbox.js';
+export type { PostgresAuditOutboxOptions } from './audit-outbox.js';
