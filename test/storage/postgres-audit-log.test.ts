@@ -70,6 +70,16 @@ describe('PostgreSQL audit log', () => {
     expect(await log.page({ userID: 'user-3' }, { skip: 0, limit: 500 })).toHaveLength(43);
   });
 
+  it('stores one of two restores of the same id in one group, and says which', async () => {
+    const { log } = await instance(newSchemaName());
+    const record: AuditRecord = { ...audit(5, { activeParticipant: [{ userID: 'first' }] }), _id: 'bbbbbbbbbbbbbbbbbbbbbbbb' };
+    const again: AuditRecord = { ...audit(6, { activeParticipant: [{ userID: 'second' }] }), _id: record._id };
+    expect(await Promise.all([log.restore(record), log.restore(again)])).toEqual([true, false]);
+    expect(await log.get(record._id)).toEqual(record);
+    // The second one's terms were not written for the first's id.
+    expect(await log.page({ userID: 'second' }, { skip: 0, limit: 10 })).toEqual([]);
+  });
+
   it('refuses only the audit PostgreSQL cannot store when its group fails, and keeps a NUL inside the record', async () => {
     const { log } = await instance(newSchemaName());
     const nulInTerm = audit(2, { activeParticipant: [{ userID: 'bad\u0000user' }] });
