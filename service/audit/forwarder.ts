@@ -15,7 +15,7 @@ import { hostname as machineName } from 'node:os';
 import { connect as tlsConnect, rootCertificates } from 'node:tls';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import type { AuditOutbox } from '../storage/audit-outbox.js';
+import type { AuditOutbox, QueuedAuditMessage } from '../storage/audit-outbox.js';
 import type { AuditSink, NewAudit } from '../storage/audits.js';
 import { MAX_UDP_BYTES, frameOctetCounted, syslogMessage } from './wire.js';
 
@@ -94,6 +94,8 @@ export class AuditForwarder implements AuditSink {
   #loop: Promise<void> | undefined;
   /** Ends the idle wait or the retry wait early. */
   #wake: (() => void) | undefined;
+  /** Set by `add`: an event was queued since the sender last began to read the outbox. */
+  #added = false;
   #stopping = false;
   /** Set when the stop deadline passes: nothing more is sent. */
   #aborted = false;
@@ -138,6 +140,7 @@ export class AuditForwarder implements AuditSink {
     }
     const dropped = await outbox.push(message, maxQueued);
     if (dropped > 0) this.#noteDropped(dropped);
+    this.#added = true;
     this.#wake?.();
   }
 
@@ -183,10 +186,20 @@ export class AuditForwarder implements AuditSink {
   async #run(): Promise<void> {
     const { outbox, logger } = this.#options;
     while (!this.#aborted) {
-      const batch = outbox.peek(BATCH);
+      let batch: QueuedAuditMessage[];
+      this.#added = false;
+      try {
+        batch = await outbox.peek(BATCH);
+      } catch (err) {
+        if (await this.#outboxFailed(err, 'read')) return;
+        continue;
+      }
       if (batch.length === 0) {
         if (this.#stopping) return;
-        await this.#wait();
+        // An event queued while the read was under way was not in it, and its wake-up came before this wait.
+        if (this.#added) continue;
+        // A shared queue also holds other instances' messages (theirs, should one die): look again now and then.
+        await this.#wait(outbox.recheckMs);
         continue;
       }
       for (const item of batch) {
@@ -203,14 +216,32 @@ export class AuditForwarder implements AuditSink {
           this.#retryMs = Math.min(this.#retryMs * 2, this.#options.retryMaxSeconds * 1000);
           break;
         }
-        outbox.removeThrough(item.seq);
         this.#counts.sent++;
+        try {
+          await outbox.removeThrough(item.seq);
+        } catch (err) {
+          if (await this.#outboxFailed(err, 'update')) return;
+          break;
+        }
         if (this.#retrying) logger.info({ queued: outbox.size(), target: this.#target }, 'the audit repository is reachable again; sending the queued audit events');
         this.#retrying = false;
         this.#retryMs = FIRST_RETRY_MS;
         this.#endBurst();
       }
     }
+  }
+
+  /**
+   * The outbox could not be read or updated (a shared database out of reach): waits as for a repository that is
+   * down, then the loop tries again; true when stopping, so the loop ends. A message sent but not yet removed may
+   * then go twice: the price of never losing one.
+   */
+  async #outboxFailed(err: unknown, what: 'read' | 'update'): Promise<boolean> {
+    this.#options.logger.warn({ err, retryInSeconds: this.#retryMs / 1000 }, `cannot ${what} the audit outbox; the sender tries again`);
+    if (this.#stopping) return true;
+    await this.#wait(this.#retryMs);
+    this.#retryMs = Math.min(this.#retryMs * 2, this.#options.retryMaxSeconds * 1000);
+    return this.#stopping;
   }
 
   #failed(err: unknown): void {

@@ -18,11 +18,19 @@ export interface AuditOutbox {
    * with how many were dropped.
    */
   push(message: string, maxQueued: number): Promise<number>;
-  /** Up to `limit` messages, oldest first. */
-  peek(limit: number): QueuedAuditMessage[];
-  /** Removes every message up to and including `seq` (they were sent in order). */
-  removeThrough(seq: number): void;
-  /** How many messages wait. */
+  /**
+   * Up to `limit` messages for this sender, oldest first. Where several instances share the queue, the messages are
+   * claimed for this one (a claim it held before included), so no other sender is given them while it sends.
+   */
+  peek(limit: number): Promise<QueuedAuditMessage[]>;
+  /** Removes every message this sender was given up to and including `seq` (they were sent in order). */
+  removeThrough(seq: number): Promise<void>;
+  /** How many messages wait, as last counted (exact when one process has the queue). */
   size(): number;
+  /**
+   * Where other instances also queue messages: how often an idle sender looks again, since it hears only of its
+   * own. Undefined when this process alone queues them.
+   */
+  readonly recheckMs?: number;
   close(): Promise<void>;
 }

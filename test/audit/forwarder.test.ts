@@ -10,6 +10,7 @@ import type { AuditForwarderOptions } from '../../service/audit/forwarder.js';
 import { applicationActivityEvent, userLoginEvent } from '../../service/audit/events.js';
 import { SqliteAuditOutbox } from '../../service/storage/sqlite/audit-outbox.js';
 import type { NewAudit } from '../../service/storage/audits.js';
+import type { AuditOutbox } from '../../service/storage/audit-outbox.js';
 import { tempDir } from '../helpers/junction.js';
 import { memoryLogger } from '../helpers/logger.js';
 import { freePort } from '../helpers/process.js';
@@ -157,6 +158,35 @@ describe('audit forwarder over TCP', () => {
     await second.sender.add(login('new'));
     await delivered(repo, 3);
     expect(userIDs(repo)).toEqual(['queued-1', 'queued-2', 'new']);
+  });
+
+  it('waits and tries again when the outbox cannot be read or updated (a shared database out of reach)', async () => {
+    const repo = await collector();
+    const outbox = new SqliteAuditOutbox({ file: join(await tempDir(), 'audit-outbox.sqlite') });
+    const failures = { peek: 1, removeThrough: 1 };
+    const flaky: AuditOutbox = {
+      open: () => outbox.open(),
+      push: (message, maxQueued) => outbox.push(message, maxQueued),
+      peek: (limit) => (failures.peek-- > 0 ? Promise.reject(new Error('connection lost')) : outbox.peek(limit)),
+      removeThrough: (seq) => (failures.removeThrough-- > 0 ? Promise.reject(new Error('connection lost')) : outbox.removeThrough(seq)),
+      size: () => outbox.size(),
+      close: () => outbox.close(),
+    };
+    const { sender, timers, lines } = await forwarder({ port: repo.port, outbox: flaky });
+    // The first read, at start, fails: the sender waits as for a repository that is down, then reads again.
+    await armed(timers, 1000);
+    expect(messagesOf(lines, /cannot read the audit outbox/)).toHaveLength(1);
+    timers.fire(1000);
+    await until('the sender idle', () => (failures.peek < 0 ? true : undefined));
+    await sender.add(login('first'));
+    // Sent, but its removal failed: it is kept, and goes again after the wait (a repeat rather than a loss).
+    await delivered(repo, 1);
+    await armed(timers, 2000);
+    expect(messagesOf(lines, /cannot update the audit outbox/)).toHaveLength(1);
+    timers.fire(2000);
+    await delivered(repo, 2);
+    await until('the queue empty', () => (sender.status().queued === 0 ? true : undefined));
+    expect(userIDs(repo)).toEqual(['first', 'first']);
   });
 
   it('cuts off a repository that stalls, and stops in bounded time leaving the event queued', async () => {

@@ -17,6 +17,7 @@ import { stressScenario } from './scenarios/stress.js';
 import { patternsScenario } from './scenarios/patterns.js';
 import { mllpScenario } from './scenarios/mllp.js';
 import { auditsScenario } from './scenarios/audits.js';
+import { auditEnginesScenario } from './scenarios/audit-engines.js';
 import type { PatternRow } from './scenarios/patterns.js';
 import type { ProxyResult } from './scenarios/proxy.js';
 
@@ -180,6 +181,17 @@ const scenarios: Scenario[] = [
       console.log(`GET /audits over ${f.totalStored.toLocaleString('en')} stored audits (first / median of 6)`);
       console.table(Object.fromEntries(Object.entries(f.pages).map(([k, p]) => [k, { 'first ms': p.firstMs, 'median ms': p.medianMs, rows: p.rows }])));
       console.log(`targets met: ${f.passed ? 'yes' : 'NO'} (ingest >= 5,000/s, every page median <= 50 ms)`);
+    },
+  },
+  {
+    name: 'audit-engines',
+    // The audit log alone on SQLite and on PostgreSQL (issue 20): 5 alternating rounds of 20,000 (quick: 3 of 5,000).
+    run: () => (quick ? auditEnginesScenario(5000, 3) : auditEnginesScenario(20_000, 5)),
+    print: (f: Awaited<ReturnType<typeof auditEnginesScenario>>) => {
+      console.log(`\nAudit log engines: ${f.countPerRound.toLocaleString('en')} encoded audits a round, 250 a turn, median of ${f.rounds} alternating rounds; load average ${f.loadAverage}`);
+      const row = (r: typeof f.sqlite) => ({ 'stored/s': r.storedPerSecond, 'client CPU s/1,000': r.clientCpuSecondsPer1000, 'server CPU s/1,000': r.serverCpuSecondsPer1000 });
+      console.table({ 'SQLite (WAL, synchronous NORMAL)': row(f.sqlite), 'PostgreSQL (fsync per commit)': row(f.postgres) });
+      console.log(`PostgreSQL / SQLite stored/s: ${f.postgresToSqlite}`);
     },
   },
   {

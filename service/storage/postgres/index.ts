@@ -6,3 +6,7 @@ export { createPostgresStore } from './postgres-store.js';
 export { SchemaTooNewError } from './errors.js';
 export { createPostgresTransactionLog } from './transaction-log.js';
 export type { PostgresTransactionLog, PostgresTransactionLogOptions } from './transaction-log.js';
+export { createPostgresAuditLog } from './audit-log.js';
+export type { PostgresAuditLogOptions } from './audit-log.js';
+export { PostgresAuditOutbox } from './audit-outbox.js';
+export type { PostgresAuditOutboxOptions } from './audit-outbox.js';

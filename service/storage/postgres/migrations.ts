@@ -5,6 +5,7 @@
  * names, so a spec change without its migration fails there.
  */
 import { TRANSACTION_LOG_SQL } from './transaction-log-schema.js';
+import { AUDITS_MIGRATION } from './audit-schema.js';
 
 export interface Migration {
   version: number;
@@ -90,4 +91,5 @@ export const migrations: readonly Migration[] = [
   { version: 1, name: 'configuration collections', sql: collectionsSql() },
   { version: 2, name: 'array indexes for index-served lookups', sql: arrayIndexesSql() },
   { version: 3, name: 'transaction log', sql: TRANSACTION_LOG_SQL },
+  AUDITS_MIGRATION,
 ];

@@ -71,12 +71,21 @@ export class SqliteAuditOutbox implements AuditOutbox {
     }
   }
 
-  peek(limit: number): QueuedAuditMessage[] {
-    return this.#ready().peek.all(limit);
+  peek(limit: number): Promise<QueuedAuditMessage[]> {
+    try {
+      return Promise.resolve(this.#ready().peek.all(limit));
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
-  removeThrough(seq: number): void {
-    this.#size -= this.#ready().removeThrough.run(seq).changes;
+  removeThrough(seq: number): Promise<void> {
+    try {
+      this.#size -= this.#ready().removeThrough.run(seq).changes;
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
   size(): number {
