@@ -4,6 +4,7 @@
  * test/storage/postgres-migrations.test.ts checks that the migrated schema indexes every field collection-specs.ts
  * names, so a spec change without its migration fails there.
  */
+import { clusterMigration } from './cluster-migration.js';
 
 export interface Migration {
   version: number;
@@ -88,4 +89,5 @@ function arrayIndexesSql(): string {
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'configuration collections', sql: collectionsSql() },
   { version: 2, name: 'array indexes for index-served lookups', sql: arrayIndexesSql() },
+  clusterMigration,
 ];
