@@ -112,6 +112,9 @@ describe('change notices and the live feed between instances on PostgreSQL', () 
     await a.store.clients.removeMany({ clientID: 'nobody' });
     await a.store.users.updateMany({}, { set: { firstname: 'x' } });
     await a.store.mediators.removeById('no-such-mediator');
+    const user = await a.store.users.insert({ email: 'nurse@clinic.example', firstname: 'N', surname: 'S', groups: ['admin'] } as never);
+    await a.store.users.updateMany({}, { set: { firstname: 'x' } });
+    const mediator = await a.store.mediators.insert({ urn: 'urn:mediator:lab', name: 'lab', version: '1.0.0' } as never);
     // Not announced: nothing any instance holds in memory.
     await a.store.sessions.insert({ tokenHash: 'h', userId: 'u', expiresAt: now, createdAt: now } as never);
     await a.store.contactGroups.removeById(group._id);
@@ -120,6 +123,10 @@ describe('change notices and the live feed between instances on PostgreSQL', () 
     expect(b.refreshed).toEqual([
       { kind: 'clients', ids: [client._id] },
       { kind: 'contactGroups', ids: [group._id] },
+      { kind: 'users', ids: [user._id] },
+      // Which documents a filter reached is not known: any user may have changed.
+      { kind: 'users', ids: null },
+      { kind: 'mediators', ids: [mediator._id] },
       { kind: 'contactGroups', ids: [group._id] },
     ]);
   });
