@@ -19,6 +19,11 @@ interface JobBase {
   runAtStart?: boolean;
   /** Called by `stop()` once the schedule is cancelled: for work the job started and did not wait for. */
   stop?(): Promise<void>;
+  /**
+   * Runs on every instance, without a lease: for work on this instance's own state, such as polling's sync of the
+   * channel jobs it schedules (each instance must have them, to take a tick over when the holder dies).
+   */
+  everyInstance?: boolean;
 }
 
 export type ScheduledJob = JobBase &
@@ -73,7 +78,7 @@ export class Schedulers {
     if (current !== undefined) return current;
     const started = performance.now();
     // Without leases the job starts in this very turn, as it always has (callers rely on a tick having begun).
-    const run = (this.#leases === undefined ? job.run() : this.#leased(job, slot, this.#leases))
+    const run = (this.#leases === undefined || job.everyInstance === true ? job.run() : this.#leased(job, slot, this.#leases))
       .then(() => this.#logger.debug({ job: name, ms: Math.round(performance.now() - started) }, 'scheduled job finished'))
       .catch((err: unknown) => this.#logger.error({ err, job: name }, 'scheduled job failed; it runs again at its next time'))
       .finally(() => this.#running.delete(name));

@@ -174,6 +174,13 @@ describe('job leases and claimed ticks on PostgreSQL', () => {
       expect(after.length).toBeGreaterThanOrEqual(9);
     });
 
+    it('runs a job marked everyInstance on every instance, without asking for a lease', async () => {
+      const runs: string[] = [];
+      const { pass } = await cluster(3, (by) => [{ name: 'polling', everyMs: 10_000, everyInstance: true, run: () => Promise.resolve(void runs.push(by)) }], 0);
+      await pass(30_000);
+      expect(runs.sort()).toEqual(['i0', 'i0', 'i0', 'i1', 'i1', 'i1', 'i2', 'i2', 'i2']);
+    });
+
     it('runs a cron job once per planned time when every instance fires it at the same moment', async () => {
       const runs: string[] = [];
       const { pass } = await cluster(3, (by) => [{ name: 'reports', cron: '*/15 * * * * *', run: () => Promise.resolve(void runs.push(by)) }], 0);
