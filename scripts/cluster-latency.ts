@@ -125,7 +125,8 @@ async function main(): Promise<void> {
 
     // What leases add to each scheduled run: a take (renewal) and a tick claim, one after the other.
     const database = new PostgresDatabase({ settings, logger });
-    const leases = new PostgresLeases({ pool: await database.acquire(), holder: 'a', leaseMs: 20_000 });
+    const pool = await database.acquire();
+    const leases = new PostgresLeases({ pool: () => pool, holder: 'a', leaseMs: 20_000 });
     const perRun: number[] = [];
     for (let n = 0; n < LEASE_RUNS; n++) {
       const t = performance.now();

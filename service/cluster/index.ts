@@ -20,7 +20,7 @@ import { announcingStore } from './announcing-store.js';
 import type { ClusterClock } from './database-clock.js';
 import { embeddedLeases } from './embedded-leases.js';
 import { EmbeddedInstances } from './instances.js';
-import type { InstanceInfo, Instances } from './instances.js';
+import type { InstanceInfo } from './instances.js';
 import { applyRemoteChanges } from './invalidations.js';
 import type { Invalidations } from './invalidations.js';
 import { LiveRelay, liveChannel } from './live-relay.js';
@@ -70,40 +70,53 @@ export interface ClusterOptions {
 export interface Cluster {
   readonly engine: 'embedded' | 'postgres';
   readonly instanceId: string;
-  /** For the job registry (`new Schedulers(jobs, logger, timers, cluster.leases)`). */
+  /** For the job registry (`new Schedulers(jobs, logger, timers, cluster.leases)`); used once `open()` has resolved. */
   readonly leases: JobLeases;
   readonly changes: ChangeBus;
   /** The store with its writes announced to the other instances; wrap the one every part of the service uses. */
   announce(store: Store): Store;
   /** Announces a keystore change made here; ignored while a change from another instance is being applied. */
   keystoreChanged(): void;
+  /** Connects and starts listening (before anything is written, so no change of another instance is missed). */
+  open(): Promise<void>;
   /** Registers this instance (once its API listens) and starts beating. */
   register(apiUrl: string): Promise<void>;
   /** The instances alive now, for `GET /about` and the console. */
   alive(): Promise<InstanceInfo[]>;
+  /** What `GET /about` and the console show: the engine, this instance, and the instances alive now. */
+  about(): Promise<ClusterAbout>;
   /** Resolves once the announcements and live events sent so far have left. */
   settled(): Promise<void>;
   /** Stops beating (the instance is marked gone), stops listening and gives the database back. Safe to call twice. */
   stop(): Promise<void>;
 }
 
-/** Opens this instance's part: on PostgreSQL it connects and listens before returning, so no change is missed. */
-export async function openCluster(options: ClusterOptions): Promise<Cluster> {
+export interface ClusterAbout {
+  engine: 'embedded' | 'postgres';
+  instanceId: string;
+  instances: InstanceInfo[];
+}
+
+/**
+ * Builds this instance's part; nothing connects until `open()`. Synchronous, so the composition root can wrap its
+ * store (`announce`) in its constructor, as it wraps the channels.
+ */
+export function createCluster(options: ClusterOptions): Cluster {
   const id = options.id ?? randomUUID();
-  const logger = options.logger.child({ component: 'cluster' });
   if (options.database === undefined) return embeddedCluster(id, options);
-  const database = options.database;
-  const pool = await database.acquire();
-  try {
-    return await postgresCluster(id, pool, database, options, logger);
-  } catch (err) {
-    await database.release();
-    throw err;
-  }
+  return postgresCluster(id, options.database, options, options.logger.child({ component: 'cluster' }));
+}
+
+/** `createCluster` and `open()` in one step (tests and tools). */
+export async function openCluster(options: ClusterOptions): Promise<Cluster> {
+  const cluster = createCluster(options);
+  await cluster.open();
+  return cluster;
 }
 
 function embeddedCluster(id: string, options: ClusterOptions): Cluster {
-  const instances = new EmbeddedInstances(id, options.identity, options.timers === undefined ? Date.now : () => options.timers!.now());
+  const timers = options.timers;
+  const instances = new EmbeddedInstances(id, options.identity, timers === undefined ? Date.now : () => timers.now());
   return {
     engine: 'embedded',
     instanceId: id,
@@ -111,25 +124,29 @@ function embeddedCluster(id: string, options: ClusterOptions): Cluster {
     changes: embeddedChangeBus,
     announce: (store) => store,
     keystoreChanged: () => undefined,
+    open: () => Promise.resolve(),
     register: (apiUrl) => instances.start(apiUrl),
     alive: () => instances.alive(),
+    about: async () => ({ engine: 'embedded', instanceId: id, instances: await instances.alive() }),
     settled: () => Promise.resolve(),
     stop: () => instances.stop(),
   };
 }
 
-async function postgresCluster(id: string, pool: Pool, database: PostgresDatabase, options: ClusterOptions, logger: Logger): Promise<Cluster> {
+function postgresCluster(id: string, database: PostgresDatabase, options: ClusterOptions, logger: Logger): Cluster {
   const timers = options.timers ?? systemTimers;
   const timing = options.timing ?? DEFAULT_CLUSTER_TIMING;
   const { schema } = database;
+  let opened: Pool | null = null;
+  const pool = (): Pool => {
+    if (opened === null) throw new Error('the cluster is not open: call open() first');
+    return opened;
+  };
   const listener = new NotificationListener({ pool, channels: [changesChannel(schema), liveChannel(schema)], timers, logger });
   const changes = new PostgresChangeBus({ pool, listener, schema, origin: id, logger });
   const relay = new LiveRelay({ events: options.events, pool, listener, schema, origin: id, logger });
-  const remote = applyRemoteChanges(changes, options.invalidations, logger);
-  await listener.start();
-  relay.start();
   const clock = options.clock;
-  const instances: Instances & { stop(): Promise<void> } = new PostgresInstances({
+  const instances = new PostgresInstances({
     pool,
     identity: { id, ...options.identity },
     beatMs: timing.beatMs,
@@ -140,7 +157,22 @@ async function postgresCluster(id: string, pool: Pool, database: PostgresDatabas
     ...(clock === undefined ? {} : { clock }),
   });
   const leases = new PostgresLeases({ pool, holder: id, leaseMs: timing.leaseMs, ...(clock === undefined ? {} : { clock }) });
+  let remote: ReturnType<typeof applyRemoteChanges> | null = null;
+  let opening: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
+  const open = async (): Promise<void> => {
+    opened = await database.acquire();
+    try {
+      remote = applyRemoteChanges(changes, options.invalidations, logger);
+      await listener.start();
+      relay.start();
+    } catch (err) {
+      remote?.stop();
+      opened = null;
+      await database.release();
+      throw err;
+    }
+  };
   return {
     engine: 'postgres',
     instanceId: id,
@@ -148,17 +180,20 @@ async function postgresCluster(id: string, pool: Pool, database: PostgresDatabas
     changes,
     announce: (store) => announcingStore(store, changes),
     keystoreChanged: () => {
-      if (!remote.applying('keystore')) changes.publish('keystore', null);
+      if (remote?.applying('keystore') !== true) changes.publish('keystore', null);
     },
+    open: () => (opening ??= open()),
     register: (apiUrl) => instances.start(apiUrl),
     alive: () => instances.alive(),
+    about: async () => ({ engine: 'postgres', instanceId: id, instances: await instances.alive() }),
     settled: async () => {
       await changes.settled();
       await relay.settled();
     },
     stop: () => {
       stopping ??= (async () => {
-        remote.stop();
+        if (opening === undefined || (await opening.then(() => false, () => true))) return;
+        remote?.stop();
         await instances.stop();
         await relay.stop();
         await changes.settled();

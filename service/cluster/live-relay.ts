@@ -28,7 +28,8 @@ type Entry = ['s' | 'c', LiveTransaction, string | null];
 
 export interface LiveRelayOptions {
   events: LiveEvents;
-  pool: Pool;
+  /** The shared pool (a function, so the parts can be built before the database is open). */
+  pool: () => Pool;
   listener: NotificationListener;
   schema: string;
   /** This instance's id. */
@@ -101,7 +102,7 @@ export class LiveRelay {
     this.#sending = this.#sending.then(async () => {
       for (const payload of payloads) {
         try {
-          await this.#options.pool.query('SELECT pg_notify($1, $2)', [this.#channel, payload]);
+          await this.#options.pool().query('SELECT pg_notify($1, $2)', [this.#channel, payload]);
         } catch (err) {
           this.#options.logger.warn({ err }, 'live feed events could not be sent to the other instances');
         }

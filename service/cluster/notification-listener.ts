@@ -12,7 +12,8 @@ const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
 
 export interface NotificationListenerOptions {
-  pool: Pool;
+  /** The shared pool (a function, so the parts can be built before the database is open). */
+  pool: () => Pool;
   /** The channel names to listen on (plain identifiers; the callers build them from the schema name). */
   channels: readonly string[];
   timers: JobTimers;
@@ -81,7 +82,7 @@ export class NotificationListener {
   }
 
   async #open(): Promise<void> {
-    const client = await this.#options.pool.connect();
+    const client = await this.#options.pool().connect();
     let listening = false;
     try {
       client.on('notification', (message: Notification) => this.#deliver(message));

@@ -15,7 +15,8 @@ export function changesChannel(schema: string): string {
 }
 
 export interface PostgresChangeBusOptions {
-  pool: Pool;
+  /** The shared pool (a function, so the parts can be built before the database is open). */
+  pool: () => Pool;
   listener: NotificationListener;
   schema: string;
   /** This instance's id, the origin of its notices. */
@@ -44,7 +45,7 @@ export class PostgresChangeBus implements ChangeBus {
     const payload = encodeChange({ kind, ids, origin: this.#options.origin });
     this.#sending = this.#sending.then(async () => {
       try {
-        await this.#options.pool.query('SELECT pg_notify($1, $2)', [this.#channel, payload]);
+        await this.#options.pool().query('SELECT pg_notify($1, $2)', [this.#channel, payload]);
       } catch (err) {
         // The write itself succeeded; the other instances catch up at their next resync (a reconnect, a restart).
         this.#options.logger.error({ err, kind }, 'a change could not be announced to the other instances');

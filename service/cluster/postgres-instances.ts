@@ -13,7 +13,8 @@ import type { ClusterClock } from './database-clock.js';
 import type { InstanceIdentity, InstanceInfo, Instances } from './instances.js';
 
 export interface PostgresInstancesOptions {
-  pool: Pool;
+  /** The shared pool (a function, so the parts can be built before the database is open). */
+  pool: () => Pool;
   identity: Omit<InstanceIdentity, 'apiUrl'>;
   beatMs: number;
   /** An instance whose beat is older than this is dead (a few missed beats, so one slow beat is not a death). */
@@ -56,7 +57,7 @@ export class PostgresInstances implements Instances {
 
   async alive(): Promise<InstanceInfo[]> {
     const { pool, deadAfterMs, clock } = this.#options;
-    const { rows } = await pool.query<InstanceRow>(
+    const { rows } = await pool().query<InstanceRow>(
       `SELECT id, name, api_url, version, started_at, beat_at FROM cluster_instances
         WHERE beat_at > ${nowSql('$1')} - make_interval(secs => $2::double precision / 1000) ORDER BY started_at, id`,
       [clockParam(clock), deadAfterMs],
@@ -96,7 +97,7 @@ export class PostgresInstances implements Instances {
     this.#timer = null;
     await this.#beating;
     // Marked long dead rather than deleted: a survivor then still finishes anything this instance left behind.
-    await this.#options.pool.query(`UPDATE cluster_instances SET beat_at = '-infinity' WHERE id = $1`, [this.id]).catch((err: unknown) => {
+    await this.#options.pool().query(`UPDATE cluster_instances SET beat_at = '-infinity' WHERE id = $1`, [this.id]).catch((err: unknown) => {
       this.#options.logger.warn({ err }, 'could not tell the cluster this instance stopped; the others find out when its beat is old');
     });
   }
@@ -112,7 +113,7 @@ export class PostgresInstances implements Instances {
 
   async #beatOnce(): Promise<void> {
     const { pool, clock, logger } = this.#options;
-    const beat = await pool.query(`UPDATE cluster_instances SET beat_at = ${nowSql('$2')} WHERE id = $1`, [this.id, clockParam(clock)]);
+    const beat = await pool().query(`UPDATE cluster_instances SET beat_at = ${nowSql('$2')} WHERE id = $1`, [this.id, clockParam(clock)]);
     if (beat.rowCount === 0) {
       // Another instance took this one for dead (a pause longer than deadAfterMs) and finished its transactions.
       logger.error({ instance: this.id }, 'this instance was taken for dead by another (its beat was too late); it registers again');
@@ -124,7 +125,7 @@ export class PostgresInstances implements Instances {
 
   async #register(): Promise<void> {
     const { pool, identity, clock } = this.#options;
-    await pool.query(
+    await pool().query(
       `INSERT INTO cluster_instances (id, name, api_url, version, started_at, beat_at)
          VALUES ($1, $2, $3, $4, ${nowSql('$5')}, ${nowSql('$5')})
        ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, api_url = EXCLUDED.api_url, version = EXCLUDED.version, beat_at = EXCLUDED.beat_at`,
@@ -134,7 +135,7 @@ export class PostgresInstances implements Instances {
 
   async #reapOne(): Promise<string | null> {
     const { pool, deadAfterMs, clock, onDead } = this.#options;
-    const client = await pool.connect();
+    const client = await pool().connect();
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');

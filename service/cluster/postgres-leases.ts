@@ -10,7 +10,8 @@ import { clockParam, nowSql } from './database-clock.js';
 import type { ClusterClock } from './database-clock.js';
 
 export interface PostgresLeasesOptions {
-  pool: Pool;
+  /** The shared pool (a function, so the parts can be built before the database is open). */
+  pool: () => Pool;
   /** The instance taking the leases. */
   holder: string;
   /** How long a lease lasts after each take or renewal. */
@@ -31,7 +32,7 @@ export class PostgresLeases implements JobLeases {
   async take(job: string): Promise<boolean> {
     const { pool, holder, leaseMs, clock } = this.#options;
     const now = nowSql('$3');
-    const { rowCount } = await pool.query(
+    const { rowCount } = await pool().query(
       `INSERT INTO cluster_leases AS l (job, holder, expires_at) VALUES ($1, $2, ${now} + make_interval(secs => $4::double precision / 1000))
        ON CONFLICT (job) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
          WHERE l.holder = EXCLUDED.holder OR l.expires_at <= ${now}`,
@@ -42,7 +43,7 @@ export class PostgresLeases implements JobLeases {
 
   async claimTick(job: string, slot: number): Promise<boolean> {
     const { pool, holder } = this.#options;
-    const { rowCount } = await pool.query(
+    const { rowCount } = await pool().query(
       `INSERT INTO cluster_ticks AS t (job, slot, instance) VALUES ($1, $2, $3)
        ON CONFLICT (job) DO UPDATE SET slot = EXCLUDED.slot, instance = EXCLUDED.instance, claimed_at = now()
          WHERE t.slot < EXCLUDED.slot`,
@@ -53,13 +54,13 @@ export class PostgresLeases implements JobLeases {
 
   async release(job: string): Promise<void> {
     const { pool, holder } = this.#options;
-    await pool.query('DELETE FROM cluster_leases WHERE job = $1 AND holder = $2', [job, holder]);
+    await pool().query('DELETE FROM cluster_leases WHERE job = $1 AND holder = $2', [job, holder]);
   }
 
   /** Who holds the lease of `job` now, if anyone (for `GET /about` and tests). */
   async holderOf(job: string): Promise<string | null> {
     const { pool, clock } = this.#options;
-    const { rows } = await pool.query<{ holder: string }>(`SELECT holder FROM cluster_leases WHERE job = $1 AND expires_at > ${nowSql('$2')}`, [job, clockParam(clock)]);
+    const { rows } = await pool().query<{ holder: string }>(`SELECT holder FROM cluster_leases WHERE job = $1 AND expires_at > ${nowSql('$2')}`, [job, clockParam(clock)]);
     return rows[0]?.holder ?? null;
   }
 }

@@ -234,6 +234,19 @@ describe('change notices and the live feed between instances on PostgreSQL', () 
     expect(got).toEqual(ids);
   });
 
+  it('shows the engine and the live instances for GET /about, from any instance', async () => {
+    const schema = newSchemaName();
+    const [a, b, c] = [await instance(schema, 'a'), await instance(schema, 'b'), await instance(schema, 'c')];
+    await a.cluster.register('https://a.example:8080');
+    await b.cluster.register('https://b.example:8080');
+    const about = await c.cluster.about();
+    expect(about.engine).toBe('postgres');
+    expect(about.instanceId).toBe('c');
+    expect(about.instances.map((i) => [i.id, i.name, i.apiUrl, i.version])).toEqual([['a', 'a', 'https://a.example:8080', '1.0.0'], ['b', 'b', 'https://b.example:8080', '1.0.0']]);
+    await a.cluster.stop();
+    expect((await c.cluster.about()).instances.map((i) => i.id)).toEqual(['b']);
+  });
+
   it('keeps a change notice under NOTIFY\'s limit by dropping ids that would not fit', () => {
     const few = encodeChange({ kind: 'clients', ids: ['a', 'b'], origin: 'i' });
     expect(decodeChange(few)).toEqual({ kind: 'clients', ids: ['a', 'b'], origin: 'i' });

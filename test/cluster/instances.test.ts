@@ -36,7 +36,7 @@ describe('cluster instances on PostgreSQL', () => {
     const pool = await database.acquire();
     const timers = new ManualTimers(clock.now());
     const instances = new PostgresInstances({
-      pool, identity: { id, name: `host-${id}`, version: '1.2.3' }, beatMs: BEAT_MS, deadAfterMs: DEAD_AFTER_MS, onDead, timers, clock: () => clock.now(), logger: silent,
+      pool: () => pool, identity: { id, name: `host-${id}`, version: '1.2.3' }, beatMs: BEAT_MS, deadAfterMs: DEAD_AFTER_MS, onDead, timers, clock: () => clock.now(), logger: silent,
     });
     return { instances, timers };
   }

@@ -31,7 +31,8 @@ describe('job leases and claimed ticks on PostgreSQL', () => {
   async function leasesFor(schema: string, holder: string, clock: ManualTimers): Promise<PostgresLeases> {
     const database = new PostgresDatabase({ settings: settingsFor(db.url), logger: silent, schema });
     opened.push(database);
-    return new PostgresLeases({ pool: await database.acquire(), holder, leaseMs: LEASE_MS, clock: () => clock.now() });
+    const pool = await database.acquire();
+    return new PostgresLeases({ pool: () => pool, holder, leaseMs: LEASE_MS, clock: () => clock.now() });
   }
 
   it('grants a lease to one holder, renews it for that holder, and lets another take it once it runs out', async () => {

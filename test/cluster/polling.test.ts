@@ -48,7 +48,8 @@ describe('a polling channel across instances on PostgreSQL', () => {
       const store = createPostgresStore(database);
       await store.open();
       const timers = new ManualTimers(clock.now());
-      const leases = new PostgresLeases({ pool: await database.acquire(), holder: name, leaseMs: 20_000, clock: () => clock.now() });
+      const pool = await database.acquire();
+      const leases = new PostgresLeases({ pool: () => pool, holder: name, leaseMs: 20_000, clock: () => clock.now() });
       const registry = new Schedulers([], silent, timers, leases);
       const polling = new PollingChannels({
         registry, channels: store.channels, logger: silent,
