@@ -216,3 +216,66 @@ describe('job leases and claimed ticks on PostgreSQL', () => {
     });
   });
 });
+
+describe('the job registry when the lease store fails', () => {
+  it('skips a run whose lease cannot be asked for, logs it, and runs at the next tick once the database answers again', async () => {
+    const timers = new ManualTimers();
+    let down = true;
+    const asked: string[] = [];
+    const leases: JobLeases = {
+      renewEveryMs: 5_000,
+      take: (job) => {
+        asked.push(job);
+        return down ? Promise.reject(new Error('connection refused')) : Promise.resolve(true);
+      },
+      claimTick: () => Promise.resolve(true),
+      release: () => Promise.resolve(),
+    };
+    const logged: unknown[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => void logged.push(JSON.parse(line)) });
+    let runs = 0;
+    const registry = new Schedulers([{ name: 'auto-retry', everyMs: 10_000, run: () => Promise.resolve(void runs++) }], logger, timers, leases);
+    registry.start();
+    timers.advance(10_000);
+    await registry.settled();
+    expect(runs).toBe(0);
+    expect(logged).toEqual([expect.objectContaining({ job: 'auto-retry', msg: 'scheduled job failed; it runs again at its next time' })]);
+    down = false;
+    timers.advance(10_000);
+    await registry.settled();
+    expect(runs).toBe(1);
+    expect(asked).toEqual(['auto-retry', 'auto-retry']);
+    await registry.stop();
+  });
+
+  it('does not run a tick another instance claimed, even while holding the lease', async () => {
+    // Started 3.7 s into an interval: its timer fires 3.7 s after each boundary.
+    const timers = new ManualTimers(Date.UTC(2026, 0, 5, 9, 0, 3, 700));
+    const claimed: number[] = [];
+    const leases: JobLeases = {
+      renewEveryMs: 5_000,
+      take: () => Promise.resolve(true),
+      claimTick: (_job, slot) => {
+        claimed.push(slot);
+        return Promise.resolve(claimed.length !== 2);
+      },
+      release: () => Promise.resolve(),
+    };
+    let runs = 0;
+    const registry = new Schedulers([{ name: 'polling:x', everyMs: 10_000, run: () => Promise.resolve(void runs++) }], silent, timers, leases);
+    registry.start();
+    for (let i = 0; i < 3; i++) {
+      timers.advance(10_000);
+      await registry.settled();
+    }
+    expect(runs).toBe(2);
+    // Slots are the interval's boundaries, the same on every instance whatever moment its timer fired.
+    expect(claimed.map((slot) => slot % 10_000)).toEqual([0, 0, 0]);
+    expect(claimed.map((slot) => slot - claimed[0]!)).toEqual([0, 10_000, 20_000]);
+    // A run asked for by hand takes the lease but claims no slot.
+    await registry.runNow('polling:x');
+    expect(runs).toBe(3);
+    expect(claimed).toHaveLength(3);
+    await registry.stop();
+  });
+});
