@@ -22,6 +22,8 @@ export interface CompletionDetail {
   responseTimeMs?: number;
   /** The transaction as finally recorded (its routes and orchestrations draw the visualizer's events); absent when it could not be read back. */
   transaction?: FinishedTransaction;
+  /** The instance that handled the transaction, when it was another one and the event was relayed (service/cluster/live-relay.ts). */
+  relayedFrom?: string;
 }
 
 /** A transaction's response time as the metrics count it (response minus request timestamp, never below 0), or undefined without a response. */

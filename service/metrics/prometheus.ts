@@ -71,6 +71,8 @@ export class PrometheusMetrics {
    * costs one short key and a map lookup rather than prom-client's label hashing.
    */
   completed(event: TransactionEvent, detail: CompletionDetail): void {
+    // Each instance is scraped on its own: another instance's completions are counted there.
+    if (detail.relayedFrom !== undefined) return;
     const code = event.responseStatus === undefined ? '' : String(event.responseStatus);
     const client = detail.clientName ?? '';
     const key = `${event.channelID}\u0000${detail.channelName}\u0000${event.status}\u0000${code}\u0000${event.method}\u0000${client}`;

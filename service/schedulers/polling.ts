@@ -53,7 +53,8 @@ export class PollingChannels {
 
   /** The registry job that keeps the channel jobs in step with the channels (and stops their ticks on shutdown). */
   job(): ScheduledJob {
-    return { name: POLLING_SYNC_JOB, everyMs: RESYNC_MS, runAtStart: true, run: () => this.#sync.settle(), stop: () => this.#stop() };
+    // Every instance schedules every polling channel; the channel jobs' leases and claimed ticks decide which one polls.
+    return { name: POLLING_SYNC_JOB, everyMs: RESYNC_MS, runAtStart: true, everyInstance: true, run: () => this.#sync.settle(), stop: () => this.#stop() };
   }
 
   /** Signals that channels were written: their jobs are brought up to date right away. */

@@ -2,9 +2,13 @@
  * Background jobs as a declarative list with start() and stop(). A job never overlaps itself, and a failure is
  * logged and retried at the next tick instead of stopping the schedule (OpenHIM's body culling ran once and stopped).
  * Jobs run on a cron expression or at a fixed interval; both are node-schedule jobs, and jobs can be added and
- * removed while the registry runs (polling channels come and go with their channels).
+ * removed while the registry runs (polling channels come and go with their channels). Given `JobLeases` (several
+ * instances sharing one database, leases.ts), a run first takes its job's lease and a planned run claims its slot, so
+ * each job runs on one instance and each planned tick runs once across them all.
  */
 import type { Logger } from 'pino';
+import { cronSlot, intervalSlot } from './leases.js';
+import type { JobLeases } from './leases.js';
 import { systemTimers } from './timers.js';
 import type { JobTimers, TimerHandle } from './timers.js';
 
@@ -15,6 +19,11 @@ interface JobBase {
   runAtStart?: boolean;
   /** Called by `stop()` once the schedule is cancelled: for work the job started and did not wait for. */
   stop?(): Promise<void>;
+  /**
+   * Runs on every instance, without a lease: for work on this instance's own state, such as polling's sync of the
+   * channel jobs it schedules (each instance must have them, to take a tick over when the holder dies).
+   */
+  everyInstance?: boolean;
 }
 
 export type ScheduledJob = JobBase &
@@ -44,29 +53,73 @@ export class Schedulers {
   readonly #running = new Map<string, Promise<void>>();
   readonly #planned = new Map<string, Planned>();
   readonly #timers: JobTimers;
+  readonly #leases: JobLeases | undefined;
   #started = false;
   #stopping: Promise<void> | undefined;
 
-  constructor(jobs: readonly ScheduledJob[], logger: Logger, timers: JobTimers = systemTimers) {
+  /** Without `leases` every run goes ahead at once, as on a single instance. */
+  constructor(jobs: readonly ScheduledJob[], logger: Logger, timers: JobTimers = systemTimers, leases?: JobLeases) {
     for (const job of jobs) this.#jobs.set(job.name, job);
     this.#logger = logger;
     this.#timers = timers;
+    this.#leases = leases;
   }
 
-  /** Runs a job now unless it is already running; never rejects. */
+  /** Runs a job now unless it is already running (or, with leases, another instance holds its lease); never rejects. */
   runNow(name: string): Promise<void> {
+    return this.#start(name, undefined);
+  }
+
+  /** Starts a run; `slot` is set for runs the job's timer planned, which claim that slot across the cluster. */
+  #start(name: string, slot: number | undefined): Promise<void> {
     const job = this.#jobs.get(name);
     if (job === undefined) return Promise.reject(new Error(`no job named ${name}`));
     const current = this.#running.get(name);
     if (current !== undefined) return current;
     const started = performance.now();
-    const run = job
-      .run()
+    // Without leases the job starts in this very turn, as it always has (callers rely on a tick having begun).
+    const run = (this.#leases === undefined || job.everyInstance === true ? job.run() : this.#leased(job, slot, this.#leases))
       .then(() => this.#logger.debug({ job: name, ms: Math.round(performance.now() - started) }, 'scheduled job finished'))
       .catch((err: unknown) => this.#logger.error({ err, job: name }, 'scheduled job failed; it runs again at its next time'))
       .finally(() => this.#running.delete(name));
     this.#running.set(name, run);
     return run;
+  }
+
+  /** Runs the job if this instance holds (or takes) its lease and, for a planned run, is first to claim its slot. */
+  async #leased(job: ScheduledJob, slot: number | undefined, leases: JobLeases): Promise<void> {
+    if (!(await leases.take(job.name))) {
+      this.#logger.debug({ job: job.name }, 'scheduled job left to the instance holding its lease');
+      return;
+    }
+    if (slot !== undefined && !(await leases.claimTick(job.name, slot))) {
+      this.#logger.debug({ job: job.name, slot: new Date(slot).toISOString() }, 'scheduled tick already run by another instance');
+      return;
+    }
+    // A run longer than the lease keeps renewing it, so no other instance starts the same job beside it.
+    let renewal: TimerHandle | null = null;
+    let finished = false;
+    const renew = (): void => {
+      renewal = this.#timers.at(this.#timers.now() + leases.renewEveryMs, () => {
+        if (finished) return;
+        leases
+          .take(job.name)
+          .then((held) => {
+            if (!held) this.#logger.warn({ job: job.name }, 'a running job lost its lease to another instance (this run was too slow to renew it)');
+          })
+          .catch((err: unknown) => this.#logger.warn({ err, job: job.name }, 'the lease of a running job could not be renewed'))
+          .finally(() => {
+            if (!finished) renew();
+          });
+      });
+    };
+    renew();
+    try {
+      await job.run();
+    } finally {
+      finished = true;
+      (renewal as TimerHandle | null)?.cancel();
+    }
   }
 
   /** Runs a job now if it exists and is not already running, without waiting; for "work arrived" signals. */
@@ -116,6 +169,11 @@ export class Schedulers {
       });
       await Promise.all(stopping);
       await Promise.all(this.#running.values());
+      // Survivors take the jobs over at their next tick instead of waiting for the leases to run out.
+      const leases = this.#leases;
+      if (leases !== undefined) {
+        await Promise.all([...this.#jobs.keys()].map((name) => leases.release(name).catch((err: unknown) => this.#logger.warn({ err, job: name }, 'a job lease could not be given up; it runs out by itself'))));
+      }
     })();
     return this.#stopping;
   }
@@ -123,7 +181,7 @@ export class Schedulers {
   #plan(job: ScheduledJob, atStart: boolean): void {
     const planned: Planned = { job, current: null, cancelled: false };
     if (job.cron !== undefined) {
-      const scheduled = this.#timers.cron(job.cron, () => void this.runNow(job.name));
+      const scheduled = this.#timers.cron(job.cron, (due) => void this.#start(job.name, cronSlot(due)));
       if (scheduled === null) throw new Error(`job ${job.name}: invalid schedule ${job.cron}`);
       planned.current = scheduled;
     } else {
@@ -140,7 +198,7 @@ export class Schedulers {
     planned.current = this.#timers.at(when, () => {
       if (planned.cancelled) return;
       this.#next(planned, when + everyMs, everyMs);
-      void this.runNow(planned.job.name);
+      void this.#start(planned.job.name, intervalSlot(when, everyMs));
     });
   }
 

@@ -14,8 +14,8 @@ export interface JobTimers {
   now(): number;
   /** Calls `fn` once at `when` (epoch ms); a time already past fires as soon as possible. */
   at(when: number, fn: () => void): TimerHandle;
-  /** Calls `fn` at every time a cron expression (5 fields, or 6 with seconds first) names; null if it is invalid. */
-  cron(expression: string, fn: () => void): TimerHandle | null;
+  /** Calls `fn` with the planned time (epoch ms) at every time a cron expression (5 fields, or 6 with seconds first) names; null if it is invalid. */
+  cron(expression: string, fn: (due: number) => void): TimerHandle | null;
 }
 
 /** The real clock: node-schedule jobs. */
@@ -30,7 +30,8 @@ export const systemTimers: JobTimers = {
     }
   },
   cron(expression, fn) {
-    const job = schedule.scheduleJob(expression, fn);
+    // node-schedule passes the planned time of each run.
+    const job = schedule.scheduleJob(expression, (fireDate: Date) => fn(fireDate.getTime()));
     return job === null ? null : { cancel: () => job.cancel() };
   },
 };

@@ -31,7 +31,7 @@ export class ManualTimers implements JobTimers {
     return { cancel: () => this.#pending.delete(entry) };
   }
 
-  cron(expression: string, fn: () => void): TimerHandle | null {
+  cron(expression: string, fn: (due: number) => void): TimerHandle | null {
     let interval: ReturnType<typeof cronParser.parseExpression>;
     try {
       interval = cronParser.parseExpression(expression, { currentDate: new Date(this.#now) });
@@ -40,9 +40,10 @@ export class ManualTimers implements JobTimers {
     }
     let current: TimerHandle;
     const plan = (): void => {
-      current = this.at((interval.next() as cronParser.CronDate).getTime(), () => {
+      const due = (interval.next() as cronParser.CronDate).getTime();
+      current = this.at(due, () => {
         plan();
-        fn();
+        fn(due);
       });
     };
     plan();

@@ -6,6 +6,7 @@
  */
 import { TRANSACTION_LOG_SQL } from './transaction-log-schema.js';
 import { AUDITS_MIGRATION } from './audit-schema.js';
+import { clusterMigration } from './cluster-migration.js';
 
 export interface Migration {
   version: number;
@@ -92,4 +93,5 @@ export const migrations: readonly Migration[] = [
   { version: 2, name: 'array indexes for index-served lookups', sql: arrayIndexesSql() },
   { version: 3, name: 'transaction log', sql: TRANSACTION_LOG_SQL },
   AUDITS_MIGRATION,
+  clusterMigration,
 ];
