@@ -1,3 +1,5 @@
+import { keystoreMigration } from './keystore-migration.js';
+
 /**
  * The PostgreSQL schema, one versioned migration at a time. A migration is never edited once released: a change to
  * the layout (a new collection, a new index in collection-specs.ts) is a new migration at the end of the list.
@@ -88,4 +90,5 @@ function arrayIndexesSql(): string {
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'configuration collections', sql: collectionsSql() },
   { version: 2, name: 'array indexes for index-served lookups', sql: arrayIndexesSql() },
+  keystoreMigration,
 ];
