@@ -47,6 +47,9 @@ describe('file validation', () => {
       url: 'postgres://junction@db.clinic:5433/junction', host: 'db.clinic', port: 5432, database: 'junction', user: 'junction',
       password: 'hunter22', poolSize: 20, tls: { enabled: true, caFile: '/etc/ssl/db-ca.pem' },
     });
+    const fromEnv = withFile({}, { JUNCTION_STORAGE_ENGINE: 'postgres', JUNCTION_STORAGE_POSTGRES_HOST: 'db.clinic' }).config.storage;
+    expect([fromEnv.engine, fromEnv.postgres.host]).toEqual(['postgres', 'db.clinic']);
+    expect(configError(() => withFile({}, { JUNCTION_STORAGE_ENGINE: 'mongodb' })).problems).toEqual(['JUNCTION_STORAGE_ENGINE="mongodb" (storage.engine): must be one of "embedded", "postgres"']);
   });
 
   it('refuses PostgreSQL settings while storage.engine is embedded, naming each and never echoing the password', () => {
