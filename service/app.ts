@@ -298,6 +298,11 @@ export class Junction {
   /** Opens the store, seeds the first-run account and starts listening. Rejects with a message that says what to fix. */
   async start(): Promise<StartedJunction> {
     const { config, logger, version } = this.#options;
+    // The PostgreSQL engines exist store by store (issue 20) but are not wired in here yet: starting on the embedded
+    // files while the configuration names a shared database would split the cluster's data without a word.
+    if (config.storage.engine === 'postgres') {
+      throw new Error('storage.engine is postgres, but this build of Junction cannot run on PostgreSQL yet (issue 20); set storage.engine to embedded, or use `junction migrate-to-postgres` only to prepare a database');
+    }
     await this.#openStorage();
     const { accounts, sessions } = await this.#openAccounts();
     const tls = await this.#loadTls();

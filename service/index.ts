@@ -113,8 +113,9 @@ async function main(): Promise<void> {
   }
 }
 
-// `restore` is a command of its own (backup/restore-cli.ts): it restores an archive and exits, starting nothing.
-const command = process.argv[2] === 'restore' ? restore() : main();
+// `restore` is a command of its own (backup/restore-cli.ts): it restores an archive and exits, starting nothing; so is
+// `migrate-to-postgres` (migrate/cli.ts), which copies a data folder into PostgreSQL.
+const command = process.argv[2] === 'restore' ? restore() : process.argv[2] === 'migrate-to-postgres' ? migrateToPostgres() : main();
 command.catch((err: unknown) => {
   fail(err instanceof Error ? (err.stack ?? err.message) : String(err));
 });
@@ -124,4 +125,11 @@ async function restore(): Promise<void> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const err = (line: string) => process.stderr.write(`${line}\n`);
   process.exitCode = await runRestoreCommand(process.argv.slice(3), process.env, { out, err });
+}
+
+async function migrateToPostgres(): Promise<void> {
+  const { runMigrateCommand } = await import('./migrate/cli.js');
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const err = (line: string) => process.stderr.write(`${line}\n`);
+  process.exitCode = await runMigrateCommand(process.argv.slice(3), { out, err });
 }

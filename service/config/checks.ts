@@ -1,6 +1,7 @@
 /** Rules that span several keys, which a per-key schema cannot express. */
+import { isDeepStrictEqual } from 'node:util';
 import { envNameFor } from './env.js';
-import { getPath } from './leaves.js';
+import { configLeaves, getPath } from './leaves.js';
 import { parsePollingSchedule } from '../domain/polling-schedule.js';
 
 function listeningPorts(config: unknown): { key: string; port: number }[] {
@@ -105,6 +106,17 @@ function openidProblems(config: unknown): string[] {
   return problems;
 }
 
+/**
+ * The `storage.postgres` keys with the embedded engine are refused rather than ignored: an instance whose engine was
+ * left out would otherwise run on a store of its own while its operator believes it shares the cluster's database.
+ */
+function engineProblems(config: unknown): string[] {
+  if (getPath(config, 'storage.engine') !== 'embedded') return [];
+  return configLeaves()
+    .filter((leaf) => leaf.key.startsWith('storage.postgres.') && !isDeepStrictEqual(getPath(config, leaf.key), leaf.schema.default))
+    .map((leaf) => `${leaf.key}: is a setting of the PostgreSQL engine, but storage.engine is embedded; set storage.engine to postgres to use it, or remove it`);
+}
+
 /** Problems between keys; values of the wrong type are skipped, since schema validation reports those. */
 export function crossFieldProblems(config: unknown): string[] {
   const problems: string[] = [];
@@ -121,6 +133,7 @@ export function crossFieldProblems(config: unknown): string[] {
   problems.push(...corsOriginProblems(getPath(config, 'api.corsOrigins')));
   problems.push(...openidProblems(config));
   problems.push(...portClashes(config));
+  problems.push(...engineProblems(config));
   problems.push(...notificationProblems(config));
   const auditInterface = getPath(config, 'auditEvents.interface');
   if (typeof auditInterface === 'string' && auditInterface !== 'internal' && !isSet(getPath(config, 'auditEvents.host'))) {

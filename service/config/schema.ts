@@ -42,10 +42,6 @@ function auditServer(defaultPort: number, transport: string) {
   );
 }
 
-const postgresPending: Unavailable = {
-  unavailable: 'the PostgreSQL engine cannot be chosen until every store runs on it (issue 20)',
-};
-
 export const jwtAlgorithms = [
   'HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA',
 ] as const;
@@ -143,7 +139,7 @@ export const configSchema = Type.Object(
       {
         secretFile: Type.String({
           default: '',
-          description: 'File holding the secret that encrypts the stored private key and passphrase (created 0600 on first start); empty uses `keystore.secret` in the data folder. Keep it apart from backups of `<dataDir>/keystore/` to keep those backups useless without it.',
+          description: 'File holding the secret that encrypts the stored private key and passphrase (created 0600 on first start); empty uses `keystore.secret` in the data folder. Keep it apart from backups of `<dataDir>/keystore/` to keep those backups useless without it. With `storage.engine: postgres` the keystore is in the database and every instance must be given a copy of the same secret file.',
         }),
         expiryWarningDays: int(1, 3650, 30, 'Days before a server or trusted CA certificate expires that an expiry alert is sent (at most once a day per certificate).'),
         expiryAlertGroups: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
@@ -291,27 +287,31 @@ export const configSchema = Type.Object(
     ),
     storage: section(
       {
+        engine: Type.Enum(['embedded', 'postgres'], {
+          default: 'embedded',
+          description:
+            'Where Junction keeps its data: `embedded` (NeDB and SQLite files in the data folder, for one machine) or `postgres` ' +
+            '(the PostgreSQL database of `storage.postgres`, shared by several Junction instances). The `storage.postgres` keys are refused with `embedded`.',
+        }),
         compactionIntervalMinutes: int(1, 10080, 60, 'How often the configuration data files (`*.db`) are compacted, in minutes.'),
-        // The PostgreSQL engine (issue 20) is built store by store; until every store runs on it, its settings accept
-        // only their defaults, so no file seems to point Junction at a database it never uses.
         postgres: section(
           {
-            url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Connection URL of the PostgreSQL database, `postgres://user:password@host:port/database`; when set it replaces `host`, `port`, `database`, `user` and `password`.', ...secret, ...postgresPending })),
-            host: Type.String({ minLength: 1, maxLength: 500, default: 'localhost', description: 'Host name or address of the PostgreSQL server.', ...postgresPending }),
-            port: port(5432, 'Port of the PostgreSQL server.', postgresPending),
-            database: Type.String({ minLength: 1, maxLength: 63, default: 'junction', description: 'Database Junction keeps its tables in; it must exist, and Junction creates its tables there.', ...postgresPending }),
-            user: Type.String({ minLength: 1, maxLength: 63, default: 'junction', description: 'PostgreSQL role Junction connects as; it needs to create tables in the database.', ...postgresPending }),
-            password: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Password of `storage.postgres.user`.', ...secret, ...postgresPending })),
-            poolSize: int(1, 1000, 10, 'Most connections one Junction instance keeps open to PostgreSQL.', postgresPending),
+            url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Connection URL of the PostgreSQL database, `postgres://user:password@host:port/database`; when set it replaces `host`, `port`, `database`, `user` and `password`.', ...secret })),
+            host: Type.String({ minLength: 1, maxLength: 500, default: 'localhost', description: 'Host name or address of the PostgreSQL server.' }),
+            port: port(5432, 'Port of the PostgreSQL server.'),
+            database: Type.String({ minLength: 1, maxLength: 63, default: 'junction', description: 'Database Junction keeps its tables in; it must exist, and Junction creates its tables there.' }),
+            user: Type.String({ minLength: 1, maxLength: 63, default: 'junction', description: 'PostgreSQL role Junction connects as; it needs to create tables in the database.' }),
+            password: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Password of `storage.postgres.user`.', ...secret })),
+            poolSize: int(1, 1000, 10, 'Most connections one Junction instance keeps open to PostgreSQL.'),
             tls: section(
               {
-                enabled: bool(false, 'Connect to PostgreSQL over TLS, verifying the server certificate and its host name.', postgresPending),
-                caFile: Type.String({ maxLength: 2000, default: '', description: 'PEM file of the CA that signed the PostgreSQL server certificate; empty trusts the system CAs.', ...postgresPending }),
+                enabled: bool(false, 'Connect to PostgreSQL over TLS, verifying the server certificate and its host name.'),
+                caFile: Type.String({ maxLength: 2000, default: '', description: 'PEM file of the CA that signed the PostgreSQL server certificate; empty trusts the system CAs.' }),
               },
               'TLS to the PostgreSQL server.',
             ),
           },
-          'The PostgreSQL engine, for several Junction instances sharing one database.',
+          'The PostgreSQL engine (`storage.engine: postgres`), for several Junction instances sharing one database.',
         ),
       },
       'Data storage.',

@@ -1,8 +1,9 @@
 /**
- * The keystore: the server certificate, its key and passphrase, and the trusted CAs. It keeps them in
- * `<dataDir>/keystore/keystore.json` (key and passphrase sealed, see sealed.ts) and tells every TLS user when they
- * change, so a new pair or CA is served without a restart. An upload that does not complete a matching pair is
- * staged and changes nothing that is serving; when `tls.certFile` is set, those files are the source instead.
+ * The keystore: the server certificate, its key and passphrase, and the trusted CAs. It keeps them in one document
+ * (key and passphrase sealed, see sealed.ts): `<dataDir>/keystore/keystore.json`, or a row several instances share
+ * (storage/keystore-document.ts), and tells every TLS user when they change, so a new pair or CA is served without a
+ * restart. A change made through another instance arrives by `reload()`. An upload that does not complete a matching
+ * pair is staged and changes nothing that is serving; when `tls.certFile` is set, those files are the source instead.
  */
 import { X509Certificate, createHash, createPrivateKey } from 'node:crypto';
 import { readFile, rm, unwatchFile, watchFile } from 'node:fs';
@@ -11,11 +12,13 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import type { CaUploadAnswer, KeystoreUploadAnswer, KeystoreValidity, ServerCertificateInfo, TrustedCaInfo } from '../contracts/keystore.js';
+import type { KeystoreDocumentStore } from '../storage/keystore-document.js';
 import { newObjectId } from '../storage/object-ids.js';
 import type { GeneratedPair } from '../tls/self-signed.js';
 import { loadServerCertificate, loadTrustedCAs } from '../tls/server-certificate.js';
 import type { ServerCertificate } from '../tls/server-certificate.js';
 import { certificateInfo, parseCertificate, pemBlocks } from './certificate-info.js';
+import { FileKeystoreDocument } from './file-document.js';
 import { loadSecret, seal, unseal, writeFileAtomic } from './sealed.js';
 import type { Sealed } from './sealed.js';
 
@@ -36,6 +39,8 @@ export interface KeystoreOptions {
   generate?: () => GeneratedPair;
   /** How often the configured files are checked for a change, in ms; 0 does not watch. */
   watchIntervalMs?: number;
+  /** Where the document is kept; `<dataDir>/keystore/keystore.json` unless an engine shared by instances is given. */
+  documents?: KeystoreDocumentStore;
 }
 
 /** What changed; every TLS user applies `certificate` and `trustedCAs` to new connections. */
@@ -106,6 +111,10 @@ export function pairProblem(pair: { cert?: string; key?: string; passphrase?: st
   return undefined;
 }
 
+function isConflict(err: unknown): boolean {
+  return err instanceof AppError && err.code === 'CONFLICT';
+}
+
 function caId(pem: string): string {
   return createHash('sha256').update(pem).digest('hex').slice(0, 24);
 }
@@ -115,6 +124,9 @@ export class Keystore {
   readonly #options: KeystoreOptions;
   readonly #paths: ReturnType<typeof keystorePaths>;
   readonly #now: () => Date;
+  readonly #documents: KeystoreDocumentStore;
+  /** The version of the document `#stored` was read from or written as; null before the first write. */
+  #version: string | null = null;
   readonly #listeners = new Set<(change: KeystoreChange) => void>();
   #secret: Buffer = Buffer.alloc(0);
   #stored: StoredKeystore = { version: 1, ca: [] };
@@ -128,14 +140,30 @@ export class Keystore {
     this.#options = options;
     this.#paths = keystorePaths(options.dataDir, options.secretFile);
     this.#now = options.now ?? (() => new Date());
+    this.#documents = options.documents ?? new FileKeystoreDocument(this.#paths.file);
   }
 
   /** Opens (or creates) the keystore; rejects naming the file and what to do when it cannot be read. */
   static async open(options: KeystoreOptions): Promise<Keystore> {
-    const keystore = new Keystore(options);
-    await keystore.#load();
+    let keystore = new Keystore(options);
+    try {
+      await keystore.#load();
+    } catch (err) {
+      // Another instance created (or renewed) the shared document while this one did: what it wrote is used.
+      if (!isConflict(err)) throw err;
+      keystore = new Keystore(options);
+      await keystore.#load();
+    }
     await keystore.#publish();
     return keystore;
+  }
+
+  /**
+   * Takes up a change another instance made to the shared document (the cluster's change bus calls this): when its
+   * version differs from the one held, reads it, announces it to every TLS user and resolves true.
+   */
+  async reload(): Promise<boolean> {
+    return this.#serial(() => this.#refresh());
   }
 
   /** Where the keystore lives on disk. */
@@ -203,6 +231,7 @@ export class Keystore {
   /** `POST /keystore/ca/cert`: every certificate of the chain, or none; ones already trusted are skipped. */
   async addCAs(text: string): Promise<CaUploadAnswer> {
     return this.#serial(async () => {
+      await this.#refresh();
       const blocks = pemBlocks(text);
       if (blocks.length === 0) throw badRequest('Failed to add the certificate: no "-----BEGIN CERTIFICATE-----" PEM block found');
       const parsed = blocks.map((pem, i) => {
@@ -241,6 +270,7 @@ export class Keystore {
   /** `DELETE /keystore/ca/:certId`: 404 when unknown, 400 for one that tls.trustedCAFiles names. */
   async removeCA(id: string): Promise<TrustedCaInfo> {
     return this.#serial(async () => {
+      await this.#refresh();
       const found = this.getCA(id);
       if (found.source === 'configured') throw badRequest(`The certificate ${found.commonName} comes from tls.trustedCAFiles; remove it from that setting instead`);
       await this.#save({ ...this.#stored, ca: this.#stored.ca.filter((c) => c._id !== id) });
@@ -281,6 +311,7 @@ export class Keystore {
   async applyPair(cert: string, key: string): Promise<void> {
     this.#refuseWhenConfigured('certificate');
     await this.#serial(async () => {
+      await this.#refresh();
       const problem = pairProblem({ cert, key });
       if (problem !== undefined) throw badRequest(problem);
       await this.#save({ ...this.#stored, origin: 'uploaded', cert, secrets: seal(this.#secret, JSON.stringify({ key })), pending: undefined });
@@ -346,6 +377,8 @@ export class Keystore {
 
   async #stage(half: { cert?: string; key?: string; passphrase?: string }): Promise<KeystoreUploadAnswer> {
     return this.#serial(async () => {
+      // Staged halves may have come through another instance: the pair is completed against the stored document.
+      await this.#refresh();
       const staged = this.#secrets(this.#stored.pending?.secrets);
       if (half.key !== undefined) staged.key = half.key;
       if (half.passphrase !== undefined) staged.passphrase = half.passphrase === '' ? null : half.passphrase;
@@ -382,8 +415,46 @@ export class Keystore {
   }
 
   async #save(next: StoredKeystore): Promise<void> {
-    await writeFileAtomic(this.#paths.file, `${JSON.stringify(next, null, 2)}\n`, 0o600);
+    const version = await this.#documents.write(`${JSON.stringify(next, null, 2)}\n`, this.#version);
+    if (version === null) {
+      throw new AppError('CONFLICT', 'The keystore was changed through another Junction instance at the same moment; nothing was changed here, try again');
+    }
+    this.#version = version;
     this.#stored = next;
+  }
+
+  /** Reads the stored document when its version is not the one held, and applies it; true when it did. */
+  async #refresh(): Promise<boolean> {
+    if ((await this.#documents.version()) === this.#version) return false;
+    const document = await this.#documents.read();
+    if (document === null) return false;
+    const stored = this.#parse(document.text);
+    const previous = this.#certificate.fingerprint256;
+    this.#stored = stored;
+    this.#version = document.version;
+    if (!this.configured && stored.cert !== undefined && stored.secrets !== undefined) {
+      const secrets = this.#secrets(stored.secrets);
+      const pair: Pair = { cert: stored.cert, key: secrets.key ?? '', ...(typeof secrets.passphrase === 'string' ? { passphrase: secrets.passphrase } : {}) };
+      const problem = pairProblem(pair);
+      if (problem === undefined) this.#certificate = this.#describe(pair, stored.origin ?? 'generated');
+      else this.#options.logger.error({ reason: problem, where: this.#documents.where }, 'the keystore changed elsewhere holds an unusable server certificate; still serving the previous one');
+    }
+    const certificateChanged = this.#certificate.fingerprint256 !== previous;
+    if (certificateChanged) await this.#publish();
+    this.#options.logger.info({ fingerprint256: this.#certificate.fingerprint256, certificateChanged }, 'the keystore was changed through another instance; applying it');
+    this.#announce(certificateChanged);
+    return true;
+  }
+
+  /** The stored document, checked to unseal with this machine's secret; throws saying what to fix. */
+  #parse(text: string): StoredKeystore {
+    try {
+      const stored = JSON.parse(text) as StoredKeystore;
+      this.#secrets(stored.secrets);
+      return stored;
+    } catch (err) {
+      throw new Error(`The keystore ${this.#documents.where} cannot be read with the secret in ${this.#paths.secret} (${(err as Error).message}): restore the matching secret file (every instance sharing a database needs a copy of the same one), or move the keystore away to start with a new certificate`, { cause: err });
+    }
   }
 
   /** A public copy of the served certificate (`server-cert.pem`), for whoever must trust or pin it (Prometheus, a browser). */
@@ -404,20 +475,12 @@ export class Keystore {
 
   async #load(): Promise<void> {
     const { tls, logger } = this.#options;
-    let text: string | undefined;
-    try {
-      text = await read(this.#paths.file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`Cannot read the keystore ${this.#paths.file}: ${(err as Error).message}`, { cause: err });
-    }
+    const document = await this.#documents.read();
+    const text = document?.text;
     this.#secret = await loadSecret(this.#paths.secret, text === undefined);
-    if (text !== undefined) {
-      try {
-        this.#stored = JSON.parse(text) as StoredKeystore;
-        this.#secrets(this.#stored.secrets);
-      } catch (err) {
-        throw new Error(`The keystore ${this.#paths.file} cannot be read with the secret in ${this.#paths.secret} (${(err as Error).message}): restore the matching secret file, or move the keystore folder away to start with a new certificate`, { cause: err });
-      }
+    if (document !== null) {
+      this.#stored = this.#parse(document.text);
+      this.#version = document.version;
     }
     this.#configuredCAs = (await loadTrustedCAs(tls.trustedCAFiles)).map((data) => ({ _id: caId(data), data }));
 
@@ -436,7 +499,7 @@ export class Keystore {
         return;
       }
       const problem = pairProblem(pair);
-      if (problem !== undefined) throw new Error(`The keystore ${this.#paths.file} holds an unusable server certificate: ${problem}`);
+      if (problem !== undefined) throw new Error(`The keystore ${this.#documents.where} holds an unusable server certificate: ${problem}`);
       this.#certificate = this.#describe(pair, origin);
       if (origin === 'uploaded' && new Date(parseCertificate(pair.cert).validTo).getTime() < this.#now().getTime()) {
         logger.warn({ validTo: this.#certificate.validTo }, 'the uploaded server certificate has expired; upload a new one (Certificates page)');
@@ -472,7 +535,7 @@ export class Keystore {
     this.#certificate = this.#describe(pair, 'generated');
     // The key now lives sealed in the keystore; the plain copy goes.
     await remove(dir, { recursive: true, force: true });
-    this.#options.logger.info({ file: this.#paths.file }, 'moved the generated server certificate into the keystore');
+    this.#options.logger.info({ where: this.#documents.where }, 'moved the generated server certificate into the keystore');
     return true;
   }
 

@@ -43,7 +43,7 @@ export async function loadSecret(file: string, create: boolean): Promise<Buffer>
     return secret;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    if (!create) throw new Error(`The keystore secret file ${file} is missing: the stored private key cannot be read without it (restore it, or move the keystore folder away to start with a new certificate)`, { cause: err });
+    if (!create) throw new Error(`The keystore secret file ${file} is missing: the stored private key cannot be read without it (restore it; an instance sharing a database with others needs a copy of theirs; or move the keystore away to start with a new certificate)`, { cause: err });
   }
   const secret = randomBytes(SECRET_BYTES);
   await writeFileAtomic(file, `${secret.toString('hex')}\n`, 0o600);

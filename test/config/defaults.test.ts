@@ -55,6 +55,7 @@ describe('defaults', () => {
       logging: { level: 'info', file: { enabled: true, maxSizeMB: 10, maxFiles: 7 } },
       retention: { maxAgeDays: 0 },
       storage: {
+        engine: 'embedded',
         compactionIntervalMinutes: 60,
         postgres: { host: 'localhost', port: 5432, database: 'junction', user: 'junction', poolSize: 10, tls: { enabled: false, caFile: '' } },
       },

@@ -29,23 +29,44 @@ describe('file validation', () => {
     expect(err.problems).toEqual(['routers (in /etc/junction.json): is not a known setting; did you mean router?']);
   });
 
-  it('refuses the removed storage.engine and storage.transactionLog like any unknown key, so no file silently loses its NeDB log', () => {
+  it('refuses the removed storage engine names and storage.transactionLog, so no file silently loses its NeDB log', () => {
     const err = configError(() => withFile({ storage: { engine: 'nedb', transactionLog: 'nedb' } }));
     expect(err.problems).toEqual([
-      'storage.engine (in /etc/junction.json): is not a known setting',
       'storage.transactionLog (in /etc/junction.json): is not a known setting',
+      'storage.engine (in /etc/junction.json): must be one of "embedded", "postgres", not "nedb"',
     ]);
   });
 
-  it('refuses PostgreSQL settings until the engine can be chosen, without echoing the password', () => {
+  it('accepts the PostgreSQL settings with storage.engine postgres, from the file and the environment', () => {
+    const { config } = withFile(
+      { storage: { engine: 'postgres', postgres: { host: 'db.clinic', poolSize: 20, tls: { enabled: true, caFile: '/etc/ssl/db-ca.pem' } } } },
+      { JUNCTION_STORAGE_POSTGRES_PASSWORD: 'hunter22', JUNCTION_STORAGE_POSTGRES_URL: 'postgres://junction@db.clinic:5433/junction' },
+    );
+    expect(config.storage.engine).toBe('postgres');
+    expect(config.storage.postgres).toEqual({
+      url: 'postgres://junction@db.clinic:5433/junction', host: 'db.clinic', port: 5432, database: 'junction', user: 'junction',
+      password: 'hunter22', poolSize: 20, tls: { enabled: true, caFile: '/etc/ssl/db-ca.pem' },
+    });
+    const fromEnv = withFile({}, { JUNCTION_STORAGE_ENGINE: 'postgres', JUNCTION_STORAGE_POSTGRES_HOST: 'db.clinic' }).config.storage;
+    expect([fromEnv.engine, fromEnv.postgres.host]).toEqual(['postgres', 'db.clinic']);
+    expect(configError(() => withFile({}, { JUNCTION_STORAGE_ENGINE: 'mongodb' })).problems).toEqual(['JUNCTION_STORAGE_ENGINE="mongodb" (storage.engine): must be one of "embedded", "postgres"']);
+  });
+
+  it('refuses PostgreSQL settings while storage.engine is embedded, naming each and never echoing the password', () => {
     const err = configError(() => withFile({ storage: { postgres: { host: 'db.clinic', poolSize: 20 } } }, { JUNCTION_STORAGE_POSTGRES_PASSWORD: 'hunter22' }));
-    const pending = 'is not available yet: the PostgreSQL engine cannot be chosen until every store runs on it (issue 20)';
-    expect(err.problems).toEqual([
-      `storage.postgres.host (in /etc/junction.json): ${pending}; only the default "localhost" is accepted, not "db.clinic"`,
-      `JUNCTION_STORAGE_POSTGRES_PASSWORD (storage.postgres.password): ${pending}; only the default undefined is accepted`,
-      `storage.postgres.poolSize (in /etc/junction.json): ${pending}; only the default 10 is accepted, not 20`,
-    ]);
+    const why = 'is a setting of the PostgreSQL engine, but storage.engine is embedded; set storage.engine to postgres to use it, or remove it';
+    expect(err.problems).toEqual([`storage.postgres.host: ${why}`, `storage.postgres.password: ${why}`, `storage.postgres.poolSize: ${why}`]);
     expect(err.problems.join('\n')).not.toContain('hunter22');
+    // At their defaults they are what every configuration holds, and pass.
+    expect(withFile({ storage: { engine: 'embedded', postgres: { host: 'localhost', poolSize: 10 } } }).config.storage.engine).toBe('embedded');
+  });
+
+  it('still checks the PostgreSQL settings\' values with the postgres engine', () => {
+    const err = configError(() => withFile({ storage: { engine: 'postgres', postgres: { poolSize: 0, port: 70000 } } }));
+    expect(err.problems).toEqual([
+      'storage.postgres.port (in /etc/junction.json): must be an integer between 1 and 65535, not 70000',
+      'storage.postgres.poolSize (in /etc/junction.json): must be an integer between 1 and 1000, not 0',
+    ]);
   });
 
   it('refuses keys named like object prototype properties, at any depth', () => {

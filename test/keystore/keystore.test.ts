@@ -55,6 +55,20 @@ afterEach(async () => {
 });
 
 describe('the keystore', () => {
+  it('takes up a change written to its file by another keystore on reload, comparing versions', async () => {
+    const { keystore: a, dataDir } = await open();
+    const { keystore: b } = await open({}, dataDir);
+    const changed: boolean[] = [];
+    b.onChange((change) => changed.push(change.certificateChanged));
+    expect(await b.reload()).toBe(false);
+    await a.addCAs(generateCertificate({ type: 'client', commonName: 'Reloaded CA', days: 30 }).certificate);
+    expect(b.listCAs()).toEqual([]);
+    expect(await b.reload()).toBe(true);
+    expect(b.listCAs().map((c) => c.commonName)).toEqual(['Reloaded CA']);
+    expect(changed).toEqual([false]);
+    expect(await b.reload()).toBe(false);
+  });
+
   it('applies an encrypted key once its passphrase arrives, and a later certificate upload keeps that passphrase', async () => {
     const { keystore, dataDir } = await open();
     const pair = encryptedPair('clinic passphrase 7');

@@ -10,3 +10,4 @@ export { createPostgresAuditLog } from './audit-log.js';
 export type { PostgresAuditLogOptions } from './audit-log.js';
 export { PostgresAuditOutbox } from './audit-outbox.js';
 export type { PostgresAuditOutboxOptions } from './audit-outbox.js';
+export { PostgresKeystoreDocument } from './keystore-document.js';

@@ -1,3 +1,5 @@
+import { keystoreMigration } from './keystore-migration.js';
+
 /**
  * The PostgreSQL schema, one versioned migration at a time. A migration is never edited once released: a change to
  * the layout (a new collection, a new index in collection-specs.ts) is a new migration at the end of the list.
@@ -94,4 +96,5 @@ export const migrations: readonly Migration[] = [
   { version: 3, name: 'transaction log', sql: TRANSACTION_LOG_SQL },
   AUDITS_MIGRATION,
   clusterMigration,
+  keystoreMigration,
 ];
