@@ -4,3 +4,4 @@ export type { PostgresDatabaseOptions } from './database.js';
 export type { PostgresSettings } from './connection.js';
 export { createPostgresStore } from './postgres-store.js';
 export { SchemaTooNewError } from './errors.js';
+export { createPostgresBodies } from './bodies.js';
