@@ -161,6 +161,19 @@ describe('PostgreSQL bodies', () => {
     expect(await rows(schema, 'SELECT count(*)::int AS n FROM $schema.body_chunks')).toEqual([{ n: 0 }]);
   });
 
+  it('fails a reader with ENOENT when retention removes the body it is reading, rather than ending it short', async () => {
+    const schema = newSchemaName();
+    const bodies = await instance(schema);
+    const sink = bodies.sink({ day: '2026-11-01', channelId: 'ch1', bodyId: 'old', capBytes: 10 * 1024 * 1024 });
+    await pipeline(Readable.from([Buffer.alloc(CHUNK_BYTES * 3, 0x6f)]), sink.stream);
+    const reader = await bodies.openRead(await sink.done);
+    const first = (await new Promise<Buffer>((resolve) => reader.once('data', resolve)));
+    reader.pause();
+    expect(first.length).toBe(CHUNK_BYTES);
+    expect(await bodies.removeDaysBefore('2026-11-02')).toEqual(['2026-11-01']);
+    await expect(readAll(reader)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('refuses to store a body under a path already stored, and the first body stays whole', async () => {
     const schema = newSchemaName();
     const bodies = await instance(schema);
