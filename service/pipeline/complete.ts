@@ -8,7 +8,7 @@
  *   status recovery gives the transaction if Junction stops before they finish (`statusIfInterrupted`), and the
  *   final write follows when they have.
  */
-import type { BodyRef } from '../storage/bodies/body-files.js';
+import type { BodyRef } from '../storage/bodies/bodies.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import type { RouteRun } from './route.js';

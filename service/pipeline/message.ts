@@ -31,8 +31,8 @@ import type { LiveEvents } from '../events/live.js';
 import { RouteError } from '../routing/http.js';
 import type { HttpRouter, RouteTarget } from '../routing/http.js';
 import type { SocketSender } from '../routing/socket-connect.js';
-import { dayOf } from '../storage/bodies/body-files.js';
-import type { BodyFiles, BodyRef } from '../storage/bodies/body-files.js';
+import { dayOf } from '../storage/bodies/bodies.js';
+import type { Bodies, BodyRef } from '../storage/bodies/bodies.js';
 import type { ChannelRecord, ClientRecord, RouteRecord } from '../storage/records.js';
 import type { TransactionIdFactory, TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import { readUpTo } from '../streams/relay.js';
@@ -59,7 +59,7 @@ export interface MessageLimits {
 export interface MessagePipelineDeps {
   clientAuth: Pick<ClientAuthenticator, 'authenticate'>;
   log: TransactionLog;
-  bodies: BodyFiles;
+  bodies: Bodies;
   http: Pick<HttpRouter, 'send'>;
   mllp: SocketSender;
   tcp: SocketSender;

@@ -11,7 +11,7 @@ import { Duplex, Readable } from 'node:stream';
 import { AppError } from '../errors.js';
 import { rerunRefusal } from '../domain/rerun.js';
 import { SECRET_HEADERS } from '../domain/stored-headers.js';
-import type { BodyFiles, BodyRef } from '../storage/bodies/body-files.js';
+import type { Bodies, BodyRef } from '../storage/bodies/bodies.js';
 import type { ChannelRecord, ClientRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 import type { TransactionChanges, TransactionIdFactory, TransactionLog, TransactionRecord } from '../storage/transactions.js';
@@ -30,7 +30,7 @@ export interface ReplayDeps {
   /** The message path of tcp and tls channels, whose re-runs go through their current routes as messages. */
   messages?: Pick<MessagePipeline, 'replay'>;
   log: TransactionLog;
-  bodies: BodyFiles;
+  bodies: Bodies;
   channels: Collection<ChannelRecord>;
   clients: Collection<ClientRecord>;
   newId: TransactionIdFactory;

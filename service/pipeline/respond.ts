@@ -20,7 +20,7 @@ import { SMALL_BODY_BYTES } from '../domain/body-sizes.js';
 import { responseHeaders, TRANSACTION_ID_HEADER, applyPathTransform } from '../domain/route-request.js';
 import { rewriteBody, rewriteUrl } from '../domain/url-rewrite.js';
 import type { RewriteRule } from '../domain/url-rewrite.js';
-import type { BodyRef, BodySink } from '../storage/bodies/body-files.js';
+import type { BodyRef, BodySink } from '../storage/bodies/bodies.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { TransactionResponse } from '../storage/transactions.js';
 import type { RouteAnswer } from '../routing/http.js';

@@ -7,7 +7,7 @@
 import { computeStatus } from '../domain/transaction-status.js';
 import type { RouteOutcome, TransactionStatus } from '../domain/transaction-status.js';
 import { storedHeaders } from '../domain/stored-headers.js';
-import type { BodyRef } from '../storage/bodies/body-files.js';
+import type { BodyRef } from '../storage/bodies/bodies.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { ExchangeRecord, TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import { RouteError } from '../routing/http.js';

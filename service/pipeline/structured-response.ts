@@ -8,7 +8,7 @@ import { parseMediatorResponse, reportsError } from '../domain/mediator-response
 import type { MediatorError, MediatorResponse, Orchestration } from '../domain/mediator-response.js';
 import { storedHeaders } from '../domain/stored-headers.js';
 import type { TransactionStatus } from '../domain/transaction-status.js';
-import type { BodyRef, BodySink } from '../storage/bodies/body-files.js';
+import type { BodyRef, BodySink } from '../storage/bodies/bodies.js';
 import type { ExchangeRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import type { RouteAnswer } from '../routing/http.js';
 import { readUpTo } from '../streams/relay.js';

@@ -3,8 +3,8 @@
  * folders; each channel's maxBodyAgeDays removes that channel's older bodies.
  */
 import type { Logger } from 'pino';
-import { dayOf } from '../storage/bodies/body-files.js';
-import type { BodyFiles } from '../storage/bodies/body-files.js';
+import { dayOf } from '../storage/bodies/bodies.js';
+import type { Bodies } from '../storage/bodies/bodies.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 import type { TransactionLog } from '../storage/transactions.js';
@@ -20,7 +20,7 @@ export function firstDayKept(today: Date, days: number): string {
 
 export interface RetentionDeps {
   transactions: TransactionLog;
-  bodies: BodyFiles;
+  bodies: Bodies;
   channels: Collection<ChannelRecord>;
   /** 0 keeps transactions forever. */
   maxAgeDays: number;

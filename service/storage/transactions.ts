@@ -7,7 +7,7 @@ import type { RequestLine, TransactionFields } from '../contracts/transactions.j
 import type { TransactionStatus } from '../domain/transaction-status.js';
 import type { MetricBucket } from '../domain/metric-buckets.js';
 import type { StoredPeriod } from '../domain/metric-periods.js';
-import type { BodyRef } from './bodies/body-files.js';
+import type { BodyRef } from './bodies/bodies.js';
 import type { StoredDoc } from './records.js';
 import type { Changes } from './store.js';
 

@@ -12,14 +12,14 @@ import type { ExchangeDraft, PartDraft } from '../domain/transaction-writes.js';
 import { responseTimeOf } from '../events/live.js';
 import type { LiveEvents } from '../events/live.js';
 import { invalidInput } from '../refusals.js';
-import type { BodyFiles, BodyRef } from '../storage/bodies/body-files.js';
+import type { Bodies, BodyRef } from '../storage/bodies/bodies.js';
 import type { ChannelRecord } from '../storage/records.js';
 import { dayOf, dayOfId, newTransactionId } from '../storage/transaction-ids.js';
 import type { ExchangeRecord, TransactionChanges, TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 
 export interface TransactionWriterOptions {
   log: TransactionLog;
-  bodies: BodyFiles;
+  bodies: Bodies;
   /** The channel with this id, deleted ones included (their transactions keep their history); null when unknown. */
   findChannel: (id: string) => Promise<ChannelRecord | null>;
   events: LiveEvents;

@@ -15,7 +15,7 @@ import { invalidInput } from '../../refusals.js';
 import type { ChannelCatalogue } from '../../channels/catalogue.js';
 import type { LiveEvents } from '../../events/live.js';
 import { TransactionWriter } from '../../transactions/writer.js';
-import type { BodyFiles } from '../../storage/bodies/body-files.js';
+import type { Bodies } from '../../storage/bodies/bodies.js';
 import type { UserRecord } from '../../storage/records.js';
 import type { TransactionFilter, TransactionLog, TransactionRecord } from '../../storage/transactions.js';
 import { currentUser } from '../auth/hook.js';
@@ -40,7 +40,7 @@ import {
 
 export interface TransactionRoutesDeps {
   transactions: TransactionLog;
-  bodies: BodyFiles;
+  bodies: Bodies;
   /** Where the channels' ACLs are read, to scope what a user may see. */
   channels: ChannelCatalogue;
   /** Where API-written transactions are announced, as proxied ones are. */

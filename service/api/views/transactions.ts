@@ -6,7 +6,7 @@
 import type { BodyFields, ExchangeView, TransactionRerunView, TransactionView } from '../../contracts/transactions.js';
 import type { TransactionAccess } from '../../domain/transaction-access.js';
 import { textEncodingOfContentType } from '../../domain/hl7.js';
-import type { BodyFiles, BodyRef } from '../../storage/bodies/body-files.js';
+import type { Bodies, BodyRef } from '../../storage/bodies/bodies.js';
 import type { ExchangeRecord, TransactionRecord, TransactionRequest, TransactionResponse } from '../../storage/transactions.js';
 import type { Representation } from '../schemas/transactions.js';
 
@@ -25,7 +25,7 @@ interface ViewOptions {
  * A body as text for an answer, at most `cap` bytes, in the character set its content type names (an HL7 message's
  * MSH-18 is recorded there); `bodyTruncated` when the stored body was cut or is longer.
  */
-async function bodyText(files: BodyFiles, ref: BodyRef, cap: number, contentType: string | undefined): Promise<BodyFields> {
+async function bodyText(files: Bodies, ref: BodyRef, cap: number, contentType: string | undefined): Promise<BodyFields> {
   try {
     const body = await files.readText(ref, cap, textEncodingOfContentType(contentType));
     return { body, bodyTruncated: ref.truncated || ref.size > cap };
@@ -48,7 +48,7 @@ function extend<Base extends object, More extends object>(base: Base, more: More
 /** A request or response as answered: its date as text, headers and body only when the view shows them. */
 type PartView<P extends TransactionRequest | TransactionResponse> = Omit<P, 'body' | 'headers' | 'timestamp'> & BodyFields & { headers?: Record<string, string>; timestamp: string };
 
-async function exchangePart<P extends TransactionRequest | TransactionResponse>(files: BodyFiles, part: P, options: ViewOptions): Promise<PartView<P>> {
+async function exchangePart<P extends TransactionRequest | TransactionResponse>(files: Bodies, part: P, options: ViewOptions): Promise<PartView<P>> {
   const { body, headers, timestamp, ...rest } = part;
   const view: PartView<P> = extend(rest, { timestamp: timestamp.toISOString() });
   if (options.headers) view.headers = headers;
@@ -56,21 +56,21 @@ async function exchangePart<P extends TransactionRequest | TransactionResponse>(
   return view;
 }
 
-async function exchange(files: BodyFiles, record: ExchangeRecord, options: ViewOptions): Promise<ExchangeView> {
+async function exchange(files: Bodies, record: ExchangeRecord, options: ViewOptions): Promise<ExchangeView> {
   const { request, response, ...rest } = record;
   const view: ExchangeView = extend(rest, { request: await exchangePart(files, request, options) });
   if (response !== undefined) view.response = await exchangePart(files, response, options);
   return view;
 }
 
-async function exchanges(files: BodyFiles, records: readonly ExchangeRecord[], options: ViewOptions): Promise<ExchangeView[]> {
+async function exchanges(files: Bodies, records: readonly ExchangeRecord[], options: ViewOptions): Promise<ExchangeView[]> {
   const shown: ExchangeView[] = [];
   for (const record of records) shown.push(await exchange(files, record, options));
   return shown;
 }
 
 /** One transaction as the representation shows it (OpenHIM projections), bodies only with permission. */
-export async function present(files: BodyFiles, tx: TransactionRecord, representation: Representation | undefined, access: TransactionAccess): Promise<TransactionView | TransactionRerunView> {
+export async function present(files: Bodies, tx: TransactionRecord, representation: Representation | undefined, access: TransactionAccess): Promise<TransactionView | TransactionRerunView> {
   if (representation === 'bulkrerun') {
     return { _id: tx._id, channelID: tx.channelID, canRerun: tx.canRerun, ...(tx.childIDs === undefined ? {} : { childIDs: tx.childIDs }) };
   }
@@ -78,7 +78,7 @@ export async function present(files: BodyFiles, tx: TransactionRecord, represent
 }
 
 /** One transaction in any representation but `bulkrerun`. */
-export async function transactionView(files: BodyFiles, tx: TransactionRecord, representation: Exclude<Representation, 'bulkrerun'> | undefined, access: TransactionAccess): Promise<TransactionView> {
+export async function transactionView(files: Bodies, tx: TransactionRecord, representation: Exclude<Representation, 'bulkrerun'> | undefined, access: TransactionAccess): Promise<TransactionView> {
   const detailed = representation === 'simpledetails' || representation === 'full' || representation === 'fulltruncate';
   const withBodies = access.bodies && (representation === 'full' || representation === 'fulltruncate');
   const options: ViewOptions = {
@@ -97,7 +97,7 @@ export async function transactionView(files: BodyFiles, tx: TransactionRecord, r
 }
 
 /** One transaction as a line of the NDJSON export: the simple view, with bodies when asked (the route checks permission). */
-export async function exported(files: BodyFiles, tx: TransactionRecord, access: TransactionAccess, withBodies: boolean): Promise<TransactionView> {
+export async function exported(files: Bodies, tx: TransactionRecord, access: TransactionAccess, withBodies: boolean): Promise<TransactionView> {
   const options: ViewOptions = { headers: false, bodyCap: withBodies ? INLINE_BODY_BYTES : null };
   const view = await transactionView(files, tx, undefined, access);
   if (withBodies) {

@@ -1,61 +1,21 @@
 /**
- * Body files: request and response bodies live on disk beside the transaction log, never inside its documents.
+ * Body files: the embedded engine's bodies live on disk beside the transaction log, never inside its documents.
  * Layout `<root>/<yyyy-mm-dd>/<channelId>/<bodyId>`, so global retention removes a whole day folder and a
  * channel's `maxBodyAgeDays` removes that channel's folders in older days.
  */
 import { createReadStream, createWriteStream, ReadStream, writeFile as writeFileWithCallback } from 'node:fs';
 import { once } from 'node:events';
 import type { WriteStream } from 'node:fs';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { SMALL_BODY_BYTES } from '../../domain/body-sizes.js';
-import { readUpTo } from '../../streams/relay.js';
+import { bodyPathParts, checkSegments, isDay } from './bodies.js';
+import type { Bodies, BodyRef, BodySink, SinkOptions } from './bodies.js';
+import { readBodyText } from './read-text.js';
 
-/** Where a body is and what was kept of it. Stored in the transaction document. */
-export interface BodyRef {
-  /** Relative to the body root: `<day>/<channelId>/<bodyId>`. */
-  path: string;
-  /** Bytes kept on disk. */
-  size: number;
-  /** Bytes the sender sent (larger than `size` when truncated). */
-  receivedBytes: number;
-  /** True when the body was longer than the cap: only the first `size` bytes were kept, so it cannot be re-run. */
-  truncated: boolean;
-}
-
-export interface SinkOptions {
-  /** UTC day of the transaction, `yyyy-mm-dd`. */
-  day: string;
-  channelId: string;
-  bodyId: string;
-  /** Most bytes to keep; the rest is counted but dropped. */
-  capBytes: number;
-}
-
-/** A writable end for one body plus the promise of its reference once the stream has finished. */
-export interface BodySink {
-  stream: Writable;
-  done: Promise<BodyRef>;
-}
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 /** Folders known to exist, so each body does not pay for a mkdir; cleared when it grows past this many. */
 const MAX_KNOWN_DIRS = 10_000;
-const SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
-
-function checkSegments(day: string, channelId: string, bodyId?: string): void {
-  // Ids come from our own records, but a path built from anything else must not escape the body root.
-  if (!DAY.test(day)) throw new RangeError(`not a day: ${day}`);
-  if (!SEGMENT.test(channelId)) throw new RangeError(`not a safe channel id: ${channelId}`);
-  if (bodyId !== undefined && !SEGMENT.test(bodyId)) throw new RangeError(`not a safe body id: ${bodyId}`);
-}
-
-/** The UTC day (`yyyy-mm-dd`) of a moment. */
-export function dayOf(date: Date): string {
-  return date.toISOString().slice(0, 10);
-}
-
 /**
  * Writes a whole small file. The callback form is used on purpose: measured here, fs.promises.writeFile costs about
  * five times the CPU (a FileHandle and a promise per step), and a busy proxy writes two of these per request.
@@ -79,7 +39,8 @@ export interface SmallBodyStore {
   removeChannelBefore(channelId: string, day: string): Promise<string[]>;
 }
 
-export class BodyFiles {
+/** The embedded engine's body store: small bodies in `small` when given, the others as files. */
+export class BodyFiles implements Bodies {
   readonly #root: string;
   readonly #knownDirs = new Set<string>();
   readonly #small: SmallBodyStore | undefined;
@@ -107,11 +68,14 @@ export class BodyFiles {
     const smallStore = this.#small;
     const path = `${options.day}/${options.channelId}/${options.bodyId}`;
     const file = join(dir, options.bodyId);
+    // A large body is written under another name and renamed once whole, so no reader ever opens half of one.
+    const partial = `${file}.part`;
     let out: WriteStream | undefined;
     let small: Buffer[] | null = [];
     let smallBytes = 0;
     let kept = 0;
     let received = 0;
+    let committed = false;
     let resolveRef: (ref: BodyRef) => void = () => undefined;
     let rejectRef: (err: Error) => void = () => undefined;
     const done = new Promise<BodyRef>((resolve, reject) => {
@@ -129,7 +93,7 @@ export class BodyFiles {
     const open = async (): Promise<WriteStream> => {
       if (out === undefined) {
         await ensureDir();
-        out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+        out = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
         out.on('error', (err) => rejectRef(err));
       }
       return out;
@@ -178,6 +142,7 @@ export class BodyFiles {
       },
       final(callback) {
         const finish = () => {
+          committed = true;
           resolveRef({ path, size: kept, receivedBytes: received, truncated: received > kept });
           callback();
         };
@@ -194,16 +159,32 @@ export class BodyFiles {
           return;
         }
         open()
-          .then((target) => {
-            target.once('error', callback);
-            target.end(finish);
+          .then(async (target) => {
+            await new Promise<void>((resolve, reject) => {
+              target.once('error', reject);
+              target.end(resolve);
+            });
+            await rename(partial, file);
           })
-          .catch(callback);
+          .then(finish, (err: Error) => {
+            rejectRef(err);
+            callback(err);
+          });
       },
       destroy(err, callback) {
-        out?.destroy();
-        if (err !== null) rejectRef(err);
-        callback(err);
+        rejectRef(err ?? new Error('the body stream was destroyed before it finished'));
+        if (committed || out === undefined) {
+          callback(err);
+          return;
+        }
+        // The half-written file goes, so nothing is left under a name a reader could be given.
+        const target = out;
+        const closed = target.closed ? Promise.resolve() : once(target, 'close');
+        target.destroy();
+        closed
+          .then(() => unlink(partial))
+          .catch(() => undefined)
+          .finally(() => callback(err));
       },
     });
     // Failures reach the caller through `done`; the stream's own error event must not go unhandled.
@@ -213,8 +194,7 @@ export class BodyFiles {
 
   /** Streams a stored body back. */
   read(ref: Pick<BodyRef, 'path'>): Readable {
-    const [day = '', channelId = '', bodyId = ''] = ref.path.split('/');
-    checkSegments(day, channelId, bodyId);
+    const { day, channelId, bodyId } = bodyPathParts(ref.path);
     const small = this.#small?.get(ref.path);
     if (small !== undefined && small !== null) return Readable.from([small]);
     return createReadStream(join(this.#root, day, channelId, bodyId));
@@ -235,19 +215,14 @@ export class BodyFiles {
 
   /** Reads a stored body as text, at most `limit` bytes, decoded from `encoding` (a TextDecoder label; UTF-8 by default). */
   async readText(ref: Pick<BodyRef, 'path'>, limit = Number.POSITIVE_INFINITY, encoding = 'utf-8'): Promise<string> {
-    const source = this.read(ref);
-    const read = await readUpTo(source, limit);
-    if (read.failure !== undefined) throw read.failure.error;
-    if (!read.ended) source.destroy();
-    const bytes = Buffer.concat(read.chunks, read.size).subarray(0, Math.min(read.size, limit));
-    return encoding === 'utf-8' ? bytes.toString('utf8') : new TextDecoder(encoding).decode(bytes);
+    return readBodyText(this.read(ref), limit, encoding);
   }
 
   /** Days that have body folders, oldest first. */
   async days(): Promise<string[]> {
     const days = new Set(this.#small?.days() ?? []);
     try {
-      for (const d of await readdir(this.#root)) if (DAY.test(d)) days.add(d);
+      for (const d of await readdir(this.#root)) if (isDay(d)) days.add(d);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }

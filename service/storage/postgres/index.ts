@@ -11,3 +11,4 @@ export type { PostgresAuditLogOptions } from './audit-log.js';
 export { PostgresAuditOutbox } from './audit-outbox.js';
 export type { PostgresAuditOutboxOptions } from './audit-outbox.js';
 export { PostgresKeystoreDocument } from './keystore-document.js';
+export { createPostgresBodies } from './bodies.js';

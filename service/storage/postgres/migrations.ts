@@ -9,6 +9,7 @@ import { keystoreMigration } from './keystore-migration.js';
 import { TRANSACTION_LOG_SQL } from './transaction-log-schema.js';
 import { AUDITS_MIGRATION } from './audit-schema.js';
 import { clusterMigration } from './cluster-migration.js';
+import { BODIES_SQL } from './bodies-schema.js';
 
 export interface Migration {
   version: number;
@@ -94,6 +95,7 @@ export const migrations: readonly Migration[] = [
   { version: 1, name: 'configuration collections', sql: collectionsSql() },
   { version: 2, name: 'array indexes for index-served lookups', sql: arrayIndexesSql() },
   { version: 3, name: 'transaction log', sql: TRANSACTION_LOG_SQL },
+  { version: 4, name: 'bodies', sql: BODIES_SQL },
   AUDITS_MIGRATION,
   clusterMigration,
   keystoreMigration,
