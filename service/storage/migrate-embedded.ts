@@ -13,7 +13,7 @@
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import type { AuditLog, AuditRecord } from './audits.js';
-import type { BodyRef, BodySink, SinkOptions } from './bodies/body-files.js';
+import type { BodyRef, BodySink, SinkOptions } from './bodies/bodies.js';
 import { collectionSpecs } from './collection-specs.js';
 import type { KeystoreDocumentStore } from './keystore-document.js';
 import type { StoredDoc } from './records.js';

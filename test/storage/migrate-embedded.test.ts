@@ -16,7 +16,7 @@ import { runMigrateCommand } from '../../service/migrate/cli.js';
 import { embeddedFolder, openEmbeddedFolder } from '../../service/migrate/embedded-folder.js';
 import type { OpenFolder } from '../../service/migrate/embedded-folder.js';
 import type { NewAudit } from '../../service/storage/audits.js';
-import type { BodyRef } from '../../service/storage/bodies/body-files.js';
+import type { BodyRef } from '../../service/storage/bodies/bodies.js';
 import { ALERT_JOB_STATE, migrateInstallation, MigrationRefusedError } from '../../service/storage/migrate-embedded.js';
 import type { BodyTarget, InstallationStores, MigrationCounts } from '../../service/storage/migrate-embedded.js';
 import { createPostgresStore, PostgresDatabase, PostgresKeystoreDocument } from '../../service/storage/postgres/index.js';
