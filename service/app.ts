@@ -4,6 +4,7 @@
  * list of parts, each built by one private step below it, in the order they must start.
  */
 import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -22,6 +23,11 @@ import type { Store } from './storage/store.js';
 import { withCheckedChannels } from './storage/checked-channels.js';
 import { upgradeLegacyChannels } from './storage/legacy-channels.js';
 import { BodyFiles } from './storage/bodies/body-files.js';
+import type { Bodies } from './storage/bodies/bodies.js';
+import { createPostgresAuditLog, createPostgresBodies, createPostgresStore, createPostgresTransactionLog, PostgresAuditOutbox, PostgresDatabase, PostgresKeystoreDocument } from './storage/postgres/index.js';
+import type { PostgresTransactionLog } from './storage/postgres/index.js';
+import { createCluster } from './cluster/index.js';
+import type { Cluster } from './cluster/index.js';
 import { ChannelCache } from './pipeline/channel-cache.js';
 import { unusablePatterns } from './domain/channel-rules.js';
 import { ClientAuthenticator } from './pipeline/authenticate.js';
@@ -136,7 +142,15 @@ export class Junction {
   readonly transactions: TransactionLog;
   /** The ATNA audit repository: received audits and Junction's own audit events. */
   readonly audits: AuditLog;
-  readonly bodies: BodyFiles;
+  readonly bodies: Bodies;
+  /** This instance's part in a cluster on PostgreSQL (instances, job leases, change notices, the shared live feed). */
+  readonly cluster: Cluster;
+  /** The shared PostgreSQL database (`storage.engine: postgres`); undefined on the embedded engine. */
+  readonly #database: PostgresDatabase | undefined;
+  /** The PostgreSQL log, which also finishes the transactions a dead instance left Processing. */
+  readonly #postgresLog: PostgresTransactionLog | undefined;
+  /** The keystore's row in the shared database, opened with the keystore. */
+  #keystoreDocument: PostgresKeystoreDocument | undefined;
   /** Backups of the whole data folder: downloads (`GET /backup`) and the `backup.schedule` job. */
   readonly backups: Backups;
   readonly events = new LiveEvents();
@@ -183,18 +197,35 @@ export class Junction {
   constructor(options: JunctionOptions) {
     this.#options = options;
     const { config, logger } = options;
-    const engine = createNedbStore({
-      dataDir: config.dataDir,
-      logger: logger.child({ component: 'store' }),
-      compactionIntervalMs: config.storage.compactionIntervalMinutes * 60_000,
+    const instanceId = randomUUID();
+    const database = config.storage.engine === 'postgres' ? new PostgresDatabase({ settings: config.storage.postgres, logger: logger.child({ component: 'postgres' }) }) : undefined;
+    this.#database = database;
+    const nedb =
+      database === undefined
+        ? createNedbStore({
+            dataDir: config.dataDir,
+            logger: logger.child({ component: 'store' }),
+            compactionIntervalMs: config.storage.compactionIntervalMinutes * 60_000,
+          })
+        : undefined;
+    this.cluster = createCluster({
+      ...(database === undefined ? {} : { database }),
+      id: instanceId,
+      identity: { name: hostname(), version: options.version },
+      events: this.events,
+      onInstanceDead: (id) => this.#finishDeadInstance(id),
+      // Another instance's write refreshes here exactly what the same write made here would.
+      invalidations: {
+        channels: () => this.#channelsChanged(),
+        keystore: async () => {
+          await this.#keystore?.reload();
+        },
+      },
+      logger,
+      ...(options.timers === undefined ? {} : { timers: options.timers }),
     });
-    this.store = withCheckedChannels(engine, () => {
-      this.#channelCache?.invalidate();
-      // Polling channels are rescheduled, and tcp and tls listeners started, moved or stopped, as soon as a channel
-      // is created, enabled, disabled, edited or deleted.
-      this.#polling?.changed();
-      this.#listeners?.changed();
-    });
+    // Writes are announced to the other instances (a no-op on the embedded engine), then checked as channels.
+    this.store = withCheckedChannels(this.cluster.announce(nedb ?? createPostgresStore(database!)), () => this.#channelsChanged());
     const txLogger = logger.child({ component: 'transactions' });
     this.timeZone = resolvedTimeZone(config.timeZone);
     // Every completion, from whichever path, is counted from the first.
@@ -210,13 +241,44 @@ export class Junction {
       onError: (err) => visualizerLogger.error({ err }, 'a visualizer event could not be recorded'),
     }).attach();
     this.outbox = new Outbox({ notifications: this.store.notifications });
-    this.transactions = createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger, metricsTimeZone: this.timeZone });
-    // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
-    const smallBodies = new SqliteBodyBlobs({ file: join(config.dataDir, 'bodies.sqlite'), logger: txLogger });
-    this.bodies = new BodyFiles(join(config.dataDir, 'bodies'), smallBodies);
-    this.audits = createSqliteAuditLog({ file: join(config.dataDir, 'audits.sqlite'), logger: logger.child({ component: 'audits' }) });
-    // Online backups copy the store through its engine, which alone knows its files.
-    this.backups = new Backups({ dataDir: config.dataDir, store: engine, junctionVersion: options.version, settings: config.backup, logger: logger.child({ component: 'backup' }) });
+    if (database === undefined) {
+      this.#postgresLog = undefined;
+      this.transactions = createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger, metricsTimeZone: this.timeZone });
+      // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
+      const smallBodies = new SqliteBodyBlobs({ file: join(config.dataDir, 'bodies.sqlite'), logger: txLogger });
+      this.bodies = new BodyFiles(join(config.dataDir, 'bodies'), smallBodies);
+      this.audits = createSqliteAuditLog({ file: join(config.dataDir, 'audits.sqlite'), logger: logger.child({ component: 'audits' }) });
+    } else {
+      // Every row names the instance that wrote it, so a survivor finishes only a dead instance's Processing rows.
+      this.#postgresLog = createPostgresTransactionLog({ database, logger: txLogger, instanceId, metricsTimeZone: this.timeZone });
+      this.transactions = this.#postgresLog;
+      this.bodies = createPostgresBodies(database);
+      this.audits = createPostgresAuditLog({ database });
+    }
+    // Online backups copy the store through its engine, which alone knows its files; a shared database is backed up
+    // with PostgreSQL's own tools, so there every backup is refused with the reason (config checks refuse backup.folder).
+    this.backups = new Backups({
+      dataDir: config.dataDir,
+      store: nedb ?? { snapshot: () => Promise.reject(new Error('the PostgreSQL engine has no snapshot')) },
+      junctionVersion: options.version,
+      settings: config.backup,
+      logger: logger.child({ component: 'backup' }),
+      ...(database === undefined ? {} : { unavailable: "Junction's own backups copy the embedded engine's files; this installation keeps its data in PostgreSQL, so back up that database with PostgreSQL's tools (pg_dump, or a replica) and keep each instance's keystore secret file" }),
+    });
+  }
+
+  /** A channel was created, enabled, disabled, edited or deleted, here or by another instance. */
+  #channelsChanged(): void {
+    this.#channelCache?.invalidate();
+    // Polling channels are rescheduled, and tcp and tls listeners started, moved or stopped, at once.
+    this.#polling?.changed();
+    this.#listeners?.changed();
+  }
+
+  /** A survivor's part when another instance stopped beating: its transactions left Processing end as a restart's would. */
+  async #finishDeadInstance(instanceId: string): Promise<void> {
+    const finished = (await this.#postgresLog?.failInterruptedOf(instanceId)) ?? 0;
+    this.#options.logger.warn({ instance: instanceId, transactions: finished }, 'another instance stopped beating; finished the transactions it left open');
   }
 
   /**
@@ -298,11 +360,6 @@ export class Junction {
   /** Opens the store, seeds the first-run account and starts listening. Rejects with a message that says what to fix. */
   async start(): Promise<StartedJunction> {
     const { config, logger, version } = this.#options;
-    // The PostgreSQL engines exist store by store (issue 20) but are not wired in here yet: starting on the embedded
-    // files while the configuration names a shared database would split the cluster's data without a word.
-    if (config.storage.engine === 'postgres') {
-      throw new Error('storage.engine is postgres, but this build of Junction cannot run on PostgreSQL yet (issue 20); set storage.engine to embedded, or use `junction migrate-to-postgres` only to prepare a database');
-    }
     await this.#openStorage();
     const { accounts, sessions } = await this.#openAccounts();
     const tls = await this.#loadTls();
@@ -319,9 +376,15 @@ export class Junction {
     const pipeline = this.#createPipeline(channels, clientAuth, log, audit, tls);
     const messages = this.#createMessagePipeline(clientAuth, log);
     const { apiUrl, apiPort, httpUrl, httpsUrl } = await this.#listen(api, pipeline, messages, tls);
-    this.keystore.onChange((change) => this.#applyKeystoreChange(change));
+    this.keystore.onChange((change) => {
+      this.#applyKeystoreChange(change);
+      // Told to the other instances, unless this change is one of theirs being applied here.
+      this.cluster.keystoreChanged();
+    });
     this.#consoleUrl = consoleUrl(config.alerts.consoleURL, { protocol: config.api.protocol, host: config.api.host, port: apiPort, machineName: hostname() });
     this.#startSchedulers(pipeline, messages, log, delivery);
+    // Listed among the live instances (GET /about), and from now on watching for instances that stop beating.
+    await this.cluster.register(apiUrl);
     await audit.record(applicationActivityEvent('start', config.auditEvents.auditSourceID));
     logger.info({ apiUrl, httpUrl, httpsUrl, version, dataDir: config.dataDir }, 'Junction is ready');
     this.#schemaWarmup.start();
@@ -334,11 +397,13 @@ export class Junction {
    */
   async #openStorage(): Promise<void> {
     const { config, logger } = this.#options;
+    // Listening for the other instances' changes starts before anything is read, so none is missed.
+    await this.cluster.open();
     await this.store.open();
     await this.transactions.open();
     await this.bodies.open();
     await this.audits.open();
-    await importNedbAudits({ file: join(config.dataDir, 'audits.db'), audits: this.audits, logger: logger.child({ component: 'audits' }) });
+    if (this.#database === undefined) await importNedbAudits({ file: join(config.dataDir, 'audits.db'), audits: this.audits, logger: logger.child({ component: 'audits' }) });
     const interrupted = await this.transactions.failInterrupted();
     if (interrupted > 0) logger.warn({ transactions: interrupted }, 'finished the transactions interrupted by the last stop (see storage/interrupted.ts)');
   }
@@ -391,7 +456,8 @@ export class Junction {
         transport: events.interface,
         host: events.host,
         port: events.port,
-        outbox: new SqliteAuditOutbox({ file: join(config.dataDir, 'audit-outbox.sqlite') }),
+        // On PostgreSQL one queue for every instance, each message claimed by one sender.
+        outbox: this.#database === undefined ? new SqliteAuditOutbox({ file: join(config.dataDir, 'audit-outbox.sqlite') }) : new PostgresAuditOutbox({ database: this.#database, instance: this.cluster.instanceId }),
         maxQueued: events.maxQueued,
         retryMaxSeconds: events.retryMaxSeconds,
         // The repository's certificate is checked against these and its name; Junction's own is the client certificate.
@@ -414,7 +480,19 @@ export class Junction {
   async #loadTls(): Promise<Tls> {
     const { config, logger } = this.#options;
     // The HTTPS transaction port always needs the certificate, even when the API is on plain HTTP.
-    this.#keystore = await Keystore.open({ dataDir: config.dataDir, secretFile: config.keystore.secretFile, tls: config.tls, logger: logger.child({ component: 'keystore' }) });
+    let documents: PostgresKeystoreDocument | undefined;
+    if (this.#database !== undefined) {
+      documents = new PostgresKeystoreDocument(this.#database);
+      await documents.open();
+      this.#keystoreDocument = documents;
+    }
+    this.#keystore = await Keystore.open({
+      dataDir: config.dataDir,
+      secretFile: config.keystore.secretFile,
+      tls: config.tls,
+      logger: logger.child({ component: 'keystore' }),
+      ...(documents === undefined ? {} : { documents }),
+    });
     const certificate = this.#keystore.certificate();
     const trustedCAs = this.#keystore.trustedCAs();
     if (config.api.protocol !== 'https') logger.warn('the management API is on plain HTTP (api.protocol=http): credentials cross the network unencrypted');
@@ -526,6 +604,12 @@ export class Junction {
         backups: this.backups,
         keystore: this.keystore,
         serverCertificate: () => this.keystore.certificate(),
+        storage: async (withInstances: boolean) => {
+          if (!withInstances) return { engine: this.cluster.engine };
+          const about = await this.cluster.about();
+          const instances = about.instances.map((i) => ({ id: i.id, name: i.name, apiUrl: i.apiUrl, version: i.version, started: i.started.toISOString(), lastBeat: i.lastBeat.toISOString(), self: i.id === about.instanceId }));
+          return { engine: about.engine, instances };
+        },
       },
     );
   }
@@ -677,6 +761,8 @@ export class Junction {
       ],
       logger.child({ component: 'schedulers' }),
       timers,
+      // On PostgreSQL each job runs on one instance at a time, under a lease another takes over when it lapses.
+      this.cluster.leases,
     );
     this.#schedulers = schedulers;
     const replays = new Replays({ pipeline, messages, log, bodies: this.bodies, channels, clients, newId: newTransactionId });
@@ -750,6 +836,9 @@ export class Junction {
       }
       // After the stop event is queued: sends what it can within its time limit, leaving the rest for the next start.
       await this.#auditForwarder?.stop();
+      // The other instances stop counting this one among the living (and relay nothing more from it).
+      await this.cluster.stop();
+      await this.#keystoreDocument?.close();
       // After the stop event, which it records.
       await this.audits.close();
       await this.transactions.close();

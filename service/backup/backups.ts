@@ -43,6 +43,8 @@ export interface BackupsOptions {
   settings: { folder: string; schedule: string; keep: number };
   logger: Logger;
   now?: () => Date;
+  /** Why backups cannot be taken here (the PostgreSQL engine: the database is backed up with its own tools). */
+  unavailable?: string;
 }
 
 interface Prepared {
@@ -157,6 +159,7 @@ export class Backups {
   }
 
   #claim(trigger: BackupTrigger): BackupRun {
+    if (this.#o.unavailable !== undefined) throw new AppError('CONFLICT', this.#o.unavailable);
     if (this.#current !== undefined) {
       throw new AppError('CONFLICT', `A backup is already being taken (${this.#current.trigger}, started ${this.#current.startedAt}); try again when it has finished`);
     }

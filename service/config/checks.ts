@@ -111,6 +111,10 @@ function openidProblems(config: unknown): string[] {
  * left out would otherwise run on a store of its own while its operator believes it shares the cluster's database.
  */
 function engineProblems(config: unknown): string[] {
+  if (getPath(config, 'storage.engine') === 'postgres') {
+    // Junction's backups copy the embedded engine's files; a schedule that could never write one must not look set.
+    return isSet(getPath(config, 'backup.folder')) ? [`backup.folder: Junction's own backups copy the embedded engine's files; with storage.engine postgres, back up the database with PostgreSQL's tools (pg_dump, or a replica) and keep each instance's keystore secret file, and clear backup.folder`] : [];
+  }
   if (getPath(config, 'storage.engine') !== 'embedded') return [];
   return configLeaves()
     .filter((leaf) => leaf.key.startsWith('storage.postgres.') && !isDeepStrictEqual(getPath(config, leaf.key), leaf.schema.default))

@@ -75,6 +75,29 @@ export interface AboutAnswer {
   audits?: AboutAudits;
   /** The server certificate being served (anyone connecting sees it; shown so an admin notices expiry). */
   certificate?: AboutCertificate;
+  /** The storage engine, and (to admins) the instances sharing it that are alive now. */
+  storage: AboutStorage;
+}
+
+/** One Junction instance alive now, as `GET /about` lists them. */
+export interface AboutInstance {
+  id: string;
+  /** The machine's name. */
+  name: string;
+  /** The management API's address as the instance itself sees it. */
+  apiUrl: string;
+  version: string;
+  started: string;
+  /** Its latest heartbeat. */
+  lastBeat: string;
+  /** True for the instance that answered. */
+  self: boolean;
+}
+
+export interface AboutStorage {
+  engine: 'embedded' | 'postgres';
+  /** Only in answers to admins. */
+  instances?: AboutInstance[];
 }
 
 /** Counts of audit messages by what became of them. */

@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.js';
 import { isPlainObject } from '../../domain/plain-object.js';
 import { X509Certificate } from 'node:crypto';
-import type { AboutAnswer, AboutAudits, AboutCertificate, HealthAnswer, HeartbeatAnswer, ServicePort } from '../../contracts/api.js';
+import type { AboutAnswer, AboutAudits, AboutCertificate, AboutStorage, HealthAnswer, HeartbeatAnswer, ServicePort } from '../../contracts/api.js';
 import { isAdmin } from '../../domain/permissions.js';
 import type { Store } from '../../storage/store.js';
 import { currentUser } from '../auth/hook.js';
@@ -29,6 +29,8 @@ export interface ServiceRoutesDeps {
   timeZone: string;
   /** The audit repository's and audit sender's counts, for admins. */
   auditCounts: () => AboutAudits;
+  /** The storage engine and the instances alive now (with `self` on this one), for /about. */
+  storage: (withInstances: boolean) => Promise<AboutStorage>;
   /** The server certificate being served, for its validity and fingerprint on /about. */
   serverCertificate?: () => { cert: string; fingerprint256: string; validTo: Date; source: AboutCertificate['source'] };
 }
@@ -56,15 +58,19 @@ export function serviceRoutes(deps: ServiceRoutesDeps): FastifyPluginAsyncTypebo
       now: Date.now(),
     }));
 
-    app.get('/about', { schema: { querystring: NoQuery, response: { 200: AboutAnswerSchema } } }, (request): AboutAnswer => ({
-      currentCoreVersion: deps.version,
-      serverTimezone: deps.timeZone,
-      product: 'Junction',
-      version: deps.version,
-      nodeVersion: process.version,
-      ...(isAdmin(currentUser(request)) ? { ports: [...deps.listeningPorts()], audits: deps.auditCounts() } : {}),
-      ...aboutCertificate(deps),
-    }));
+    app.get('/about', { schema: { querystring: NoQuery, response: { 200: AboutAnswerSchema } } }, async (request): Promise<AboutAnswer> => {
+      const admin = isAdmin(currentUser(request));
+      return {
+        currentCoreVersion: deps.version,
+        serverTimezone: deps.timeZone,
+        product: 'Junction',
+        version: deps.version,
+        nodeVersion: process.version,
+        ...(admin ? { ports: [...deps.listeningPorts()], audits: deps.auditCounts() } : {}),
+        ...aboutCertificate(deps),
+        storage: await deps.storage(admin),
+      };
+    });
 
     app.post(
       '/restart',

@@ -51,6 +51,18 @@ export const AboutAnswerSchema = Type.Object({
   nodeVersion: Type.String(),
   ports: Type.Optional(Type.Array(ServicePortSchema, { description: 'the ports listened on; admins only' })),
   audits: Type.Optional(AboutAuditsSchema),
+  storage: Type.Object(
+    {
+      engine: Type.Enum(['embedded', 'postgres']),
+      instances: Type.Optional(
+        Type.Array(
+          Type.Object({ id: Type.String(), name: Type.String(), apiUrl: Type.String(), version: Type.String(), started: Type.String(), lastBeat: Type.String(), self: Type.Boolean() }),
+          { description: 'the instances alive now (beating), this one included; admins only' },
+        ),
+      ),
+    },
+    { description: 'the storage engine and, on PostgreSQL, the instances sharing it' },
+  ),
   certificate: Type.Optional(
     Type.Object({ validFrom: Type.String(), validTo: Type.String(), fingerprint256: Type.String(), source: Type.Enum(['configured', 'generated', 'uploaded']) }, { description: 'the server certificate being served' }),
   ),
