@@ -31,6 +31,14 @@ export class SchemaWarmup {
   /** The next compile, when it was put off by a request; started again by the last release. */
   #parked: (() => void) | null = null;
 
+  /**
+   * True for the routes a console opens with (`/me`, `/transactions`, exactly): their serializers are worth compiling
+   * whole, validators of unions included (lazy-serializers.ts), where other routes keep those for their first answer.
+   */
+  opensWith(url: string): boolean {
+    return FIRST.slice(0, UNHELD).includes(url);
+  }
+
   /** Records a compile to do later; `compile` must be a no-op once the route has compiled it itself. */
   add(url: string, compile: () => void): void {
     if (!this.#stopped) this.#pending.push({ url, compile });

@@ -83,3 +83,10 @@ describe('SchemaWarmup while the API answers', () => {
     expect(done).toEqual(['/me', '/roles', '/users']);
   });
 });
+
+describe('SchemaWarmup.opensWith', () => {
+  it('names exactly the two routes a console opens with', () => {
+    const warmup = new SchemaWarmup();
+    expect(['/me', '/transactions', '/transactions/:id', '/channels', '/me/x'].map((url) => warmup.opensWith(url))).toEqual([true, true, false, false, false]);
+  });
+});

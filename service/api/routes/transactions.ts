@@ -71,13 +71,7 @@ function stamp(): string {
 export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsyncTypebox {
   const { transactions, bodies, channels } = deps;
   const writer = new TransactionWriter({ log: transactions, bodies, findChannel: (id) => channels.find(id), events: deps.events, bodyCapBytes: deps.transactionBodyCapBytes });
-  // The newest page, read once in the background after start: on a log of many GB whose file is not in the page cache
-  // (after a reboot), its index and row pages otherwise come from disk for the first user who opens the console, 30–100
-  // ms at 10,000,000 transactions (issue 19). Skipped when a list was already asked for; what it reads is discarded.
   let listed = false;
-  deps.warmup?.add('/transactions', () => {
-    if (!listed) transactions.page({}, { limit: WARM_PAGE }).catch(() => undefined);
-  });
 
   async function scopeOf(user: UserRecord): Promise<Scope> {
     if (isAdmin(user)) return 'all';
@@ -154,6 +148,19 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
   }
 
   return async (app) => {
+    // The newest page, read once in the background after start: on a log of many GB whose file is not in the page
+    // cache (after a reboot), its index and row pages otherwise come from disk for the first user who opens the console,
+    // 30–100 ms at 10,000,000 transactions (issue 19). Queued when the routes are ready, so after the list's own schema
+    // compiles, which the first page needs more; skipped when a list was already asked for; what it reads is discarded.
+    const warmup = deps.warmup;
+    if (warmup !== undefined) {
+      app.addHook('onReady', async () => {
+        warmup.add('/transactions', () => {
+          if (!listed) transactions.page({}, { limit: WARM_PAGE }).catch(() => undefined);
+        });
+      });
+    }
+
     app.get('/transactions', { schema: { querystring: TransactionListQuery, response: { 200: TransactionListAnswer } } }, async (request, reply) => list(request, reply, request.query));
 
     app.get('/transactions/clients/:clientId', { schema: { params: ClientTransactionParams, querystring: TransactionListQuery, response: { 200: TransactionListAnswer } } }, async (request, reply) =>
