@@ -149,6 +149,14 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   });
 
   app.setValidatorCompiler(createValidatorCompiler(options.schemaWarmup));
+  const warmup = options.schemaWarmup;
+  if (warmup !== undefined) {
+    // The background compiles wait while a request is answered, so the console's first requests do not queue behind them.
+    app.addHook('onRequest', (_request, reply, done) => {
+      reply.raw.once('close', warmup.hold());
+      done();
+    });
+  }
   // The API speaks JSON only: a text body is refused with 415 instead of reaching the validator as a string.
   app.removeContentTypeParser('text/plain');
   installJsonBodyParser(app);
@@ -186,7 +194,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(clientRoutes({ clients: new ClientAccounts({ clients: store.clients, channels: store.channels }) }));
   await app.register(roleRoutes({ roles: new Roles({ channels: store.channels, clients: store.clients }) }));
   await app.register(contactGroupRoutes({ contactGroups }));
-  await app.register(transactionRoutes({ ...deps, channels }));
+  await app.register(transactionRoutes({ ...deps, channels, warmup: options.schemaWarmup }));
   await app.register(taskRoutes(deps));
   await app.register(mediatorRoutes(deps));
   await app.register(notificationRoutes(deps));

@@ -213,4 +213,4 @@ export const TransactionCountSchema = Type.Object({
 export const TransactionListAnswer = EitherAnswer({ type: 'array' }, Type.Array(TransactionViewSchema), TransactionCountSchema);
 
 /** `GET/PUT /transactions/:id`: the transaction, or with `filterRepresentation=bulkrerun` what a re-run needs. */
-export const TransactionAnswer = EitherAnswer({ required: ['request'] }, TransactionViewSchema, TransactionRerunViewSchema);
+export const TransactionAnswer = EitherAnswer({ type: 'object', required: ['request'] }, TransactionViewSchema, TransactionRerunViewSchema);

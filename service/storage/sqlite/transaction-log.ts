@@ -31,6 +31,7 @@ import { dayOfId, isDay } from '../transaction-ids.js';
 import { Checkpointer, closeWithCheckpoint } from './checkpointer.js';
 import { decodeDocument, encodeDocument } from './documents.js';
 import { GroupCommit } from './group-commit.js';
+import { IntegrityScan } from './integrity-scan.js';
 import { toSqlConditions } from './where.js';
 import type { SqlCondition, SqlValue } from './where.js';
 
@@ -44,6 +45,8 @@ const NEWEST_FIRST = 'ORDER BY ts DESC, id DESC';
  * list-filters scenario), after which the event loop runs before the next window.
  */
 const SCAN_WINDOW = 2000;
+/** How long after open the background integrity scan starts: start-up and the console's first requests come first. */
+const INTEGRITY_SCAN_AFTER_MS = 60_000;
 /** Most in-flight transactions cached for their completing update; beyond it, updates read the row instead. */
 const MAX_IN_FLIGHT = 10_000;
 
@@ -132,6 +135,11 @@ export interface SqliteTransactionLogOptions {
   metricsTimeZone?: string;
   /** The clock that stamps finished transactions; tests pass their own. */
   now?: () => number;
+  /**
+   * Ms after open before the paced background read of every page (integrity-scan.ts) starts; default 60,000. null:
+   * none (the bench's seeding, which opens the file only to create it).
+   */
+  integrityScanAfterMs?: number | null;
 }
 
 interface MetricRow {
@@ -192,7 +200,9 @@ interface Statements {
 
 /** Creates the SQLite transaction log; nothing touches the disk until `open()`. */
 export function createSqliteTransactionLog(options: SqliteTransactionLogOptions): TransactionLog {
-  return new SqliteLog(options.file, options.logger, options.checkpointIntervalMs ?? 1000, options.scanWindowRows ?? SCAN_WINDOW, options.metricsTimeZone ?? 'UTC', options.now ?? Date.now);
+  const log = new SqliteLog(options.file, options.logger, options.checkpointIntervalMs ?? 1000, options.scanWindowRows ?? SCAN_WINDOW, options.metricsTimeZone ?? 'UTC', options.now ?? Date.now);
+  log.integrityScanAfterMs = options.integrityScanAfterMs === undefined ? INTEGRITY_SCAN_AFTER_MS : options.integrityScanAfterMs;
+  return log;
 }
 
 class SqliteLog implements TransactionLog {
@@ -223,6 +233,10 @@ class SqliteLog implements TransactionLog {
   readonly #pendingMetrics = new Map<string, PendingMetric>();
   #checkpointer: Checkpointer | null = null;
   readonly #buckets: BucketStarts;
+  /** Set by createSqliteTransactionLog (see SqliteTransactionLogOptions). */
+  integrityScanAfterMs: number | null = null;
+  #integrityTimer: NodeJS.Timeout | null = null;
+  #integrityScan: IntegrityScan | null = null;
 
   constructor(
     private readonly file: string,
@@ -245,6 +259,11 @@ class SqliteLog implements TransactionLog {
 
   /** Checkpoints the write-ahead log and closes the file. Safe to call twice. */
   async close(): Promise<void> {
+    if (this.#integrityTimer !== null) clearTimeout(this.#integrityTimer);
+    this.#integrityTimer = null;
+    const scan = this.#integrityScan;
+    this.#integrityScan = null;
+    await scan?.stop();
     this.#commits.flush();
     this.#inFlight.clear();
     const db = this.#db;
@@ -657,6 +676,15 @@ class SqliteLog implements TransactionLog {
           if (opened.open) opened.pragma('wal_autocheckpoint = 1000');
         },
       });
+      const after = this.integrityScanAfterMs;
+      if (after !== null) {
+        this.#integrityTimer = setTimeout(() => {
+          this.#integrityTimer = null;
+          this.#integrityScan = new IntegrityScan({ file: this.file, logger: this.logger });
+        }, after);
+        // The scan is a courtesy: it must never keep a stopping service alive.
+        this.#integrityTimer.unref();
+      }
     } catch (err) {
       db?.close();
       throw new StoreOpenError(COLLECTION, this.file, `Cannot open the transaction log ${this.file}: ${(err as Error).message}. Restore it from a backup or move it aside to start with an empty log.`, { cause: err });

@@ -41,6 +41,12 @@ export interface Measured {
   rssAfterReadyMb: number;
   rssAfterQueriesMb: number;
   newestPage: { firstMs: number; medianMs: number };
+  /**
+   * The first newest page again over FRESH_STARTS more starts (each: start, `/me`, the page), as a single first
+   * request is noisy on a shared machine: each wall time, and the CPU the service's main thread spent on the page (from
+   * /proc, so a wait for a core does not count).
+   */
+  firstPageOverStarts: { ms: number[]; medianMs: number; mainThreadCpuMs: number[]; medianCpuMs: number };
   filteredWeekPage: { firstMs: number; medianMs: number; rows: number };
   /** The last EXPORT_DAYS days as NDJSON; CPU seconds of the service per 1,000 exported, from /proc. */
   export: { transactions: number; seconds: number; perSecond: number; mbPerSecond: number; cpuSecondsPer1000: number; complete: boolean };
@@ -352,6 +358,37 @@ export async function logScaleScenario(total: number, days: number, baselineEntr
   }
 }
 
+/** Further fresh starts that each measure only the first newest page after `/me` (see Measured.firstPageOverStarts). */
+const FRESH_STARTS = 4;
+
+/** CPU time of a process's main thread so far, in ms, from /proc (schedstat: nanoseconds on a CPU). */
+async function mainThreadCpuMs(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return Number.NaN;
+  const schedstat = await readFile(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').catch(() => '');
+  return schedstat === '' ? Number.NaN : Number(schedstat.split(' ')[0]) / 1e6;
+}
+
+/** One fresh start, `/me`, then the first newest page: its wall time and the main thread's CPU for it. */
+async function firstPageOfAStart(dataDir: string, entry: string): Promise<{ ms: number; cpuMs: number }> {
+  const junction = await startJunction(dataDir, {}, [], entry);
+  try {
+    const api = await openApi(junction.apiUrl, dataDir);
+    await api.json('GET', '/me');
+    const cpuBefore = await mainThreadCpuMs(junction.child.pid);
+    const { ms } = await api.json('GET', '/transactions?filterLimit=20&filterPage=0');
+    const cpuMs = (await mainThreadCpuMs(junction.child.pid)) - cpuBefore;
+    await api.close();
+    return { ms: round(ms), cpuMs: round(cpuMs) };
+  } finally {
+    await junction.stop();
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
 /** One fresh start of the service at `entry` on the seeded folder, and the queries. */
 async function measure(dataDir: string, seeded: Seeded, entry: string): Promise<Measured> {
   const { channelIds, end } = seeded;
@@ -381,6 +418,15 @@ async function measure(dataDir: string, seeded: Seeded, entry: string): Promise<
     if (exported.status !== 200) throw new Error(`export answered ${exported.status}`);
     const rssAfterQueriesMb = round(await rssMb(junction.child.pid), 1);
     await api.close();
+    await junction.stop();
+    const firsts: { ms: number; cpuMs: number }[] = [];
+    for (let i = 0; i < FRESH_STARTS; i++) firsts.push(await firstPageOfAStart(dataDir, entry));
+    const firstPageOverStarts = {
+      ms: firsts.map((f) => f.ms),
+      medianMs: median(firsts.map((f) => f.ms)),
+      mainThreadCpuMs: firsts.map((f) => f.cpuMs),
+      medianCpuMs: median(firsts.map((f) => f.cpuMs)),
+    };
     const seconds = exported.ms / 1000;
     return {
       startToReadyMs: round(junction.readyMs, 0),
@@ -388,6 +434,7 @@ async function measure(dataDir: string, seeded: Seeded, entry: string): Promise<
       rssAfterReadyMb,
       rssAfterQueriesMb,
       newestPage,
+      firstPageOverStarts,
       filteredWeekPage: { ...filteredWeekPage, rows },
       export: {
         transactions: exported.lines,
