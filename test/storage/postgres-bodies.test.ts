@@ -44,10 +44,13 @@ async function rows(schema: string, sql: string, values: unknown[] = []): Promis
   return (await runSql(await url(), sql.replaceAll('$schema', schema), values)).rows as Record<string, unknown>[];
 }
 
-/** A full garbage collection, reached by turning the flag on at run time (vitest's workers are not started with it). */
+/** Full garbage collection, reached by turning the flag on at run time (vitest's workers are not started with it). */
 function collectGarbage(): void {
   setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
+  const gc = runInNewContext('gc') as () => void;
+  // The second collection finishes the first one's background freeing of dead Buffers.
+  gc();
+  gc();
 }
 
 function write(stream: NodeJS.WritableStream, chunk: Buffer): Promise<void> {
@@ -159,6 +162,23 @@ describe('PostgreSQL bodies', () => {
     expect(await bodies.removeChannelBodiesBefore('ch2', '2026-11-05')).toEqual([]);
     expect(await bodies.removeDaysBefore('2026-11-05')).toEqual([]);
     expect(await rows(schema, 'SELECT count(*)::int AS n FROM $schema.body_chunks')).toEqual([{ n: 0 }]);
+  });
+
+  it('stores many small bodies written at once, failing only the one whose path is taken', async () => {
+    const schema = newSchemaName();
+    const bodies = await instance(schema);
+    const taken = bodies.sink({ day: DAY, channelId: 'ch1', bodyId: 'b7', capBytes: 1024 });
+    await pipeline(Readable.from([Buffer.from('first')]), taken.stream);
+    await taken.done;
+    const sinks = Array.from({ length: 60 }, (_, i) => bodies.sink({ day: DAY, channelId: 'ch1', bodyId: `b${i}`, capBytes: 1024 }));
+    // All ended in one turn, so their rows wait for the same INSERTs.
+    for (const [i, sink] of sinks.entries()) sink.stream.end(Buffer.from(`body ${i}`));
+    const outcomes = await Promise.allSettled(sinks.map((sink) => sink.done));
+    expect(outcomes.map((o) => o.status)).toEqual(sinks.map((_, i) => (i === 7 ? 'rejected' : 'fulfilled')));
+    expect(String((outcomes[7] as PromiseRejectedResult).reason)).toMatch(/duplicate key/);
+    for (const i of [0, 8, 59]) expect(await bodies.readText({ path: `${DAY}/ch1/b${i}` })).toBe(`body ${i}`);
+    expect(await bodies.readText({ path: `${DAY}/ch1/b7` })).toBe('first');
+    expect(await rows(schema, 'SELECT count(*)::int AS n FROM $schema.bodies')).toEqual([{ n: 60 }]);
   });
 
   it('fails a reader with ENOENT when retention removes the body it is reading, rather than ending it short', async () => {

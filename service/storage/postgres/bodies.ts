@@ -12,6 +12,7 @@ import type { Bodies, BodyRef, BodySink, SinkOptions } from '../bodies/bodies.js
 import { readBodyText } from '../bodies/read-text.js';
 import { StoreError } from '../store.js';
 import type { PostgresDatabase } from './database.js';
+import { WholeBodyBatches } from './bodies-batch.js';
 
 /** Bytes per `body_chunks` row: large enough that a 100 MB body is 400 rows, small enough to hold one in memory. */
 export const CHUNK_BYTES = 256 * 1024;
@@ -30,6 +31,7 @@ export function createPostgresBodies(database: PostgresDatabase): Bodies {
 
 class PostgresBodies implements Bodies {
   #pool: Pool | null = null;
+  readonly #wholeBodies = new WholeBodyBatches(() => this.#ready());
 
   constructor(private readonly database: PostgresDatabase) {}
 
@@ -47,6 +49,7 @@ class PostgresBodies implements Bodies {
   sink(options: SinkOptions): BodySink {
     checkSegments(options.day, options.channelId, options.bodyId);
     const pool = this.#ready();
+    const wholeBodies = this.#wholeBodies;
     const { day, channelId } = options;
     const path = `${day}/${channelId}/${options.bodyId}`;
     // Bytes received but not yet in a row: less than one chunk, so memory stays bounded by CHUNK_BYTES.
@@ -102,9 +105,8 @@ class PostgresBodies implements Bodies {
       final(callback) {
         const commit = async (): Promise<void> => {
           if (chunks === 0) {
-            // The whole body fits in its own row: one statement, and it is the commit.
-            const data = take(pendingBytes);
-            await pool.query('INSERT INTO bodies (path, day, channel, size, chunks, data) VALUES ($1, $2, $3, $4, 0, $5)', [path, day, channelId, kept, data]);
+            // The whole body fits in its own row, and that row is the commit.
+            await wholeBodies.put({ path, day, channel: channelId, data: take(pendingBytes) });
             return;
           }
           if (pendingBytes > 0) await writeChunk(take(pendingBytes));
