@@ -1,17 +1,21 @@
-/** `storage.engine: postgres` is a valid setting, but until app.ts wires the PostgreSQL engines in, start refuses it. */
+/**
+ * `storage.engine: postgres` with a database that cannot be reached: start fails with a message naming the server,
+ * and nothing of the embedded engine (its files or a keystore) is written into the data folder meanwhile.
+ */
 import { readdir, rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { startJunction, tempDir } from '../helpers/junction.js';
+import { freePort } from '../helpers/process.js';
 
 describe('storage.engine postgres at start', () => {
-  it('is refused with a message saying what to do, before the keystore or any store is opened', async () => {
+  it('fails naming the unreachable server, before the keystore or any embedded store is written', async () => {
     const dataDir = await tempDir('junction-engine-');
+    const port = await freePort();
     try {
-      await expect(startJunction({ storage: { engine: 'postgres' } }, { dataDir })).rejects.toThrow(
-        'storage.engine is postgres, but this build of Junction cannot run on PostgreSQL yet (issue 20); set storage.engine to embedded',
-      );
+      const started = startJunction({ storage: { engine: 'postgres', postgres: { url: `postgres://junction@127.0.0.1:${port}/junction` } } }, { dataDir });
+      await expect(started).rejects.toThrow(`127.0.0.1:${port}`);
       const left = await readdir(dataDir);
-      expect(left.filter((f) => f.startsWith('keystore') || f.endsWith('.sqlite'))).toEqual([]);
+      expect(left.filter((f) => f.startsWith('keystore') || f.endsWith('.sqlite') || f.endsWith('.db'))).toEqual([]);
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
