@@ -11,6 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Keystore } from '../../service/keystore/keystore.js';
 import type { KeystoreChange } from '../../service/keystore/keystore.js';
 import { generateCertificate } from '../../service/keystore/generate.js';
+import type { KeystoreDocumentStore } from '../../service/storage/keystore-document.js';
 import { PostgresDatabase, PostgresKeystoreDocument } from '../../service/storage/postgres/index.js';
 import { generateSelfSigned } from '../../service/tls/self-signed.js';
 import { tempDir } from '../helpers/junction.js';
@@ -30,13 +31,13 @@ afterAll(async () => {
 });
 
 /** A keystore as one instance opens it: its own data folder, the shared document, the secret given to every instance. */
-async function instance(schema: string, secretFile: string): Promise<{ keystore: Keystore; document: PostgresKeystoreDocument; dataDir: string }> {
+async function instance(schema: string, secretFile: string, wrap: (d: KeystoreDocumentStore) => KeystoreDocumentStore = (d) => d): Promise<{ keystore: Keystore; document: PostgresKeystoreDocument; dataDir: string }> {
   database ??= createTestDatabase();
   const { url } = await database;
   const dataDir = await tempDir('junction-shared-keystore-');
   const document = new PostgresKeystoreDocument(new PostgresDatabase({ settings: settingsFor(url), logger: silent, schema }));
   await document.open();
-  const keystore = await Keystore.open({ dataDir, secretFile, tls: noTls, logger: silent, watchIntervalMs: 0, documents: document, generate: () => generateSelfSigned('localhost') });
+  const keystore = await Keystore.open({ dataDir, secretFile, tls: noTls, logger: silent, watchIntervalMs: 0, documents: wrap(document), generate: () => generateSelfSigned('localhost') });
   cleanups.push(async () => {
     keystore.close();
     await document.close();
@@ -108,6 +109,33 @@ describe('the keystore shared through PostgreSQL', () => {
     await a.keystore.removeCA(removed?._id ?? '');
     await b.keystore.reload();
     expect(names(b.keystore)).toEqual(['Second CA']);
+  });
+
+  it('answers 409, changing nothing, when another instance writes between its read and its write; the retry keeps both', async () => {
+    const schema = newSchemaName();
+    const secret = await sharedSecret();
+    const a = await instance(schema, secret);
+    let interleave: (() => Promise<unknown>) | undefined;
+    // b's writes first let a change the document, as if a's request landed in the gap.
+    const b = await instance(schema, secret, (d) => ({
+      where: d.where,
+      read: () => d.read(),
+      version: () => d.version(),
+      write: async (text, expected) => {
+        const run = interleave;
+        interleave = undefined;
+        await run?.();
+        return d.write(text, expected);
+      },
+    }));
+    interleave = () => a.keystore.addCAs(ca('Through A'));
+    const refused = b.keystore.addCAs(ca('Through B'));
+    await expect(refused).rejects.toMatchObject({ code: 'CONFLICT', status: 409 });
+    await expect(refused).rejects.toThrow('changed through another Junction instance at the same moment');
+    expect(b.keystore.listCAs()).toEqual([]);
+    await b.keystore.addCAs(ca('Through B'));
+    await a.keystore.reload();
+    expect(a.keystore.listCAs().map((c) => c.commonName).sort()).toEqual(['Through A', 'Through B']);
   });
 
   it('completes a pair whose certificate was staged through one instance and whose key arrives through another', async () => {
