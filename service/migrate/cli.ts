@@ -26,7 +26,7 @@ export interface CommandOutput {
 
 export interface MigrateCommandDeps {
   /** The target's log engines (default: the PostgreSQL ones, postgres-targets.ts). */
-  logTargets?: (database: PostgresDatabase) => LogTargets | undefined;
+  logTargets?: (database: PostgresDatabase, logger: Logger) => LogTargets;
   logger?: Logger;
 }
 
@@ -64,11 +64,7 @@ export async function runMigrateCommand(args: readonly string[], output: Command
   const settings: PostgresSettings = { url: to, host: 'localhost', port: 5432, database: 'junction', user: 'junction', poolSize: 4, tls: { enabled: parsed.values.tls === true || caFile !== '', caFile } };
   const logger = deps.logger ?? pino({ level: 'warn' }, pino.destination(2));
   const database = new PostgresDatabase({ settings, logger });
-  const logTargets = (deps.logTargets ?? postgresLogTargets)(database);
-  if (logTargets === undefined) {
-    output.err('Migration refused: this build of Junction has no PostgreSQL transaction log, bodies or audit log yet (issue 20), and a migration without them would leave the transactions behind; nothing was copied.');
-    return 1;
-  }
+  const logTargets = (deps.logTargets ?? postgresLogTargets)(database, logger);
 
   const store = createPostgresStore(database);
   const keystore = new PostgresKeystoreDocument(database);

@@ -1,9 +1,8 @@
-/**
- * The PostgreSQL transaction log, bodies and audit log the copy writes into. They are built by other changes of
- * issue 20; until they are merged this answers undefined and the command refuses before copying anything, since a
- * migration that left the transactions behind would look finished while it was not.
- */
+/** The PostgreSQL transaction log, bodies and audit log a migration copies into, opened and closed together. */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import type { BodyTarget, InstallationStores } from '../storage/migrate-embedded.js';
+import { createPostgresAuditLog, createPostgresBodies, createPostgresTransactionLog } from '../storage/postgres/index.js';
 import type { PostgresDatabase } from '../storage/postgres/index.js';
 
 /** The log engines of a target, with how to open and close them. */
@@ -12,8 +11,27 @@ export interface LogTargets extends Pick<InstallationStores<BodyTarget>, 'transa
   close(): Promise<void>;
 }
 
-/** The PostgreSQL log engines over `database`, or undefined while this build has none. */
-export function postgresLogTargets(database: PostgresDatabase): LogTargets | undefined {
-  void database;
-  return undefined;
+/**
+ * The PostgreSQL log engines over `database`. The copy writes as an instance of its own (a fresh id), so no running
+ * instance's recovery ever takes the copied rows for its own.
+ */
+export function postgresLogTargets(database: PostgresDatabase, logger: Logger): LogTargets {
+  const transactions = createPostgresTransactionLog({ database, logger, instanceId: `migrate-${randomUUID()}` });
+  const bodies = createPostgresBodies(database);
+  const audits = createPostgresAuditLog({ database });
+  return {
+    transactions,
+    bodies,
+    audits,
+    open: async () => {
+      await transactions.open();
+      await bodies.open();
+      await audits.open();
+    },
+    close: async () => {
+      await audits.close();
+      await bodies.close();
+      await transactions.close();
+    },
+  };
 }

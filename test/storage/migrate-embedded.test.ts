@@ -13,10 +13,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ALERT_JOB_NAME } from '../../service/alerts/alert-job.js';
 import { Keystore } from '../../service/keystore/keystore.js';
 import { runMigrateCommand } from '../../service/migrate/cli.js';
-import { embeddedFolder, openEmbeddedFolder } from '../../service/migrate/embedded-folder.js';
+import { openEmbeddedFolder } from '../../service/migrate/embedded-folder.js';
+import { postgresLogTargets } from '../../service/migrate/postgres-targets.js';
+import type { LogTargets } from '../../service/migrate/postgres-targets.js';
 import type { OpenFolder } from '../../service/migrate/embedded-folder.js';
 import type { NewAudit } from '../../service/storage/audits.js';
-import type { BodyRef } from '../../service/storage/bodies/bodies.js';
+import type { Bodies, BodyRef } from '../../service/storage/bodies/bodies.js';
 import { ALERT_JOB_STATE, migrateInstallation, MigrationRefusedError } from '../../service/storage/migrate-embedded.js';
 import type { BodyTarget, InstallationStores, MigrationCounts } from '../../service/storage/migrate-embedded.js';
 import { createPostgresStore, PostgresDatabase, PostgresKeystoreDocument } from '../../service/storage/postgres/index.js';
@@ -71,7 +73,7 @@ async function storeBody(source: OpenFolder, day: string, channelId: string, bod
   return sink.done;
 }
 
-async function bodyBytes(bodies: OpenFolder['bodies'], ref: BodyRef): Promise<Buffer> {
+async function bodyBytes(bodies: OpenFolder['bodies'] | Bodies, ref: BodyRef): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of await bodies.openRead(ref)) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
@@ -129,7 +131,7 @@ async function sourceFolder(): Promise<{ dataDir: string; channelIds: string[]; 
 }
 
 /** The PostgreSQL configuration store and keystore in a schema of their own, and a second folder's log engines. */
-async function target(): Promise<{ stores: InstallationStores<BodyTarget> & { store: Store }; folder: OpenFolder; keystore: PostgresKeystoreDocument; close: () => Promise<void> }> {
+async function target(): Promise<{ stores: InstallationStores<BodyTarget> & { store: Store }; logs: LogTargets; keystore: PostgresKeystoreDocument; close: () => Promise<void> }> {
   const url = await testDatabaseUrl();
   const schema = newSchemaName();
   const db = new PostgresDatabase({ settings: settingsFor(url), logger: silent, schema });
@@ -137,13 +139,14 @@ async function target(): Promise<{ stores: InstallationStores<BodyTarget> & { st
   await store.open();
   const keystore = new PostgresKeystoreDocument(db);
   await keystore.open();
-  const second = await openEmbeddedFolder(await folder('junction-migrate-target-'), silent);
+  const logs = postgresLogTargets(db, silent);
+  await logs.open();
   return {
-    stores: { store, keystore, transactions: second.transactions, bodies: second.bodies, audits: second.audits },
-    folder: second,
+    stores: { store, keystore, transactions: logs.transactions, bodies: logs.bodies, audits: logs.audits },
+    logs,
     keystore,
     close: async () => {
-      await second.close();
+      await logs.close();
       await keystore.close();
       await store.close();
     },
@@ -201,12 +204,12 @@ describe('migrating an embedded data folder', () => {
       // Bodies: the large file and the route's small body read back byte for byte; a seeded small one too.
       const copied = await into.stores.transactions.get(made.routed._id);
       expect(copied).toEqual(made.routed);
-      expect((await bodyBytes(into.folder.bodies, made.routed.request.body as BodyRef)).equals(made.large)).toBe(true);
-      expect((await bodyBytes(into.folder.bodies, made.routed.routes[0]?.response?.body as BodyRef)).toString()).toBe('{"ok":true}');
+      expect((await bodyBytes((into.logs.bodies as Bodies), made.routed.request.body as BodyRef)).equals(made.large)).toBe(true);
+      expect((await bodyBytes((into.logs.bodies as Bodies), made.routed.routes[0]?.response?.body as BodyRef)).toString()).toBe('{"ok":true}');
       const seededWithBody = (await source.transactions.page({ from: new Date(Date.UTC(2026, 10, 1)), to: new Date(Date.UTC(2026, 10, 19)) }, { limit: 100 })).find((t) => t.request.body !== undefined);
       expect(seededWithBody).toBeDefined();
       const ref = seededWithBody?.request.body as BodyRef;
-      expect(await bodyBytes(into.folder.bodies, ref)).toEqual(await bodyBytes(source.bodies, ref));
+      expect(await bodyBytes((into.logs.bodies as Bodies), ref)).toEqual(await bodyBytes(source.bodies, ref));
 
       // Metric buckets are rebuilt from the copied transactions, one request per finished transaction.
       const finished = sourceTotal - (await source.transactions.count({ status: ['Processing'] }));
@@ -262,7 +265,7 @@ describe('migrating an embedded data folder', () => {
 });
 
 describe('junction migrate-to-postgres', () => {
-  it('checks its arguments, refuses while this build has no PostgreSQL log engines, and otherwise copies and reports counts', async () => {
+  it('checks its arguments, then copies a folder into PostgreSQL and reports counts', async () => {
     const url = await testDatabaseUrl();
     const lines: string[] = [];
     const output = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(`ERR ${l}`) };
@@ -275,14 +278,8 @@ describe('junction migrate-to-postgres', () => {
     const dataDir = await folder('junction-migrate-cli-');
     const junction = await startJunction({}, { dataDir });
     await junction.stop();
-    expect(await runMigrateCommand(['--from', dataDir, '--to', url], output, { logger: silent })).toBe(1);
-    expect(lines.at(-1)).toContain('Migration refused: this build of Junction has no PostgreSQL transaction log, bodies or audit log yet');
-    // Refused before connecting: not even the schema was created.
-    expect((await runSql(url, "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'schema_migrations'")).rows).toEqual([{ n: 0 }]);
-
-    const second = embeddedFolder(await folder('junction-migrate-cli-target-'), silent);
     lines.length = 0;
-    const code = await runMigrateCommand(['--from', dataDir, '--to', url], output, { logger: silent, logTargets: () => second });
+    const code = await runMigrateCommand(['--from', dataDir, '--to', url], output, { logger: silent });
     expect(lines.filter((l) => l.startsWith('ERR'))).toEqual([]);
     expect(code).toBe(0);
     expect(lines).toContain('  keystore: copied (still sealed)');
@@ -291,5 +288,7 @@ describe('junction migrate-to-postgres', () => {
     expect(lines.some((l) => l.includes(`${join(dataDir, 'keystore.secret')}`))).toBe(true);
     expect((await runSql(url, 'SELECT count(*)::int AS n FROM public.store_users')).rows).toEqual([{ n: 1 }]);
     expect((await runSql(url, 'SELECT count(*)::int AS n FROM public.keystore')).rows).toEqual([{ n: 1 }]);
+    // The start's own audit events went into the PostgreSQL audit log.
+    expect(((await runSql(url, 'SELECT count(*)::int AS n FROM public.audits')).rows[0] as { n: number }).n).toBeGreaterThan(0);
   }, 120_000);
 });
