@@ -85,9 +85,10 @@ async function storedCount(url: string): Promise<number> {
   return Number(((await sql(url, 'SELECT count(*) AS n FROM transactions')).rows[0] as { n: string }).n);
 }
 
-/** The database's committed and rolled-back transactions so far (the statistics lag by up to a second). */
+/** The database's committed and rolled-back transactions so far, once the idle pool's backends have reported theirs. */
 async function commits(url: string): Promise<number> {
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  // A backend that goes idle reports its statistics within PostgreSQL's idle interval of 10 s.
+  await new Promise((resolve) => setTimeout(resolve, 11_000));
   const { rows } = await sql(url, 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()');
   return Number((rows[0] as { n: string }).n);
 }
