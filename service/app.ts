@@ -222,6 +222,7 @@ export class Junction {
         },
       },
       logger,
+      timing: { beatMs: config.storage.postgres.cluster.heartbeatMs, deadAfterMs: config.storage.postgres.cluster.deadAfterMs, leaseMs: config.storage.postgres.cluster.leaseMs },
       ...(options.timers === undefined ? {} : { timers: options.timers }),
     });
     // Writes are announced to the other instances (a no-op on the embedded engine), then checked as channels.

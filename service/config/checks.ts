@@ -112,8 +112,14 @@ function openidProblems(config: unknown): string[] {
  */
 function engineProblems(config: unknown): string[] {
   if (getPath(config, 'storage.engine') === 'postgres') {
+    const problems: string[] = [];
     // Junction's backups copy the embedded engine's files; a schedule that could never write one must not look set.
-    return isSet(getPath(config, 'backup.folder')) ? [`backup.folder: Junction's own backups copy the embedded engine's files; with storage.engine postgres, back up the database with PostgreSQL's tools (pg_dump, or a replica) and keep each instance's keystore secret file, and clear backup.folder`] : [];
+    if (isSet(getPath(config, 'backup.folder'))) problems.push(`backup.folder: Junction's own backups copy the embedded engine's files; with storage.engine postgres, back up the database with PostgreSQL's tools (pg_dump, or a replica) and keep each instance's keystore secret file, and clear backup.folder`);
+    const beat = getPath(config, 'storage.postgres.cluster.heartbeatMs');
+    const dead = getPath(config, 'storage.postgres.cluster.deadAfterMs');
+    // A survivor would otherwise fail the transactions of an instance that is only between two beats.
+    if (typeof beat === 'number' && typeof dead === 'number' && dead < 2 * beat) problems.push(`storage.postgres.cluster.deadAfterMs: ${dead} must be at least twice storage.postgres.cluster.heartbeatMs (${beat}), so that one late heartbeat does not make a live instance count as dead`);
+    return problems;
   }
   if (getPath(config, 'storage.engine') !== 'embedded') return [];
   return configLeaves()

@@ -310,6 +310,14 @@ export const configSchema = Type.Object(
               },
               'TLS to the PostgreSQL server.',
             ),
+            cluster: section(
+              {
+                heartbeatMs: int(100, 60_000, 5_000, 'How often each instance writes its heartbeat to the database, in milliseconds.'),
+                deadAfterMs: int(300, 600_000, 15_000, 'An instance whose last heartbeat is older than this, in milliseconds, is taken for dead: a survivor marks its unfinished transactions Failed. At least twice `heartbeatMs`, so one slow beat is not a death.'),
+                leaseMs: int(300, 600_000, 20_000, 'How long a scheduled job\'s lease lasts, in milliseconds (renewed while it runs): when the instance holding it dies, another takes the job over within about this long after its next tick.'),
+              },
+              'How the instances sharing the database watch each other; every instance should be given the same values.',
+            ),
           },
           'The PostgreSQL engine (`storage.engine: postgres`), for several Junction instances sharing one database.',
         ),

@@ -18,6 +18,7 @@ import { patternsScenario } from './scenarios/patterns.js';
 import { mllpScenario } from './scenarios/mllp.js';
 import { auditsScenario } from './scenarios/audits.js';
 import { auditEnginesScenario } from './scenarios/audit-engines.js';
+import { clusterScenario } from './scenarios/cluster.js';
 import type { PatternRow } from './scenarios/patterns.js';
 import type { ProxyResult } from './scenarios/proxy.js';
 
@@ -193,6 +194,23 @@ const scenarios: Scenario[] = [
       const row = (r: typeof f.sqlite) => ({ 'stored/s': r.storedPerSecond, 'client CPU s/1,000': r.clientCpuSecondsPer1000, 'server CPU s/1,000': r.serverCpuSecondsPer1000 });
       console.table({ 'SQLite (WAL, synchronous NORMAL)': row(f.sqlite), 'PostgreSQL (fsync per commit)': row(f.postgres) });
       console.log(`PostgreSQL / SQLite stored/s: ${f.postgresToSqlite}`);
+    },
+  },
+  {
+    name: 'cluster',
+    // Issue 20: the embedded engine, then 1, 2 and 3 instances on one PostgreSQL; 10 s per row (quick: 3 s).
+    run: () => clusterScenario(quick ? 3 : 10),
+    print: (f: Awaited<ReturnType<typeof clusterScenario>>) => {
+      console.log(`\nCluster: ${f.connections} closed-loop connections (wrk) split evenly over the instances, 1 KB POST through a full-storage channel; ${f.secondsPerRow} s per row`);
+      const table: Record<string, unknown> = {};
+      for (const r of f.rows) {
+        table[`${r.engine}, ${r.instances} instance${r.instances === 1 ? '' : 's'}`] = {
+          'req/s': r.rps, 'p99 ms': r.p99Ms, 'service CPU s/1,000': r.serviceCpuSecondsPer1000, 'PostgreSQL CPU s/1,000': r.postgresCpuSecondsPer1000,
+          'total CPU s/1,000': Number((r.serviceCpuSecondsPer1000 + r.postgresCpuSecondsPer1000).toFixed(3)), requests: r.requests, 'non-2xx': r.non2xx, errors: r.errors, stored: r.stored ?? '', 'commits/request': r.commitsPerRequest ?? '',
+        };
+      }
+      console.table(table);
+      console.log(`load average: ${f.loadAverage.join(', ')}`);
     },
   },
   {

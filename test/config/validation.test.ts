@@ -46,6 +46,7 @@ describe('file validation', () => {
     expect(config.storage.postgres).toEqual({
       url: 'postgres://junction@db.clinic:5433/junction', host: 'db.clinic', port: 5432, database: 'junction', user: 'junction',
       password: 'hunter22', poolSize: 20, tls: { enabled: true, caFile: '/etc/ssl/db-ca.pem' },
+      cluster: { heartbeatMs: 5_000, deadAfterMs: 15_000, leaseMs: 20_000 },
     });
     const fromEnv = withFile({}, { JUNCTION_STORAGE_ENGINE: 'postgres', JUNCTION_STORAGE_POSTGRES_HOST: 'db.clinic' }).config.storage;
     expect([fromEnv.engine, fromEnv.postgres.host]).toEqual(['postgres', 'db.clinic']);
@@ -66,6 +67,17 @@ describe('file validation', () => {
     expect(err.problems).toEqual([
       'storage.postgres.port (in /etc/junction.json): must be an integer between 1 and 65535, not 70000',
       'storage.postgres.poolSize (in /etc/junction.json): must be an integer between 1 and 1000, not 0',
+    ]);
+  });
+
+  it('takes the cluster timing from the environment, and refuses a death time shorter than two heartbeats', () => {
+    const env = { JUNCTION_STORAGE_ENGINE: 'postgres', JUNCTION_STORAGE_POSTGRES_CLUSTER_HEARTBEAT_MS: '250', JUNCTION_STORAGE_POSTGRES_CLUSTER_DEAD_AFTER_MS: '1000', JUNCTION_STORAGE_POSTGRES_CLUSTER_LEASE_MS: '1500' };
+    expect(withFile({}, env).config.storage.postgres.cluster).toEqual({ heartbeatMs: 250, deadAfterMs: 1000, leaseMs: 1500 });
+    expect(configError(() => withFile({ storage: { engine: 'postgres', postgres: { cluster: { heartbeatMs: 5_000, deadAfterMs: 6_000 } } } })).problems).toEqual([
+      'storage.postgres.cluster.deadAfterMs: 6000 must be at least twice storage.postgres.cluster.heartbeatMs (5000), so that one late heartbeat does not make a live instance count as dead',
+    ]);
+    expect(configError(() => withFile({ storage: { postgres: { cluster: { leaseMs: 1_000 } } } })).problems).toEqual([
+      'storage.postgres.cluster.leaseMs: is a setting of the PostgreSQL engine, but storage.engine is embedded; set storage.engine to postgres to use it, or remove it',
     ]);
   });
 
