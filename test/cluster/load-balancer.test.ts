@@ -9,7 +9,10 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, fetch } from 'undici';
+import { WebSocket } from 'ws';
+import type { ClientOptions } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LiveFrame } from '../../service/contracts/live-feed.js';
 import { generateCertificate } from '../../service/keystore/generate.js';
 import { NEW_ROOT_PASSWORD, ROOT_EMAIL, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
@@ -71,6 +74,7 @@ describe('the example nginx configuration in front of two instances on one Postg
   let admin: string;
   let ports: { api: number; http: number; https: number; mllp: number };
   let mllpChannelPort: number;
+  let siteCa: string;
   let viaNginx: Agent;
   let toJunction: Agent;
   let cookie = '';
@@ -110,6 +114,7 @@ describe('the example nginx configuration in front of two instances on one Postg
     await writeFile(join(dir, 'tls', 'site.crt'), site.certificate);
     await writeFile(join(dir, 'tls', 'site.key'), site.key);
     await writeFile(join(dir, 'tls', 'junction-server.crt'), a!.certificate);
+    siteCa = site.certificate;
     viaNginx = new Agent({ connect: { ca: site.certificate, servername: 'localhost' } });
     toJunction = new Agent({ connect: { ca: a!.certificate, servername: 'localhost' } });
 
@@ -216,6 +221,36 @@ describe('the example nginx configuration in front of two instances on one Postg
     });
     expect(counts[0]).toBeGreaterThan(0);
     expect(counts[1]).toBeGreaterThan(0);
+  });
+
+  it('carries the live feed websocket (/ws), which shows transactions handled by either instance', async () => {
+    // As a browser on the balancer's address opens it: the session cookie and the page's Origin.
+    // servername reaches tls.connect (the site certificate names localhost), though ws's options type leaves it out.
+    const options: ClientOptions & { servername: string } = { ca: siteCa, servername: 'localhost', headers: { cookie }, origin: `https://127.0.0.1:${ports.api}` };
+    const ws = new WebSocket(`wss://127.0.0.1:${ports.api}/ws`, options);
+    const frames: LiveFrame[] = [];
+    const refused = new Promise<string>((resolve) => {
+      ws.once('unexpected-response', (_req, res) => resolve(`refused with ${res.statusCode ?? 0}`));
+      ws.once('error', (err) => resolve(err.message));
+    });
+    ws.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString('utf8')) as LiveFrame));
+    const seen = (what: string, match: (f: LiveFrame) => boolean) =>
+      until(what, () => Promise.race([refused.then((why) => Promise.reject(new Error(why))), Promise.resolve(frames.some(match) ? true : undefined)])).catch((err: unknown) => {
+        throw new Error(`${String(err)}; frames so far: ${JSON.stringify(frames)}; nginx said: ${nginxOutput}`);
+      });
+    try {
+      await seen('the hello frame', (f) => f.type === 'hello');
+      // One transaction sent to each instance directly: the feed, held by one of them, shows both.
+      const [a, b] = instances;
+      for (const [t, path] of [[a!, '/balanced/feed-a'], [b!, '/balanced/feed-b']] as const) {
+        const res = await fetch(`${t.httpUrl}${path}`, { method: 'POST', body: 'x' });
+        expect(res.status).toBe(200);
+        await res.text();
+      }
+      for (const path of ['/balanced/feed-a', '/balanced/feed-b']) await seen(`${path} completed`, (f) => f.type === 'transaction.completed' && f.data.path === path);
+    } finally {
+      ws.close();
+    }
   });
 
   it('passes MLLP through its stream to the instance listening on the channel port', async () => {
