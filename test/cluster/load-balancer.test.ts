@@ -229,14 +229,14 @@ describe('the example nginx configuration in front of two instances on one Postg
     const options: ClientOptions & { servername: string } = { ca: siteCa, servername: 'localhost', headers: { cookie }, origin: `https://127.0.0.1:${ports.api}` };
     const ws = new WebSocket(`wss://127.0.0.1:${ports.api}/ws`, options);
     const frames: LiveFrame[] = [];
-    const refused = new Promise<string>((resolve) => {
-      ws.once('unexpected-response', (_req, res) => resolve(`refused with ${res.statusCode ?? 0}`));
-      ws.once('error', (err) => resolve(err.message));
-    });
+    let refused: string | undefined;
+    ws.once('unexpected-response', (_req, res) => (refused = `refused with ${res.statusCode ?? 0}`));
+    ws.once('error', (err) => (refused = err.message));
     ws.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString('utf8')) as LiveFrame));
     const seen = (what: string, match: (f: LiveFrame) => boolean) =>
-      until(what, () => Promise.race([refused.then((why) => Promise.reject(new Error(why))), Promise.resolve(frames.some(match) ? true : undefined)])).catch((err: unknown) => {
-        throw new Error(`${String(err)}; frames so far: ${JSON.stringify(frames)}; nginx said: ${nginxOutput}`);
+      until(what, () => {
+        if (refused !== undefined) throw new Error(`the websocket was ${refused}`);
+        return frames.some(match) ? true : undefined;
       });
     try {
       await seen('the hello frame', (f) => f.type === 'hello');
