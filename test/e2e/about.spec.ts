@@ -28,8 +28,23 @@ test.describe('about', () => {
     expect(about.ports).toContainEqual({ purpose: 'transactions', protocol: 'http', port: Number(portOf(junction.httpUrl)) });
 
     const store = page.getByRole('region', { name: 'Data store' });
+    await expect(store.getByRole('row', { name: /^Storage engine/ })).toContainText('Embedded');
     await expect(store.getByRole('row', { name: /^Storage engine/ })).toContainText('nedb');
     await expect(store.getByRole('row', { name: /^State/ })).toContainText('Healthy');
+
+    // The embedded engine is one instance: this one, listed with the API address it registered.
+    expect(about.storage.engine).toBe('embedded');
+    expect(about.storage.instances).toHaveLength(1);
+    const self = about.storage.instances![0]!;
+    const instances = page.getByRole('region', { name: 'Instances' });
+    const rows = instances.getByRole('table', { name: 'Instances' }).getByRole('row');
+    await expect(rows).toHaveCount(2);
+    const row = rows.nth(1);
+    await expect(row).toContainText(self.name);
+    await expect(row).toContainText('this one');
+    await expect(row).toContainText(self.apiUrl);
+    await expect(row).toContainText(self.version);
+    await expect(row.getByRole('cell').nth(3)).not.toBeEmpty();
 
     await expect(page.getByRole('region', { name: 'Signed in as' }).getByRole('row', { name: /^Email/ })).toContainText(ROOT_EMAIL);
     await expect(page.getByRole('region', { name: 'Signed in as' }).getByRole('row', { name: /^Role/ })).toContainText('Administrator');
@@ -50,6 +65,9 @@ test.describe('about', () => {
     await expect(ports.getByRole('row', { name: /^Management API and console/ })).toContainText(portOf(junction.apiUrl));
     await expect(ports.getByRole('row', { name: /^Transactions/ })).toHaveCount(0);
     await expect(page.getByRole('region', { name: 'Signed in as' }).getByRole('row', { name: /^Role/ })).toContainText('User');
+    const instances = page.getByRole('region', { name: 'Instances' });
+    await expect(instances).toContainText('Only administrators can see the instances');
+    await expect(instances.getByRole('table')).toHaveCount(0);
     await expectNoHorizontalScroll(page);
     await shot(page, testInfo, 'about-user');
   });

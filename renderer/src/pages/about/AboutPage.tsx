@@ -1,8 +1,8 @@
-/** About: versions, the ports Junction listens on, the data store's health, and who is signed in. */
+/** About: versions, the ports Junction listens on, the data store's engine and health, the instances sharing it, and who is signed in. */
 import { useEffect } from 'react';
 import type { ReactNode } from 'react';
-import { Badge, Button, Code, SimpleGrid, Stack, Text } from '@mantine/core';
-import type { ServicePort } from '../../../../service/contracts/api';
+import { Badge, Button, Code, SimpleGrid, Stack, Table, Text } from '@mantine/core';
+import type { AboutInstance, AboutStorage, ServicePort } from '../../../../service/contracts/api';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { FieldList } from '../../components/FieldList';
@@ -28,6 +28,45 @@ function pagePort(): { protocol: string; port: number } {
   const protocol = window.location.protocol.replace(':', '');
   const port = window.location.port === '' ? (protocol === 'https' ? 443 : 80) : Number(window.location.port);
   return { protocol, port };
+}
+
+const ENGINE_NAMES: Record<AboutStorage['engine'], string> = { embedded: 'Embedded (one instance)', postgres: 'PostgreSQL (shared)' };
+
+/** The live instances as a table, the one that answered marked, so an admin sees which machine served the page. */
+function InstanceTable({ instances }: { instances: AboutInstance[] }) {
+  return (
+    <Table.ScrollContainer minWidth={560}>
+      <Table aria-labelledby={sectionId('Instances', 'about')}>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Name</Table.Th>
+            <Table.Th>Management API</Table.Th>
+            <Table.Th>Version</Table.Th>
+            <Table.Th>Started</Table.Th>
+            <Table.Th>Last heartbeat</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {instances.map((i) => (
+            <Table.Tr key={i.id}>
+              <Table.Td>
+                {i.name}{' '}
+                {i.self ? (
+                  <Badge color="teal" variant="light">
+                    this one
+                  </Badge>
+                ) : null}
+              </Table.Td>
+              <Table.Td style={{ wordBreak: 'break-all' }}>{i.apiUrl}</Table.Td>
+              <Table.Td>{i.version}</Table.Td>
+              <Table.Td>{new Date(i.started).toLocaleString()}</Table.Td>
+              <Table.Td>{new Date(i.lastBeat).toLocaleString()}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
 }
 
 function formatDuration(seconds: number): string {
@@ -72,7 +111,7 @@ export function AboutPage() {
     health === null
       ? []
       : [
-          ['Storage engine', health.store.engine],
+          ['Storage engine', about === null ? health.store.engine : `${ENGINE_NAMES[about.storage.engine]}: ${health.store.engine}`],
           [
             'State',
             <Badge key="state" color={health.status === 'ok' ? 'teal' : 'red'} variant="light">
@@ -117,6 +156,17 @@ export function AboutPage() {
           {user === null ? <Code>–</Code> : null}
         </Facts>
       </SimpleGrid>
+      {about === null ? null : (
+        <Facts title="Instances" rows={[]}>
+          {about.storage.instances === undefined ? (
+            <Text size="sm" c="dimmed">
+              Only administrators can see the instances.
+            </Text>
+          ) : (
+            <InstanceTable instances={about.storage.instances} />
+          )}
+        </Facts>
+      )}
     </Stack>
   );
 }
