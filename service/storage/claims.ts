@@ -26,7 +26,7 @@ export function claimable(claimer: string, now: Date): Filter {
   return { $or: [{ claimedUntil: { $exists: false } }, { claimedUntil: { $lte: now } }, { claimedBy: claimer }] };
 }
 
-/** Matches records whose claim is held by someone other than `claimer` and has not run out. */
+/** True when someone other than `claimer` holds the record's claim and it has not run out. */
 export function heldByAnother(record: Claimed, claimer: string, now: Date): boolean {
   return record.claimedUntil !== undefined && record.claimedUntil.getTime() > now.getTime() && record.claimedBy !== claimer;
 }
