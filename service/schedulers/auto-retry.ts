@@ -32,8 +32,11 @@ import type { ScheduledJob } from './registry.js';
 export const AUTO_RETRY_JOB = 'auto-retry';
 // Retries of one scan run a few at a time: enough to clear a backlog, few enough not to flood a recovering service.
 const PARALLEL_RETRIES = 4;
-/** How long a claim on one retry lasts: longer than a retry may wait for its upstream. */
-export const RETRY_CLAIM_MS = 5 * 60_000;
+/**
+ * How long a claim on one retry lasts. It needs to cover only the moment from recording the retry's id to the pipeline
+ * storing the retry, which comes before anything is sent: after that the log itself says the retry happened.
+ */
+export const RETRY_CLAIM_MS = 60_000;
 /** How long another instance's write of a queued transaction may take to show in the log. */
 const QUEUE_GRACE_MS = 60_000;
 
