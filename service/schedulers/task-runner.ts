@@ -208,9 +208,13 @@ export class TaskRunner {
   async #recover(): Promise<void> {
     const { tasks, items, logger } = this.#deps;
     const known = (await tasks.find({})).map((t) => t._id);
-    // Only items of tasks created long enough ago: another instance may be writing a new task's items right now.
-    const orphans = (await items.find({ taskID: { $nin: known } })).filter((item) => isOldEnough(item.taskID, this.#now()));
-    for (const taskID of new Set(orphans.map((item) => item.taskID))) await items.removeMany({ taskID });
+    if (this.#deps.instance === undefined) {
+      await items.removeMany({ taskID: { $nin: known } });
+    } else {
+      // Only items of tasks created long enough ago: another instance may be writing a new task's items right now.
+      const orphans = (await items.find({ taskID: { $nin: known } })).filter((item) => isOldEnough(item.taskID, this.#now()));
+      for (const taskID of new Set(orphans.map((item) => item.taskID))) await items.removeMany({ taskID });
+    }
     const stuck = new Set((await items.find({ tstatus: 'Processing' })).map((item) => item.taskID));
     for (const id of stuck) {
       if (!(await this.#claim(id))) continue;

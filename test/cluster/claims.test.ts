@@ -160,6 +160,18 @@ describe('claims on shared work across instances on PostgreSQL', () => {
       expect(items[0]).toMatchObject({ tstatus: 'Completed', rerunID: stored._id });
       expect(items.every((item) => item.tstatus === 'Completed')).toBe(true);
     });
+
+    it("keeps the transactions of a task another instance is creating at an instance's start, and removes those of a creation abandoned long ago", async () => {
+      const [a, b] = await twoInstances();
+      const fakes = fakeReplays(new Map());
+      const creating = newObjectId();
+      const abandoned = newObjectId(new Date(Date.now() - 2 * 60 * 60_000));
+      for (const taskID of [creating, abandoned]) await a.taskTransactions.insert({ _id: `${taskID}-0`, taskID, index: 0, tid: newTransactionId(new Date()), tstatus: 'Queued' });
+      const starting = runner(b, 'b', fakes, new LiveEvents());
+      await starting.job().run();
+      await starting.job().stop?.();
+      expect((await b.taskTransactions.find({})).map((item) => item.taskID)).toEqual([creating]);
+    });
   });
 
   describe('message delivery', () => {
