@@ -437,6 +437,7 @@ export class Junction {
       maxAttempts: config.notifications.maxAttempts,
       keepDays: config.notifications.keepDays,
       logger: logger.child({ component: 'notify' }),
+      ...this.#claimer(),
     });
     this.#delivery = delivery;
     this.outbox.onQueued = () => delivery.wake();
@@ -767,12 +768,12 @@ export class Junction {
     );
     this.#schedulers = schedulers;
     const replays = new Replays({ pipeline, messages, log, bodies: this.bodies, channels, clients, newId: newTransactionId });
-    this.#taskRunner = new TaskRunner({ tasks, items: taskTransactions, log, replays, events: this.events, concurrency: config.tasks.concurrency, logger: logger.child({ component: 'tasks' }) });
+    this.#taskRunner = new TaskRunner({ tasks, items: taskTransactions, log, replays, events: this.events, concurrency: config.tasks.concurrency, logger: logger.child({ component: 'tasks' }), ...this.#claimer() });
     this.#polling = new PollingChannels({ registry: schedulers, channels, replays, logger: logger.child({ component: 'polling' }) });
     schedulers.add(this.#taskRunner.job());
     schedulers.add(this.#polling.job());
     schedulers.add(
-      autoRetryJob({ queue: autoRetries, log, channels, replays, events: this.events, minuteMs: config.autoRetry.minuteMs, logger: logger.child({ component: 'auto-retry' }), ...(timers === undefined ? {} : { now: () => new Date(timers.now()) }) }, config.autoRetry.scanIntervalMs),
+      autoRetryJob({ queue: autoRetries, log, channels, replays, events: this.events, minuteMs: config.autoRetry.minuteMs, logger: logger.child({ component: 'auto-retry' }), ...(timers === undefined ? {} : { now: () => new Date(timers.now()) }), ...this.#claimer() }, config.autoRetry.scanIntervalMs),
     );
     if (config.alerts.enableAlerts) {
       const { users, contactGroups, notifications, jobStates } = this.store;
@@ -794,6 +795,11 @@ export class Junction {
     const backupJob = this.backups.job();
     if (backupJob !== undefined) schedulers.add(backupJob);
     schedulers.start();
+  }
+
+  /** Who claims shared work (storage/claims.ts): this instance on PostgreSQL; alone, the engines' fixed default. */
+  #claimer(): { instance?: string } {
+    return this.#database === undefined ? {} : { instance: this.cluster.instanceId };
   }
 
   #every(ms: number, job: () => Promise<void>): void {

@@ -5,10 +5,18 @@
  *
  * At least once: a record is marked only after its server answered, so a crash mid-send leaves it pending and it is
  * sent again after the restart (the job runs at start). A recipient may then get a message twice; never none.
+ *
+ * Several instances on one database each wake their own delivery (each outbox records its own messages), so a
+ * message is claimed before it is sent (storage/claims.ts): one conditional update on its attempt count and on
+ * nobody else's claim, which one sender wins. A claim lasts longer than a send may take; a message whose sender
+ * died mid-send is sent again by another once the claim runs out. Alone (the embedded engine, no `instance`), the
+ * process is the only sender and its in-flight set is enough: it claims nothing, which keeps its cost per message
+ * as it was (claims doubled the CPU per message on NeDB).
  */
 import type { Logger } from 'pino';
 import type { AlertMethod } from '../contracts/channels.js';
 import { afterFailedTry } from '../domain/delivery-retry.js';
+import { CLAIM_FIELDS, claimFor, claimable } from '../storage/claims.js';
 import type { NotificationRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 import type { ScheduledJob } from '../schedulers/registry.js';
@@ -25,9 +33,11 @@ const BATCH = 100;
 /** Old records are removed at most this often. */
 const PRUNE_EVERY_MS = 60 * 60_000;
 const DAY_MS = 24 * 60 * 60_000;
+/** How long a sender's claim on a message lasts: longer than any transport waits for its server. */
+export const SEND_CLAIM_MS = 5 * 60_000;
 
 /** The fields dropped when a message is done with (see NotificationRecord). */
-const BODIES = ['text', 'html', 'sms', 'nextAttemptAt'] as const;
+const BODIES = ['text', 'html', 'sms', 'nextAttemptAt', ...CLAIM_FIELDS] as const;
 
 export interface DeliveryOptions {
   notifications: Collection<NotificationRecord>;
@@ -39,6 +49,10 @@ export interface DeliveryOptions {
   concurrency?: number;
   now?: () => Date;
   logger: Logger;
+  /** This instance, as its claims name it; unset when this process is the only sender (the embedded engine). */
+  instance?: string;
+  /** How long a claim on a message lasts (SEND_CLAIM_MS; tests shorten it). */
+  claimMs?: number;
 }
 
 /** Sends what the outbox recorded, with retries; see the file comment. */
@@ -50,6 +64,9 @@ export class Delivery {
   readonly #concurrency: number;
   readonly #now: () => Date;
   readonly #logger: Logger;
+  /** Who claims the messages this sender tries, or null when it is the only sender. */
+  readonly #instance: string | null;
+  readonly #claimMs: number;
   /** Records being sent now: a pass never starts a second send of one. */
   readonly #inFlight = new Set<string>();
   /** Callers waiting for a record's next outcome (the test message). */
@@ -68,6 +85,8 @@ export class Delivery {
     this.#concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
     this.#now = options.now ?? (() => new Date());
     this.#logger = options.logger;
+    this.#instance = options.instance ?? null;
+    this.#claimMs = options.claimMs ?? SEND_CLAIM_MS;
   }
 
   /** The registry's job: every 15 s for due retries, and at start for what was pending before a restart. */
@@ -147,7 +166,9 @@ export class Delivery {
   /** Sends one batch of due records; returns how many were read. */
   async #pass(): Promise<number> {
     const now = this.#now();
-    const due = await this.#notifications.find({ status: 'pending', nextAttemptAt: { $lte: now } }, { sort: { nextAttemptAt: 1 }, limit: BATCH });
+    // Records another sender is on are left out, so a batch of them does not keep this loop reading them again.
+    const claims = this.#instance === null ? {} : claimable(this.#instance, now);
+    const due = await this.#notifications.find({ status: 'pending', nextAttemptAt: { $lte: now }, ...claims }, { sort: { nextAttemptAt: 1 }, limit: BATCH });
     const queue = due.filter((record) => !this.#inFlight.has(record._id));
     const worker = async (): Promise<void> => {
       for (let record = queue.shift(); record !== undefined; record = queue.shift()) await this.#attempt(record);
@@ -156,10 +177,11 @@ export class Delivery {
     return due.length;
   }
 
-  /** One try of one record, and its outcome recorded. */
+  /** One try of one record, and its outcome recorded; nothing when another sender claimed it first. */
   async #attempt(record: NotificationRecord): Promise<void> {
     this.#inFlight.add(record._id);
     try {
+      if (!(await this.#claim(record))) return;
       const attempts = record.attempts + 1;
       let updated: NotificationRecord | null;
       try {
@@ -172,7 +194,7 @@ export class Delivery {
         updated =
           next.status === 'failed'
             ? await this.#notifications.updateById(record._id, { set: { status: 'failed', attempts, lastError }, unset: BODIES })
-            : await this.#notifications.updateById(record._id, { set: { attempts, lastError, nextAttemptAt: next.nextAttemptAt } });
+            : await this.#notifications.updateById(record._id, { set: { attempts, lastError, nextAttemptAt: next.nextAttemptAt }, unset: CLAIM_FIELDS });
         const fields = { notification: record._id, kind: record.kind, method: record.method, to: record.to, attempts, error: lastError };
         if (next.status === 'failed') this.#logger.warn(fields, 'message not sent, and not tried again');
         else this.#logger.info({ ...fields, nextAttemptAt: next.nextAttemptAt }, 'message not sent yet; tried again later');
@@ -181,6 +203,17 @@ export class Delivery {
     } finally {
       this.#inFlight.delete(record._id);
     }
+  }
+
+  /**
+   * Claims a record for this sender: still pending, with the attempts it was read with (no other sender has tried it
+   * since), and nobody else's claim. True when this sender won it.
+   */
+  async #claim(record: NotificationRecord): Promise<boolean> {
+    if (this.#instance === null) return true;
+    const now = this.#now();
+    const filter = { _id: record._id, status: 'pending', attempts: record.attempts, ...claimable(this.#instance, now) };
+    return (await this.#notifications.updateMany(filter, { set: claimFor(this.#instance, now, this.#claimMs) })) === 1;
   }
 
   /** Removes records older than `keepDays`, at most hourly. Pending ones are kept: they still have tries to make. */

@@ -12,12 +12,19 @@
  * no such re-run means nothing was sent, and the transaction goes back to Queued. Both writes complete (NeDB
  * appends them to its files) before the next step starts, so this holds when the process is killed at any point;
  * a power cut can still lose what the operating system had not yet written to disk.
+ *
+ * Several instances on one database run each task on one of them: an instance claims a task (storage/claims.ts)
+ * with one conditional update before it runs it or settles its transactions, renews the claim while it runs and
+ * gives it back when it stops, so a task is never run by two at once, and a task whose instance died is taken over
+ * once its claim runs out. Waking the runner (a task created through this instance) only makes this instance look
+ * for work sooner; the claim decides who does it.
  */
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import type { LiveEvents } from '../events/live.js';
 import type { Replays } from '../pipeline/replay.js';
 import type { TaskRecord, TaskTransactionRecord } from '../storage/records.js';
+import { CLAIM_FIELDS, SINGLE_INSTANCE, claimFor, claimable } from '../storage/claims.js';
 import type { Collection, Filter } from '../storage/store.js';
 import type { TransactionLog } from '../storage/transactions.js';
 import { coalesce } from './coalesce.js';
@@ -27,16 +34,23 @@ import type { ScheduledJob } from './registry.js';
 export const TASKS_JOB = 'tasks';
 // New tasks wake the runner at once; the tick only catches work left by an error (a failed store write, say).
 const TICK_MS = 5_000;
+/** How long a task's claim lasts unless renewed: a dead instance's task is taken over within this. */
+export const TASK_CLAIM_MS = 30_000;
 
 export interface TaskRunnerDeps {
   tasks: Collection<TaskRecord>;
   items: Collection<TaskTransactionRecord>;
-  log: TransactionLog;
+  log: Pick<TransactionLog, 'get'>;
   replays: Pick<Replays, 'newTransaction' | 'rerun' | 'link'>;
   events: LiveEvents;
   /** How many tasks run at the same time. */
   concurrency: number;
   logger: Logger;
+  /** This instance, as its claims name it (the default suits the embedded engine, one process at a time). */
+  instance?: string;
+  /** How long a claim lasts unless renewed (TASK_CLAIM_MS; tests shorten it). */
+  claimMs?: number;
+  now?: () => Date;
 }
 
 export class TaskRunner {
@@ -44,11 +58,17 @@ export class TaskRunner {
   /** Task id → its run in this process. */
   readonly #active = new Map<string, Promise<void>>();
   readonly #fill: Coalesced;
+  readonly #instance: string;
+  readonly #claimMs: number;
+  readonly #now: () => Date;
   #recovered = false;
   #stopping = false;
 
   constructor(deps: TaskRunnerDeps) {
     this.#deps = deps;
+    this.#instance = deps.instance ?? SINGLE_INSTANCE;
+    this.#claimMs = deps.claimMs ?? TASK_CLAIM_MS;
+    this.#now = deps.now ?? (() => new Date());
     this.#fill = coalesce(() => this.#startTasks(), deps.logger, 'starting re-run tasks');
   }
 
@@ -76,29 +96,50 @@ export class TaskRunner {
     for (const task of ordered) {
       if (this.#active.size >= concurrency || this.#stopping) return;
       if (this.#active.has(task._id)) continue;
-      // Conditional, so a pause or cancel that came after the read above wins.
-      if (task.status === 'Queued') {
-        if ((await tasks.updateMany({ _id: task._id, status: 'Queued' }, { set: { status: 'Processing' } })) === 0) continue;
-        // Watchers (the console's task list) learn that it started, not only when its first batch is done.
-        await this.#progress(task._id);
-      }
+      // Conditional on the status read above, so a pause or cancel that came after the read wins; and on nobody
+      // else's claim, so another instance's run of it is left alone.
+      if (!(await this.#claim(task._id, task.status === 'Queued' ? { status: 'Processing' } : {}, { status: task.status }))) continue;
+      // Watchers (the console's task list) learn that it started, not only when its first batch is done.
+      if (task.status === 'Queued') await this.#progress(task._id);
       if (this.#active.has(task._id)) continue;
       const run = this.#run(task._id);
       this.#active.set(task._id, run);
     }
   }
 
+  /** Takes or renews this instance's claim on a task, with `set` besides, where `filter` matches; true when it holds. */
+  async #claim(id: string, set: Partial<TaskRecord> = {}, filter: Filter = {}): Promise<boolean> {
+    const now = this.#now();
+    const changed = await this.#deps.tasks.updateMany({ ...filter, _id: id, ...claimable(this.#instance, now) }, { set: { ...set, ...claimFor(this.#instance, now, this.#claimMs) } });
+    return changed === 1;
+  }
+
+  /** Gives a task's claim back, if this instance still holds it, so another instance may take the task at once. */
+  async #release(id: string): Promise<void> {
+    await this.#deps.tasks.updateMany({ _id: id, claimedBy: this.#instance }, { unset: CLAIM_FIELDS });
+  }
+
   async #run(id: string): Promise<void> {
     const { tasks, items, logger } = this.#deps;
     let finished = false;
+    // A batch may take longer than the claim (slow upstreams): the claim is renewed while it runs.
+    const renewal = setInterval(() => {
+      this.#claim(id).catch((err: unknown) => logger.warn({ err, task: id }, 'the claim of a running re-run task could not be renewed'));
+    }, Math.max(1, Math.floor(this.#claimMs / 3)));
+    renewal.unref();
     try {
       await this.#recoverItems({ taskID: id, tstatus: 'Processing' });
       for (;;) {
+        // Renewed before each batch: an instance that lost its claim (it stalled past it) leaves the task to the new holder.
+        if (!(await this.#claim(id))) {
+          logger.warn({ task: id }, 'another instance took this re-run task over; it is left to that instance');
+          break;
+        }
         const task = await tasks.findById(id);
         if (this.#stopping || task === null || task.status !== 'Processing') break;
         const batch = await items.find({ taskID: id, tstatus: 'Queued' }, { sort: { index: 1 }, limit: task.batchSize });
         if (batch.length === 0) {
-          await tasks.updateMany({ _id: id, status: 'Processing' }, { set: { status: 'Completed', completedDate: new Date(), remainingTransactions: 0 } });
+          await tasks.updateMany({ _id: id, status: 'Processing', claimedBy: this.#instance }, { set: { status: 'Completed', completedDate: new Date(), remainingTransactions: 0 } });
           await this.#progress(id);
           logger.info({ task: id }, 're-run task completed');
           break;
@@ -115,6 +156,8 @@ export class TaskRunner {
       // The task stays Processing; the next tick resumes it, and #recoverItems settles what was in flight.
       logger.error({ err, task: id }, 're-run task stopped by an error; it is resumed at the next tick');
     } finally {
+      clearInterval(renewal);
+      await this.#release(id).catch((err: unknown) => logger.warn({ err, task: id }, 'the claim of a re-run task could not be given back; it runs out by itself'));
       this.#active.delete(id);
       // A slot is free: start the next task. Not after an error, which would only repeat at once.
       if (finished) this.wake();
@@ -158,13 +201,30 @@ export class TaskRunner {
     return stuck.length;
   }
 
-  /** Once per start: settles every task transaction a crash left Processing, and removes half-created tasks. */
+  /**
+   * Once per start: settles every task transaction a crash left Processing, each task under its claim (another
+   * instance may be running it, its transactions rightly Processing), and removes half-created tasks.
+   */
   async #recover(): Promise<void> {
-    const { tasks, items } = this.#deps;
+    const { tasks, items, logger } = this.#deps;
     const known = (await tasks.find({})).map((t) => t._id);
-    await items.removeMany({ taskID: { $nin: known } });
-    const stuck = await this.#recoverItems({ tstatus: 'Processing' });
-    if (stuck > 0) for (const id of known) await this.#progress(id, false);
+    if (this.#deps.instance === undefined) {
+      await items.removeMany({ taskID: { $nin: known } });
+    } else {
+      // Only items of tasks created long enough ago: another instance may be writing a new task's items right now.
+      const orphans = (await items.find({ taskID: { $nin: known } })).filter((item) => isOldEnough(item.taskID, this.#now()));
+      for (const taskID of new Set(orphans.map((item) => item.taskID))) await items.removeMany({ taskID });
+    }
+    const stuck = new Set((await items.find({ tstatus: 'Processing' })).map((item) => item.taskID));
+    for (const id of stuck) {
+      if (!(await this.#claim(id))) continue;
+      try {
+        await this.#recoverItems({ taskID: id, tstatus: 'Processing' });
+        await this.#progress(id, false);
+      } finally {
+        await this.#release(id).catch((err: unknown) => logger.warn({ err, task: id }, 'the claim of a re-run task could not be given back; it runs out by itself'));
+      }
+    }
   }
 
   /** Writes the remaining count of a task and publishes its progress. */
@@ -181,4 +241,15 @@ export class TaskRunner {
     await this.#fill.settle();
     await Promise.all(this.#active.values());
   }
+}
+
+/** How long a task may take to be created (its transactions are written first) before its items count as orphans. */
+const CREATION_GRACE_MS = 60 * 60_000;
+
+/** True when a task id (an ObjectId, whose first 8 hex digits are its creation second) is older than the grace. */
+function isOldEnough(taskID: string, now: Date): boolean {
+  const seconds = Number.parseInt(taskID.slice(0, 8), 16);
+  // An id not in that shape says nothing of its age: its items are orphans as before.
+  if (!/^[0-9a-f]{24}$/.test(taskID) || !Number.isFinite(seconds)) return true;
+  return now.getTime() - seconds * 1000 > CREATION_GRACE_MS;
 }

@@ -4,7 +4,8 @@
  * through it, and the id goes into the small autoRetries collection first, so the auto-retry scan reads that queue
  * instead of scanning the log. The queue may hold ids whose flag is off (a crash between the two writes, or an admin
  * clearing the flag); the scan drops those, after `written(id)`, so that it never mistakes the moment between the
- * two writes for a stale entry.
+ * two writes for a stale entry. `written` knows this process's writes only: with several instances on one database
+ * the scan also gives a young entry time before dropping it (schedulers/auto-retry.ts).
  */
 import type { Logger } from 'pino';
 import type { AutoRetryRecord } from './records.js';

@@ -11,6 +11,7 @@ import type { ContactGroup } from '../contracts/contact-groups.js';
 import type { Notification, NotificationAlert, NotificationReport } from '../contracts/notifications.js';
 import type { PublicMediator } from '../contracts/mediators.js';
 import type { TaskTransactionView, TaskView } from '../contracts/tasks.js';
+import type { Claimed } from './claims.js';
 import type { MediatorConfigDef, MediatorConfigType } from '../domain/mediator-config.js';
 
 export type { MediatorConfigDef, MediatorConfigType };
@@ -111,8 +112,11 @@ export type MediatorChannelDefault = ChannelCreate;
  */
 export interface MediatorRecord extends StoredDoc, Stored<Omit<PublicMediator, 'online'>, 'createdAt' | 'updatedAt' | '_configModifiedTS' | '_lastHeartbeat'> {}
 
-/** A re-run task (COMPAT.md "tasks"). Its transactions are `TaskTransactionRecord`s, one document each. */
-export interface TaskRecord extends StoredDoc, Stored<TaskView, 'created' | 'completedDate'> {}
+/**
+ * A re-run task (COMPAT.md "tasks"). Its transactions are `TaskTransactionRecord`s, one document each. While an
+ * instance runs it, the task carries that instance's claim (storage/claims.ts).
+ */
+export interface TaskRecord extends StoredDoc, Claimed, Stored<TaskView, 'created' | 'completedDate'> {}
 
 /**
  * One transaction of a task. It is written Processing, with the id the re-run will get, before anything is sent;
@@ -126,9 +130,10 @@ export interface TaskTransactionRecord extends StoredDoc, TaskTransactionView {
 
 /**
  * A transaction waiting for auto retry (`_id` is the transaction's id). `childID` is written before a retry is
- * sent, so a crash mid-retry is recognised at the next scan instead of sending it twice.
+ * sent, so a crash mid-retry is recognised at the next scan instead of sending it twice; the claim beside it keeps
+ * another instance from taking that retry for an interrupted one while it is in flight.
  */
-export interface AutoRetryRecord extends StoredDoc {
+export interface AutoRetryRecord extends StoredDoc, Claimed {
   queuedAt: Date;
   childID?: string;
 }
@@ -145,7 +150,7 @@ export type NotificationReportRecord = Stored<NotificationReport, 'from' | 'to'>
  * One message to a person (contracts/notifications.ts), recorded before it is sent. The bodies are kept until it is
  * sent or failed for good, then dropped (the subject stays), so the records stay small however long they are kept.
  */
-export interface NotificationRecord extends StoredDoc, Omit<Stored<Notification, 'created'>, 'nextAttemptAt' | 'sentAt' | 'alert' | 'report'> {
+export interface NotificationRecord extends StoredDoc, Claimed, Omit<Stored<Notification, 'created'>, 'nextAttemptAt' | 'sentAt' | 'alert' | 'report'> {
   nextAttemptAt?: Date;
   sentAt?: Date;
   alert?: NotificationAlertRecord;

@@ -4,7 +4,8 @@ import type { TaskRecord, TaskTransactionRecord } from '../../storage/records.js
 
 /** A task with its dates as text. */
 export function taskView(task: TaskRecord): TaskView {
-  const { created, completedDate, ...rest } = task;
+  // The claim is the runner's bookkeeping between instances, not part of the task as OpenHIM shows it.
+  const { created, completedDate, claimedBy: _by, claimedUntil: _until, ...rest } = task;
   return { ...rest, created: created.toISOString(), ...(completedDate === undefined ? {} : { completedDate: completedDate.toISOString() }) };
 }
 
