@@ -49,6 +49,21 @@ function checkStatus(status: unknown): void {
   if (!isTransactionStatus(status)) throw new StoreError(`${COLLECTION}: status "${String(status)}" is not a transaction status`);
 }
 
+/**
+ * Applies a checked update to a stored transaction in place, as every engine must: `set`, then `unset`, then the
+ * `push` appended to the stored routes and orchestrations, and the request method upper-cased. Returns the record.
+ */
+export function applyTransactionChanges(record: Record<string, unknown>, update: { set: Record<string, unknown>; unset: readonly string[] }, push: { routes: unknown[]; orchestrations: unknown[] }): TransactionRecord {
+  Object.assign(record, update.set);
+  for (const field of update.unset) delete record[field];
+  for (const field of ['routes', 'orchestrations'] as const) {
+    if (push[field].length > 0) record[field] = [...((record[field] as unknown[] | undefined) ?? []), ...push[field]];
+  }
+  const updated = record as unknown as TransactionRecord;
+  if (typeof updated.request.method === 'string') updated.request.method = updated.request.method.toUpperCase();
+  return updated;
+}
+
 /** A storable copy of an update's `push` (routes and orchestrations to append); throws StoreError when it cannot be stored. */
 export function toStoredPush(push: TransactionPush | undefined): { routes: unknown[]; orchestrations: unknown[] } {
   const stored = { routes: [] as unknown[], orchestrations: [] as unknown[] };

@@ -18,6 +18,7 @@ import { StoreError, UniqueConstraintError } from '../store.js';
 import { auditSelect } from './audit-query.js';
 import type { AuditKey } from './audit-query.js';
 import type { PostgresDatabase } from './database.js';
+import { takePage } from '../take-page.js';
 
 const COLLECTION = 'audits';
 /** Rows read per statement by a stream, and the first window of a filter SQL cannot check. */
@@ -185,17 +186,7 @@ class PostgresAuditLog implements AuditLog {
       const statement = auditSelect(plan, { limit, offset: skip });
       return (await query<Row>(pool, 'page', statement.text, statement.values)).map(decodeRow);
     }
-    const page: AuditRecord[] = [];
-    let skipped = 0;
-    for await (const record of this.#matching(plan, Math.min(this.scanWindow, 250), this.scanWindow)) {
-      if (skipped < skip) {
-        skipped++;
-        continue;
-      }
-      page.push(record);
-      if (page.length === limit) break;
-    }
-    return page;
+    return takePage(this.#matching(plan, Math.min(this.scanWindow, 250), this.scanWindow), skip, limit);
   }
 
   async *stream(filter: AuditFilter): AsyncIterable<AuditRecord> {

@@ -15,7 +15,7 @@ import { checkChanges } from '../changes.js';
 import type { CheckedChanges } from '../changes.js';
 import { finishInterrupted } from '../interrupted.js';
 import { StoreError, UniqueConstraintError } from '../store.js';
-import { checkSetFields, toStoredPush, toStoredTransaction } from '../transaction-documents.js';
+import { applyTransactionChanges, checkSetFields, toStoredPush, toStoredTransaction } from '../transaction-documents.js';
 import { normaliseTransactionFilter } from '../transaction-filter.js';
 import { dayOf, dayOfId, isDay } from '../transaction-ids.js';
 import { STREAM_BATCH } from '../transactions.js';
@@ -26,6 +26,7 @@ import { constraintOf, sqlState, wrapError } from './errors.js';
 import { FOLD_METRICS_SQL, numberFinished, writeFinished } from './transaction-log-finish.js';
 import { toLogConditions } from './transaction-log-where.js';
 import type { LogConditions } from './transaction-log-where.js';
+import { takePage } from '../take-page.js';
 
 const COLLECTION = 'transactions';
 const NEWEST_FIRST = 'ORDER BY ts DESC, id DESC';
@@ -188,13 +189,7 @@ class PostgresLog implements PostgresTransactionLog {
       if (rows[0] === undefined) return null;
       const record = decode(rows[0].doc) as Record<string, unknown>;
       const wasProcessing = record.status === 'Processing';
-      Object.assign(record, update.set);
-      for (const field of update.unset) delete record[field];
-      for (const field of ['routes', 'orchestrations'] as const) {
-        if (push[field].length > 0) record[field] = [...((record[field] as unknown[] | undefined) ?? []), ...push[field]];
-      }
-      const updated = record as unknown as TransactionRecord;
-      if (typeof updated.request.method === 'string') updated.request.method = updated.request.method.toUpperCase();
+      const updated = applyTransactionChanges(record, update, push);
       await rewrite(client, updated);
       if (wasProcessing && updated.status !== 'Processing') await writeFinished(client, [updated], this.#buckets, this.#now());
       return updated;
@@ -218,14 +213,7 @@ class PostgresLog implements PostgresTransactionLog {
     const { limit, skip } = pageBounds(options);
     if (limit === 0) return [];
     if (where.test !== null) {
-      const page: TransactionRecord[] = [];
-      let skipped = 0;
-      for await (const record of this.#scan(where)) {
-        if (skipped++ < skip) continue;
-        page.push(record);
-        if (page.length === limit) break;
-      }
-      return page;
+      return takePage(this.#scan(where), skip, limit);
     }
     const { text, values } = pageStatement(where, limit, skip);
     const rows = await this.#query<{ doc: unknown }>('page', text, values);

@@ -24,6 +24,7 @@ import type { AuditRows, CodeKind, EncodedAudit } from '../audit-rows.js';
 import { auditQuery, auditSelect as select } from './audit-query.js';
 import type { AuditQuery } from './audit-query.js';
 import type { SqlValue } from './where.js';
+import { takePage } from '../take-page.js';
 
 const COLLECTION = 'audits';
 /** Rows read per statement by a stream, and most rows one statement examines for a filter SQL cannot check. */
@@ -227,17 +228,7 @@ class SqliteAuditLog implements AuditLog {
           .map((row) => decodeAudit(row.id, row.ts, row.doc)),
       );
     }
-    const page: AuditRecord[] = [];
-    let skipped = 0;
-    for await (const record of this.#matching(query, Math.min(this.scanWindow, 250), this.scanWindow)) {
-      if (skipped < skip) {
-        skipped++;
-        continue;
-      }
-      page.push(record);
-      if (page.length === limit) break;
-    }
-    return page;
+    return takePage(this.#matching(query, Math.min(this.scanWindow, 250), this.scanWindow), skip, limit);
   }
 
   async *stream(filter: AuditFilter): AsyncIterable<AuditRecord> {

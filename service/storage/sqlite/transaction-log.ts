@@ -26,7 +26,7 @@ import type { StoredPeriod } from '../../domain/metric-periods.js';
 import type { TransactionStatus } from '../../domain/transaction-status.js';
 import { checkChanges } from '../changes.js';
 import type { CheckedChanges } from '../changes.js';
-import { checkSetFields, toStoredPush, toStoredTransaction } from '../transaction-documents.js';
+import { applyTransactionChanges, checkSetFields, toStoredPush, toStoredTransaction } from '../transaction-documents.js';
 import { dayOfId, isDay } from '../transaction-ids.js';
 import { Checkpointer, closeWithCheckpoint } from './checkpointer.js';
 import { decodeDocument, encodeDocument } from './documents.js';
@@ -34,6 +34,7 @@ import { GroupCommit } from './group-commit.js';
 import { IntegrityScan } from './integrity-scan.js';
 import { toSqlConditions } from './where.js';
 import type { SqlCondition, SqlValue } from './where.js';
+import { takePage } from '../take-page.js';
 
 const COLLECTION = 'transactions';
 /** Rows per retention delete: small enough to keep each pause of the event loop short (streams read STREAM_BATCH). */
@@ -322,14 +323,8 @@ class SqliteLog implements TransactionLog {
         record = decodeDocument<Record<string, unknown>>(row.doc);
       }
       const wasProcessing = record.status === 'Processing';
-      Object.assign(record, update.set);
-      for (const field of update.unset) delete record[field];
       // Appended in the same synchronous step as the read, so two appends to one transaction both land.
-      for (const field of ['routes', 'orchestrations'] as const) {
-        if (push[field].length > 0) record[field] = [...((record[field] as unknown[] | undefined) ?? []), ...push[field]];
-      }
-      const updated = record as unknown as TransactionRecord;
-      if (typeof updated.request.method === 'string') updated.request.method = updated.request.method.toUpperCase();
+      const updated = applyTransactionChanges(record, update, push);
       const row = columns(updated);
       // SQLite rewrites every index on a column named in SET, changed or not; most updates touch only the status.
       const placed = update.set.request !== undefined || update.set.channelID !== undefined || update.set.clientID !== undefined || update.unset.includes('clientID');
@@ -440,18 +435,7 @@ class SqliteLog implements TransactionLog {
 
   async #scannedPage(where: SqlCondition, document: SqlCondition, options: PageOptions): Promise<TransactionRecord[]> {
     const { limit, skip } = pageBounds(options);
-    const page: TransactionRecord[] = [];
-    if (limit === 0) return page;
-    let skipped = 0;
-    for await (const row of this.#scan(where, document, true)) {
-      if (skipped < skip) {
-        skipped++;
-        continue;
-      }
-      page.push(decodeDocument<TransactionRecord>(row.doc as string));
-      if (page.length === limit) break;
-    }
-    return page;
+    return takePage(this.#scan(where, document, true), skip, limit, (row) => decodeDocument<TransactionRecord>(row.doc as string));
   }
 
   /**
