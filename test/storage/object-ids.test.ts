@@ -21,4 +21,13 @@ describe('record ids', () => {
     expect(isObjectId(newObjectId())).toBe(true);
     for (const value of ['aBcDeFgHiJkLmNoP', 'ABCDEF0123456789abcdef01', '0'.repeat(23), 12, null]) expect(isObjectId(value)).toBe(false);
   });
+
+  it('stay distinct and random across many draws from the pooled random bytes', () => {
+    const at = new Date('2025-06-01T12:00:00Z');
+    // 2,000 ids use four refills of the 4 KB pool; within one second only the random part tells them apart.
+    const randomParts = Array.from({ length: 2000 }, () => newObjectId(at).slice(8));
+    expect(new Set(randomParts).size).toBe(randomParts.length);
+    // Every hex digit turns up in every position: no slice of the pool is reused or left as zeros.
+    for (let position = 0; position < 16; position++) expect(new Set(randomParts.map((part) => part[position])).size).toBe(16);
+  });
 });

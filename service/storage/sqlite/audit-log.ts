@@ -17,7 +17,7 @@ import { StoreError, StoreOpenError, UniqueConstraintError } from '../store.js';
 import { newObjectId } from '../object-ids.js';
 import type { AuditCodesSeen, AuditFilter, AuditLog, AuditPageOptions, AuditRecord, NewAudit } from '../audits.js';
 import type { AuditCode } from '../../contracts/audits.js';
-import { Checkpointer, closeWithCheckpoint } from './checkpointer.js';
+import { CHECKPOINT_INTERVAL_MS, Checkpointer, closeWithCheckpoint } from './checkpointer.js';
 import { GroupCommit } from './group-commit.js';
 import { auditRows, decodeAudit } from '../audit-rows.js';
 import type { AuditRows, CodeKind, EncodedAudit } from '../audit-rows.js';
@@ -100,7 +100,7 @@ export interface SqliteAuditLogOptions {
   /** The database file; its folder is created (mode 0700) when missing. */
   file: string;
   logger: Logger;
-  /** How often the background worker checkpoints the write-ahead log; default 1000 ms. */
+  /** How often the background worker checkpoints the write-ahead log; default CHECKPOINT_INTERVAL_MS (100 ms). */
   checkpointIntervalMs?: number;
   /** Most rows one statement examines for a filter SQL cannot check; default SCAN_WINDOW (tests use a small one). */
   scanWindowRows?: number;
@@ -110,7 +110,7 @@ export interface SqliteAuditLogOptions {
 
 /** Creates the SQLite audit log; nothing touches the disk until `open()`. */
 export function createSqliteAuditLog(options: SqliteAuditLogOptions): AuditLog {
-  return new SqliteAuditLog(options.file, options.logger, options.checkpointIntervalMs ?? 1000, options.scanWindowRows ?? SCAN_WINDOW, options.now ?? Date.now);
+  return new SqliteAuditLog(options.file, options.logger, options.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS, options.scanWindowRows ?? SCAN_WINDOW, options.now ?? Date.now);
 }
 
 class SqliteAuditLog implements AuditLog {

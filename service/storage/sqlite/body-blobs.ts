@@ -10,7 +10,7 @@ import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { SmallBodyStore } from '../bodies/body-files.js';
 import { StoreError, StoreOpenError } from '../store.js';
-import { Checkpointer, closeWithCheckpoint } from './checkpointer.js';
+import { CHECKPOINT_INTERVAL_MS, Checkpointer, closeWithCheckpoint } from './checkpointer.js';
 import { GroupCommit } from './group-commit.js';
 
 const SCHEMA = `
@@ -66,7 +66,7 @@ export class SqliteBodyBlobs implements SmallBodyStore {
     this.#db = db;
     this.#checkpointer = new Checkpointer({
       file,
-      intervalMs: this.options.checkpointIntervalMs ?? 1000,
+      intervalMs: this.options.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS,
       logger,
       onFailure: () => {
         if (opened.open) opened.pragma('wal_autocheckpoint = 1000');

@@ -31,6 +31,17 @@ parentPort.on('message', (message) => {
 parentPort.postMessage({ type: 'ready' });
 `;
 
+/**
+ * How often the worker checkpoints, by default. Measured on this 2-core machine at an even 1,000 requests/s
+ * (docs/BENCHMARKS.md, "Checkpoints every 100 ms"): with one checkpoint a second, each one's fsyncs held the main
+ * thread's next commit for 9–28 ms once a second (off-CPU stacks: the commit's own fsync of the restarted
+ * write-ahead log's header, and its appends waiting on the inode the checkpoint was flushing), which set Junction's p99;
+ * with 5 s or 10 s between checkpoints the stalls grew with the work (17–43 ms). Every 100 ms each checkpoint has a
+ * tenth of a second's pages to write, the stalls vanish under the other noise (p99 3.7–5.0 ms against 9.8–36 ms),
+ * and the CPU per request at full speed is unchanged. A PASSIVE checkpoint with nothing to copy costs microseconds.
+ */
+export const CHECKPOINT_INTERVAL_MS = 100;
+
 export interface CheckpointerOptions {
   file: string;
   intervalMs: number;

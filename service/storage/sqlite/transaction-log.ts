@@ -28,7 +28,7 @@ import { checkChanges } from '../changes.js';
 import type { CheckedChanges } from '../changes.js';
 import { applyTransactionChanges, checkSetFields, toStoredPush, toStoredTransaction } from '../transaction-documents.js';
 import { dayOfId, isDay } from '../transaction-ids.js';
-import { Checkpointer, closeWithCheckpoint } from './checkpointer.js';
+import { CHECKPOINT_INTERVAL_MS, Checkpointer, closeWithCheckpoint } from './checkpointer.js';
 import { decodeDocument, encodeDocument } from './documents.js';
 import { GroupCommit } from './group-commit.js';
 import { IntegrityScan } from './integrity-scan.js';
@@ -128,7 +128,7 @@ export interface SqliteTransactionLogOptions {
   /** The database file; its folder is created (mode 0700) when missing. */
   file: string;
   logger: Logger;
-  /** How often the background worker checkpoints the write-ahead log; default 1000 ms. */
+  /** How often the background worker checkpoints the write-ahead log; default CHECKPOINT_INTERVAL_MS (100 ms). */
   checkpointIntervalMs?: number;
   /** Rows one statement examines when a filter reads inside the documents; default SCAN_WINDOW (tests use a small one). */
   scanWindowRows?: number;
@@ -201,7 +201,7 @@ interface Statements {
 
 /** Creates the SQLite transaction log; nothing touches the disk until `open()`. */
 export function createSqliteTransactionLog(options: SqliteTransactionLogOptions): TransactionLog {
-  const log = new SqliteLog(options.file, options.logger, options.checkpointIntervalMs ?? 1000, options.scanWindowRows ?? SCAN_WINDOW, options.metricsTimeZone ?? 'UTC', options.now ?? Date.now);
+  const log = new SqliteLog(options.file, options.logger, options.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS, options.scanWindowRows ?? SCAN_WINDOW, options.metricsTimeZone ?? 'UTC', options.now ?? Date.now);
   log.integrityScanAfterMs = options.integrityScanAfterMs === undefined ? INTEGRITY_SCAN_AFTER_MS : options.integrityScanAfterMs;
   return log;
 }
