@@ -235,9 +235,10 @@ export class Junction {
     const visualizerLogger = logger.child({ component: 'visualizer' });
     this.visualizer = new VisualizerRecorder({
       events: this.events,
-      // From the pipeline's in-memory list first: a store read (and deep copy) twice per transaction was 5% of the
-      // proxy's CPU (issue 19's profile). Disabled or deleted channels are not in it and still come from the store.
-      channel: async (id) => (await this.#channelCache?.enabled())?.find((c) => c._id === id) ?? this.store.channels.findById(id),
+      // From the pipeline's in-memory list first, without waiting: a store read (and deep copy) twice per transaction was
+      // 5% of the proxy's CPU (issue 19's profile). Disabled or deleted channels are not in it and still come from the
+      // store, as does any channel while the list is reloading after a write.
+      channel: (id) => this.#channelCache?.peek(id) ?? this.store.channels.findById(id),
       ...(options.clock === undefined ? {} : { now: options.clock }),
       onError: (err) => visualizerLogger.error({ err }, 'a visualizer event could not be recorded'),
     }).attach();

@@ -6,6 +6,8 @@ import type { Collection } from '../storage/store.js';
 export class ChannelCache {
   readonly #source: Collection<ChannelRecord>;
   #channels: Promise<ChannelRecord[]> | null = null;
+  // The loaded list by id, for lookups that must not wait (null until loaded, and again after every write).
+  #byId: Map<string, ChannelRecord> | null = null;
   #generation = 0;
 
   constructor(source: Collection<ChannelRecord>) {
@@ -16,6 +18,12 @@ export class ChannelCache {
   invalidate(): void {
     this.#generation++;
     this.#channels = null;
+    this.#byId = null;
+  }
+
+  /** The enabled channel `id` when the list is loaded and holds it; undefined otherwise (not loaded, disabled or gone). */
+  peek(id: string): ChannelRecord | undefined {
+    return this.#byId?.get(id);
   }
 
   /** Enabled channels ordered by priority. */
@@ -29,8 +37,12 @@ export class ChannelCache {
       loading.catch(() => {
         if (this.#generation === generation) this.#channels = null;
       });
-      void loading.then(() => {
-        if (this.#generation !== generation && this.#channels === loading) this.#channels = null;
+      void loading.then((list) => {
+        if (this.#generation !== generation) {
+          if (this.#channels === loading) this.#channels = null;
+          return;
+        }
+        this.#byId = new Map(list.map((channel) => [channel._id, channel]));
       }, () => undefined);
     }
     return this.#channels;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LiveEvents } from '../../service/events/live.js';
 import { VisualizerRecorder } from '../../service/visualizer/recorder.js';
-import { END_NORMALIZATION_MS, endEvents } from '../../service/domain/visualizer-events.js';
+import { END_NORMALIZATION_MS, endEvents, startEvent } from '../../service/domain/visualizer-events.js';
 import type { FinishedTransaction } from '../../service/domain/visualizer-events.js';
 
 const channel = { name: 'ward', routes: [{ name: 'copy' }, { name: 'main', primary: true }] };
@@ -84,5 +84,44 @@ describe('the visualizer recorder', () => {
     rec.detach();
     await run('y');
     expect(rec.size).toBe(0);
+  });
+
+  it('draws the same events from a channel at hand as endEvents does, and counts them against the cap', () => {
+    const bus = new LiveEvents();
+    const errors: unknown[] = [];
+    let now = 5_000;
+    // A lookup that answers at once (the pipeline's in-memory list), one that throws, and one for a gone channel.
+    const lookup = (id: string) => {
+      if (id === 'broken') throw new Error('no list');
+      return id === 'gone' ? null : channel;
+    };
+    const rec = new VisualizerRecorder({ events: bus, channel: lookup, now: () => now, onError: (err) => errors.push(err) }).attach();
+    const tx = finished('t1', {
+      routes: [{ name: 'copy', request: { timestamp: new Date(1010) }, response: { status: 201, timestamp: new Date(1040) } }],
+      orchestrations: [{ name: 'lookup', request: { timestamp: new Date(1020) } }],
+    });
+    bus.emit('transaction.started', { transactionId: 't1', channelID: 'c1', status: 'Processing', method: 'POST', path: '/' });
+    now += 10;
+    bus.completed({ transactionId: 't1', channelID: 'c1', status: 'Successful', method: 'POST', path: '/', responseStatus: 200 }, { channelName: 'ward', transaction: tx });
+    // Recorded synchronously: nothing pending, and the events are there before any promise settles.
+    const expected = [startEvent('t1', 'c1', 'ward', 5_000), ...endEvents(tx, channel)].sort((a, b) => a.normalizedTimestamp - b.normalizedTimestamp);
+    expect(rec.since(0)).toEqual(expected);
+    expect(rec.size).toBe(expected.length);
+    // Only the end is at or after the time it was recorded.
+    expect(rec.since(5_010)).toEqual(endEvents(tx, channel).sort((a, b) => a.normalizedTimestamp - b.normalizedTimestamp));
+    bus.emit('transaction.started', { transactionId: 't2', channelID: 'broken', status: 'Processing', method: 'GET', path: '/' });
+    bus.emit('transaction.started', { transactionId: 't3', channelID: 'gone', status: 'Processing', method: 'GET', path: '/' });
+    expect(errors).toHaveLength(1);
+    expect(rec.size).toBe(expected.length);
+  });
+
+  it('keeps no more of a transaction than its events need', () => {
+    const bus = new LiveEvents();
+    const rec = new VisualizerRecorder({ events: bus, channel: () => channel, now: () => 1 }).attach();
+    const tx = { ...finished('t1'), request: { timestamp: new Date(1000), headers: { big: 'x'.repeat(10_000) } } };
+    bus.completed({ transactionId: 't1', channelID: 'c1', status: 'Successful', method: 'GET', path: '/', responseStatus: 200 }, { channelName: 'ward', transaction: tx });
+    // Changing the record afterwards changes nothing recorded: the entry holds copies of the few fields it draws from.
+    tx.request.timestamp = new Date(9_000);
+    expect(rec.since(0).find((e) => e.type === 'primary' && e.event === 'start')?.normalizedTimestamp).toBe(1000);
   });
 });

@@ -105,13 +105,18 @@ export function nginxAvailable(): boolean {
   return spawnSync('nginx', ['-v'], { stdio: 'ignore' }).status === 0;
 }
 
-/** nginx as a keep-alive reverse proxy to `upstreamPort`, one worker per core, no access log. */
+/**
+ * nginx as a keep-alive reverse proxy to `upstreamPort`, no access log, with **one worker process**: the row issue 19
+ * defines ("nginx (one worker, keep-alive)"), and the like-for-like reference for a proxy whose requests run on one
+ * main thread. Before 2026-11-27 this was `worker_processes auto` (two workers here), which roughly doubles nginx's
+ * req/s on an idle machine, so ratios to nginx from before then are not comparable.
+ */
 export async function startNginx(upstreamPort: number, dir: string): Promise<Running> {
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
   await writeFile(
     conf,
-    `worker_processes auto;
+    `worker_processes 1;
 daemon off;
 pid ${join(dir, 'nginx.pid')};
 error_log ${join(dir, 'nginx-error.log')} warn;
