@@ -37,10 +37,14 @@ const BANNER = [
 ].join('\n');
 
 /**
- * The entry `node dist/service/index.js` runs. Stack traces name the TypeScript: frames in the bundle are mapped
- * through its source map, read on the first stack that needs it. Node's own source maps
+ * The entry `node dist/service/index.js` runs. Stack traces in the log name the TypeScript: the logger
+ * (service/log-stacks.ts) rewrites the bundle positions of a logged error's stack through the bundle's source map,
+ * using the function this entry publishes. Only logged stacks are mapped. Mapping every stack as V8 formats it
+ * (`Error.prepareStackTrace`, as this entry did before) parsed the 2.4 MB map on the first stack anything read, and
+ * Node reads the stack of every error a stream is destroyed with (a client resetting its connection): 47 MB of heap
+ * kept and a stall of the main thread in the middle of serving. Node's own source maps
  * (`process.setSourceMapsEnabled`) read and index every map as the bundle loads, which cost about 60 ms of CPU and
- * 20 MB of RSS on every start for stacks that are rarely printed (issue 19).
+ * 20 MB of RSS on every start (issue 19).
  */
 const ENTRY = `// Written by scripts/bundle-service.ts (npm run build:service): the service is in ./bundle/.
 import { readFileSync } from 'node:fs';
@@ -48,7 +52,9 @@ import { SourceMap } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const bundle = new URL('./bundle/', import.meta.url).href;
+// Parsed maps are dropped a minute after their last use: a logged error is rare, the parsed map is large.
 const maps = new Map();
+let dropTimer = null;
 
 function mapOf(file) {
   if (!maps.has(file)) {
@@ -60,36 +66,29 @@ function mapOf(file) {
     }
     maps.set(file, map);
   }
+  if (dropTimer !== null) clearTimeout(dropTimer);
+  dropTimer = setTimeout(() => {
+    maps.clear();
+    dropTimer = null;
+  }, 60_000);
+  dropTimer.unref();
   return maps.get(file);
 }
 
-function frameText(frame) {
-  const file = frame.getFileName();
-  const line = frame.getLineNumber();
-  const column = frame.getColumnNumber();
-  if (typeof file === 'string' && file.startsWith(bundle) && line !== null && column !== null) {
-    const entry = mapOf(file)?.findEntry(line - 1, column - 1);
-    if (entry !== undefined && typeof entry.originalSource === 'string') {
-      const where = fileURLToPath(new URL(entry.originalSource, file)) + ':' + (entry.originalLine + 1) + ':' + (entry.originalColumn + 1);
-      const type = frame.getTypeName();
-      const method = frame.getFunctionName() ?? frame.getMethodName();
-      const name = method === null ? null : (type !== null && !frame.isToplevel() && !frame.isConstructor() ? type + '.' + method : method);
-      const prefix = (frame.isAsync() ? 'async ' : '') + (frame.isConstructor() ? 'new ' : '');
-      return prefix + (name === null ? where : name + ' (' + where + ')');
-    }
-  }
-  return String(frame);
+const BUNDLE_POSITION = /(file:\\/\\/[^\\s()]*\\/bundle\\/[^\\s()/]+\\.js):(\\d+):(\\d+)/g;
+
+/** A stack's text with every position in the bundle replaced by its place in the TypeScript sources. */
+function mapStack(text) {
+  if (typeof text !== 'string' || !text.includes(bundle)) return text;
+  return text.replace(BUNDLE_POSITION, (whole, file, line, column) => {
+    if (!file.startsWith(bundle)) return whole;
+    const entry = mapOf(file)?.findEntry(Number(line) - 1, Number(column) - 1);
+    if (entry === undefined || typeof entry.originalSource !== 'string') return whole;
+    return fileURLToPath(new URL(entry.originalSource, file)) + ':' + (entry.originalLine + 1) + ':' + (entry.originalColumn + 1);
+  });
 }
 
-Error.prepareStackTrace = (error, frames) => {
-  let head;
-  try {
-    head = Error.prototype.toString.call(error);
-  } catch {
-    head = 'Error';
-  }
-  return [head, ...frames.map((frame) => '    at ' + frameText(frame))].join('\\n');
-};
+globalThis[Symbol.for('junction.mapStack')] = mapStack;
 
 await import('./bundle/junction.js');
 `;

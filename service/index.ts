@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { loadConfig, ConfigError } from './config/index.js';
-import { createLogger } from './logger.js';
+import { createLogger, mapStackText } from './logger.js';
 import type { ServiceLogger } from './logger.js';
 import { Junction } from './app.js';
 import { readVersion } from './version.js';
@@ -117,7 +117,7 @@ async function main(): Promise<void> {
 // `migrate-to-postgres` (migrate/cli.ts), which copies a data folder into PostgreSQL.
 const command = process.argv[2] === 'restore' ? restore() : process.argv[2] === 'migrate-to-postgres' ? migrateToPostgres() : main();
 command.catch((err: unknown) => {
-  fail(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  fail(err instanceof Error ? (err.stack === undefined ? err.message : mapStackText(err.stack)) : String(err));
 });
 
 async function restore(): Promise<void> {

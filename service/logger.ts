@@ -36,6 +36,24 @@ const REDACT = [
   'res.headers["set-cookie"]',
 ];
 
+/**
+ * A stack's text with positions in the production bundle replaced by their places in the TypeScript sources, through
+ * the function the bundle's entry publishes (scripts/bundle-service.ts); unchanged when not running from the bundle.
+ * Only logged stacks are mapped: parsing the bundle's source map costs tens of MB and a pause, too much for the stacks
+ * nobody reads.
+ */
+export function mapStackText(text: string): string {
+  const map = (globalThis as Record<symbol, unknown>)[Symbol.for('junction.mapStack')];
+  return typeof map === 'function' ? (map as (stack: string) => string)(text) : text;
+}
+
+/** pino's error serializer, with the stack mapped to the TypeScript sources. */
+function serializeError(err: Error): ReturnType<typeof pino.stdSerializers.err> {
+  const serialized = pino.stdSerializers.err(err);
+  if (typeof serialized.stack === 'string') serialized.stack = mapStackText(serialized.stack);
+  return serialized;
+}
+
 /** Creates the service logger; the file writer runs in a worker thread so logging never blocks requests. */
 export function createLogger(options: LoggerOptions): ServiceLogger {
   const targets: pino.TransportTargetOptions[] = [];
@@ -60,7 +78,7 @@ export function createLogger(options: LoggerOptions): ServiceLogger {
     return { logger, close: () => Promise.resolve() };
   }
   const transport = pino.transport({ targets });
-  const logger = pino({ level: options.level, redact: { paths: REDACT, censor: '[redacted]' }, base: { pid: process.pid } }, transport);
+  const logger = pino({ level: options.level, redact: { paths: REDACT, censor: '[redacted]' }, base: { pid: process.pid }, serializers: { err: serializeError } }, transport);
   let closing: Promise<void> | undefined;
   return {
     logger,
