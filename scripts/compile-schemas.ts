@@ -28,7 +28,7 @@ import { CONFIG_COMPILER, configAjv } from '../service/config/validate.js';
 import { configSchema } from '../service/config/schema.js';
 import { schemaHash } from '../service/domain/schema-hash.js';
 
-interface Recorded<Route> {
+export interface Recorded<Route> {
   key: string;
   route: Route;
   schema: object;
@@ -80,11 +80,17 @@ interface Generated {
   source: string;
 }
 
-/** The generated modules and the sizes that describe them. */
+/** One compiled route part: its table key, the schema and compiler it came from, and its file. */
+export interface CompiledEntry<Route> extends Recorded<Route> {
+  hash: string;
+  file: string;
+}
+
+/** The generated modules, and what each route part was compiled to. */
 export interface CompiledSchemas {
   files: Generated[];
-  validators: number;
-  serializers: number;
+  validators: CompiledEntry<ValidatorRoute>[];
+  serializers: (CompiledEntry<SerializerRoute> & { settings: SerializerSettings })[];
 }
 
 const jsString = (text: string): string => JSON.stringify(text);
@@ -99,10 +105,12 @@ export async function compileSchemas(root: string): Promise<CompiledSchemas> {
   // The same schema under the same compiler is one file (GET and HEAD, routes sharing a query).
   const byHash = new Map<string, string>();
   const entries = { validators: [] as string[], serializers: [] as string[] };
+  const compiled: Pick<CompiledSchemas, 'validators' | 'serializers'> = { validators: [], serializers: [] };
 
   const freeFormSource = _`require(${join(root, 'service', 'api', 'free-form-keyword.ts')}).freeFormErrors`;
   const ajvs = { strict: makeAjv(false, { freeFormSource }), coercing: makeAjv(true, { freeFormSource }) };
-  for (const { key, route, schema, compiler } of recorder.validators) {
+  for (const recorded of recorder.validators) {
+    const { key, route, schema, compiler } = recorded;
     const hash = schemaHash(compiler, schema);
     let file = byHash.get(hash);
     if (file === undefined) {
@@ -112,10 +120,12 @@ export async function compileSchemas(root: string): Promise<CompiledSchemas> {
       byHash.set(hash, file);
     }
     entries.validators.push(`  ${jsString(key)}: [${jsString(hash)}, () => require(${jsString(`./${file}`)})],`);
+    compiled.validators.push({ ...recorded, hash, file });
   }
 
   const build = SerializerSelector();
-  for (const { key, route, schema, compiler, settings } of recorder.serializers) {
+  for (const recorded of recorder.serializers) {
+    const { key, route, schema, compiler, settings } = recorded;
     const hash = schemaHash(compiler, schema);
     let file = byHash.get(hash);
     if (file === undefined) {
@@ -127,6 +137,7 @@ export async function compileSchemas(root: string): Promise<CompiledSchemas> {
       byHash.set(hash, file);
     }
     entries.serializers.push(`  ${jsString(key)}: [${jsString(hash)}, () => require(${jsString(`./${file}`)})],`);
+    compiled.serializers.push({ ...recorded, hash, file });
   }
 
   files.push({
@@ -155,7 +166,7 @@ export async function compileSchemas(root: string): Promise<CompiledSchemas> {
       '',
     ].join('\n'),
   });
-  return { files, validators: recorder.validators.length, serializers: recorder.serializers.length };
+  return { files, ...compiled };
 }
 
 /** Writes the generated modules to `dir` (emptied first); resolves with the file count and total size. */
@@ -165,7 +176,7 @@ export async function writeCompiledSchemas(root: string, dir: string): Promise<{
   await mkdir(dir, { recursive: true });
   for (const { file, source } of compiled.files) await writeFile(join(dir, file), source);
   const bytes = compiled.files.reduce((sum, f) => sum + Buffer.byteLength(f.source), 0);
-  return { files: compiled.files.length, bytes, validators: compiled.validators, serializers: compiled.serializers };
+  return { files: compiled.files.length, bytes, validators: compiled.validators.length, serializers: compiled.serializers.length };
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename)) {

@@ -60,14 +60,23 @@ export function serializerKey(route: SerializerRoute): string {
   return `${route.method} ${route.url} ${route.httpStatus ?? ''} ${route.contentType ?? ''}`;
 }
 
-/** Schema code from a compiled table; `stale` hears of each entry whose schema changed since the build. */
-export function tableSchemaCode(table: CompiledSchemaTable, stale: (key: string) => void = () => undefined): SchemaCode {
+/** What a compiled table reports: code whose schema changed since the build, a route part the build did not see. */
+export interface TableReports {
+  stale?: (key: string) => void;
+  missing?: (key: string) => void;
+}
+
+/** Schema code from a compiled table. */
+export function tableSchemaCode(table: CompiledSchemaTable, reports: TableReports = {}): SchemaCode {
   function loader<F>(entry: CompiledEntry<F> | undefined, key: string, schema: object, compiler: string): (() => F | undefined) | undefined {
-    if (entry === undefined) return undefined;
+    if (entry === undefined) {
+      reports.missing?.(key);
+      return undefined;
+    }
     return () => {
-      // Hashed on first use, not at registration: a start hashes nothing (about 150 route parts).
+      // Hashed on first use, not at registration: a start hashes nothing (about 250 route parts).
       if (entry[0] === schemaHash(compiler, schema)) return entry[1]();
-      stale(key);
+      reports.stale?.(key);
       return undefined;
     };
   }

@@ -132,16 +132,21 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
       ? { https: { cert: options.certificate.cert, key: options.certificate.key, passphrase: options.certificate.passphrase, minVersion: 'TLSv1.2' as const } }
       : {};
   const log = options.logger.child({ component: 'api' });
-  const staleSchemas = new Set<string>();
+  const reported = new Set<string>();
+  // Only a bundle patched after its build, or a route the build's registration did not see, gets these; the route
+  // still answers, compiled here instead.
+  const report = (message: string) => (key: string) => {
+    if (reported.has(key)) return;
+    reported.add(key);
+    log.warn({ route: key }, message);
+  };
   const schemaCode =
     options.schemaCode ??
     (compiledSchemaTable === null
       ? undefined
-      : tableSchemaCode(compiledSchemaTable, (key) => {
-          // Only a bundle patched after its build gets here; the route still answers, compiled here instead.
-          if (staleSchemas.has(key)) return;
-          staleSchemas.add(key);
-          log.warn({ route: key }, 'a route schema differs from the one compiled at build time: compiled now instead (rebuild with npm run build:service)');
+      : tableSchemaCode(compiledSchemaTable, {
+          stale: report('a route schema differs from the one compiled at build time: compiled on first use instead (rebuild with npm run build:service)'),
+          missing: report('a route schema was not compiled at build time: compiled on first use instead (see scripts/compile-schemas.ts)'),
         }));
   const serverOptions = {
     ...tls,
