@@ -17,7 +17,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
-import { writeCompiledSchemas } from './compile-schemas.js';
+import { isRouteCode, ROUTE_CODE_DIR, writeCompiledSchemas } from './compile-schemas.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const outdir = join(root, 'dist', 'service', 'bundle');
@@ -125,7 +125,7 @@ const compiledSchemas: Plugin = {
 export async function bundleService(): Promise<Record<string, number>> {
   // Chunk names carry hashes: chunks of an earlier build would otherwise pile up.
   await rm(outdir, { recursive: true, force: true });
-  await writeCompiledSchemas(root, schemasDir);
+  const schemas = await writeCompiledSchemas(root, schemasDir);
   const result = await build({
     absWorkingDir: root,
     entryPoints: { junction: 'service/index.ts', 'parse-worker': 'service/audit/parse-worker.ts' },
@@ -158,8 +158,26 @@ export async function bundleService(): Promise<Record<string, number>> {
     // A renamed placeholder would otherwise leave the bundle compiling at start without a word.
     if (result.metafile.inputs[relative(root, generated)] === undefined) throw new Error(`the bundle did not take ${generated} in place of ${source}`);
   }
+  // Each route's compiled code on its own, with what it calls from ajv, fast-json-stringify and the free-form check,
+  // read by `require` on the route's first use (scripts/compile-schemas.ts).
+  const routeCode = await build({
+    absWorkingDir: root,
+    entryPoints: schemas.files.filter(isRouteCode).map((file) => join(schemasDir, file)),
+    outdir: join(outdir, ROUTE_CODE_DIR),
+    // CommonJS in a "type": "module" package: the extension says so to Node's require.
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20.19',
+    minify: true,
+    legalComments: 'none',
+    metafile: true,
+    logLevel: 'warning',
+  });
   await writeFile(join(root, 'dist', 'service', 'index.js'), ENTRY);
-  return Object.fromEntries(Object.entries(result.metafile.outputs).map(([file, output]) => [file, output.bytes]));
+  const outputs = { ...result.metafile.outputs, ...routeCode.metafile.outputs };
+  return Object.fromEntries(Object.entries(outputs).map(([file, output]) => [file, output.bytes]));
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename)) {

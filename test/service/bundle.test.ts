@@ -3,7 +3,7 @@
  * name the TypeScript sources, not positions in the bundle, and the bundle answers with the route schemas compiled at
  * build time (scripts/compile-schemas.ts).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -78,5 +78,7 @@ describe('the service bundle', () => {
       .filter((line) => line.includes('compiled at build time'));
     expect(warned).toEqual([]);
     expect(readFileSync('dist/service/bundle/junction.js', 'utf8')).toContain('GET /transactions querystring');
+    // Each route's code is a file of its own beside the bundle, read on first use.
+    expect(readdirSync('dist/service/bundle/schemas').filter((f) => f.endsWith('.cjs')).length).toBeGreaterThan(100);
   });
 });
