@@ -36,6 +36,8 @@ export function lazySerializerFactory(warmup?: SchemaWarmup, code?: SchemaCode):
       const compile = route.method === 'GET' && warmup?.opensWith(route.url) === true ? whole : lazy;
       let serialize: Serialize | undefined;
       if (precompiled === undefined) warmup?.add(route.url, () => void (serialize ??= compile(route)));
+      // Compiled code is only read, after start for the routes a console opens with (see validation.ts).
+      else if (warmup?.opensWith(route.url) === true) warmup.add(route.url, () => void (serialize ??= precompiled()));
       return (doc: unknown) => (serialize ??= precompiled?.() ?? compile(route))(doc);
     };
   };

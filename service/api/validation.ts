@@ -80,6 +80,9 @@ export function createValidatorCompiler(warmup?: SchemaWarmup, code?: SchemaCode
     // schemas up front was a third of the time to ready (measured in docs/BENCHMARKS.md).
     let compiled: ValidateFunction | undefined;
     if (precompiled === undefined) warmup?.add(url, () => void (compiled ??= compile()));
+    // Compiled code is only read (about 0.5 ms a route), after start for the routes a console opens with, so their
+    // first requests do not (issue 19).
+    else if (warmup?.opensWith(url) === true) warmup.add(url, () => void (compiled ??= precompiled()));
     const validate = Object.assign(
       (data: unknown): boolean => {
         compiled ??= precompiled?.() ?? compile();

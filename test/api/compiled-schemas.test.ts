@@ -4,6 +4,7 @@
  * compile the same schemas at run time; code whose schema has changed since it was generated must never be used.
  */
 import { createRequire } from 'node:module';
+import { setImmediate as turn } from 'node:timers/promises';
 import { join, resolve } from 'node:path';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { _ } from 'ajv';
@@ -16,6 +17,7 @@ import type { CompiledSchemas } from '../../scripts/compile-schemas.js';
 import { tableSchemaCode } from '../../service/api/compiled-schemas.js';
 import type { CompiledSchemaTable, Serialize } from '../../service/api/compiled-schemas.js';
 import * as freeFormKeyword from '../../service/api/free-form-keyword.js';
+import { SchemaWarmup } from '../../service/api/schema-warmup.js';
 import { createValidatorCompiler, makeAjv } from '../../service/api/validation.js';
 import { configAjv } from '../../service/config/validate.js';
 import { configSchema } from '../../service/config/schema.js';
@@ -208,6 +210,26 @@ describe('compiled code and a changed schema', () => {
     expect(edited({ filterLimit: '50' })).toBe(true);
     expect(stale).toEqual([entry.key]);
     expect(loads).toEqual([entry.key]);
+  });
+
+  it('is read after start for the routes a console opens with, and leaves the warm-up nothing to compile', async () => {
+    const entries = ['GET /transactions querystring', 'GET /channels querystring'].map((key) => compiled.validators.find((v) => v.key === key));
+    const loads: string[] = [];
+    const counted: CompiledSchemaTable = {
+      validators: Object.fromEntries(entries.flatMap((e) => (e === undefined ? [] : [[e.key, [e.hash, () => (loads.push(e.key), load(sourceOf(e.file)) as ValidateFunction)] as const]]))),
+      serializers: {},
+    };
+    const warmup = new SchemaWarmup();
+    const compiler = createValidatorCompiler(warmup, tableSchemaCode(counted));
+    const validators = entries.map((e) => (e === undefined ? undefined : (compiler({ schema: e.schema, method: 'GET', url: e.route.url, httpPart: 'querystring' }) as (data: unknown) => boolean)));
+    expect(loads).toEqual([]);
+    warmup.start();
+    for (let i = 0; i < 5; i++) await turn();
+    expect(loads).toEqual(['GET /transactions querystring']);
+    // /channels is read on its first request, and the list's code is not read twice.
+    expect(validators[1]?.({})).toBe(true);
+    expect(validators[0]?.({ filterLimit: '5' })).toBe(true);
+    expect(loads).toEqual(['GET /transactions querystring', 'GET /channels querystring']);
   });
 
   it('is given a new hash when only the compiler settings change', () => {
