@@ -14,8 +14,10 @@
  * its resolved path, so they need no file.
  */
 import { rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
+import type { Plugin } from 'esbuild';
+import { isRouteCode, ROUTE_CODE_DIR, writeCompiledSchemas } from './compile-schemas.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const outdir = join(root, 'dist', 'service', 'bundle');
@@ -93,10 +95,36 @@ globalThis[Symbol.for('junction.mapStack')] = mapStack;
 await import('./bundle/junction.js');
 `;
 
+/** Where the schemas compiled at build time are written before they are bundled (scripts/compile-schemas.ts). */
+const schemasDir = join(root, 'dist', 'schemas');
+
+/**
+ * The modules that carry no compiled code in the sources, and the generated ones the bundle takes instead, so the
+ * bundle's compiled schemas always come from the sources it is built from.
+ */
+const COMPILED = [
+  { source: join(root, 'service', 'api', 'compiled-schema-table.ts'), generated: join(schemasDir, 'routes.js') },
+  { source: join(root, 'service', 'config', 'compiled-validator.ts'), generated: join(schemasDir, 'config.js') },
+];
+
+/** An esbuild plugin that bundles each generated module of COMPILED in place of its source. */
+const compiledSchemas: Plugin = {
+  name: 'junction-compiled-schemas',
+  setup(build) {
+    build.onResolve({ filter: /[/\\]compiled-(schema-table|validator)\.js$/ }, async (args) => {
+      if (args.pluginData === 'compiled-schemas') return undefined;
+      const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'compiled-schemas' });
+      const swap = COMPILED.find((c) => c.source === resolved.path);
+      return swap === undefined ? resolved : { path: swap.generated };
+    });
+  },
+};
+
 /** Builds the bundle and writes the entry; resolves with the output files and their sizes. */
 export async function bundleService(): Promise<Record<string, number>> {
   // Chunk names carry hashes: chunks of an earlier build would otherwise pile up.
   await rm(outdir, { recursive: true, force: true });
+  const schemas = await writeCompiledSchemas(root, schemasDir);
   const result = await build({
     absWorkingDir: root,
     entryPoints: { junction: 'service/index.ts', 'parse-worker': 'service/audit/parse-worker.ts' },
@@ -123,9 +151,32 @@ export async function bundleService(): Promise<Record<string, number>> {
     legalComments: 'linked',
     metafile: true,
     logLevel: 'warning',
+    plugins: [compiledSchemas],
+  });
+  for (const { source, generated } of COMPILED) {
+    // A renamed placeholder would otherwise leave the bundle compiling at start without a word.
+    if (result.metafile.inputs[relative(root, generated)] === undefined) throw new Error(`the bundle did not take ${generated} in place of ${source}`);
+  }
+  // Each route's compiled code on its own, with what it calls from ajv, fast-json-stringify and the free-form check,
+  // read by `require` on the route's first use (scripts/compile-schemas.ts).
+  const routeCode = await build({
+    absWorkingDir: root,
+    entryPoints: schemas.files.filter(isRouteCode).map((file) => join(schemasDir, file)),
+    outdir: join(outdir, ROUTE_CODE_DIR),
+    // CommonJS in a "type": "module" package: the extension says so to Node's require.
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20.19',
+    minify: true,
+    legalComments: 'none',
+    metafile: true,
+    logLevel: 'warning',
   });
   await writeFile(join(root, 'dist', 'service', 'index.js'), ENTRY);
-  return Object.fromEntries(Object.entries(result.metafile.outputs).map(([file, output]) => [file, output.bytes]));
+  const outputs = { ...result.metafile.outputs, ...routeCode.metafile.outputs };
+  return Object.fromEntries(Object.entries(outputs).map(([file, output]) => [file, output.bytes]));
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename)) {

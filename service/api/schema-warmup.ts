@@ -1,14 +1,15 @@
 /**
- * Route schemas are compiled on a route's first use so they cost nothing at start (issue 19), which left the first
- * request of each route paying for its own (the console's first transaction list: ~30–50 ms). After start this queue
- * compiles them in the background, one per turn of the event loop, the routes a console opens first at the front;
- * a request that comes first compiles its own as before, and the queue then skips it.
+ * Work to do on the main thread just after start, in the background: the transaction list's warm read (routes/
+ * transactions.ts), and compiling route schemas that have no code compiled at build time. The bundle carries every
+ * route's validators and serializers compiled at build time (compiled-schemas.ts, issue 19), so there the queue holds
+ * the warm read and the reading of `/me`'s and `/transactions`'s compiled code (about 1 ms); the TypeScript sources
+ * (tests, the tsc output) have no compiled code, and compile here, or on first use.
  *
- * The queue also gives way to the API: once `/me` and `/transactions` are compiled, no compile starts while a request
- * is being answered (see `hold`); those two do not wait, as the console's first requests need them. Profiled at
- * 10,000,000 transactions, compiling every route took 1–2 s of the main thread after ready, and the console's first
- * newest page, arriving meanwhile, waited behind a compile (and the garbage collections they cause) at each of its
- * turns of the event loop: 20 ms of main-thread CPU for a page that takes 5 once the queue is done (issue 19).
+ * One item per turn of the event loop, the routes a console opens first at the front; a request that comes first
+ * compiles its own, and the queue then skips it. The queue gives way to the API: once `/me` and `/transactions` are
+ * done, nothing starts while a request is being answered (see `hold`); those two do not wait, as the console's first
+ * requests need them. Profiled at 10,000,000 transactions, compiling every route here took 1–2 s of the main thread
+ * after ready, with single compiles holding the event loop for up to ~100 ms (issue 19): why the build compiles them.
  */
 
 /** Routes the console calls as it opens, compiled first (by path prefix, in this order). */

@@ -15,6 +15,9 @@ import { answerClientError, answerIdleConnections, installErrorHandling, sendErr
 import { installJsonBodyParser } from './json-body.js';
 import { lazySerializerFactory } from './lazy-serializers.js';
 import type { SchemaWarmup } from './schema-warmup.js';
+import { tableSchemaCode } from './compiled-schemas.js';
+import type { SchemaCode } from './compiled-schemas.js';
+import { compiledSchemaTable } from './compiled-schema-table.js';
 import { createValidatorCompiler } from './validation.js';
 import { installAuthentication } from './auth/hook.js';
 import type { AuthHookOptions } from './auth/hook.js';
@@ -62,6 +65,11 @@ export interface ApiServerOptions {
   logger: Logger;
   /** Compiles the routes' schemas in the background once the caller starts it (after the service is ready). */
   schemaWarmup?: SchemaWarmup;
+  /**
+   * Where the routes' compiled validators and serializers come from: by default the code the bundle carries
+   * (compiled-schema-table.ts, none in the TypeScript sources); the build passes its recorder here.
+   */
+  schemaCode?: SchemaCode;
   protocol: 'https' | 'http';
   certificate?: ServerCertificate;
   bodyLimitBytes: number;
@@ -123,15 +131,32 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
     options.protocol === 'https' && options.certificate !== undefined
       ? { https: { cert: options.certificate.cert, key: options.certificate.key, passphrase: options.certificate.passphrase, minVersion: 'TLSv1.2' as const } }
       : {};
+  const log = options.logger.child({ component: 'api' });
+  const reported = new Set<string>();
+  // Only a bundle patched after its build, or a route the build's registration did not see, gets these; the route
+  // still answers, compiled here instead.
+  const report = (message: string) => (key: string) => {
+    if (reported.has(key)) return;
+    reported.add(key);
+    log.warn({ route: key }, message);
+  };
+  const schemaCode =
+    options.schemaCode ??
+    (compiledSchemaTable === null
+      ? undefined
+      : tableSchemaCode(compiledSchemaTable, {
+          stale: report('a route schema differs from the one compiled at build time: compiled on first use instead (rebuild with npm run build:service)'),
+          missing: report('a route schema was not compiled at build time: compiled on first use instead (see scripts/compile-schemas.ts)'),
+        }));
   const serverOptions = {
     ...tls,
-    loggerInstance: options.logger.child({ component: 'api' }) as FastifyBaseLogger,
+    loggerInstance: log as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,
     // Fastify sets no deadline by default, and Node 20 does not apply `requestTimeout` to HTTPS servers, so a client
     // that stops mid-body would hold its connection (and its request) forever. An idle deadline on the socket ends it.
     connectionTimeout: options.idleTimeoutMs,
     return503OnClosing: true,
-    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory(options.schemaWarmup) } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory(options.schemaWarmup, schemaCode) } },
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     requestIdHeader: false,
@@ -148,7 +173,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, schema: (route.schema ?? {}) as Record<string, unknown> });
   });
 
-  app.setValidatorCompiler(createValidatorCompiler(options.schemaWarmup));
+  app.setValidatorCompiler(createValidatorCompiler(options.schemaWarmup, schemaCode));
   const warmup = options.schemaWarmup;
   if (warmup !== undefined) {
     // The background compiles wait while a request is answered, so the console's first requests do not queue behind them.

@@ -3,17 +3,16 @@
  * params and query strings are coerced, since they arrive as text.
  */
 import { Ajv } from 'ajv';
-import type { ErrorObject, Options, SchemaValidateFunction, ValidateFunction } from 'ajv';
+import type { Code, ErrorObject, Options, ValidateFunction } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { SchemaWarmup } from './schema-warmup.js';
+import type { SchemaCode } from './compiled-schemas.js';
+import { freeFormKeyword } from './free-form-keyword.js';
 import type { ValidationProblem } from '../contracts/api.js';
 import { pointerToDotted as dotted } from '../domain/json-pointer.js';
-import { freeFormProblem } from '../domain/free-form.js';
-import type { FreeFormLimits } from '../domain/free-form.js';
 
-/** The schema keyword that puts a free-form value (settings, config values) under the rules of domain/free-form.ts. */
-export const FREE_FORM_KEYWORD = 'freeForm';
+export { FREE_FORM_KEYWORD } from './free-form-keyword.js';
 
 // strictNumbers is on by itself only when `strict` is: `1e309` parses to Infinity, which ajv otherwise takes as a number.
 const common: Options = { allErrors: true, removeAdditional: false, strict: false, strictNumbers: true, useDefaults: true };
@@ -22,18 +21,26 @@ function pointer(segments: readonly string[]): string {
   return segments.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
-const checkFreeForm: SchemaValidateFunction = (limits: FreeFormLimits, data: unknown, _parent, context): boolean => {
-  const problem = freeFormProblem(data, limits);
-  if (problem === null) return true;
-  checkFreeForm.errors = [{ keyword: FREE_FORM_KEYWORD, instancePath: `${context?.instancePath ?? ''}${pointer(problem.at)}`, params: {}, message: problem.message }];
-  return false;
-};
+/** The validator settings of a request part: bodies strict, the text parts (query, params, headers) coerced. */
+export function validatorOptions(coerces: boolean): Options {
+  return { ...common, coerceTypes: coerces ? 'array' : false };
+}
 
-function makeAjv(options: Options): Ajv {
-  const ajv = new Ajv({ ...common, ...options });
+/** The name under which compiled code records which validator settings it was made with (see compiled-schemas.ts). */
+export function validatorCompilerName(coerces: boolean): string {
+  return `ajv ${coerces ? 'coercing' : 'strict'} ${JSON.stringify(validatorOptions(coerces))}`;
+}
+
+/**
+ * An ajv instance with the API's formats and keywords. `standalone` is set when generating code at build time: it
+ * keeps each validator's source, and says how that code reaches the free-form check.
+ */
+export function makeAjv(coerces: boolean, standalone?: { freeFormSource: Code }): Ajv {
+  const options = validatorOptions(coerces);
+  const ajv = new Ajv(standalone === undefined ? options : { ...options, code: { source: true } });
   // ajv-formats is CommonJS: under NodeNext its default import is module.exports, which carries `.default` too.
   formatsPlugin.default(ajv, ['email', 'date-time', 'date', 'uri', 'uuid', 'ipv4', 'ipv6', 'hostname']);
-  ajv.addKeyword({ keyword: FREE_FORM_KEYWORD, schemaType: 'object', errors: true, validate: checkFreeForm });
+  ajv.addKeyword(freeFormKeyword(standalone?.freeFormSource));
   return ajv;
 }
 
@@ -55,22 +62,30 @@ function nonFiniteErrors(data: unknown): ErrorObject[] {
 }
 
 /**
- * A validator compiler that picks strict or coercing validation by request part. Validators compile on a route's
- * first request, or earlier when `warmup` gets to them after start.
+ * A validator compiler that picks strict or coercing validation by request part. A validator is loaded from `code`
+ * (compiled at build time) or compiled on the route's first request; only the latter are left to `warmup`.
  */
-export function createValidatorCompiler(warmup?: SchemaWarmup): FastifySchemaCompiler<unknown> {
-  const strict = makeAjv({ coerceTypes: false });
-  const coercing = makeAjv({ coerceTypes: 'array' });
-  return ({ schema, httpPart, url }) => {
+export function createValidatorCompiler(warmup?: SchemaWarmup, code?: SchemaCode): FastifySchemaCompiler<unknown> {
+  let strict: Ajv | undefined;
+  let coercing: Ajv | undefined;
+  return ({ schema, httpPart, url, method }) => {
     const coerces = httpPart !== 'body';
-    const ajv = coerces ? coercing : strict;
+    const precompiled = code?.validator({ method, url, httpPart }, schema as object, validatorCompilerName(coerces));
+    // An ajv instance is made only when something compiles here: the bundle carries every route's validator.
+    const compile = (): ValidateFunction => {
+      const ajv = coerces ? (coercing ??= makeAjv(true)) : (strict ??= makeAjv(false));
+      return ajv.compile(schema as object);
+    };
     // Compiled on a route's first request (or by the warm-up after start), not at start-up: compiling every route's
     // schemas up front was a third of the time to ready (measured in docs/BENCHMARKS.md).
     let compiled: ValidateFunction | undefined;
-    warmup?.add(url, () => void (compiled ??= ajv.compile(schema as object)));
+    if (precompiled === undefined) warmup?.add(url, () => void (compiled ??= compile()));
+    // Compiled code is only read (about 0.5 ms a route), after start for the routes a console opens with, so their
+    // first requests do not (issue 19).
+    else if (warmup?.opensWith(url) === true) warmup.add(url, () => void (compiled ??= precompiled()));
     const validate = Object.assign(
       (data: unknown): boolean => {
-        compiled ??= ajv.compile(schema as object);
+        compiled ??= precompiled?.() ?? compile();
         const valid = compiled(data);
         validate.errors = compiled.errors ?? null;
         if (!valid || !coerces) return valid;

@@ -1,12 +1,14 @@
 /** Schema validation by ajv, with its errors turned into messages that name the key, the source and what is allowed. */
 import { isDeepStrictEqual } from 'node:util';
-import { Ajv } from 'ajv';
-import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv';
+import { _, Ajv, stringify } from 'ajv';
+import type { Code, ErrorObject, Options, ValidateFunction } from 'ajv';
+import { compiledConfigValidator } from './compiled-validator.js';
 import { allowedText } from './describe.js';
 import { configLeaves, getPath, schemaAt } from './leaves.js';
 import { configSchema } from './schema.js';
 import { didYouMean } from './suggest.js';
 import { pointerToDotted as dotted } from '../domain/json-pointer.js';
+import { schemaHash } from '../domain/schema-hash.js';
 
 /**
  * Says where a key's value came from: `api.port (in junction.json)` or `JUNCTION_API_PORT="0" (api.port)`;
@@ -14,21 +16,42 @@ import { pointerToDotted as dotted } from '../domain/json-pointer.js';
  */
 export type Locate = (key: string) => { where: string; showsValue: boolean };
 
+// strict mode catches mistakes in the schema itself; the two annotations added below are ours (docs and secrets).
+const options: Options = { allErrors: true, strict: true, coerceTypes: false, useDefaults: false };
+
+/** The name under which the compiled validator records the settings it was made with (see domain/schema-hash.ts). */
+export const CONFIG_COMPILER = `ajv config ${JSON.stringify(options)}`;
+
+/**
+ * The ajv instance the configuration schema compiles with. `isDeepStrictEqualSource` is set when generating code at
+ * build time: it keeps the validator's source and says how that code reaches `isDeepStrictEqual`.
+ */
+export function configAjv(isDeepStrictEqualSource?: Code): Ajv {
+  const ajv = new Ajv(isDeepStrictEqualSource === undefined ? options : { ...options, code: { source: true } });
+  ajv.addVocabulary(['secret', 'defaultText']);
+  // A key whose feature is not built yet holds its default or nothing (see `unavailable` in schema.ts). Generated code
+  // (not an ajv `validate` function, which standalone code cannot hold), so it compiles at build time too.
+  ajv.addKeyword({
+    keyword: 'unavailable',
+    schemaType: 'string',
+    code(cxt) {
+      const { gen, data, parentSchema } = cxt;
+      const equal = gen.scopeValue('func', isDeepStrictEqualSource === undefined ? { ref: isDeepStrictEqual } : { ref: isDeepStrictEqual, code: isDeepStrictEqualSource });
+      const fallback = (parentSchema as { default?: unknown }).default;
+      cxt.fail(_`!${equal}(${data}, ${fallback === undefined ? _`undefined` : stringify(fallback)})`);
+    },
+  });
+  return ajv;
+}
+
 let validator: ValidateFunction | undefined;
 
 function compiled(): ValidateFunction {
-  if (validator === undefined) {
-    // strict mode catches mistakes in the schema itself; the two annotations below are ours (docs and secrets).
-    const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false });
-    ajv.addVocabulary(['secret', 'defaultText']);
-    // A key whose feature is not built yet holds its default or nothing (see `unavailable` in schema.ts).
-    ajv.addKeyword({
-      keyword: 'unavailable',
-      schemaType: 'string',
-      validate: (_missing: string, value: unknown, parent?: AnySchemaObject) => isDeepStrictEqual(value, parent?.default),
-    });
-    validator = ajv.compile(configSchema);
+  // The bundle's validator, unless the schema changed since the build (then it would be stale: compiled here instead).
+  if (validator === undefined && compiledConfigValidator !== null && compiledConfigValidator[0] === schemaHash(CONFIG_COMPILER, configSchema)) {
+    validator = compiledConfigValidator[1]();
   }
+  validator ??= configAjv().compile(configSchema);
   return validator;
 }
 

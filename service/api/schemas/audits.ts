@@ -172,7 +172,7 @@ export const AuditSchema = Type.Object({
 export const AuditSummarySchema = Type.Object(summaryFields);
 
 /** `GET /audits`: summaries (default) or whole audits; told apart by the participants, which whole audits always have. */
-export const AuditListAnswer = Type.Array(Type.Unsafe<Static<typeof AuditSchema> | Static<typeof AuditSummarySchema>>({ if: { required: ['activeParticipant'] }, then: AuditSchema, else: AuditSummarySchema }));
+export const AuditListAnswer = Type.Array(Type.Unsafe<Static<typeof AuditSchema> | Static<typeof AuditSummarySchema>>({ if: { type: 'object', required: ['activeParticipant'] }, then: AuditSchema, else: AuditSummarySchema }));
 
 const OptionCode = Type.Object({ _id: Type.String(), code: Type.String(), displayName: Opt(Type.String()), codeSystemName: Opt(Type.String()) });
 
