@@ -2,13 +2,16 @@
  * Transaction ids and the UTC days they map to, the same for every engine: the id alone names the request day, so
  * an engine can find or refuse an id without a lookup, and retention can drop whole days.
  */
-import { isObjectId, newObjectId } from './object-ids.js';
+import { isObjectId, newSequentialObjectId } from './object-ids.js';
 import type { TransactionIdFactory } from './transactions.js';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-/** A new id: the shared record id (object-ids.ts) taken at the request time, so the id names the request day. */
-export const newTransactionId: TransactionIdFactory = (at: Date): string => newObjectId(at);
+/**
+ * A new id taken at the request time, so the id names the request day; sequential within the process (object-ids.ts)
+ * so the log's id index and the body paths built from it grow at their ends.
+ */
+export const newTransactionId: TransactionIdFactory = (at: Date): string => newSequentialObjectId(at);
 
 /** The UTC day (`yyyy-mm-dd`) of a date. */
 export function dayOf(date: Date): string {
