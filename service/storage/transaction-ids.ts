@@ -13,15 +13,30 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
  */
 export const newTransactionId: TransactionIdFactory = (at: Date): string => newSequentialObjectId(at);
 
-/** The UTC day (`yyyy-mm-dd`) of a date. */
+const DAY_MS = 86_400_000;
+// The last day named, as the range of epoch ms it covers: a proxied request asks for its day five or six times
+// (ids, body paths, checks), nearly always the same day, and toISOString was 2% of the storage work's CPU.
+let cachedFrom = Number.NaN;
+let cachedDay = '';
+
+/** The UTC day (`yyyy-mm-dd`) of a date; throws RangeError for an invalid one. */
 export function dayOf(date: Date): string {
-  return date.toISOString().slice(0, 10);
+  return dayOfMs(date.getTime());
+}
+
+function dayOfMs(ms: number): string {
+  // NaN fails both comparisons, so an invalid date reaches toISOString and throws there.
+  if (ms >= cachedFrom && ms < cachedFrom + DAY_MS) return cachedDay;
+  const day = new Date(ms).toISOString().slice(0, 10);
+  cachedFrom = Math.floor(ms / DAY_MS) * DAY_MS;
+  cachedDay = day;
+  return day;
 }
 
 /** The UTC day encoded in a transaction id, or null when the value is not a transaction id. */
 export function dayOfId(id: unknown): string | null {
   if (!isObjectId(id)) return null;
-  return dayOf(new Date(Number.parseInt(id.slice(0, 8), 16) * 1000));
+  return dayOfMs(Number.parseInt(id.slice(0, 8), 16) * 1000);
 }
 
 /** True for a real calendar day written `yyyy-mm-dd`. */

@@ -34,6 +34,12 @@ describe('transaction ids', () => {
     for (const id of ['', 'xyz', 'ABCDEF0123456789abcdef01', '0'.repeat(25), 42, null]) expect(dayOfId(id)).toBeNull();
   });
 
+  it('names the right day on either side of midnight, in any order, before 1970 too, and refuses an invalid date', () => {
+    const moments = ['2024-03-01T23:59:59.999Z', '2024-03-02T00:00:00.000Z', '2024-03-01T00:00:00.000Z', '2024-02-29T23:59:59.999Z', '1969-12-31T23:59:59.999Z', '1970-01-01T00:00:00.000Z', '2024-03-02T00:00:00.000Z', '2024-03-01T12:00:00.000Z'];
+    for (const moment of moments) expect(dayOf(new Date(moment))).toBe(moment.slice(0, 10));
+    expect(() => dayOf(new Date(Number.NaN))).toThrow(RangeError);
+  });
+
   it('writes days as yyyy-mm-dd in UTC and knows a real calendar day', () => {
     expect(dayOf(new Date('2024-02-29T23:30:00-01:00'))).toBe('2024-03-01');
     expect(isDay('2024-02-29')).toBe(true);
