@@ -327,11 +327,14 @@ class SqliteLog implements TransactionLog {
         record = decodeDocument<Record<string, unknown>>(row.doc);
       }
       const wasProcessing = record.status === 'Processing';
+      // Read before the changes are applied in place: where the row sits in the indexes, status aside.
+      const before = columns(record as unknown as TransactionRecord, false);
       // Appended in the same synchronous step as the read, so two appends to one transaction both land.
       const updated = applyTransactionChanges(record, update, push);
       const row = columns(updated);
-      // SQLite rewrites every index on a column named in SET, changed or not; most updates touch only the status.
-      const placed = update.set.request !== undefined || update.set.channelID !== undefined || update.set.clientID !== undefined || update.unset.includes('clientID');
+      // SQLite rewrites every index on a column named in SET, changed or not. The completion sets the whole request
+      // (for its body) but seldom moves it, so the indexed values are compared rather than the fields named.
+      const placed = !samePlacement(before, row);
       if (placed) replaceRow(s, row);
       else completeRow(s, row);
       if (wasProcessing && updated.status !== 'Processing') this.#finished(s, updated);
@@ -749,8 +752,14 @@ function toFinished(row: FinishedRow): FinishedTransaction {
 /** Where the document is in RowValues. */
 const DOC = 9;
 
-/** The indexed columns of a record, plus the document itself. */
-function columns(record: TransactionRecord): RowValues {
+/** Whether two rows have the same indexed values other than the status (see Statements.complete). */
+function samePlacement(a: RowValues, b: RowValues): boolean {
+  // ts, channel, client, method and path.
+  return a[1] === b[1] && a[2] === b[2] && a[3] === b[3] && a[6] === b[6] && a[7] === b[7];
+}
+
+/** The indexed columns of a record, plus the document itself unless `withDocument` is false (then ''). */
+function columns(record: TransactionRecord, withDocument = true): RowValues {
   return [
     record._id,
     record.request.timestamp.getTime(),
@@ -761,7 +770,7 @@ function columns(record: TransactionRecord): RowValues {
     record.request.method,
     record.request.path,
     record.wasRerun === true ? 1 : 0,
-    encodeDocument(record),
+    withDocument ? encodeDocument(record) : '',
   ];
 }
 
