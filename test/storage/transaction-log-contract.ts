@@ -149,7 +149,7 @@ export function describeTransactionLogContract(label: string, openFixture: OpenL
       const log = await open(await dir());
       const doc = await log.insert(tx(`${DAY1}T10:00:00Z`, { status: 'Processing', clientID: 'client-1' }));
       // The completion sets the whole request again, unchanged but for its body: found where it was.
-      await log.update(doc._id, { set: { status: 'Successful', request: { ...doc.request, body: { path: `${DAY1}/ch-a/x`, size: 1 } } } });
+      await log.update(doc._id, { set: { status: 'Successful', request: { ...doc.request, body: { path: `${DAY1}/ch-a/x`, size: 1, receivedBytes: 1, truncated: false } } } });
       const found = async (filter: TransactionFilter) => (await log.page(filter, { limit: 5 })).map((t) => t._id);
       expect(await found({ channelID: ['ch-a'], status: ['Successful'] })).toEqual([doc._id]);
       expect(await found({ clientID: 'client-1' })).toEqual([doc._id]);
