@@ -24,40 +24,78 @@ export const MAX_DOCUMENT_DEPTH = 64;
 
 /** Deep-copies a caller's value for storage: drops undefined fields, rejects values that would not survive a restart. */
 export function toStorable(collection: string, value: unknown, path: string, depth = 0): unknown {
+  try {
+    return copyStorable(value, depth);
+  } catch (err) {
+    if (!(err instanceof Refusal)) throw err;
+    // The path is built only now: every proxied request copies two documents, and naming each field on the way (a
+    // string per field) was most of the copy's garbage.
+    let where = path;
+    for (let i = err.steps.length - 1; i >= 0; i--) {
+      const step = err.steps[i];
+      where = typeof step === 'number' ? `${where}[${step}]` : where === '' ? String(step) : `${where}.${String(step)}`;
+    }
+    const field = where === '' ? 'the document' : `field "${where}"`;
+    if (err.kind === 'name') throw new StoreError(`${collection}: field name "${where}" ${err.what}`);
+    if (err.kind === 'depth') throw new StoreError(`${collection}: ${field} nests objects and arrays more than ${MAX_DOCUMENT_DEPTH} levels deep`);
+    throw new StoreError(`${collection}: ${field} holds ${err.what}, which cannot be stored`);
+  }
+}
+
+/** Why copyStorable refused a value, and the keys and indexes leading to it (innermost first). */
+class Refusal extends Error {
+  readonly steps: (string | number)[] = [];
+  constructor(
+    readonly kind: 'value' | 'name' | 'depth',
+    readonly what: string,
+  ) {
+    super(what);
+  }
+}
+
+function copyStorable(value: unknown, depth: number): unknown {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
     if (Number.isFinite(value)) return value;
-    throw unsupported(collection, path, String(value));
+    throw new Refusal('value', String(value));
   }
   if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) throw unsupported(collection, path, 'an invalid Date');
+    if (Number.isNaN(value.getTime())) throw new Refusal('value', 'an invalid Date');
     return new Date(value.getTime());
   }
-  if ((Array.isArray(value) || isPlainObject(value)) && depth >= MAX_DOCUMENT_DEPTH) {
-    throw new StoreError(`${collection}: ${path === '' ? 'the document' : `field "${path}"`} nests objects and arrays more than ${MAX_DOCUMENT_DEPTH} levels deep`);
-  }
   if (Array.isArray(value)) {
-    return value.map((item: unknown, i) => {
-      if (item === undefined) throw unsupported(collection, `${path}[${i}]`, 'undefined');
-      return toStorable(collection, item, `${path}[${i}]`, depth + 1);
-    });
-  }
-  if (isPlainObject(value)) {
-    const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      if (item === undefined) continue;
-      const where = path === '' ? key : `${path}.${key}`;
-      const problem = fieldNameProblem(key);
-      if (problem !== null) throw new StoreError(`${collection}: field name "${where}" ${problem}`);
-      copy[key] = toStorable(collection, item, where, depth + 1);
+    if (depth >= MAX_DOCUMENT_DEPTH) throw new Refusal('depth', '');
+    const copy: unknown[] = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      try {
+        if (item === undefined) throw new Refusal('value', 'undefined');
+        copy[i] = copyStorable(item, depth + 1);
+      } catch (err) {
+        if (err instanceof Refusal) err.steps.push(i);
+        throw err;
+      }
     }
     return copy;
   }
-  throw unsupported(collection, path, describeType(value));
-}
-
-function unsupported(collection: string, path: string, what: string): StoreError {
-  return new StoreError(`${collection}: ${path === '' ? 'the document' : `field "${path}"`} holds ${what}, which cannot be stored`);
+  if (isPlainObject(value)) {
+    if (depth >= MAX_DOCUMENT_DEPTH) throw new Refusal('depth', '');
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const item = value[key];
+      if (item === undefined) continue;
+      try {
+        const problem = fieldNameProblem(key);
+        if (problem !== null) throw new Refusal('name', problem);
+        copy[key] = copyStorable(item, depth + 1);
+      } catch (err) {
+        if (err instanceof Refusal) err.steps.push(key);
+        throw err;
+      }
+    }
+    return copy;
+  }
+  throw new Refusal('value', describeType(value));
 }
 
 function describeType(value: unknown): string {

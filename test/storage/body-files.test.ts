@@ -7,6 +7,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { dayOf } from '../../service/storage/bodies/bodies.js';
@@ -76,6 +77,52 @@ describe('body files', () => {
     expect(existsSync(join(root, '2026-11-20', 'short', 'b'))).toBe(true);
     expect(await files.removeDaysBefore('2026-11-10')).toEqual(['2026-11-01']);
     expect(existsSync(join(root, '2026-11-01'))).toBe(false);
+  });
+
+  it('finds a channel\'s small bodies by path prefix alone, not those of a channel whose id starts the same', async () => {
+    const { files } = await bodies(true);
+    for (const channelId of ['ch', 'ch-2', 'ch0', 'chx']) {
+      await store(files, Buffer.from(channelId), 10, 'b', '2026-11-01', channelId);
+      await store(files, Buffer.from(channelId), 10, 'b', '2026-11-02', channelId);
+    }
+    expect(await files.removeChannelBodiesBefore('ch', '2026-11-02')).toEqual(['2026-11-01']);
+    await expect(files.readText({ path: '2026-11-01/ch/b' })).rejects.toMatchObject({ code: 'ENOENT' });
+    for (const channelId of ['ch-2', 'ch0', 'chx']) expect(await files.readText({ path: `2026-11-01/${channelId}/b` })).toBe(channelId);
+    expect(await files.readText({ path: '2026-11-02/ch/b' })).toBe('ch');
+    expect(await files.days()).toEqual(['2026-11-01', '2026-11-02']);
+  });
+
+  it('reads a bodies.sqlite written before, dropping its (day, channel) index, and still applies retention to it', async () => {
+    const dir = await tempDir('junction-bodies-');
+    dirs.push(dir);
+    const file = join(dir, 'bodies.sqlite');
+    // The layout Junction wrote before issue 19's second pass, with its rows.
+    const old = new Database(file);
+    old.pragma('auto_vacuum = INCREMENTAL');
+    old.pragma('journal_mode = WAL');
+    old.exec(`CREATE TABLE bodies (path TEXT NOT NULL UNIQUE, day TEXT NOT NULL, channel TEXT NOT NULL, data BLOB NOT NULL);
+      CREATE INDEX bodies_day_channel ON bodies (day, channel);`);
+    const put = old.prepare('INSERT INTO bodies (path, day, channel, data) VALUES (?, ?, ?, ?)');
+    for (const day of ['2026-10-30', '2026-10-31']) for (const channel of ['a', 'b']) put.run(`${day}/${channel}/x`, day, channel, Buffer.from(`${day} ${channel}`));
+    old.close();
+
+    const files = new BodyFiles(join(dir, 'bodies'), new SqliteBodyBlobs({ file, logger: pino({ level: 'silent' }) }));
+    await files.open();
+    opened.push(files);
+    expect(await files.readText({ path: '2026-10-31/b/x' })).toBe('2026-10-31 b');
+    expect(await files.days()).toEqual(['2026-10-30', '2026-10-31']);
+    expect(await files.removeChannelBodiesBefore('a', '2026-10-31')).toEqual(['2026-10-30']);
+    expect(await files.removeDaysBefore('2026-10-31')).toEqual(['2026-10-30']);
+    expect(await files.days()).toEqual(['2026-10-31']);
+    expect(await files.readText({ path: '2026-10-31/a/x' })).toBe('2026-10-31 a');
+    await expect(files.readText({ path: '2026-10-30/b/x' })).rejects.toMatchObject({ code: 'ENOENT' });
+
+    const check = new Database(file, { readonly: true });
+    try {
+      expect(check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'bodies_day_channel'").all()).toEqual([]);
+    } finally {
+      check.close();
+    }
   });
 
   it('names a moment\'s UTC day', () => {

@@ -145,6 +145,23 @@ export function describeTransactionLogContract(label: string, openFixture: OpenL
       expect((await log.get(doc._id))?.status).toBe('Successful');
     });
 
+    it('finds an updated transaction by its new channel, client, method, path and time, and no longer by the old ones', async () => {
+      const log = await open(await dir());
+      const doc = await log.insert(tx(`${DAY1}T10:00:00Z`, { status: 'Processing', clientID: 'client-1' }));
+      // The completion sets the whole request again, unchanged but for its body: found where it was.
+      await log.update(doc._id, { set: { status: 'Successful', request: { ...doc.request, body: { path: `${DAY1}/ch-a/x`, size: 1, receivedBytes: 1, truncated: false } } } });
+      const found = async (filter: TransactionFilter) => (await log.page(filter, { limit: 5 })).map((t) => t._id);
+      expect(await found({ channelID: ['ch-a'], status: ['Successful'] })).toEqual([doc._id]);
+      expect(await found({ clientID: 'client-1' })).toEqual([doc._id]);
+      const later = new Date(`${DAY1}T11:00:00Z`);
+      await log.update(doc._id, { set: { channelID: 'ch-b', request: { ...doc.request, method: 'POST', path: '/hl7/ORU', timestamp: later } }, unset: ['clientID'] });
+      expect(await found({ channelID: ['ch-b'], method: 'POST', path: '^/hl7/' })).toEqual([doc._id]);
+      expect(await found({ from: new Date(`${DAY1}T10:30:00Z`) })).toEqual([doc._id]);
+      expect(await found({ channelID: ['ch-a'] })).toEqual([]);
+      expect(await found({ clientID: 'client-1' })).toEqual([]);
+      expect(await found({ to: new Date(`${DAY1}T10:30:00Z`) })).toEqual([]);
+    });
+
     it('appends pushed routes and orchestrations after the set, in one write, without losing concurrent appends', async () => {
       const d = await dir();
       const log = await open(d);

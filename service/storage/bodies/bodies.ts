@@ -88,7 +88,5 @@ export function bodyGone(path: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`ENOENT: no stored body ${path}`), { code: 'ENOENT' });
 }
 
-/** The UTC day (`yyyy-mm-dd`) of a moment. */
-export function dayOf(date: Date): string {
-  return date.toISOString().slice(0, 10);
-}
+/** The UTC day (`yyyy-mm-dd`) of a moment: the transaction ids' own, so body paths and ids always agree. */
+export { dayOf } from '../transaction-ids.js';

@@ -13,17 +13,33 @@ import { StoreError, StoreOpenError } from '../store.js';
 import { CHECKPOINT_INTERVAL_MS, Checkpointer, closeWithCheckpoint } from './checkpointer.js';
 import { GroupCommit } from './group-commit.js';
 
+/**
+ * A path is `<day>/<channel>/<body id>` (body-files.ts), so the path index alone finds a day's or a channel's bodies by
+ * prefix. Files made before kept a second index on (day, channel): it cost each body one more B-tree insert (about a
+ * fifth of a put, measured in docs/BENCHMARKS.md, "Issue 19: storage cost per transaction"), so it is dropped on open;
+ * the day and channel columns stay, written as before, so an older Junction can still read the file.
+ */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS bodies (path TEXT NOT NULL UNIQUE, day TEXT NOT NULL, channel TEXT NOT NULL, data BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS bodies_day_channel ON bodies (day, channel);
+DROP INDEX IF EXISTS bodies_day_channel;
 `;
 /** Rows per retention delete: keeps each pause of the event loop short. */
 const BATCH = 500;
+/** `yyyy-mm-dd`, the first segment of every path. */
+const DAY_LENGTH = 10;
+
+/** A key after every path under `prefix/` and before any other path above them ("0" follows "/" in ASCII). */
+function afterPrefix(prefix: string): string {
+  return `${prefix}0`;
+}
 
 interface Statements {
   put: Statement<[string, string, string, Buffer]>;
   get: Statement<[string], { data: Buffer }>;
-  days: Statement<[], { day: string }>;
+  /** The first path at or after a key: walks the days one index lookup each. */
+  firstFrom: Statement<[string], { path: string }>;
+  /** Up to BATCH bodies whose paths lie in [from, to). */
+  removeRange: Statement<[string, string]>;
 }
 
 export interface SqliteBodyBlobsOptions {
@@ -56,7 +72,8 @@ export class SqliteBodyBlobs implements SmallBodyStore {
       this.#statements = {
         put: db.prepare('INSERT INTO bodies (path, day, channel, data) VALUES (?, ?, ?, ?)'),
         get: db.prepare('SELECT data FROM bodies WHERE path = ?'),
-        days: db.prepare('SELECT DISTINCT day FROM bodies ORDER BY day'),
+        firstFrom: db.prepare('SELECT path FROM bodies WHERE path >= ? ORDER BY path LIMIT 1'),
+        removeRange: db.prepare(`DELETE FROM bodies WHERE rowid IN (SELECT rowid FROM bodies WHERE path >= ? AND path < ? LIMIT ${BATCH})`),
       };
     } catch (err) {
       db?.close();
@@ -96,28 +113,41 @@ export class SqliteBodyBlobs implements SmallBodyStore {
   }
 
   days(): string[] {
-    return this.#ready().days.all().map((row) => row.day);
+    const { firstFrom } = this.#ready();
+    const days: string[] = [];
+    for (let row = firstFrom.get(''); row !== undefined; ) {
+      const day = row.path.slice(0, DAY_LENGTH);
+      days.push(day);
+      row = firstFrom.get(afterPrefix(day));
+    }
+    return days;
   }
 
   async removeDaysBefore(day: string): Promise<void> {
-    await this.#deleteInBatches('day < ?', [day]);
+    // Every path of an earlier day sorts before the bare day ("2026-11-01/..." < "2026-11-02").
+    await this.#deleteRange('', day);
   }
 
   async removeChannelBefore(channelId: string, day: string): Promise<string[]> {
-    const db = this.#readyDb();
-    const touched = db.prepare<[string, string], { day: string }>('SELECT DISTINCT day FROM bodies WHERE day < ? AND channel = ? ORDER BY day').all(day, channelId);
-    await this.#deleteInBatches('day < ? AND channel = ?', [day, channelId]);
-    return touched.map((row) => row.day);
+    const touched: string[] = [];
+    for (const old of this.days().filter((d) => d < day)) {
+      const prefix = `${old}/${channelId}`;
+      if (await this.#deleteRange(`${prefix}/`, afterPrefix(prefix))) touched.push(old);
+    }
+    return touched;
   }
 
-  async #deleteInBatches(where: string, params: string[]): Promise<void> {
+  /** Deletes the bodies whose paths lie in [from, to), a batch per event-loop turn; true when there were any. */
+  async #deleteRange(from: string, to: string): Promise<boolean> {
+    let any = false;
     for (;;) {
-      const db = this.#readyDb();
-      const removed = db.prepare(`DELETE FROM bodies WHERE rowid IN (SELECT rowid FROM bodies WHERE ${where} LIMIT ${BATCH})`).run(...params).changes;
+      const removed = this.#ready().removeRange.run(from, to).changes;
+      if (removed > 0) any = true;
       if (removed < BATCH) break;
       await new Promise((resolve) => setImmediate(resolve));
     }
     this.#readyDb().pragma('incremental_vacuum');
+    return any;
   }
 
   #ready(): Statements {
