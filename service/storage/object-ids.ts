@@ -3,7 +3,7 @@
  * (8 digits of epoch seconds, then 16 random ones), so scripts written against OpenHIM can keep and compare them.
  * Records stored before ids took this shape keep their old ids; nothing here assumes every stored id matches.
  */
-import { randomFillSync } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 
 /** What a new id looks like. */
 export const OBJECT_ID = /^[0-9a-f]{24}$/;
@@ -35,14 +35,8 @@ export function newObjectId(at: Date = new Date()): string {
 // starts at a random value. Ids made one after another then sort in the order they were made, so a B-tree keyed by
 // them (the log's id index, bodies.sqlite's paths) appends to its last page instead of dirtying a random page of
 // the current second's range per insert: measured in docs/BENCHMARKS.md, "Issue 19: storage cost per transaction".
-const PROCESS_PART = randomHex(5);
-let counter = Number.parseInt(randomHex(3), 16);
-
-function randomHex(bytes: number): string {
-  const buffer = Buffer.alloc(bytes);
-  randomFillSync(buffer);
-  return buffer.toString('hex');
-}
+const PROCESS_PART = randomBytes(5).toString('hex');
+let counter = randomBytes(3).readUIntBE(0, 3);
 
 /**
  * A new id in MongoDB's ObjectId layout (seconds, a per-process random part, a counter): unique like newObjectId's,

@@ -101,13 +101,9 @@ export class BodyFiles implements Bodies {
       }
       return out;
     };
+    /** Writes a chunk that no longer fits in memory (`write` keeps the small ones) to the file. */
     const writeToFile = async (chunk: Buffer): Promise<void> => {
       if (small !== null) {
-        if (smallBytes + chunk.length <= SMALL_BODY_BYTES) {
-          small.push(chunk);
-          smallBytes += chunk.length;
-          return;
-        }
         // Too big to collect: stream what was collected, then everything that follows.
         const collected = small;
         small = null;
