@@ -226,7 +226,7 @@ const scenarios: Scenario[] = [
   {
     name: 'mllp',
     // Three 5-second rounds per target (one of 3 s in quick mode), each after a 1-second warm-up.
-    run: () => mllpScenario(quick ? 3 : 5, quick ? 1 : 3),
+    run: () => mllpScenario(quick ? 3 : 5, quick ? 1 : 3, 1, baseline === undefined ? undefined : resolve(baseline, 'dist', 'service', 'index.js')),
     print: (f: Awaited<ReturnType<typeof mllpScenario>>) => {
       console.log(`\nMLLP: ${f.connections} closed-loop senders of a ${f.messageBytes}-byte ORU^R01 (C), ACK server upstream (C); each row: the median of ${f.rounds} round(s) of ${f.secondsPerRound} s`);
       const row = (r: NonNullable<typeof f.junction>) => ({
@@ -238,7 +238,14 @@ const scenarios: Scenario[] = [
         'senders CPU s': r.generatorCpuSeconds,
         errors: r.errors,
       });
-      console.table({ direct: row(f.direct), ...(f.junction === undefined ? {} : { 'through Junction (full storage)': row(f.junction) }) });
+      console.table({
+        direct: row(f.direct),
+        ...(f.junction === undefined ? {} : { 'through Junction (full storage)': row(f.junction) }),
+        ...(f.baseline === undefined ? {} : { 'through the baseline build': row(f.baseline) }),
+      });
+      if (f.againstBaseline !== undefined) {
+        console.log(`this build / baseline, per round: msg/s ${f.againstBaseline.rateRatios.join(', ')}; Junction CPU per message ${f.againstBaseline.cpuRatios.join(', ')}`);
+      }
       if (f.junction === undefined) {
         console.log(`through Junction: NOT MEASURED: ${f.junctionNotMeasured ?? 'unknown reason'}`);
       } else {

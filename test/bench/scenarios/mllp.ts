@@ -36,6 +36,10 @@ export interface MllpFigures {
   direct: MllpRow;
   /** Absent when Junction could not be measured: see `junctionNotMeasured`. */
   junction?: MllpRow;
+  /** Another build (`--baseline`) measured the same way in the same rounds, when one was given. */
+  baseline?: MllpRow;
+  /** This build's msg/s and CPU per message over the baseline's, per round (the same round's rows). */
+  againstBaseline?: { rateRatios: number[]; cpuRatios: number[] };
   junctionNotMeasured?: string;
   junctionToDirect?: number;
   /** Transactions Junction stored for the channel, against the messages answered AA through it (warm-ups included). */
@@ -130,27 +134,36 @@ async function storedFigures(api: Api, answered: number): Promise<NonNullable<Ml
  * Runs the comparison: `rounds` round-robin rounds of `seconds` each per target, each run after its own warm-up of
  * `warmupSeconds` (new connections every run).
  */
-export async function mllpScenario(seconds: number, rounds: number, warmupSeconds = 1): Promise<MllpFigures> {
+export async function mllpScenario(seconds: number, rounds: number, warmupSeconds = 1, baselineEntry?: string): Promise<MllpFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'junction-bench-mllp-'));
   let upstream: RunningAckServer | undefined;
   let junction: RunningJunction | undefined;
   let api: Api | undefined;
+  let baseline: RunningJunction | undefined;
+  let baselineApi: Api | undefined;
   try {
     const programs: MllpPrograms = await compileMllpPrograms(dir);
     upstream = await startAckServer(programs);
     junction = await startJunction(join(dir, 'data'));
     api = await openApi(junction.apiUrl, junction.dataDir);
     const prepared = await prepareJunction(api, upstream.port);
-    const targets: [name: 'direct' | 'junction', port: number][] = [['direct', upstream.port]];
-    if ('tcpPort' in prepared) targets.push(['junction', prepared.tcpPort]);
+    const targets: [name: 'direct' | 'junction' | 'baseline', port: number, process?: RunningJunction][] = [['direct', upstream.port]];
+    if ('tcpPort' in prepared) targets.push(['junction', prepared.tcpPort, junction]);
+    if (baselineEntry !== undefined) {
+      baseline = await startJunction(join(dir, 'baseline-data'), {}, [], baselineEntry);
+      baselineApi = await openApi(baseline.apiUrl, baseline.dataDir);
+      const preparedBaseline = await prepareJunction(baselineApi, upstream.port);
+      if (!('tcpPort' in preparedBaseline)) throw new Error(`the baseline could not be measured: ${preparedBaseline.notMeasured}`);
+      targets.push(['baseline', preparedBaseline.tcpPort, baseline]);
+    }
     const measured: Record<string, MllpRow[]> = {};
     for (let round = 0; round < rounds; round++) {
-      for (const [name, port] of targets) {
+      for (const [name, port, service] of targets) {
         const upstreamBefore = await cpuMs(upstream.child.pid);
-        const junctionBefore = await cpuMs(junction.child.pid);
+        const junctionBefore = service === undefined ? 0 : await cpuMs(service.child.pid);
         const result = await runMllpLoad(programs, { port, connections: CONNECTIONS, seconds, warmupSeconds, size: MESSAGE_BYTES });
         const row: MllpRow = { ...result, upstreamCpuSecondsPer1000: cpuSecondsPer1000((await cpuMs(upstream.child.pid)) - upstreamBefore, result) };
-        if (name === 'junction') row.junctionCpuSecondsPer1000 = cpuSecondsPer1000((await cpuMs(junction.child.pid)) - junctionBefore, result);
+        if (service !== undefined) row.junctionCpuSecondsPer1000 = cpuSecondsPer1000((await cpuMs(service.child.pid)) - junctionBefore, result);
         (measured[name] ??= []).push(row);
       }
     }
@@ -172,6 +185,15 @@ export async function mllpScenario(seconds: number, rounds: number, warmupSecond
     const through = medianRound(junctionRows);
     figures.junction = through;
     figures.junctionToDirect = Number((through.messagesPerSecond / direct.messagesPerSecond).toFixed(3));
+    const baselineRows = measured.baseline;
+    if (baselineRows !== undefined) {
+      figures.baseline = medianRound(baselineRows);
+      const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? Number.NaN : Number((a / b).toFixed(3)));
+      figures.againstBaseline = {
+        rateRatios: junctionRows.map((r, i) => ratio(r.messagesPerSecond, baselineRows[i]?.messagesPerSecond)),
+        cpuRatios: junctionRows.map((r, i) => ratio(r.junctionCpuSecondsPer1000, baselineRows[i]?.junctionCpuSecondsPer1000)),
+      };
+    }
     const answered = junctionRows.reduce((sum, r) => sum + r.messages + r.warmupMessages, 0);
     figures.stored = await storedFigures(api, answered);
     figures.passed =
@@ -182,6 +204,8 @@ export async function mllpScenario(seconds: number, rounds: number, warmupSecond
       figures.stored.responseBodyStored;
     return figures;
   } finally {
+    await baselineApi?.close();
+    await baseline?.stop();
     await api?.close();
     await junction?.stop();
     await upstream?.stop();
