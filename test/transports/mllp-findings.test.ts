@@ -75,7 +75,7 @@ describe('MLLP findings (issue 33)', () => {
     const text = out.toString('latin1');
     expect(text).toContain('MSA|AR||the MLLP frame does not hold an HL7 v2 message');
     expect(handler.got).toHaveLength(0);
-    expect(lines.some((l) => l.reason === 'not_hl7' && l.listener === label && typeof l.start === 'string' && (l.start as string).startsWith('hello'))).toBe(true);
+    expect(lines.some((l) => l.reason === 'not_hl7' && l.listener === label && typeof l.start === 'string' && (l.start).startsWith('hello'))).toBe(true);
     const metric = await registry.getSingleMetric('junction_inbound_refusals_total')?.get();
     expect(metric?.values.find((v) => v.labels.reason === 'not_hl7')?.value).toBe(1);
   });
