@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
 import type { OpenMetricsContentType, PrometheusContentType, Registry } from 'prom-client';
 import { addressKey, admissionOf, shouldLogRefusal } from '../domain/admission.js';
+import { errorBody } from '../errors.js';
 import type { RefusalReason } from '../domain/admission.js';
 
 export interface AdmissionOptions {
@@ -161,7 +162,11 @@ export interface HttpGuardOptions {
   secure: boolean;
 }
 
-const REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n';
+/** The 408 in the service's one error shape, as the API answers a request that stalls after its head. */
+function requestTimeout(headTimeoutMs: number): string {
+  const body = JSON.stringify(errorBody('REQUEST_TIMEOUT', `The request head did not arrive within ${String(headTimeoutMs / 1000)} s`, { headTimeoutMs }));
+  return `HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json; charset=utf-8\r\nconnection: close\r\ncontent-length: ${String(Buffer.byteLength(body))}\r\n\r\n${body}`;
+}
 
 /**
  * Guards an HTTP or HTTPS server: admission on every connection, and one deadline per request head (armed when the
@@ -171,6 +176,7 @@ const REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\nconnection: close\r\nco
  */
 export function guardHttpServer(server: HttpServer, options: HttpGuardOptions): void {
   const { admission, listener, headTimeoutMs } = options;
+  const timedOut = requestTimeout(headTimeoutMs);
   const timers = new WeakMap<Socket, NodeJS.Timeout>();
   const expire = (socket: Socket) => {
     timers.delete(socket);
@@ -180,7 +186,7 @@ export function guardHttpServer(server: HttpServer, options: HttpGuardOptions): 
       socket.destroy();
       return;
     }
-    socket.end(REQUEST_TIMEOUT);
+    socket.end(timedOut);
     const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS);
     timer.unref();
     socket.once('close', () => clearTimeout(timer));
