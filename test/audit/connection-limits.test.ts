@@ -44,7 +44,7 @@ describe('audit listeners: connection limits', () => {
     await until('the refused connections to close', () => (attacker.filter((p) => !p.closed).length <= 3 ? true : undefined), 10_000);
     expect(attacker.filter((p) => !p.closed)).toHaveLength(3);
     await new Promise<void>((resolve, reject) => {
-      execFile('logger', ['--tcp', '--octet-count', '-n', '127.0.0.1', '-P', String(ports.tcp), '--rfc5424', '-t', 'ehr', 'IHE+RFC-3881 audit from the ward'], (err) => (err === null ? resolve() : reject(err)));
+      execFile('logger', ['--tcp', '--octet-count', '-n', '127.0.0.1', '-P', String(ports.tcp), '--rfc5424', '-t', 'ehr', 'IHE+RFC-3881 audit from the ward'], (err: Error | null) => (err === null ? resolve() : reject(err)));
     });
     await until('the message from logger', () => (intake.got.some((m) => m.text.includes('audit from the ward')) ? true : undefined), 5_000);
     expect(await refusals(registry, 'audit-tcp', 'per_address')).toBe(37);
