@@ -181,7 +181,11 @@ export class AuditListeners {
     const { admission } = this.#options;
     const label = `audit-${transport}`;
     // Admitted first: one sender may hold only its share of the listener, and the process its cap.
-    const admitted = (socket: Socket) => admission === undefined || admission.admit(label, socket, limits.maxConnectionsPerAddress);
+    const admitted = (socket: Socket) => {
+      if (admission === undefined || admission.admit(label, socket, limits.maxConnectionsPerAddress)) return true;
+      listener.counters.refusedConnections++;
+      return false;
+    };
     if (transport === 'tcp') {
       server.on('connection', (socket: Socket) => {
         if (admitted(socket)) this.#accept(listener, socket);

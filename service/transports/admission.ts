@@ -27,6 +27,7 @@ export interface AdmissionOptions {
 }
 
 const DEFAULT_LOG_WINDOW_MS = 60_000;
+const REFUSALS_METRIC = 'junction_inbound_refusals_total';
 /** Past this many remembered log keys, those whose window has passed are forgotten. */
 const MAX_LOG_KEYS = 10_000;
 /** After a 408, how long a sender gets to read it before the socket is destroyed. */
@@ -64,11 +65,13 @@ export class Admission {
     this.#options = options;
     this.#window = options.logWindowMs ?? DEFAULT_LOG_WINDOW_MS;
     this.#now = options.now ?? Date.now;
+    // A second admission on the same registry (an instance started again) counts on in the same counter.
+    const existing = options.registry?.getSingleMetric(REFUSALS_METRIC) as Counter<'listener' | 'reason'> | undefined;
     this.#counter =
       options.registry === undefined
         ? undefined
-        : new Counter({
-            name: 'junction_inbound_refusals_total',
+        : existing ?? new Counter({
+            name: REFUSALS_METRIC,
             help: 'Inbound connections refused by a connection limit or closed by a connection deadline, and MLLP frames refused, by listener and reason',
             labelNames: ['listener', 'reason'],
             registers: [options.registry],
