@@ -164,7 +164,7 @@ export const configSchema = Type.Object(
     tcp: section(
       {
         maxMessageBytes: int(1024, 1_073_741_824, 16_777_216, 'Largest message a tcp or tls channel accepts, and largest reply read from an MLLP or TCP route; a longer one is refused, never cut short.'),
-        idleTimeoutSeconds: int(1, 86_400, 600, 'Seconds a tcp or tls channel connection, or a pooled MLLP route connection, may stay silent before it is closed.'),
+        idleTimeoutSeconds: int(1, 86_400, 600, 'Seconds a tcp or tls channel connection (between messages), or a pooled MLLP route connection, may stay silent before it is closed; a new connection that has sent nothing yet: tcp.silentTimeoutSeconds.'),
         maxConnectionsPerChannel: int(1, 100_000, 200, 'Connections one tcp or tls channel holds open at once; more are refused until one closes.'),
         maxConnectionsPerAddress: int(1, 100_000, 16, 'Connections one address may hold open at once on one tcp or tls channel, so a single sender cannot fill tcp.maxConnectionsPerChannel; more from that address are closed at once (logged, counted) until one closes.'),
         silentTimeoutSeconds: int(1, 86_400, 120, 'Seconds a new tcp or tls channel connection may stay open without sending a byte; after its first byte, tcp.idleTimeoutSeconds applies between messages.'),
