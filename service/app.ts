@@ -39,6 +39,9 @@ import { PrometheusMetrics } from './metrics/prometheus.js';
 import { Pipeline } from './pipeline/index.js';
 import { HttpRouter } from './routing/http.js';
 import { TransactionPorts } from './transports/http.js';
+import { Admission, guardHttpServer } from './transports/admission.js';
+import { readFileLimit } from './transports/file-limit.js';
+import { connectionCapOf } from './domain/admission.js';
 import { ChannelListeners } from './transports/sockets.js';
 import { MessagePipeline } from './pipeline/message.js';
 import { MllpRouter } from './routing/mllp.js';
@@ -567,7 +570,7 @@ export class Junction {
     const throttle = new LoginThrottle({ ...config.api.loginThrottle, ...(clock === undefined ? {} : { now: clock }) });
     const authenticator = new Authenticator({ accounts, sessions, throttle, audit });
     return createApiServer(
-      { logger, schemaWarmup: this.#schemaWarmup, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes, idleTimeoutMs: config.api.idleTimeoutSeconds * 1000, liveFeed: this.#options.liveFeed, consoleDir: this.#options.consoleDir === undefined ? findConsoleDir() : this.#options.consoleDir, corsOrigins: config.api.corsOrigins },
+      { logger, schemaWarmup: this.#schemaWarmup, protocol: config.api.protocol, certificate: https ? certificate : undefined, bodyLimitBytes: config.api.bodyLimitBytes, idleTimeoutMs: config.api.idleTimeoutSeconds * 1000, handshakeTimeoutMs: config.connections.handshakeTimeoutSeconds * 1000, liveFeed: this.#options.liveFeed, consoleDir: this.#options.consoleDir === undefined ? findConsoleDir() : this.#options.consoleDir, corsOrigins: config.api.corsOrigins },
       {
         authenticator,
         types: config.api.authenticationTypes,
@@ -691,7 +694,11 @@ export class Junction {
   /** Starts the transaction ports, the tcp and tls channel listeners, then the management API; returns the URLs. */
   async #listen(api: FastifyInstance, pipeline: Pipeline, messages: MessagePipeline, tls: Tls): Promise<{ apiUrl: string; apiPort: number; httpUrl: string; httpsUrl: string }> {
     const { config, logger } = this.#options;
+    const admission = await this.#admission();
+    const { connections } = config;
     this.#ports = new TransactionPorts(pipeline, {
+      admission,
+      connectionLimits: { perAddress: connections.maxPerAddress, headTimeoutMs: connections.headTimeoutSeconds * 1000, handshakeTimeoutMs: connections.handshakeTimeoutSeconds * 1000 },
       host: config.router.host,
       httpPort: config.router.httpPort,
       httpsPort: config.router.httpsPort,
@@ -701,6 +708,7 @@ export class Junction {
       logger,
     });
     const ports = await this.#ports.start();
+    guardHttpServer(api.server, { admission, listener: 'api', perAddress: connections.maxPerAddress, headTimeoutMs: connections.headTimeoutSeconds * 1000, secure: config.api.protocol === 'https' });
     await api.listen({ host: config.api.host, port: config.api.port });
     const apiPort = (api.server.address() as AddressInfo).port;
     this.#servicePorts = [
@@ -714,11 +722,20 @@ export class Junction {
       source: () => this.store.channels.find({ type: { $in: ['tcp', 'tls'] }, status: 'enabled' }),
       certificate: tls.certificate,
       trustedCAs: tls.trustedCAs,
-      limits: { maxMessageBytes: config.tcp.maxMessageBytes, idleTimeoutMs: config.tcp.idleTimeoutSeconds * 1000, maxConnectionsPerChannel: config.tcp.maxConnectionsPerChannel },
+      limits: {
+        maxMessageBytes: config.tcp.maxMessageBytes,
+        idleTimeoutMs: config.tcp.idleTimeoutSeconds * 1000,
+        maxConnectionsPerChannel: config.tcp.maxConnectionsPerChannel,
+        maxConnectionsPerAddress: config.tcp.maxConnectionsPerAddress,
+        silentTimeoutMs: config.tcp.silentTimeoutSeconds * 1000,
+        frameTimeoutMs: connections.frameTimeoutSeconds * 1000,
+        handshakeTimeoutMs: connections.handshakeTimeoutSeconds * 1000,
+      },
+      admission,
       logger: logger.child({ component: 'listeners' }),
     });
     await this.#listeners.start();
-    const auditListeners = await this.#startAuditListeners(tls);
+    const auditListeners = await this.#startAuditListeners(tls, admission);
     this.#listeningPorts = listeningPorts(config.api.protocol, apiPort, ports, auditListeners.bound());
     return {
       apiUrl: localUrl(config.api.protocol, config.api.host, apiPort),
@@ -728,17 +745,38 @@ export class Junction {
     };
   }
 
-  /** The audit repository's syslog listeners (`auditing.servers.*`); a port that cannot be bound fails the start, naming its setting. */
-  async #startAuditListeners(tls: Tls): Promise<AuditListeners> {
+  /**
+   * The connection admission every listener shares: its process-wide cap is `connections.maxTotal`, or computed from
+   * the open-file limit (which Node raised to the hard limit as it started, and index.ts where Node could not).
+   */
+  async #admission(): Promise<Admission> {
     const { config, logger } = this.#options;
-    const { auditing } = config;
+    const limit = await readFileLimit();
+    const total = config.connections.maxTotal > 0 ? config.connections.maxTotal : connectionCapOf(limit?.soft ?? null);
+    logger.info({ maxTotal: total, openFileLimit: limit?.soft ?? 'unknown', maxPerAddress: config.connections.maxPerAddress, tcpMaxPerAddress: config.tcp.maxConnectionsPerAddress }, 'inbound connection limits');
+    return new Admission({ perAddress: config.connections.maxPerAddress, total, logger: logger.child({ component: 'connections' }), registry: this.prometheus.registry });
+  }
+
+  /** The audit repository's syslog listeners (`auditing.servers.*`); a port that cannot be bound fails the start, naming its setting. */
+  async #startAuditListeners(tls: Tls, admission: Admission): Promise<AuditListeners> {
+    const { config, logger } = this.#options;
+    const { auditing, connections } = config;
     this.#auditListeners = new AuditListeners({
       handler: this.#auditIntake(),
       host: auditing.host,
       servers: auditing.servers,
       certificate: tls.certificate,
       trustedCAs: tls.trustedCAs,
-      limits: { maxMessageBytes: auditing.maxMessageBytes, maxConnections: auditing.maxConnections, idleTimeoutMs: auditing.idleTimeoutSeconds * 1000 },
+      limits: {
+        maxMessageBytes: auditing.maxMessageBytes,
+        maxConnections: auditing.maxConnections,
+        idleTimeoutMs: auditing.idleTimeoutSeconds * 1000,
+        handshakeTimeoutMs: connections.handshakeTimeoutSeconds * 1000,
+        maxConnectionsPerAddress: connections.maxPerAddress,
+        silentTimeoutMs: connections.silentTimeoutSeconds * 1000,
+        frameTimeoutMs: connections.frameTimeoutSeconds * 1000,
+      },
+      admission,
       logger: logger.child({ component: 'audit-listeners' }),
     });
     await this.#auditListeners.start();

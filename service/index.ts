@@ -7,6 +7,7 @@ import { loadConfig, ConfigError } from './config/index.js';
 import { createLogger, mapStackText } from './logger.js';
 import type { ServiceLogger } from './logger.js';
 import { Junction } from './app.js';
+import { raiseFileLimit } from './transports/file-limit.js';
 import { readVersion } from './version.js';
 import type { RestartExitCode, ServiceCertificateMessage, ServiceReadyMessage, ServiceStopMessage } from './contracts/shell.js';
 
@@ -38,6 +39,8 @@ async function main(): Promise<void> {
   for (const warning of warnings) logger.warn(warning);
   const version = readVersion();
   logger.info({ version, configFile: configFile ?? null, dataDir: config.dataDir }, 'Junction starting');
+  // The connection cap is computed from the open-file limit, so it is as high as this process may have first.
+  await raiseFileLimit(logger);
 
   const junction = new Junction({ config, logger, version });
   let stopping = false;

@@ -75,6 +75,8 @@ export interface ApiServerOptions {
   bodyLimitBytes: number;
   /** Longest a connection may stay silent in the middle of a request before the client gets 408 and is cut off. */
   idleTimeoutMs: number;
+  /** How long a TLS handshake may take (`connections.handshakeTimeoutSeconds`); Node's 120 s otherwise. */
+  handshakeTimeoutMs?: number;
   liveFeed?: LiveFeedOptions;
   /** The built console to serve at `/`; null serves none (the API works alone). */
   consoleDir?: string | null;
@@ -129,7 +131,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   if (options.protocol === 'https' && options.certificate === undefined) throw new Error('HTTPS needs a server certificate');
   const tls =
     options.protocol === 'https' && options.certificate !== undefined
-      ? { https: { cert: options.certificate.cert, key: options.certificate.key, passphrase: options.certificate.passphrase, minVersion: 'TLSv1.2' as const } }
+      ? { https: { cert: options.certificate.cert, key: options.certificate.key, passphrase: options.certificate.passphrase, minVersion: 'TLSv1.2' as const, ...(options.handshakeTimeoutMs === undefined ? {} : { handshakeTimeout: options.handshakeTimeoutMs }) } }
       : {};
   const log = options.logger.child({ component: 'api' });
   const reported = new Set<string>();

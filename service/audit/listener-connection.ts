@@ -39,6 +39,12 @@ export interface AuditConnectionSettings {
   counters: AuditListenerCounters;
   maxMessageBytes: number;
   idleTimeoutMs: number;
+  /** A connection that sends nothing for this long is closed (0 or absent: only the idle timeout). */
+  silentTimeoutMs?: number;
+  /** One message must arrive whole within this long of its first byte (0 or absent: only the idle timeout). */
+  frameTimeoutMs?: number;
+  /** Told when one of those deadlines closes the connection (the listener logs and counts it, throttled). */
+  deadline?: (reason: 'silent' | 'frame_timeout', fields: Record<string, unknown>) => void;
   /** Already bound to the listener and the peer's address. */
   logger: Logger;
 }
@@ -51,6 +57,10 @@ export class AuditStreamConnection {
   /** Reading is paused until the intake recovers. */
   #waiting = false;
   #closing = false;
+  /** Until the first byte. */
+  #silent: NodeJS.Timeout | undefined;
+  /** Until the message being read is whole: one timer per message, none per chunk. */
+  #frame: NodeJS.Timeout | undefined;
   /** Resolves once the socket has closed. */
   readonly closed: Promise<void>;
 
@@ -60,6 +70,14 @@ export class AuditStreamConnection {
     this.#decoder = new SyslogFrameDecoder({ maxMessageBytes: settings.maxMessageBytes });
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
     socket.setTimeout(settings.idleTimeoutMs);
+    if ((settings.silentTimeoutMs ?? 0) > 0) {
+      this.#silent = setTimeout(() => this.#expired('silent'), settings.silentTimeoutMs);
+      this.#silent.unref();
+    }
+    socket.once('close', () => {
+      clearTimeout(this.#silent);
+      clearTimeout(this.#frame);
+    });
     socket.on('data', (chunk: Buffer) => this.#read(chunk));
     socket.on('end', () => this.#ended());
     socket.on('timeout', () => this.#timedOut());
@@ -82,6 +100,10 @@ export class AuditStreamConnection {
   }
 
   #read(chunk: Buffer): void {
+    if (this.#silent !== undefined) {
+      clearTimeout(this.#silent);
+      this.#silent = undefined;
+    }
     if (this.#closing) return;
     const { messages, problem } = this.#decoder.push(chunk);
     this.#hand(messages);
@@ -89,8 +111,31 @@ export class AuditStreamConnection {
       this.#refuse(problem);
       return;
     }
+    this.#watchFrame();
     const { handler } = this.#settings;
     if (handler.overloaded?.() === true && handler.whenReady !== undefined) this.#pauseUntil(handler.whenReady());
+  }
+
+  #watchFrame(): void {
+    const ms = this.#settings.frameTimeoutMs ?? 0;
+    if (ms <= 0) return;
+    if (this.#decoder.midMessage && this.#frame === undefined) {
+      this.#frame = setTimeout(() => this.#expired('frame_timeout'), ms);
+      this.#frame.unref();
+    } else if (!this.#decoder.midMessage && this.#frame !== undefined) {
+      clearTimeout(this.#frame);
+      this.#frame = undefined;
+    }
+  }
+
+  /** A sender silent from the start, or one trickling a message, would otherwise hold its connection until the idle timeout, forever when it trickles. */
+  #expired(reason: 'silent' | 'frame_timeout'): void {
+    if (this.#closing || this.#socket.destroyed) return;
+    const { silentTimeoutMs, frameTimeoutMs } = this.#settings;
+    if (reason === 'frame_timeout') this.#settings.counters.malformedFraming++;
+    this.#settings.deadline?.(reason, reason === 'silent' ? { silentTimeoutMs } : { frameTimeoutMs, heldBytes: this.#decoder.heldBytes });
+    this.#closing = true;
+    this.#socket.destroy();
   }
 
   #hand(messages: Buffer[]): void {

@@ -19,6 +19,7 @@ import { AuditStreamConnection } from './listener-connection.js';
 import type { AuditIntakeHandler, AuditListenerCounters } from './listener-connection.js';
 import { listenUdp } from './listener-udp.js';
 import type { AuditTransport } from './peer.js';
+import type { Admission } from '../transports/admission.js';
 
 export type { AuditFlowControl, AuditIntakeHandler, AuditListenerCounters } from './listener-connection.js';
 
@@ -42,7 +43,15 @@ export interface AuditListenersOptions {
     idleTimeoutMs: number;
     /** How long a TLS handshake may take; by default the idle timeout, at most 30 s. */
     handshakeTimeoutMs?: number;
+    /** One address's share of each TCP or TLS listener; by default the whole listener's. */
+    maxConnectionsPerAddress?: number;
+    /** A connection that sends nothing for this long is closed; by default only the idle timeout. */
+    silentTimeoutMs?: number;
+    /** One message must arrive whole within this long of its first byte; by default only the idle timeout. */
+    frameTimeoutMs?: number;
   };
+  /** The instance's shared connection admission (per-address and process-wide counts); none in some tests. */
+  admission?: Admission;
   logger: Logger;
 }
 
@@ -169,10 +178,21 @@ export class AuditListeners {
     server.on('drop', (data?: { remoteAddress?: string; remotePort?: number }) => {
       this.#refused(listener, { peer: `${data?.remoteAddress ?? ''}:${data?.remotePort ?? 0}`, maxConnections: limits.maxConnections }, 'refused an audit connection: the listener has as many connections as auditing.maxConnections allows');
     });
+    const { admission } = this.#options;
+    const label = `audit-${transport}`;
+    // Admitted first: one sender may hold only its share of the listener, and the process its cap.
+    const admitted = (socket: Socket) => {
+      if (admission === undefined || admission.admit(label, socket, limits.maxConnectionsPerAddress)) return true;
+      listener.counters.refusedConnections++;
+      return false;
+    };
     if (transport === 'tcp') {
-      server.on('connection', (socket: Socket) => this.#accept(listener, socket));
+      server.on('connection', (socket: Socket) => {
+        if (admitted(socket)) this.#accept(listener, socket);
+      });
     } else {
       server.on('connection', (socket: Socket) => {
+        if (!admitted(socket)) return;
         listener.sockets.add(socket);
         socket.once('close', () => listener.sockets.delete(socket));
       });
@@ -193,7 +213,9 @@ export class AuditListeners {
     } catch (err) {
       throw bindError(err, transport, host, port);
     }
-    server.on('error', (err) => this.#options.logger.warn({ err, transport }, 'audit listener error'));
+    // A failed accept (EMFILE) repeats per connection: through the admission it is logged once a window.
+    if (admission !== undefined) server.on('error', (err: NodeJS.ErrnoException) => admission.listenerError(label, err));
+    else server.on('error', (err) => this.#options.logger.warn({ err, transport }, 'audit listener error'));
     listener.port = (server.address() as AddressInfo).port;
     return listener;
   }
@@ -244,6 +266,9 @@ export class AuditListeners {
       counters: listener.counters,
       maxMessageBytes: limits.maxMessageBytes,
       idleTimeoutMs: limits.idleTimeoutMs,
+      ...(limits.silentTimeoutMs === undefined ? {} : { silentTimeoutMs: limits.silentTimeoutMs }),
+      ...(limits.frameTimeoutMs === undefined ? {} : { frameTimeoutMs: limits.frameTimeoutMs }),
+      deadline: (reason, fields) => this.#options.admission?.refused(`audit-${listener.transport}`, address, reason, fields),
       logger: this.#options.logger.child({ transport: listener.transport, peer: `${address}:${port}` }),
     });
     listener.connections.add(connection);

@@ -164,11 +164,24 @@ export const configSchema = Type.Object(
     tcp: section(
       {
         maxMessageBytes: int(1024, 1_073_741_824, 16_777_216, 'Largest message a tcp or tls channel accepts, and largest reply read from an MLLP or TCP route; a longer one is refused, never cut short.'),
-        idleTimeoutSeconds: int(1, 86_400, 600, 'Seconds a tcp or tls channel connection, or a pooled MLLP route connection, may stay silent before it is closed.'),
+        idleTimeoutSeconds: int(1, 86_400, 600, 'Seconds a tcp or tls channel connection (between messages), or a pooled MLLP route connection, may stay silent before it is closed; a new connection that has sent nothing yet: tcp.silentTimeoutSeconds.'),
         maxConnectionsPerChannel: int(1, 100_000, 200, 'Connections one tcp or tls channel holds open at once; more are refused until one closes.'),
+        maxConnectionsPerAddress: int(1, 100_000, 16, 'Connections one address may hold open at once on one tcp or tls channel, so a single sender cannot fill tcp.maxConnectionsPerChannel; more from that address are closed at once (logged, counted) until one closes.'),
+        silentTimeoutSeconds: int(1, 86_400, 120, 'Seconds a new tcp or tls channel connection may stay open without sending a byte; after its first byte, tcp.idleTimeoutSeconds applies between messages.'),
         connectionsPerRoute: int(1, 1000, 16, 'Connections kept open to each MLLP route upstream and reused.'),
       },
       'TCP, TLS and MLLP channels and routes.',
+    ),
+    connections: section(
+      {
+        maxTotal: int(0, 1_000_000, 0, 'Inbound connections the service holds at once over every listener; more are refused (closed at once, logged, counted) until some close. 0: from the open-file limit at start (the soft RLIMIT_NOFILE, raised to the hard limit where allowed) less a quarter of it, at least 256, kept for store files, logs and outbound connections.'),
+        maxPerAddress: int(1, 100_000, 128, 'Connections one address may hold open at once on each HTTP and HTTPS transaction port, on the management API and on each audit listener; more from that address are closed at once (logged, counted) until one closes. Behind a reverse proxy every client shares its address: raise this to what the proxy opens. tcp and tls channels: tcp.maxConnectionsPerAddress.'),
+        headTimeoutSeconds: int(1, 3600, 30, 'Seconds an HTTP or HTTPS connection to a transaction port or the management API gets, from connecting (or from its previous response) until a whole request head has arrived; a silent or slow sender then gets 408 and is disconnected.'),
+        handshakeTimeoutSeconds: int(1, 600, 10, 'Seconds a TLS handshake may take on every TLS listener (HTTPS port, management API, tls channels, TLS audit listener) before the connection is closed.'),
+        silentTimeoutSeconds: int(1, 86_400, 30, 'Seconds a TCP or TLS audit connection may stay open without sending a byte (tcp and tls channels: tcp.silentTimeoutSeconds; HTTP: connections.headTimeoutSeconds).'),
+        frameTimeoutSeconds: int(1, 86_400, 60, 'Seconds one whole message may take to arrive, from its first byte, on a tcp or tls channel (an MLLP frame, or a stream message up to its end) or a TCP or TLS audit connection; a sender still sending then is disconnected (MLLP: with an AR when its MSH was read).'),
+      },
+      'Inbound connection limits and deadlines, shared by every listener.',
     ),
     authentication: section(
       {

@@ -220,12 +220,20 @@ export function negativeAck(inbound: Hl7Header, options: AckOptions): string {
   // ERR-3 from HL7 table 0357 (207: application internal error), ERR-4 severity E, ERR-8 the message for a person.
   const err = ['ERR', '', '', ['207', 'Application internal error', 'HL70357'].join(component), 'E', '', '', '', reason];
   const segments = [ackHeader(inbound, options.controlId, options.at), ['MSA', options.code, inbound.controlId, reason].join(f), err.join(f)];
-  return `${segments.join('\r')}\r`;
+  return withoutFramingBytes(`${segments.join('\r')}\r`);
+}
+
+/**
+ * An ACK without MLLP's framing bytes: its fields echo the inbound header, which a broken frame can carry them in,
+ * and one inside the reply's frame would end or restart it at the sender.
+ */
+function withoutFramingBytes(ack: string): string {
+  return ack.replaceAll('\x0b', '').replaceAll('\x1c', '');
 }
 
 /** A positive ACK (MSA-1 AA) answering `inbound`, for a route that accepted the message but answered nothing. */
 export function positiveAck(inbound: Hl7Header, options: Pick<AckOptions, 'controlId' | 'at'>): string {
-  return `${ackHeader(inbound, options.controlId, options.at)}\r${['MSA', 'AA', inbound.controlId].join(inbound.fieldSeparator)}\r`;
+  return withoutFramingBytes(`${ackHeader(inbound, options.controlId, options.at)}\r${['MSA', 'AA', inbound.controlId].join(inbound.fieldSeparator)}\r`);
 }
 
 /**

@@ -3,6 +3,10 @@
  * the bytes of one connection, however the network split them, into whole messages in order, binary-safe, and says
  * what is wrong when a peer sends something that is not MLLP. Pure: the transport that owns the socket decides what
  * to do with a problem (answer, log, close). `frameMllp` wraps a message for sending.
+ *
+ * A message ends at its 0x1C: the 0x0D after it is expected but not waited for. Some senders leave it out, and
+ * waiting for a byte that never comes would leave them without a reply until the idle timeout; a 0x0D that does come
+ * is read as the filler between frames, so the stream stays in step either way.
  */
 
 /** Start of block. */
@@ -31,8 +35,6 @@ export class MllpDecoder {
   #parts: Buffer[] = [];
   #size = 0;
   #inFrame = false;
-  /** A 0x1C was the last byte seen: the next must be 0x0D. */
-  #awaitingCr = false;
   #failed: string | undefined;
 
   constructor(options: MllpDecoderOptions) {
@@ -42,7 +44,7 @@ export class MllpDecoder {
 
   /** True while a message has begun and not ended: a connection closed now loses it. */
   get midMessage(): boolean {
-    return this.#inFrame || this.#awaitingCr;
+    return this.#inFrame;
   }
 
   /** Bytes held of the unfinished message. */
@@ -61,13 +63,6 @@ export class MllpDecoder {
     if (this.#failed !== undefined) return { messages };
     let at = 0;
     while (at < chunk.length) {
-      if (this.#awaitingCr) {
-        if (chunk[at] !== CARRIAGE_RETURN) return this.#fail(messages, `the end byte 0x1C was followed by 0x${hex(chunk[at])} instead of 0x0D`);
-        this.#awaitingCr = false;
-        messages.push(this.#take());
-        at++;
-        continue;
-      }
       if (!this.#inFrame) {
         const byte = chunk[at];
         // Some senders end each frame with a line break too; that is not data.
@@ -91,7 +86,7 @@ export class MllpDecoder {
       }
       if (end === -1) break;
       this.#inFrame = false;
-      this.#awaitingCr = true;
+      messages.push(this.#take());
       at = end + 1;
     }
     return { messages };

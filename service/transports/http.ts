@@ -11,6 +11,8 @@ import type { PresentedCredentials } from '../pipeline/authenticate.js';
 import { peerCertificateOf } from '../tls/peer-certificate.js';
 import { listenerContext } from '../tls/server-certificate.js';
 import type { ServerCertificate } from '../tls/server-certificate.js';
+import { guardHttpServer } from './admission.js';
+import type { Admission } from './admission.js';
 
 export interface TransactionPortsOptions {
   host: string;
@@ -22,6 +24,9 @@ export interface TransactionPortsOptions {
   /** CA certificates whose issued client certificates are trusted. */
   trustedCAs: readonly string[];
   logger: Logger;
+  /** The instance's shared connection admission (per-address and process-wide limits). */
+  admission: Admission;
+  connectionLimits: { perAddress: number; headTimeoutMs: number; handshakeTimeoutMs: number };
 }
 
 const STOP_GRACE_MS = 10_000;
@@ -57,9 +62,13 @@ export class TransactionPorts {
         requestCert: options.requestClientCertificates,
         // Unknown certificates are judged by the pipeline (a registered client certificate need not chain to a CA).
         rejectUnauthorized: false,
+        handshakeTimeout: options.connectionLimits.handshakeTimeoutMs,
       },
       handler(true),
     );
+    const { admission, connectionLimits } = options;
+    guardHttpServer(this.#http, { admission, listener: 'http', perAddress: connectionLimits.perAddress, headTimeoutMs: connectionLimits.headTimeoutMs, secure: false });
+    guardHttpServer(this.#https, { admission, listener: 'https', perAddress: connectionLimits.perAddress, headTimeoutMs: connectionLimits.headTimeoutMs, secure: true });
     for (const server of [this.#http, this.#https]) {
       this.#sockets.push(track(server));
       server.on('clientError', (err, socket) => {

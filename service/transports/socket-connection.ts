@@ -2,14 +2,17 @@
  * One inbound connection of a tcp or tls channel: finds its messages (MLLP frames, or one stream message read until
  * the sender half-closes), hands them to the message path one at a time in arrival order, and writes each reply back
  * before the next message is handed on, so an HL7 A08 never overtakes its A01. Every path ends the socket: idle
- * timeout, garbage, a reply of null, the sender leaving, or the listener retiring it.
+ * timeout, silence from the start, a message that does not arrive whole in time, garbage, a reply of null, the sender
+ * leaving, or the listener retiring it. An MLLP frame that holds no HL7 message is answered AR and not handed on.
+ * The deadlines cost one timer per connection and one per message, never one per chunk.
  */
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { TcpFraming } from '../contracts/channels.js';
 import { CARRIAGE_RETURN, MLLP_END, MLLP_START, MllpDecoder, frameMllp } from '../domain/mllp-framing.js';
-import { negativeAck, readHeader } from '../domain/hl7.js';
+import { ackBytes, negativeAck, readHeader, UNKNOWN_SENDER } from '../domain/hl7.js';
+import type { RefusalReason } from '../domain/admission.js';
 import type { MessageFraming, MessageHandler, MessageReply } from '../pipeline/inbound-message.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { PeerCertificate } from '../tls/peer-certificate.js';
@@ -23,6 +26,12 @@ export interface ConnectionSettings {
   certificate?: PeerCertificate;
   maxMessageBytes: number;
   idleTimeoutMs: number;
+  /** A connection that has sent nothing for this long is closed (0: only the idle timeout). */
+  silentTimeoutMs?: number;
+  /** One message must arrive whole within this long of its first byte (0: no deadline but the idle timeout). */
+  frameTimeoutMs?: number;
+  /** Told when a deadline closes the connection or a frame is refused (the listener logs and counts it, throttled). */
+  deadline?: (reason: RefusalReason, fields: Record<string, unknown>) => void;
   /** Already bound to the channel's name and the peer's address. */
   logger: Logger;
 }
@@ -62,6 +71,10 @@ export class SocketConnection {
   /** Garbage was read: nothing after it is read. */
   #broken = false;
   readonly #handlers = new Set<Promise<MessageReply>>();
+  /** Until the first byte. */
+  #silent: NodeJS.Timeout | undefined;
+  /** Until the message being read is whole. */
+  #frame: NodeJS.Timeout | undefined;
   /** Resolves once the socket has closed. */
   readonly closed: Promise<void>;
 
@@ -74,6 +87,10 @@ export class SocketConnection {
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
     socket.setNoDelay(true);
     socket.setTimeout(settings.idleTimeoutMs);
+    if ((settings.silentTimeoutMs ?? 0) > 0) {
+      this.#silent = setTimeout(() => this.#silenceExpired(), settings.silentTimeoutMs);
+      this.#silent.unref();
+    }
     socket.on('data', (chunk: Buffer) => this.#read(chunk));
     socket.on('end', () => this.#ended());
     socket.on('timeout', () => this.#timedOut());
@@ -81,6 +98,8 @@ export class SocketConnection {
       settings.logger.info({ err: err.message, code: err.code }, 'connection error');
     });
     socket.on('close', () => {
+      clearTimeout(this.#silent);
+      clearTimeout(this.#frame);
       if (this.#queue.length > 0) settings.logger.info({ dropped: this.#queue.length }, 'the sender closed the connection; messages read but not yet handed on are dropped');
       this.#queue = [];
     });
@@ -109,12 +128,53 @@ export class SocketConnection {
   }
 
   #read(chunk: Buffer): void {
+    if (this.#silent !== undefined) {
+      clearTimeout(this.#silent);
+      this.#silent = undefined;
+    }
     if (this.#finished || this.#broken || chunk.length === 0) return;
     if (this.#framing === undefined) this.#framing = chunk[0] === MLLP_START ? 'mllp' : 'stream';
     if (this.#framing === 'mllp') this.#readMllp(chunk);
     else this.#readStream(chunk);
+    this.#watchFrame();
     if (this.#queue.length > PAUSE_AT) this.#socket.pause();
     this.#pump();
+  }
+
+  /** Arms the message deadline when a message has begun, and lets it go once no message is part-read. */
+  #watchFrame(): void {
+    const ms = this.#settings.frameTimeoutMs ?? 0;
+    if (ms <= 0) return;
+    const open = !this.#broken && !this.#finished && (this.#framing === 'mllp' ? this.#decoder?.midMessage === true : this.#size > 0 && !this.#peerEnded);
+    if (open && this.#frame === undefined) {
+      this.#frame = setTimeout(() => this.#frameExpired(), ms);
+      this.#frame.unref();
+    } else if (!open && this.#frame !== undefined) {
+      clearTimeout(this.#frame);
+      this.#frame = undefined;
+    }
+  }
+
+  /** A sender that trickles a message (or stalls in it) keeps a connection forever otherwise: refuse it as garbage. */
+  #frameExpired(): void {
+    this.#frame = undefined;
+    if (this.#finished || this.#broken) return;
+    const frameTimeoutMs = this.#settings.frameTimeoutMs;
+    this.#settings.deadline?.('frame_timeout', { frameTimeoutMs });
+    const head = this.#framing === 'mllp' ? Buffer.concat(this.#head) : Buffer.concat(this.#parts).subarray(0, HEAD_BYTES);
+    this.#parts = [];
+    this.#queue.push({ problem: `the message did not arrive whole within ${String(frameTimeoutMs)} ms of its first byte`, head });
+    this.#broken = true;
+    this.#socket.pause();
+    this.#pump();
+  }
+
+  #silenceExpired(): void {
+    this.#silent = undefined;
+    if (this.#finished) return;
+    this.#settings.deadline?.('silent', { silentTimeoutMs: this.#settings.silentTimeoutMs });
+    this.#settings.logger.info({ silentTimeoutMs: this.#settings.silentTimeoutMs }, 'closing a connection that sent nothing');
+    this.#finish();
   }
 
   #readMllp(chunk: Buffer): void {
@@ -170,6 +230,7 @@ export class SocketConnection {
   /** The sender half-closed: for a stream connection that is the end of its message. */
   #ended(): void {
     this.#peerEnded = true;
+    this.#watchFrame();
     if (this.#finished || this.#broken) return;
     if (this.#framing === 'stream' && this.#size > 0 && this.#queue.length === 0) {
       this.#queue.push({ message: Buffer.concat(this.#parts, this.#size), receivedAt: new Date() });
@@ -210,6 +271,10 @@ export class SocketConnection {
       if ('problem' in item) {
         this.#refuse(item.problem, item.head);
         return;
+      }
+      if (this.#framing === 'mllp' && readHeader(item.message) === null) {
+        if (!this.#socket.write(frameMllp(this.#notHl7(item.message)))) await this.#drained();
+        continue;
       }
       const { reply } = await this.#hand(item.message, item.receivedAt);
       if (this.#socket.destroyed || !this.#socket.writable) {
@@ -272,6 +337,17 @@ export class SocketConnection {
     }
   }
 
+  /**
+   * MLLP carries HL7 v2: a frame without an MSH segment is a sender's mistake (or a probe), so it is answered AR and
+   * not handed on, and the connection stays open for the next frame (the stream is still in step).
+   */
+  #notHl7(message: Buffer): Buffer {
+    const reason = 'the MLLP frame does not hold an HL7 v2 message (it does not start with an MSH segment)';
+    // Logged by the listener once per address and window: a sender looping on bad frames must not flood the log.
+    this.#settings.deadline?.('not_hl7', { bytes: message.length, start: printable(message.subarray(0, 40)) });
+    return ackBytes(negativeAck(UNKNOWN_SENDER, { code: 'AR', reason, controlId: randomBytes(8).toString('hex'), at: new Date() }));
+  }
+
   /** Garbage: a negative ACK when the bytes still name their MSH (framed as the connection frames), then the end. */
   #refuse(problem: string, head: Buffer): void {
     const header = readHeader(withoutFraming(head));
@@ -289,6 +365,8 @@ export class SocketConnection {
     if (this.#finished) return;
     this.#finished = true;
     this.#queue = [];
+    clearTimeout(this.#frame);
+    this.#frame = undefined;
     if (this.#socket.destroyed) return;
     // A reader that stalls on the last write is caught by the idle timeout (#timedOut destroys a finished socket).
     this.#socket.setTimeout(this.#settings.idleTimeoutMs);
@@ -309,4 +387,9 @@ function withoutFraming(head: Buffer): Buffer {
   while (at < head.length && (head[at] === CARRIAGE_RETURN || head[at] === LINE_FEED)) at++;
   if (head[at] === MLLP_START) at++;
   return head.subarray(at);
+}
+
+/** The first bytes of something unreadable, safe for a log line: control bytes as dots. */
+function printable(bytes: Buffer): string {
+  return Buffer.from(bytes.map((b) => (b < 0x20 || b === 0x7f ? 0x2e : b))).toString('latin1');
 }

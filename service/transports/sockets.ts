@@ -15,6 +15,7 @@ import type { ChannelRecord } from '../storage/records.js';
 import { peerCertificateOf } from '../tls/peer-certificate.js';
 import { listenerContext } from '../tls/server-certificate.js';
 import type { ServerCertificate } from '../tls/server-certificate.js';
+import { Admission } from './admission.js';
 import { bindFailure } from './bind-failure.js';
 import { SocketConnection } from './socket-connection.js';
 
@@ -25,14 +26,26 @@ export interface ChannelListenersOptions {
   certificate: ServerCertificate;
   /** CA PEMs trusted for client certificates. */
   trustedCAs: readonly string[];
-  limits: { maxMessageBytes: number; idleTimeoutMs: number; maxConnectionsPerChannel: number };
+  limits: {
+    maxMessageBytes: number;
+    idleTimeoutMs: number;
+    maxConnectionsPerChannel: number;
+    /** One address's share of a channel's connections; by default the whole channel's. */
+    maxConnectionsPerAddress?: number;
+    /** How long a connection may stay open before its first byte; by default the idle timeout. */
+    silentTimeoutMs?: number;
+    /** How long one message may take to arrive, from its first byte; by default no deadline but the idle timeout. */
+    frameTimeoutMs?: number;
+    /** By default the idle timeout, at most 120 s. */
+    handshakeTimeoutMs?: number;
+  };
+  /** The instance's shared connection admission: per-address and process-wide counts, refusals logged and counted. */
+  admission?: Admission;
   logger: Logger;
 }
 
 /** How long messages in flight get to be answered when a listener stops or moves. */
 const STOP_GRACE_MS = 10_000;
-/** Refused connections (over the per-channel limit) are logged at most this often per listener. */
-const DROP_LOG_INTERVAL_MS = 60_000;
 
 interface Listener {
   id: string;
@@ -48,8 +61,8 @@ interface Listener {
   /** TLS sockets still in their handshake, by remote address and port. */
   handshaking: Map<string, Socket>;
   retired: boolean;
-  dropped: number;
-  droppedLoggedAt: number;
+  /** How the admission names this listener (in its logs and the Prometheus label). */
+  label: string;
 }
 
 function shapeOf(channel: ChannelRecord): string {
@@ -67,6 +80,8 @@ function remoteKey(socket: Socket): string {
 /** The listeners of every tcp and tls channel. */
 export class ChannelListeners {
   readonly #options: ChannelListenersOptions;
+  readonly #admission: Admission;
+  readonly #limits: Required<ChannelListenersOptions['limits']>;
   readonly #listeners = new Map<string, Listener>();
   /** Listeners taken out of service whose connections are still finishing. */
   readonly #retiring = new Set<Listener>();
@@ -79,6 +94,15 @@ export class ChannelListeners {
   constructor(options: ChannelListenersOptions) {
     this.#options = options;
     this.#tls = { certificate: options.certificate, trustedCAs: options.trustedCAs };
+    const { limits } = options;
+    this.#limits = {
+      maxConnectionsPerAddress: limits.maxConnectionsPerChannel,
+      silentTimeoutMs: limits.idleTimeoutMs,
+      frameTimeoutMs: 0,
+      handshakeTimeoutMs: Math.min(limits.idleTimeoutMs, 120_000),
+      ...limits,
+    };
+    this.#admission = options.admission ?? new Admission({ perAddress: limits.maxConnectionsPerChannel, total: Number.POSITIVE_INFINITY, logger: options.logger });
   }
 
   /** Serves a new pair and CA list on every tls channel (and on those started later); open connections keep theirs. */
@@ -191,8 +215,7 @@ export class ChannelListeners {
       connections: new Set(),
       handshaking: new Map(),
       retired: false,
-      dropped: 0,
-      droppedLoggedAt: 0,
+      label: `channel:${channel.name}`,
     };
   }
 
@@ -224,7 +247,8 @@ export class ChannelListeners {
       logger.warn({ ...log, code: failure.code, error: listener.state.error }, 'a channel listener could not start');
       return;
     }
-    server.on('error', (err) => logger.warn({ ...log, err }, 'channel listener error'));
+    // An accept that fails (EMFILE) repeats per connection: logged once a window, never left to crash the process.
+    server.on('error', (err: NodeJS.ErrnoException) => this.#admission.listenerError(listener.label, err));
     this.#setState(listener, 'listening', { port: (server.address() as AddressInfo).port });
     logger.info(log, 'channel listening');
     // Retired while binding (a stop or a newer change): let go at once.
@@ -232,7 +256,9 @@ export class ChannelListeners {
   }
 
   #serverFor(listener: Listener): Server {
-    const { limits, logger } = this.#options;
+    const { logger } = this.#options;
+    const limits = this.#limits;
+    const admission = this.#admission;
     const { certificate, trustedCAs } = this.#tls;
     const secure = listener.protocol === 'tls';
     const server = secure
@@ -242,23 +268,22 @@ export class ChannelListeners {
           // (a registered client certificate need not chain to a CA).
           requestCert: true,
           rejectUnauthorized: false,
-          handshakeTimeout: Math.min(limits.idleTimeoutMs, 120_000),
+          handshakeTimeout: limits.handshakeTimeoutMs,
           allowHalfOpen: true,
         })
       : createNetServer({ allowHalfOpen: true });
     server.maxConnections = limits.maxConnectionsPerChannel;
-    server.on('drop', () => {
-      listener.dropped++;
-      const now = Date.now();
-      if (now - listener.droppedLoggedAt < DROP_LOG_INTERVAL_MS) return;
-      listener.droppedLoggedAt = now;
-      logger.warn({ channel: listener.channel.name, port: listener.port, limit: limits.maxConnectionsPerChannel, refused: listener.dropped }, 'refused a connection: the channel has as many connections as tcp.maxConnectionsPerChannel allows');
+    server.on('drop', (data?: { remoteAddress?: string }) => {
+      admission.refused(listener.label, data?.remoteAddress, 'listener_full', { port: listener.port, limit: limits.maxConnectionsPerChannel, setting: 'tcp.maxConnectionsPerChannel' });
     });
     if (!secure) {
-      server.on('connection', (socket: Socket) => this.#accept(listener, socket, false));
+      server.on('connection', (socket: Socket) => {
+        if (admission.admit(listener.label, socket, limits.maxConnectionsPerAddress)) this.#accept(listener, socket, false);
+      });
       return server;
     }
     server.on('connection', (socket: Socket) => {
+      if (!admission.admit(listener.label, socket, limits.maxConnectionsPerAddress)) return;
       const key = remoteKey(socket);
       listener.handshaking.set(key, socket);
       socket.once('close', () => {
@@ -270,14 +295,16 @@ export class ChannelListeners {
       this.#accept(listener, socket, true);
     });
     server.on('tlsClientError', (err: NodeJS.ErrnoException, socket: TLSSocket) => {
-      logger.info({ channel: listener.channel.name, peer: `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`, err: err.message, code: err.code }, 'TLS handshake failed');
+      if (err.code === 'ERR_TLS_HANDSHAKE_TIMEOUT') admission.refused(listener.label, socket.remoteAddress, 'handshake_timeout', { handshakeTimeoutMs: limits.handshakeTimeoutMs });
+      else logger.info({ channel: listener.channel.name, peer: `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`, err: err.message, code: err.code }, 'TLS handshake failed');
       socket.destroy();
     });
     return server;
   }
 
   #accept(listener: Listener, socket: Socket, secure: boolean): void {
-    const { handler, limits } = this.#options;
+    const { handler } = this.#options;
+    const limits = this.#limits;
     const logger = this.#options.logger.child({ channel: listener.channel.name, peer: `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}` });
     socket.on('error', () => {
       // SocketConnection logs errors; this one only keeps an error before it takes over from crashing the process.
@@ -302,6 +329,9 @@ export class ChannelListeners {
       ...(certificate !== undefined ? { certificate } : {}),
       maxMessageBytes: limits.maxMessageBytes,
       idleTimeoutMs: limits.idleTimeoutMs,
+      silentTimeoutMs: limits.silentTimeoutMs,
+      frameTimeoutMs: limits.frameTimeoutMs,
+      deadline: (reason, fields) => this.#admission.refused(listener.label, socket.remoteAddress, reason, fields),
       logger,
     });
     listener.connections.add(connection);

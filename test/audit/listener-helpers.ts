@@ -7,6 +7,8 @@ import { AuditListeners } from '../../service/audit/listeners.js';
 import type { AuditListenersOptions } from '../../service/audit/listeners.js';
 import type { AuditMessageHandler, AuditPeer } from '../../service/audit/peer.js';
 import { generateSelfSigned } from '../../service/tls/self-signed.js';
+import type { Admission } from '../../service/transports/admission.js';
+import type { Logger } from 'pino';
 import type { ServerCertificate } from '../../service/tls/server-certificate.js';
 import { memoryLogger } from '../helpers/logger.js';
 import { freePorts } from '../helpers/process.js';
@@ -66,7 +68,7 @@ export interface Started {
 }
 
 /** Starts listeners on free loopback ports (all three unless told otherwise), with the given limits. */
-export async function startListeners(overrides: { limits?: Partial<AuditListenersOptions['limits']>; requireClientCertificate?: boolean; trustedCAs?: string[]; enabled?: ('udp' | 'tcp' | 'tls')[]; intake?: RecordingIntake } = {}): Promise<Started> {
+export async function startListeners(overrides: { limits?: Partial<AuditListenersOptions['limits']>; requireClientCertificate?: boolean; trustedCAs?: string[]; enabled?: ('udp' | 'tcp' | 'tls')[]; intake?: RecordingIntake; admission?: (logger: Logger) => Admission } = {}): Promise<Started> {
   const [udp, tcp, tls] = (await freePorts(3)) as [number, number, number];
   const enabled = overrides.enabled ?? ['udp', 'tcp', 'tls'];
   const intake = overrides.intake ?? new RecordingIntake();
@@ -82,6 +84,7 @@ export async function startListeners(overrides: { limits?: Partial<AuditListener
     certificate,
     trustedCAs: overrides.trustedCAs ?? [],
     limits: { maxMessageBytes: 64 * 1024, maxConnections: 50, idleTimeoutMs: 10_000, ...overrides.limits },
+    ...(overrides.admission === undefined ? {} : { admission: overrides.admission(log.logger) }),
     logger: log.logger,
   });
   await listeners.start();

@@ -77,10 +77,24 @@ describe('MLLP framing', () => {
     expect(over.decoder.heldBytes).toBe(0);
   });
 
-  it('names garbage: data outside a frame, a frame inside a frame, an end byte without its carriage return', () => {
+  it('names garbage: data outside a frame, a frame inside a frame, data after an end byte', () => {
     expect(decode([Buffer.from('GET / HTTP/1.1\r\n')]).problems).toEqual(['data outside an MLLP frame (0x47 where 0x0B should start a message)']);
     expect(decode([Buffer.from([0x0b, 0x41, 0x0b, 0x42, 0x1c, 0x0d])]).problems).toEqual(['a new message (0x0B) began before the previous one ended (0x1C 0x0D)']);
-    expect(decode([Buffer.from([0x0b, 0x41, 0x1c]), Buffer.from([0x41])]).problems).toEqual(['the end byte 0x1C was followed by 0x41 instead of 0x0D']);
+    const after = decode([Buffer.from([0x0b, 0x41, 0x1c]), Buffer.from([0x41])]);
+    expect(after.messages).toEqual([Buffer.from('A')]);
+    expect(after.problems).toEqual(['data outside an MLLP frame (0x41 where 0x0B should start a message)']);
+  });
+
+  it('ends a message at its 0x1C: the carriage return is not waited for, and read as filler when it comes', () => {
+    const withoutCr = decode([Buffer.from([0x0b, ...ORU, 0x1c])]);
+    expect(withoutCr.messages).toEqual([ORU]);
+    expect(withoutCr.decoder.midMessage).toBe(false);
+    const late = decode([Buffer.from([0x0b, ...ORU, 0x1c]), Buffer.from([0x0d]), frameMllp(ADT)]);
+    expect(late.problems).toEqual([]);
+    expect(late.messages).toEqual([ORU, ADT]);
+    const next = decode([Buffer.concat([Buffer.from([0x0b, ...ORU, 0x1c]), frameMllp(ADT)])]);
+    expect(next.problems).toEqual([]);
+    expect(next.messages).toEqual([ORU, ADT]);
   });
 
   it('keeps the messages completed before a problem, reports the problem once, and reads nothing after it', () => {
