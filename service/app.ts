@@ -193,6 +193,7 @@ export class Junction {
   #delivery: Delivery | undefined;
   #keystore: Keystore | undefined;
   #textSealer: TextSealer | undefined;
+  readonly #unreadableReported = new Set<string>();
   /** The engine's channels collection, below the sealing of route passwords: where clear ones are found and sealed. */
   readonly #engineChannels: Collection<ChannelRecord>;
   #notifyTransports: { email: EmailTransport; sms: SmsTransport } | undefined;
@@ -235,7 +236,7 @@ export class Junction {
     const engineStore = this.cluster.announce(nedb ?? createPostgresStore(database!));
     this.#engineChannels = engineStore.channels;
     // Route passwords are sealed with the keystore secret at rest; the keystore is opened by start(), before any channel is read.
-    this.store = withCheckedChannels(withSealedRoutePasswords(engineStore, () => this.#routePasswordSealer()), () => this.#channelsChanged());
+    this.store = withCheckedChannels(withSealedRoutePasswords(engineStore, () => this.#routePasswordSealer(), (where, err) => this.#unreadableRoutePassword(where, err)), () => this.#channelsChanged());
     const txLogger = logger.child({ component: 'transactions' });
     this.timeZone = resolvedTimeZone(config.timeZone);
     // Every completion, from whichever path, is counted from the first.
@@ -532,6 +533,13 @@ export class Junction {
     const { cert, key, passphrase } = certificate;
     this.#auditForwarder?.useTls({ trustedCAs, cert, key, ...(passphrase === undefined ? {} : { passphrase }) });
     this.#options.logger.info({ fingerprint256: certificate.fingerprint256, trustedCAs: trustedCAs.length }, 'applied the keystore to every TLS listener and sender');
+  }
+
+  #unreadableRoutePassword(where: { channel: string; route: string }, err: unknown): void {
+    const key = `${where.channel}\0${where.route}`;
+    if (this.#unreadableReported.has(key)) return;
+    this.#unreadableReported.add(key);
+    this.#options.logger.error({ ...where, err }, 'a route password cannot be opened with this keystore secret: the route sends no credentials until its password is entered again (or the secret file it was sealed with is restored)');
   }
 
   #routePasswordSealer(): TextSealer {

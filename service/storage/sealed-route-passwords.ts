@@ -30,19 +30,35 @@ function mapPasswords(routes: Routes, change: (password: string) => string): Rou
   return routes.map((route) => (hasPassword(route) ? { ...route, password: change(route.password) } : route));
 }
 
-/** The collection with route passwords sealed on the way in and opened on the way out; `sealer` is asked only when a password is met. */
-export function sealedRoutePasswords(collection: Collection<ChannelRecord>, sealer: () => TextSealer): Collection<ChannelRecord> {
+/** Told of a stored password that does not open (sealed with another secret, or altered). */
+export type UnreadablePassword = (where: { channel: string; route: string }, error: unknown) => void;
+
+/**
+ * The collection with route passwords sealed on the way in and opened on the way out; `sealer` is asked only when a
+ * password is met. A password that does not open is left out of the route (it then sends no credentials, and the
+ * console shows no password to keep) and reported, so one lost secret does not stop every channel from loading.
+ */
+export function sealedRoutePasswords(collection: Collection<ChannelRecord>, sealer: () => TextSealer, unreadable: UnreadablePassword): Collection<ChannelRecord> {
   const sealRoutes = (routes: Routes): Routes =>
     mapPasswords(routes, (password) => {
       const s = sealer();
       return s.isSealed(password) ? password : s.seal(password);
     });
-  const openRoutes = (routes: Routes): Routes =>
-    mapPasswords(routes, (password) => {
-      const s = sealer();
-      return s.isSealed(password) ? s.open(password) : password;
+  const openRoutes = (doc: ChannelRecord): RouteRecord[] => {
+    if (!doc.routes.some(hasPassword)) return doc.routes;
+    const s = sealer();
+    return doc.routes.map((route) => {
+      if (!hasPassword(route) || !s.isSealed(route.password)) return route;
+      try {
+        return { ...route, password: s.open(route.password) };
+      } catch (error) {
+        unreadable({ channel: doc.name, route: route.name }, error);
+        const { password: _unreadable, ...rest } = route;
+        return rest;
+      }
     });
-  const opened = (doc: ChannelRecord | null): ChannelRecord | null => (doc === null || !Array.isArray(doc.routes) ? doc : { ...doc, routes: openRoutes(doc.routes) as RouteRecord[] });
+  };
+  const opened = (doc: ChannelRecord | null): ChannelRecord | null => (doc === null || !Array.isArray(doc.routes) ? doc : { ...doc, routes: openRoutes(doc) });
   const sealedChanges = (changes: Changes<ChannelRecord>): Changes<ChannelRecord> =>
     changes.set?.routes === undefined ? changes : { ...changes, set: { ...changes.set, routes: sealRoutes(changes.set.routes) as RouteRecord[] } };
   return {
@@ -60,8 +76,8 @@ export function sealedRoutePasswords(collection: Collection<ChannelRecord>, seal
 }
 
 /** `store` with its channels' route passwords sealed at rest (see sealedRoutePasswords). */
-export function withSealedRoutePasswords(store: Store, sealer: () => TextSealer): Store {
-  const channels = sealedRoutePasswords(store.channels, sealer);
+export function withSealedRoutePasswords(store: Store, sealer: () => TextSealer, unreadable: UnreadablePassword): Store {
+  const channels = sealedRoutePasswords(store.channels, sealer, unreadable);
   return {
     users: store.users,
     sessions: store.sessions,

@@ -3,7 +3,7 @@
  * not in the bytes of channels.db nor in the PostgreSQL row, masked in answers, opened only in memory, and still sent
  * to a real upstream. Passwords an earlier version stored in clear are sealed at the next start.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNedbStore } from '../../service/storage/nedb/index.js';
@@ -100,6 +100,21 @@ describe('route passwords on the embedded store', () => {
     expect(bytes.includes(OLD_PASSWORD)).toBe(false);
     expect(bytes.includes(PASSWORD)).toBe(false);
     t = await startJunction({}, { dataDir });
+  });
+
+  it('starts without the secret the passwords were sealed with, logging each route that lost its password', async () => {
+    const dataDir = t.dataDir;
+    await t.stop();
+    // The documented way out of a lost secret: move the keystore away, which starts over with a new secret.
+    await rm(join(dataDir, 'keystore'), { recursive: true });
+    await rm(join(dataDir, 'keystore.secret'));
+    t = await startJunction({}, { dataDir });
+    const lost = t.logs.filter((line) => String(line.msg).includes('route password cannot be opened'));
+    expect(lost.map((line) => line.channel).sort()).toEqual(['legacy', 'sealed']);
+    const before = seen.length;
+    expect((await fetch(`${t.httpUrl}/sealed`)).status).toBe(200);
+    // The route's username alone: never a password that could not be read.
+    expect(seen.slice(before)).toEqual([`Basic ${Buffer.from('junction:').toString('base64')}`]);
   });
 });
 
