@@ -227,9 +227,10 @@ export class UserAccounts {
     if (given(changes.settings)) set.settings = changes.settings;
     if (given(changes.password) && changes.password !== '') {
       checkPassword(changes.password, email);
-      // Only a forced change must pick a new password; setting the same one again is allowed (it renews the
-      // token-scheme credential, for one).
-      if (target.passwordChangeRequired && (await verifyPassword(changes.password, target.passwordHash))) {
+      // A new password must differ, except to give a user the token-scheme credential it lacks (its password was set
+      // before the scheme was turned on): setting the same one again then makes it, and no mediator needs a new one.
+      const makesTokenCredential = this.#legacyTokens && target.legacyToken === undefined && !target.passwordChangeRequired;
+      if (!makesTokenCredential && (await verifyPassword(changes.password, target.passwordHash))) {
         throw new AppError('PASSWORD_TOO_WEAK', 'password must differ from the current password', [
           { path: 'body.password', message: 'must differ from the current password' },
         ]);

@@ -188,7 +188,9 @@ describe('turning the token scheme on for existing accounts', () => {
       expect(same.status, same.text).toBe(200);
       expect(same.body).toMatchObject({ passwordChangeRequired: false });
       expect((await t.request('/users', { headers: await tokenHeaders(other.email, other.password) })).status).toBe(200);
-      // A forced change still has to pick a new password.
+      // With the credential made, and for a forced change, a new password must differ again.
+      const twice = await t.request(`/users/${other.email}`, { method: 'PUT', headers: { authorization: admin }, json: { password: other.password } });
+      expect(twice.body).toMatchObject({ error: { code: 'PASSWORD_TOO_WEAK' } });
       const forced = await t.request(`/users/${other.email}`, { method: 'PUT', headers: { authorization: admin }, json: { passwordChangeRequired: true } });
       expect(forced.status).toBe(200);
       const again = await t.request(`/users/${other.email}`, { method: 'PUT', headers: { authorization: basic(other.email, other.password) }, json: { password: other.password } });
