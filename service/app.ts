@@ -19,8 +19,11 @@ import type { AuditLog } from './storage/audits.js';
 import { importNedbAudits } from './storage/import-nedb-audits.js';
 import { newTransactionId } from './storage/transaction-ids.js';
 import type { TransactionLog } from './storage/transactions.js';
-import type { Store } from './storage/store.js';
+import type { Collection, Store } from './storage/store.js';
 import { withCheckedChannels } from './storage/checked-channels.js';
+import { sealClearRoutePasswords, withSealedRoutePasswords } from './storage/sealed-route-passwords.js';
+import type { TextSealer } from './storage/sealed-route-passwords.js';
+import type { ChannelRecord } from './storage/records.js';
 import { upgradeLegacyChannels } from './storage/legacy-channels.js';
 import { BodyFiles } from './storage/bodies/body-files.js';
 import type { Bodies } from './storage/bodies/bodies.js';
@@ -192,6 +195,10 @@ export class Junction {
   #stopping: Promise<void> | undefined;
   #delivery: Delivery | undefined;
   #keystore: Keystore | undefined;
+  #textSealer: TextSealer | undefined;
+  readonly #unreadableReported = new Set<string>();
+  /** The engine's channels collection, below the sealing of route passwords: where clear ones are found and sealed. */
+  readonly #engineChannels: Collection<ChannelRecord>;
   #notifyTransports: { email: EmailTransport; sms: SmsTransport } | undefined;
   #consoleUrl = '';
   readonly #restartListeners: ((by: string) => void)[] = [];
@@ -229,7 +236,10 @@ export class Junction {
       ...(options.timers === undefined ? {} : { timers: options.timers }),
     });
     // Writes are announced to the other instances (a no-op on the embedded engine), then checked as channels.
-    this.store = withCheckedChannels(this.cluster.announce(nedb ?? createPostgresStore(database!)), () => this.#channelsChanged());
+    const engineStore = this.cluster.announce(nedb ?? createPostgresStore(database!));
+    this.#engineChannels = engineStore.channels;
+    // Route passwords are sealed with the keystore secret at rest; the keystore is opened by start(), before any channel is read.
+    this.store = withCheckedChannels(withSealedRoutePasswords(engineStore, () => this.#routePasswordSealer(), (where, err) => this.#unreadableRoutePassword(where, err)), () => this.#channelsChanged());
     const txLogger = logger.child({ component: 'transactions' });
     this.timeZone = resolvedTimeZone(config.timeZone);
     // Every completion, from whichever path, is counted from the first.
@@ -528,8 +538,22 @@ export class Junction {
     this.#options.logger.info({ fingerprint256: certificate.fingerprint256, trustedCAs: trustedCAs.length }, 'applied the keystore to every TLS listener and sender');
   }
 
+  #unreadableRoutePassword(where: { channel: string; route: string }, err: unknown): void {
+    const key = `${where.channel}\0${where.route}`;
+    if (this.#unreadableReported.has(key)) return;
+    this.#unreadableReported.add(key);
+    this.#options.logger.error({ ...where, err }, 'a route password cannot be opened with this keystore secret: the route sends no credentials until its password is entered again (or the secret file it was sealed with is restored)');
+  }
+
+  #routePasswordSealer(): TextSealer {
+    this.#textSealer ??= this.keystore.textSealer();
+    return this.#textSealer;
+  }
+
   /** The pipeline's channel cache, which every write through `store.channels` invalidates. */
   async #loadChannels(): Promise<ChannelCache> {
+    const sealed = await sealClearRoutePasswords(this.#engineChannels, this.#routePasswordSealer());
+    if (sealed > 0) this.#options.logger.info({ channels: sealed }, 'sealed the route passwords an earlier version stored in clear (with the keystore secret)');
     const channels = this.store.channels;
     const upgraded = await upgradeLegacyChannels(channels);
     if (upgraded > 0) this.#options.logger.info({ channels: upgraded }, 'channels saved with whitelistedIPs now use OpenHIM\'s name, whitelist');

@@ -21,6 +21,8 @@ export const errorCatalogue = {
   OPENID_USER_UNKNOWN: { status: 403, message: 'No Junction user has the email the OpenID provider gave' },
   OPENID_PROVIDER_UNAVAILABLE: { status: 502, message: 'The OpenID provider could not be reached' },
   FORBIDDEN: { status: 403, message: 'You are not allowed to do this' },
+  CROSS_ORIGIN_REFUSED: { status: 403, message: "Requests that change something are accepted only from this server's own pages and the consoles named in api.corsOrigins" },
+  REQUEST_MARKER_REQUIRED: { status: 400, message: 'A POST without a JSON body must carry the header X-Requested-With (any value)' },
   PASSWORD_CHANGE_REQUIRED: {
     status: 403,
     message: 'The password must be changed first: PUT /users/<your email> with a new "password"',

@@ -102,11 +102,19 @@ export class UserAccounts {
     return this.#users.find({}, { sort: { email: 1 } });
   }
 
-  /** Returns the user when the password matches; otherwise null, in the same time whether or not the user exists. */
+  /**
+   * Returns the user when the password matches; otherwise null, in the same time whether or not the user exists.
+   * While the token scheme is on, a user whose password was set before it was turned on gets its credential here,
+   * from the password just proven: turning the scheme on must not make anyone set their password again.
+   */
   async verify(email: string, password: string): Promise<UserRecord | null> {
     const user = await this.findByEmail(email);
     const ok = await verifyPassword(password, user?.passwordHash);
-    return ok && user !== null ? user : null;
+    if (!ok || user === null) return null;
+    if (!this.#legacyTokens || user.legacyToken !== undefined) return user;
+    const updated = await this.#users.updateMany({ _id: user._id, passwordHash: user.passwordHash, legacyToken: { $exists: false } }, { set: { legacyToken: legacyTokenCredential(password) } });
+    if (updated > 0) this.#logger.info({ user: user.email }, 'created the token-scheme credential at sign-in (token authentication is on)');
+    return (await this.#users.findById(user._id)) ?? user;
   }
 
   async #credentials(password: string) {
@@ -219,7 +227,10 @@ export class UserAccounts {
     if (given(changes.settings)) set.settings = changes.settings;
     if (given(changes.password) && changes.password !== '') {
       checkPassword(changes.password, email);
-      if (await verifyPassword(changes.password, target.passwordHash)) {
+      // A new password must differ, except to give a user the token-scheme credential it lacks (its password was set
+      // before the scheme was turned on): setting the same one again then makes it, and no mediator needs a new one.
+      const makesTokenCredential = this.#legacyTokens && target.legacyToken === undefined && !target.passwordChangeRequired;
+      if (!makesTokenCredential && (await verifyPassword(changes.password, target.passwordHash))) {
         throw new AppError('PASSWORD_TOO_WEAK', 'password must differ from the current password', [
           { path: 'body.password', message: 'must differ from the current password' },
         ]);
@@ -355,7 +366,8 @@ export class UserAccounts {
   /** Metadata import with secrets over an existing user: the exported hash replaces theirs, and a pending link ends. */
   async replaceHash(target: UserRecord, passwordHash: string): Promise<UserRecord> {
     checkImportedHash(passwordHash);
-    const updated = await this.#users.updateById(target._id, { set: { passwordHash, passwordChangedAt: new Date(), updatedAt: new Date() }, unset: [...TOKEN_FIELDS] });
+    // A token-scheme credential of the old password would still let it in: made again at the next sign-in.
+    const updated = await this.#users.updateById(target._id, { set: { passwordHash, passwordChangedAt: new Date(), updatedAt: new Date() }, unset: [...TOKEN_FIELDS, 'legacyToken'] });
     if (updated === null) throw new AppError('NOT_FOUND', `No user with email ${target.email}`);
     return updated;
   }

@@ -4,12 +4,11 @@
  *
  * With origins named, the session cookie has to be `SameSite=None` for those consoles to sign in, which means a
  * browser also sends it on requests started by any other site. Preflights keep other sites from sending JSON or
- * custom headers, but a simple request (such as a form post with an empty body) needs no preflight, so a
- * state-changing request whose Origin is neither this server nor a named console is refused outright.
+ * custom headers, but a simple request (such as a form post with an empty body) needs no preflight: origin-check.ts
+ * refuses those, with or without origins named here.
  */
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../errors.js';
 
 /** Methods the API answers; preflights allow exactly these. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -19,8 +18,6 @@ const HEADERS = ['content-type', 'authorization', 'auth-username', 'auth-ts', 'a
 
 /** How long a browser may cache a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = 600;
-
-const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Registers CORS for the named origins (exact text, as validated by the config); does nothing for none. */
 export async function installCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
@@ -41,14 +38,4 @@ export async function installCors(app: FastifyInstance, origins: readonly string
     maxAge: PREFLIGHT_MAX_AGE,
     hideOptionsRoute: true,
   });
-  app.addHook('onRequest', async (request) => {
-    const origin = request.headers.origin;
-    if (origin === undefined || SAFE_METHODS.has(request.method) || allowed.has(origin) || sameOrigin(origin, request.headers.host)) return;
-    throw new AppError('FORBIDDEN', `Requests from pages of ${origin} are not accepted; add the origin to api.corsOrigins if a console is served there`);
-  });
-}
-
-function sameOrigin(origin: string, host: string | undefined): boolean {
-  if (host === undefined || !URL.canParse(origin)) return false;
-  return new URL(origin).host.toLowerCase() === host.toLowerCase();
 }

@@ -15,6 +15,8 @@ import { AppError, errorCatalogue } from '../errors.js';
 import type { ApiAuthenticationType } from '../contracts/api.js';
 import type { LiveEventType, LiveFrame } from '../contracts/live-feed.js';
 import { parseBasicAuthorization } from '../domain/basic-credentials.js';
+import { isBrowserRequest, originRefusal } from '../domain/request-origin.js';
+import type { RequestHeaders } from '../domain/request-origin.js';
 import { canViewChannel, isAdmin } from '../domain/permissions.js';
 import type { LiveEventMap, LiveEvents } from '../events/live.js';
 import type { Sessions } from '../accounts/sessions.js';
@@ -41,6 +43,8 @@ export interface LiveFeedOptions {
   /** Protocol pings (and the re-check of each client's login) at this interval; a client that misses a pong is dropped. */
   pingIntervalMs?: number;
   maxClients?: number;
+  /** Origins of consoles served elsewhere (`api.corsOrigins`), whose pages may open the feed as this server's may. */
+  corsOrigins?: readonly string[];
 }
 
 const EVENT_TYPES = ['transaction.started', 'transaction.completed', 'mediator.heartbeat', 'task.progress'] as const satisfies readonly LiveEventType[];
@@ -85,6 +89,7 @@ export class LiveFeed {
   readonly #clients = new Set<Client>();
   readonly #maxClients: number;
   readonly #pingIntervalMs: number;
+  readonly #corsOrigins: ReadonlySet<string>;
   // Only the events the feed forwards; the bus may carry others (for schedulers) that users never see.
   readonly #listeners: { [K in FeedEvent]: (...args: LiveEventMap[K]) => void };
   #timer: NodeJS.Timeout | undefined;
@@ -95,6 +100,7 @@ export class LiveFeed {
     this.#logger = logger.child({ component: 'live-feed' });
     this.#maxClients = options.maxClients ?? 500;
     this.#pingIntervalMs = options.pingIntervalMs ?? 30_000;
+    this.#corsOrigins = new Set(options.corsOrigins ?? []);
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES, clientTracking: false });
     // With a listener, ws leaves the answer to a refused handshake to us instead of writing its own plain text.
     this.#wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => {
@@ -168,11 +174,14 @@ export class LiveFeed {
     const { authenticator, types } = this.#deps;
     const address = req.socket.remoteAddress ?? '';
     // Browsers send cookies (and cached Basic credentials) on cross-site websocket handshakes; SameSite alone is not enough.
-    const origin = header(req, 'origin');
-    if (origin !== undefined && !this.#sameOrigin(origin, header(req, 'host'))) {
-      return { error: new AppError('FORBIDDEN', 'The live feed accepts connections only from pages served by this Junction') };
+    const headers = req.headers as RequestHeaders;
+    const crossSite = originRefusal(headers, this.#corsOrigins);
+    if (crossSite !== null) {
+      this.#logger.warn({ origin: header(req, 'origin'), address }, `live feed refused a handshake from ${crossSite}`);
+      return { error: new AppError('CROSS_ORIGIN_REFUSED', `The live feed accepts connections only from this server's own pages and the consoles named in api.corsOrigins, not from ${crossSite}`, { origin: header(req, 'origin') ?? null }) };
     }
-    const challenge = types.includes('basic') ? { headers: { 'www-authenticate': 'Basic realm="Junction", charset="UTF-8"' } } : {};
+    // A browser is not challenged: its password dialog would cache the credentials for every page to use.
+    const challenge = types.includes('basic') && !isBrowserRequest(headers) ? { headers: { 'www-authenticate': 'Basic realm="Junction", charset="UTF-8"' } } : {};
     let found: { user: UserRecord; sessionToken?: string } | null = null;
     const authorization = header(req, 'authorization');
     if (authorization !== undefined && /^basic\s/i.test(authorization) && types.includes('basic')) {
@@ -195,14 +204,6 @@ export class LiveFeed {
     }
     if (found.user.passwordChangeRequired) return { error: new AppError('PASSWORD_CHANGE_REQUIRED') };
     return found;
-  }
-
-  #sameOrigin(origin: string, host: string | undefined): boolean {
-    try {
-      return host !== undefined && new URL(origin).host.toLowerCase() === host.toLowerCase();
-    } catch {
-      return false;
-    }
   }
 
   #open(ws: WebSocket, user: UserRecord, sessionToken: string | undefined): void {

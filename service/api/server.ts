@@ -59,6 +59,7 @@ import type { Keystore } from '../keystore/keystore.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole } from './console.js';
 import { installCors } from './cors.js';
+import { installOriginCheck } from './origin-check.js';
 import type { LiveFeedDeps, LiveFeedOptions } from './live-feed.js';
 
 export interface ApiServerOptions {
@@ -189,6 +190,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   installJsonBodyParser(app);
   installErrorHandling(app);
   answerIdleConnections(app);
+  installOriginCheck(app, options.corsOrigins ?? []);
   // Before authentication, so that a preflight (which carries no credentials) is answered rather than refused.
   await installCors(app, options.corsOrigins ?? []);
   await app.register(cookie);
@@ -236,6 +238,6 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(backupRoutes(deps));
   await app.register(keystoreRoutes({ keystore: deps.keystore, clients: new ClientAccounts({ clients: store.clients, channels: store.channels }) }));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
-  new LiveFeed(deps, app.log, options.liveFeed).attach(app);
+  new LiveFeed(deps, app.log, { ...options.liveFeed, corsOrigins: options.corsOrigins ?? [] }).attach(app);
   return app;
 }

@@ -13,13 +13,14 @@ import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import type { CaUploadAnswer, KeystoreUploadAnswer, KeystoreValidity, ServerCertificateInfo, TrustedCaInfo } from '../contracts/keystore.js';
 import type { KeystoreDocumentStore } from '../storage/keystore-document.js';
+import type { TextSealer } from '../storage/sealed-route-passwords.js';
 import { newObjectId } from '../storage/object-ids.js';
 import type { GeneratedPair } from '../tls/self-signed.js';
 import { loadServerCertificate, loadTrustedCAs } from '../tls/server-certificate.js';
 import type { ServerCertificate } from '../tls/server-certificate.js';
 import { certificateInfo, parseCertificate, pemBlocks } from './certificate-info.js';
 import { FileKeystoreDocument } from './file-document.js';
-import { loadSecret, seal, unseal, writeFileAtomic } from './sealed.js';
+import { loadSecret, seal, textSealer, unseal, writeFileAtomic } from './sealed.js';
 import type { Sealed } from './sealed.js';
 
 const read = promisify(readFile);
@@ -164,6 +165,11 @@ export class Keystore {
    */
   async reload(): Promise<boolean> {
     return this.#serial(() => this.#refresh());
+  }
+
+  /** Seals short secrets kept in records (route passwords) with the keystore secret; the same secret opens them on every instance. */
+  textSealer(): TextSealer {
+    return textSealer(this.#secret);
   }
 
   /** Where the keystore lives on disk. */

@@ -5,6 +5,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { TextSealer } from '../storage/sealed-route-passwords.js';
 
 /** A value encrypted with the keystore secret; every part base64. */
 export interface Sealed {
@@ -63,4 +64,30 @@ export function unseal(secret: Buffer, sealed: Sealed): string {
   const decipher = createDecipheriv('aes-256-gcm', secret, Buffer.from(sealed.iv, 'base64'));
   decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
   return Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]).toString('utf8');
+}
+
+/** How a sealed short text starts; base64 holds no `:`, so the parts split cleanly. */
+const TEXT_PREFIX = 'junction-sealed:v1:';
+const SEALED_TEXT = /^junction-sealed:v1:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]*$/;
+
+/**
+ * Short secrets kept inside records (route passwords) as one self-describing string, sealed with the keystore secret,
+ * so a record keeps its shape and a reader can tell a sealed value from one an earlier version stored in clear.
+ */
+export function textSealer(secret: Buffer): TextSealer {
+  return {
+    seal: (text) => {
+      const sealed = seal(secret, text);
+      return `${TEXT_PREFIX}${sealed.iv}:${sealed.tag}:${sealed.data}`;
+    },
+    open: (text) => {
+      const [iv = '', tag = '', data = ''] = text.slice(TEXT_PREFIX.length).split(':');
+      try {
+        return unseal(secret, { iv, tag, data });
+      } catch (err) {
+        throw new Error('A sealed route password cannot be opened with this keystore secret: restore the keystore secret file it was sealed with (keystore.secretFile), or enter the password again', { cause: err });
+      }
+    },
+    isSealed: (text) => SEALED_TEXT.test(text),
+  };
 }

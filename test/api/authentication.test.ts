@@ -152,6 +152,55 @@ describe('the deprecated token scheme', () => {
   });
 });
 
+describe('turning the token scheme on for existing accounts', () => {
+  it('locks nobody out: a sign-in with the password makes the token credential, and an admin may set the same password again', async () => {
+    const first = await startJunction();
+    const dataDir = first.dataDir;
+    const admin = await unlockRoot(first);
+    const mediator = { email: 'lab-mediator@clinic.example', firstname: 'Lab', surname: 'Mediator', groups: ['admin'], password: 'mediator-password-1' };
+    const other = { ...mediator, email: 'xray-mediator@clinic.example', password: 'mediator-password-2' };
+    for (const user of [mediator, other]) expect((await first.request('/users', { method: 'POST', headers: { authorization: admin }, json: user })).status).toBe(201);
+    await first.stop();
+
+    const t = await startJunction({ api: { authenticationTypes: ['basic', 'local', 'token'] } }, { dataDir });
+    try {
+      const tokenHeaders = async (email: string, password: string) => {
+        const step1 = await t.request(`/authenticate/${email}`);
+        expect(step1.status, step1.text).toBe(200);
+        const { salt } = step1.body as { salt: string };
+        const authTs = new Date().toISOString();
+        const authSalt = randomUUID();
+        return { 'auth-username': email, 'auth-ts': authTs, 'auth-salt': authSalt, 'auth-token': sha512(sha512(salt + password) + authSalt + authTs) };
+      };
+      // Set before the scheme was on: no credential yet, and the answer says how one is made.
+      const none = await t.request(`/authenticate/${mediator.email}`);
+      expect(none.status).toBe(404);
+      expect(none.text).toMatch(/signs in with the password/);
+      // The mediator's Basic calls go on working, unasked to change anything, and make the credential.
+      const basicCall = await t.request('/users', { headers: { authorization: basic(mediator.email, mediator.password) } });
+      expect(basicCall.status).toBe(200);
+      expect((await t.request('/users', { headers: await tokenHeaders(mediator.email, mediator.password) })).status).toBe(200);
+      // A local sign-in does the same for the super user.
+      expect((await t.request('/authenticate/local', { method: 'POST', json: { username: ROOT_EMAIL, password: NEW_ROOT_PASSWORD } })).status).toBe(200);
+      expect((await t.request('/me', { headers: await tokenHeaders(ROOT_EMAIL, NEW_ROOT_PASSWORD) })).status).toBe(200);
+      // A mediator that speaks only the token scheme: its admin sets the same password again, which is accepted.
+      const same = await t.request(`/users/${other.email}`, { method: 'PUT', headers: { authorization: admin }, json: { password: other.password } });
+      expect(same.status, same.text).toBe(200);
+      expect(same.body).toMatchObject({ passwordChangeRequired: false });
+      expect((await t.request('/users', { headers: await tokenHeaders(other.email, other.password) })).status).toBe(200);
+      // With the credential made, and for a forced change, a new password must differ again.
+      const twice = await t.request(`/users/${other.email}`, { method: 'PUT', headers: { authorization: admin }, json: { password: other.password } });
+      expect(twice.body).toMatchObject({ error: { code: 'PASSWORD_TOO_WEAK' } });
+      const forced = await t.request(`/users/${other.email}`, { method: 'PUT', headers: { authorization: admin }, json: { passwordChangeRequired: true } });
+      expect(forced.status).toBe(200);
+      const again = await t.request(`/users/${other.email}`, { method: 'PUT', headers: { authorization: basic(other.email, other.password) }, json: { password: other.password } });
+      expect(again.body).toMatchObject({ error: { code: 'PASSWORD_TOO_WEAK' } });
+    } finally {
+      await t.destroy();
+    }
+  });
+});
+
 describe('authentication types are a config list', () => {
   it('refuses Basic and the token scheme when only local login is enabled, and reports the types', async () => {
     const t = await startJunction({ api: { authenticationTypes: ['local'] } });

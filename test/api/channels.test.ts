@@ -337,11 +337,11 @@ describe('channels API', () => {
     it('cannot be triggered until it is restored', async () => {
       const created = await create({ name: 'Old poll', type: 'polling', urlPattern: '^/old-poll$', pollingSchedule: '1 days', routes: [{ name: 'p', host: '127.0.0.1', port: 9, primary: true }] });
       const poll = created.body as Channel;
-      const first = await t.inject(`/channels/${poll._id}/trigger`, { method: 'POST', headers: admin });
+      const first = await t.inject(`/channels/${poll._id}/trigger`, { method: 'POST', headers: { ...admin, 'x-requested-with': 'test' } });
       expect(first.status, first.text).toBe(200);
       await completedTransaction(t, (first.body as { transactionId: string }).transactionId);
       expect((await t.inject(`/channels/${poll._id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
-      const refused = await t.inject(`/channels/${poll._id}/trigger`, { method: 'POST', headers: admin });
+      const refused = await t.inject(`/channels/${poll._id}/trigger`, { method: 'POST', headers: { ...admin, 'x-requested-with': 'test' } });
       expect(refused.status).toBe(409);
       expect((refused.body as { error: { message: string } }).error.message).toMatch(/is deleted; restore it/);
     });

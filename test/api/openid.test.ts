@@ -166,7 +166,7 @@ describe('OpenID Connect sign-in', () => {
       await unlockRoot(creating);
       return creating.request('/authenticate/local', { method: 'POST', json: { username: ROOT_EMAIL, password: NEW_ROOT_PASSWORD } });
     }));
-    const issued = await creating.request(`/users/${encodeURIComponent('alice@clinic.example')}/password-token`, { method: 'POST', headers: { cookie: admin } });
+    const issued = await creating.request(`/users/${encodeURIComponent('alice@clinic.example')}/password-token`, { method: 'POST', headers: { cookie: admin, 'x-requested-with': 'junction-console' } });
     expect(issued.status).toBe(201);
     const set = await creating.request(`/token/${(issued.body as { token: string }).token}`, { method: 'PUT', json: { password: 'a-long-enough-password-7' } });
     expect(set.status).toBe(403);

@@ -44,7 +44,8 @@ export async function startCompat(config: Parameters<typeof startJunction>[0] = 
       headers,
       call,
       get: (path) => call(path, {}),
-      post: (path, json) => call(path, { method: 'POST', ...(json === undefined ? {} : { json }) }),
+      // A POST without a body says it is meant with X-Requested-With (REQUEST_MARKER_REQUIRED); OpenHIM needed nothing.
+      post: (path, json) => call(path, { method: 'POST', ...(json === undefined ? { headers: { 'x-requested-with': 'openhim-script' } } : { json }) }),
       put: (path, json) => call(path, { method: 'PUT', ...(json === undefined ? {} : { json }) }),
       delete: (path) => call(path, { method: 'DELETE' }),
     };

@@ -71,7 +71,7 @@ export async function startE2EJunction(options: JunctionOptions): Promise<E2EJun
       const authorization = `Basic ${Buffer.from(`${ROOT_EMAIL}:${junction.adminPassword}`).toString('base64')}`;
       const response = await insecureFetch(`${apiUrl}${path}`, {
         method,
-        headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { authorization, 'x-requested-with': 'e2e', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await response.text();

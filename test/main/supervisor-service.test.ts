@@ -97,7 +97,7 @@ describe('the supervisor with the real service', () => {
     try {
       const res = await fetch(`${first.ready.apiUrl}/restart`, {
         method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${ROOT_EMAIL}:${password}`).toString('base64')}` },
+        headers: { authorization: `Basic ${Buffer.from(`${ROOT_EMAIL}:${password}`).toString('base64')}`, 'x-requested-with': 'test' },
         dispatcher,
       });
       expect(res.status).toBe(200);

@@ -56,7 +56,7 @@ describe('polling channels', () => {
   }
 
   const update = (id: string, json: Record<string, unknown>) => t.request(`/channels/${id}`, { method: 'PUT', headers: admin, json });
-  const trigger = (id: string, headers = admin) => t.request(`/channels/${id}/trigger`, { method: 'POST', headers });
+  const trigger = (id: string, headers = admin) => t.request(`/channels/${id}/trigger`, { method: 'POST', headers: { ...headers, 'x-requested-with': 'test' } });
   const errorOf = (res: TestResponse) => (res.body as { error: { message: string; details: { path: string }[] } }).error;
 
   beforeAll(async () => {

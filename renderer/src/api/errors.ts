@@ -7,6 +7,7 @@ const BY_CODE: Record<string, string> = {
   INVALID_CREDENTIALS: 'The email or password is not right.',
   AUTH_TYPE_DISABLED: 'This way of signing in is turned off on this server.',
   FORBIDDEN: 'Your account is not allowed to do this. Ask an administrator for access.',
+  CROSS_ORIGIN_REFUSED: "Junction refused this change because the page's address is not Junction's own. Open the console at the address Junction serves it from, or ask the administrator to add this address to api.corsOrigins.",
   PASSWORD_CHANGE_REQUIRED: 'You need to choose a new password before you can continue.',
   BUILTIN_USER_PROTECTED: 'The built-in administrator cannot be deleted or removed from the admin group.',
   NOT_FOUND: 'That item no longer exists. It may have been deleted by someone else.',

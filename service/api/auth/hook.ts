@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import type { ApiAuthenticationType } from '../../contracts/api.js';
 import { parseBasicAuthorization } from '../../domain/basic-credentials.js';
+import { isBrowserRequest } from '../../domain/request-origin.js';
 import type { SessionRecord, UserRecord } from '../../storage/records.js';
 import type { Authenticator } from './authenticator.js';
 
@@ -40,11 +41,12 @@ export interface AuthHookOptions {
 }
 
 /**
- * The Basic challenge for a 401. Left out for callers that send `X-Requested-With` (the console does): a browser
- * answers a challenge on a script's request with its own password dialog, over the console's sign-in form.
+ * The Basic challenge for a 401, for scripts and mediators only. A browser is never challenged (isBrowserRequest):
+ * it would open its own password dialog over the console's sign-in form, then cache what was typed and send it with
+ * every request to this server, including those other sites' pages start.
  */
-function basicChallenge(types: readonly ApiAuthenticationType[], request?: FastifyRequest): Record<string, string> {
-  if (request?.headers['x-requested-with'] !== undefined) return {};
+function basicChallenge(types: readonly ApiAuthenticationType[], request: FastifyRequest): Record<string, string> {
+  if (isBrowserRequest(request.headers)) return {};
   return types.includes('basic') ? { 'www-authenticate': 'Basic realm="Junction", charset="UTF-8"' } : {};
 }
 

@@ -78,7 +78,7 @@ export function authRoutes(deps: AuthRoutesDeps): FastifyPluginAsyncTypebox {
         if (!types.includes('token')) throw new AppError('NOT_FOUND', 'Token authentication is not enabled on this server');
         const user = await accounts.findByEmail(request.params.username);
         if (user?.legacyToken === undefined) {
-          throw new AppError('NOT_FOUND', `No token credential for ${request.params.username}; set the password again after enabling token authentication`);
+          throw new AppError('NOT_FOUND', `No token credential for ${request.params.username} yet: it is made when the user next signs in with the password (the console, POST /authenticate/local or Basic), or when the password is set`);
         }
         return { salt: user.legacyToken.salt, ts: new Date().toISOString() };
       },
