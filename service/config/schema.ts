@@ -350,7 +350,7 @@ export const configSchema = Type.Object(
     ),
     prometheus: section(
       {
-        public: bool(false, 'Let anyone who can reach the API port read the Prometheus exposition (`GET /metrics` with `Accept: application/openmetrics-text`) without signing in; otherwise a scraper needs an admin user\'s basic credentials.'),
+        public: bool(false, 'Let anyone who can reach the API port read the Prometheus exposition (`GET /metrics/prometheus`, or a scrape of `GET /metrics`) without signing in; otherwise a scraper needs an admin user\'s basic credentials.'),
       },
       'Prometheus metrics exposition.',
     ),
