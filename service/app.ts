@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Logger } from 'pino';
@@ -102,7 +102,8 @@ import { EmailTransport } from './notify/email.js';
 import { SmsTransport } from './notify/sms.js';
 import { Notifications } from './notify/notifications.js';
 import { emailedPasswordLinks } from './notify/password-links.js';
-import { consoleUrl } from './notify/console-url.js';
+import { consoleLinks } from './notify/console-url.js';
+import type { ConsoleLinks } from './notify/console-url.js';
 import { ReportsJob } from './reports/reports-job.js';
 import { Backups } from './backup/backups.js';
 
@@ -201,6 +202,7 @@ export class Junction {
   readonly #engineChannels: Collection<ChannelRecord>;
   #notifyTransports: { email: EmailTransport; sms: SmsTransport } | undefined;
   #consoleUrl = '';
+  #consoleLinks: ConsoleLinks = { url: '', configured: false };
   readonly #restartListeners: ((by: string) => void)[] = [];
   #restartRequested = false;
 
@@ -396,7 +398,11 @@ export class Junction {
       // Told to the other instances, unless this change is one of theirs being applied here.
       this.cluster.keystoreChanged();
     });
-    this.#consoleUrl = consoleUrl(config.alerts.consoleURL, { protocol: config.api.protocol, host: config.api.host, port: apiPort, machineName: hostname() });
+    this.#consoleLinks = consoleLinks(config.alerts.consoleURL, { protocol: config.api.protocol, host: config.api.host, port: apiPort, machineName: hostname(), lanAddresses: lanAddresses() });
+    this.#consoleUrl = this.#consoleLinks.url;
+    if (!this.#consoleLinks.configured) {
+      logger.warn({ consoleUrl: this.#consoleUrl }, 'alerts.consoleURL is not set: links in alert, report and set-password emails use a guessed address; set it to the console address other machines reach');
+    }
     this.#startSchedulers(pipeline, messages, log, delivery);
     // Listed among the live instances (GET /about), and from now on watching for instances that stop beating.
     await this.cluster.register(apiUrl);
@@ -627,6 +633,7 @@ export class Junction {
         prometheusPublic: config.prometheus.public,
         timeZone: this.timeZone,
         auditCounts: () => this.auditCounts(),
+        consoleLinks: () => this.#consoleLinks,
         logsDir: config.logging.file.enabled ? join(config.dataDir, 'logs') : null,
         visualizer: this.visualizer,
         ...(clock === undefined ? {} : { clock }),
@@ -929,4 +936,9 @@ function resolvedTimeZone(configured: string): string {
 function localUrl(protocol: string, host: string, port: number): string {
   const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return `${protocol}://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+/** The machine's LAN addresses (IPv4, not loopback), in the order the system lists its interfaces. */
+function lanAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).filter((a) => a.family === 'IPv4' && !a.internal).map((a) => a.address));
 }

@@ -24,6 +24,7 @@ import type { ChannelRecord, ContactGroupRecord, JobStateRecord, NotificationAle
 import type { Collection } from '../storage/store.js';
 import type { FinishedTransaction } from '../storage/transactions.js';
 import { heldBack, notYetRecorded, previousSends } from './previous-sends.js';
+import type { TransactionStatus } from '../domain/transaction-status.js';
 import type { RateHistory } from './rate-history.js';
 import { addToHistory, countsOver, minuteOf, parseHistory, rateSpan } from './rate-history.js';
 
@@ -67,8 +68,20 @@ interface RuleMatches {
   key: string;
   /** Matching transaction ids in commit order. */
   ids: string[];
+  /** The status each of `ids` ended in, so the message says what became of them. */
+  statuses: Map<string, TransactionStatus>;
   /** Per minute of commit time: the channel's finished transactions and the rule's matches (failure-rate rules). */
   minutes: Map<number, { total: number; matching: number }>;
+}
+
+/** How many of `ids` ended in each status, of those whose status this run read (held-back ones are from earlier runs). */
+function statusCounts(ids: readonly string[], statuses: ReadonlyMap<string, TransactionStatus>): Partial<Record<TransactionStatus, number>> {
+  const counts: Partial<Record<TransactionStatus, number>> = {};
+  for (const id of ids) {
+    const status = statuses.get(id);
+    if (status !== undefined) counts[status] = (counts[status] ?? 0) + 1;
+  }
+  return counts;
 }
 
 /** The job for the scheduler registry (a `ScheduledJob`): runs at start, then every `pollPeriodMinutes`. */
@@ -108,7 +121,7 @@ export class AlertJob {
           logger.warn({ channel: channel.name, rule }, `an alert rule is skipped: ${problem}`);
           continue;
         }
-        rules.push({ rule, key: ruleKey(channel._id, rule), ids: [], minutes: new Map() });
+        rules.push({ rule, key: ruleKey(channel._id, rule), ids: [], statuses: new Map(), minutes: new Map() });
       }
       if (rules.length > 0) channels.set(channel._id, { channel, rules });
     }
@@ -123,7 +136,10 @@ export class AlertJob {
       const minute = minuteOf(entry.at);
       for (const matches of found.rules) {
         const hit = transactionMatches(matches.rule, found.channel, entry);
-        if (hit) matches.ids.push(entry.id);
+        if (hit) {
+          matches.ids.push(entry.id);
+          matches.statuses.set(entry.id, entry.status);
+        }
         if (matches.rule.failureRate === undefined) continue;
         const counts = matches.minutes.get(minute) ?? { total: 0, matching: 0 };
         counts.total += 1;
@@ -223,6 +239,7 @@ export class AlertJob {
         window: shown.window,
         count: shown.count,
         ...(rate === undefined ? {} : { failureRate: failureRateOf(rate.counts), total: rate.counts.total }),
+        statuses: statusCounts(rate === undefined ? fresh : ids, matches.statuses),
         transactionIds: fresh,
         consoleUrl: this.#deps.consoleUrl(),
         timeZone: this.#deps.timeZone,

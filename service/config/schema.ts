@@ -363,7 +363,7 @@ export const configSchema = Type.Object(
     ),
     prometheus: section(
       {
-        public: bool(false, 'Let anyone who can reach the API port read the Prometheus exposition (`GET /metrics` with `Accept: application/openmetrics-text`) without signing in; otherwise a scraper needs an admin user\'s basic credentials.'),
+        public: bool(false, 'Let anyone who can reach the API port read the Prometheus exposition (`GET /metrics/prometheus`, or a scrape of `GET /metrics`) without signing in; otherwise a scraper needs an admin user\'s basic credentials.'),
       },
       'Prometheus metrics exposition.',
     ),
@@ -410,7 +410,7 @@ export const configSchema = Type.Object(
         enableAlerts: bool(true, "Evaluate channels' alert rules and send alerts."),
         pollPeriodMinutes: int(1, 1440, 1, 'How often alert rules are evaluated, in minutes; each run covers exactly the time since the previous one.'),
         himInstance: Type.String({ default: 'Junction', minLength: 1, maxLength: 200, description: 'Name of this instance in alert and report messages.' }),
-        consoleURL: Type.String({ default: '', maxLength: 2000, description: "The console's address as recipients reach it, such as `https://junction.clinic.example:8080`, for links in messages; empty uses the management API's own address." }),
+        consoleURL: Type.String({ default: '', maxLength: 2000, description: "The console's address as recipients reach it, such as `https://junction.clinic.example:8080`, for links in alert, report and set-password messages; empty uses the management API's own address, with the machine's first LAN IPv4 address for a wildcard host (a guess, logged at start and shown on the console's Alerts and messages page)." }),
       },
       'Alerts on channels.',
     ),

@@ -73,6 +73,11 @@ export interface AboutAnswer {
   ports?: ServicePort[];
   /** The audit repository's and audit sender's counts since start; only in answers to admins. */
   audits?: AboutAudits;
+  /**
+   * The console address that links in alert, report and set-password emails use, and whether an admin set it
+   * (`alerts.consoleURL`) or Junction guessed it from its listening address; only in answers to admins.
+   */
+  messageLinks?: { url: string; configured: boolean };
   /** The server certificate being served (anyone connecting sees it; shown so an admin notices expiry). */
   certificate?: AboutCertificate;
   /** The storage engine, and (to admins) the instances sharing it that are alive now. */

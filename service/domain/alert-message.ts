@@ -4,6 +4,7 @@
  * passes the zone to show times in and the console's address.
  */
 import type { Channel } from '../contracts/channels.js';
+import type { TransactionStatus } from './transaction-status.js';
 import type { AlertRule } from './alert-rules.js';
 import type { AlertWindow } from './alert-window.js';
 import { wallTime } from './alert-window.js';
@@ -19,6 +20,11 @@ export interface AlertMessageInput {
   failureRate?: number;
   /** All the channel's transactions in the window, shown beside a failure rate. */
   total?: number;
+  /**
+   * How many of the matching transactions ended in each status, as far as the caller knows them: the message says
+   * "failed" or "completed with errors" as they did, and "ended" with a breakdown when they differ.
+   */
+  statuses?: Partial<Record<TransactionStatus, number>>;
   /** The matching transactions; the first MAX_LINKED get a link each. */
   transactionIds: readonly string[];
   /** The console's address, such as `https://junction.clinic.example:9000` (a trailing slash is fine). */
@@ -124,6 +130,32 @@ function transactionsWord(count: number): string {
   return count === 1 ? '1 transaction' : `${String(count)} transactions`;
 }
 
+/** What a transaction that ended in each status did, in the words of a sentence: `3 transactions failed`. */
+const STATUS_VERBS: Record<TransactionStatus, string> = {
+  Failed: 'failed',
+  Completed: 'completed',
+  'Completed with error(s)': 'completed with errors',
+  Successful: 'succeeded',
+  // Not a final status: an alert never reads one, but the table stays whole.
+  Processing: 'ended',
+};
+
+const knownStatuses = (statuses: AlertMessageInput['statuses']): [TransactionStatus, number][] =>
+  Object.entries(statuses ?? {}).filter((entry): entry is [TransactionStatus, number] => Object.hasOwn(STATUS_VERBS, entry[0]) && (entry[1] ?? 0) > 0);
+
+/** The verb for the transactions' one status, or `ended` when they ended differently or are not known. */
+function endedAs(statuses: AlertMessageInput['statuses']): string {
+  const known = knownStatuses(statuses);
+  return known.length === 1 && known[0] !== undefined ? STATUS_VERBS[known[0][0]] : 'ended';
+}
+
+/** `` (one status) or ` (2 failed, 1 completed with errors)` when they ended differently. */
+function statusBreakdown(statuses: AlertMessageInput['statuses']): string {
+  const known = knownStatuses(statuses);
+  if (known.length < 2) return '';
+  return ` (${known.map(([status, n]) => `${String(n)} ${STATUS_VERBS[status]}`).join(', ')})`;
+}
+
 function whatHappened(input: AlertMessageInput): string {
   const { rule, count } = input;
   if (rule.condition === 'auto-retry-max-attempted') {
@@ -132,8 +164,12 @@ function whatHappened(input: AlertMessageInput): string {
     return `${transactionsWord(count)} ${count === 1 ? 'was' : 'were'} retried automatically${times} and still failed; ${count === 1 ? 'it' : 'they'} will not be retried again`;
   }
   const status = (rule.status ?? '').trim().toLowerCase();
-  const base = `${transactionsWord(count)} completed with response status ${status}`;
-  if (rule.failureRate === undefined) return base;
+  const verb = endedAs(input.statuses);
+  // A failure-rate message counts its hour, of which only this run's transactions have a known status: no breakdown.
+  // `completed with errors with response status` would stumble.
+  const joined = `${transactionsWord(count)} ${verb} ${verb.includes(' with ') ? 'and' : 'with'} response status ${status}`;
+  if (rule.failureRate === undefined) return `${joined}${statusBreakdown(input.statuses)}`;
+  const base = joined;
   const measured = input.failureRate === undefined ? '' : `${String(input.failureRate)} %`;
   const ofTotal = input.total === undefined ? '' : ` of ${String(input.total)}`;
   return `${base}${ofTotal}${measured === '' ? '' : ` (${measured})`}, above the alert's ${String(rule.failureRate)} %`;

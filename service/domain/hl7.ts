@@ -4,6 +4,7 @@
  * no route could answer, so a sender is never left with plain text or silence. Pure: the clock and control ids are
  * passed in.
  */
+import { HL7_CHARACTER_SETS, hl7CharacterSet } from './hl7-charsets.js';
 
 /** The header fields an ACK and a transaction record need. */
 export interface Hl7Header {
@@ -25,38 +26,6 @@ export interface Hl7Header {
   /** MSH-18, the first repetition; empty when not given. */
   characterSet: string;
 }
-
-/** MSH-18 values and the WHATWG encoding labels TextDecoder knows them by (Node ships full ICU). */
-const CHARACTER_SETS: Record<string, string> = {
-  ASCII: 'utf-8',
-  'UNICODE UTF-8': 'utf-8',
-  UNICODE: 'utf-16le',
-  'UNICODE UTF-16': 'utf-16le',
-  '8859/1': 'iso-8859-1',
-  '8859/2': 'iso-8859-2',
-  '8859/3': 'iso-8859-3',
-  '8859/4': 'iso-8859-4',
-  '8859/5': 'iso-8859-5',
-  '8859/6': 'iso-8859-6',
-  '8859/7': 'iso-8859-7',
-  '8859/8': 'iso-8859-8',
-  '8859/9': 'iso-8859-9',
-  '8859/15': 'iso-8859-15',
-  'ISO IR6': 'utf-8',
-  'ISO IR100': 'iso-8859-1',
-  'ISO IR101': 'iso-8859-2',
-  'ISO IR144': 'iso-8859-5',
-  'ISO IR127': 'iso-8859-6',
-  'ISO IR126': 'iso-8859-7',
-  'ISO IR138': 'iso-8859-8',
-  'ISO IR148': 'iso-8859-9',
-  'ISO IR192': 'utf-8',
-  GB: 'gb18030',
-  'GB 18030-2000': 'gb18030',
-  BIG: 'big5',
-  'BIG-5': 'big5',
-  'KS X 1001': 'euc-kr',
-};
 
 /** An ACK's acknowledgment code (MSA-1): original mode A*, enhanced mode C*. */
 export type AckCode = 'AA' | 'AE' | 'AR' | 'CA' | 'CE' | 'CR';
@@ -112,14 +81,14 @@ export function readHeader(message: Buffer): Hl7Header | null {
 
 /**
  * The TextDecoder label for a stored body whose content type is `contentType`: its `charset` parameter, read as an
- * HL7 character set name (`8859/1`, as Junction records MSH-18) or as a standard label (`iso-8859-1`); UTF-8 when
- * there is none or it is unknown.
+ * HL7 character set name (`8859/1`, as Junction recorded MSH-18 before it sent IANA names), as the IANA name Junction
+ * records now, or as any standard label (`iso-8859-1`); UTF-8 when there is none or it is unknown.
  */
 export function textEncodingOfContentType(contentType: string | undefined): string {
   const charset = /;\s*charset\s*=\s*"?([^";]+)"?/i.exec(contentType ?? '')?.[1]?.trim();
   if (charset === undefined || charset === '') return 'utf-8';
-  const hl7 = CHARACTER_SETS[charset.toUpperCase()];
-  if (hl7 !== undefined) return hl7;
+  const known = hl7CharacterSet(charset) ?? Object.values(HL7_CHARACTER_SETS).find((set) => set.iana?.toUpperCase() === charset.toUpperCase());
+  if (known !== undefined) return known.decoder ?? 'utf-8';
   try {
     return new TextDecoder(charset).encoding;
   } catch {

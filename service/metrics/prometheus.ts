@@ -1,14 +1,17 @@
 /**
  * The Prometheus exposition: one prom-client Registry per Junction (never the library's global one, so several
  * instances in one process keep their own counts), the process metrics prefixed `openhim_`, and OpenHIM's two
- * transaction metrics, counted as transactions complete (`LiveEvents`' `transaction.completed`).
+ * transaction metrics, counted as transactions complete (`LiveEvents`' `transaction.completed`). It is served in
+ * OpenMetrics text or in Prometheus's classic text format, whichever the scraper asks for.
  *
  * OpenHIM observes milliseconds in a histogram whose help says seconds, so nearly every request lands in +Inf; here
- * the histogram holds seconds, with buckets from 5 ms to a minute (channel timeouts are of that order).
+ * the histogram holds seconds, with buckets from 5 ms to a minute (channel timeouts are of that order), and says so in
+ * its name (`openhim_request_duration_seconds`), as Prometheus's naming rules and promtool's lint ask.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { OpenMetricsContentType } from 'prom-client';
+import type { Metric, OpenMetricsContentType } from 'prom-client';
 import type { AboutAudits } from '../contracts/api.js';
+import type { ExpositionFormat } from '../domain/metrics-negotiation.js';
 import type { CompletionDetail, LiveEvents, TransactionEvent } from '../events/live.js';
 
 /** The labels of both transaction metrics, OpenHIM's set. */
@@ -16,6 +19,38 @@ const LABELS = ['channel', 'status', 'code', 'method', 'client'] as const;
 
 /** Histogram buckets in seconds. */
 export const DURATION_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** The request histogram's name: OpenHIM's `openhim_request_duration` with the unit it holds. */
+export const REQUEST_DURATION_METRIC = 'openhim_request_duration_seconds';
+
+/**
+ * prom-client's default Node metrics include three gauges named `..._total` (the sums of the `openhim_nodejs_active_*`
+ * gauges by type), which Prometheus reserves for counters: promtool's lint fails on them. They are left out;
+ * `sum(openhim_nodejs_active_handles)` and its siblings give the same figures.
+ */
+const GAUGES_NAMED_AS_COUNTERS = ['openhim_nodejs_active_handles_total', 'openhim_nodejs_active_requests_total', 'openhim_nodejs_active_resources_total'];
+
+/** A registered metric as the registry reads it (prom-client's `Metric` types leave out `get`). */
+interface ReadableMetric {
+  name: string;
+  help: string;
+  type: string;
+  get(): Promise<{ name: string }>;
+  getForPromString?(): Promise<{ name: string }>;
+}
+
+/**
+ * A metric as the classic text format must name it. The OpenMetrics registry renames its counters to the family name
+ * without `_total` the first time it is scraped (prom-client does, in place), and the text format names a counter's
+ * samples after the metric itself, so the text view puts the suffix back and reads the same values. One set of metric
+ * objects serves both formats: a completion is counted once.
+ */
+function textFormatView(metric: ReadableMetric): Metric {
+  const name = metric.type === 'counter' ? `${metric.name.replace(/_total$/, '')}_total` : metric.name;
+  const read = async () => ({ ...(await (metric.getForPromString?.() ?? metric.get())), name });
+  // The registry calls only these members; prom-client's types describe the metric classes, not that interface.
+  return { name, help: metric.help, type: metric.type, get: read } as unknown as Metric;
+}
 
 // Distinct label sets are few (channels × statuses × codes × methods × clients); past this many the cache starts over
 // rather than grow without bound when some label takes many values.
@@ -36,9 +71,10 @@ export class PrometheusMetrics {
   constructor() {
     this.registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
     collectDefaultMetrics({ register: this.registry, prefix: 'openhim_' });
+    for (const name of GAUGES_NAMED_AS_COUNTERS) this.registry.removeSingleMetric(name);
     this.#transactions = new Counter({ name: 'openhim_transactions_total', help: 'Transactions completed', labelNames: LABELS, registers: [this.registry] });
     this.#duration = new Histogram({
-      name: 'openhim_request_duration',
+      name: REQUEST_DURATION_METRIC,
       help: 'Transaction response time (response timestamp minus request timestamp) in seconds',
       labelNames: LABELS,
       buckets: DURATION_BUCKETS_SECONDS,
@@ -46,9 +82,14 @@ export class PrometheusMetrics {
     });
   }
 
-  /** The content type of `exposition()`: OpenMetrics text 1.0.0. */
+  /** The content type of `exposition()` without a format: OpenMetrics text 1.0.0. */
   get contentType(): string {
     return this.registry.contentType;
+  }
+
+  /** The content type of `exposition(format)`. */
+  static contentTypeOf(format: ExpositionFormat): string {
+    return format === 'openmetrics' ? Registry.OPENMETRICS_CONTENT_TYPE : Registry.PROMETHEUS_CONTENT_TYPE;
   }
 
   /** Counts every completion announced on `events` from now on. */
@@ -161,18 +202,14 @@ export class PrometheusMetrics {
     });
   }
 
-  /** The exposition text, in `contentType`. */
-  exposition(): Promise<string> {
-    return this.registry.metrics();
+  /**
+   * The exposition text, in `contentTypeOf(format)`: OpenMetrics by default. The classic text format is read from a
+   * registry of views made at each scrape, so every metric registered here, now or later, is in both.
+   */
+  exposition(format: ExpositionFormat = 'openmetrics'): Promise<string> {
+    if (format === 'openmetrics') return this.registry.metrics();
+    const text = new Registry();
+    for (const metric of this.registry.getMetricsAsArray()) text.registerMetric(textFormatView(metric as unknown as ReadableMetric));
+    return text.metrics();
   }
-}
-
-/**
- * True when a `GET /metrics` asks for the exposition rather than the JSON totals: its Accept names OpenMetrics, as
- * Prometheus's default scrape Accept does (and OpenHIM's rule). A plain `text/plain` is not enough: browsers and
- * OpenHIM's console send it too when they want JSON.
- */
-export function wantsExposition(accept: string | string[] | undefined): boolean {
-  const text = Array.isArray(accept) ? accept.join(',') : (accept ?? '');
-  return text.toLowerCase().includes('application/openmetrics-text');
 }

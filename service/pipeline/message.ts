@@ -22,6 +22,7 @@ import { AppError } from '../errors.js';
 import { authorise } from '../domain/channel-match.js';
 import { ackBytes, negativeAck, positiveAck, readHeader, statusOfReply, UNKNOWN_SENDER, wrongAcknowledgement } from '../domain/hl7.js';
 import type { Hl7Header } from '../domain/hl7.js';
+import { ianaCharsetOf } from '../domain/hl7-charsets.js';
 import { isStructuredResponse, parseMediatorResponse } from '../domain/mediator-response.js';
 import { outgoingHeaders, routePath } from '../domain/route-request.js';
 import { storedHeaders } from '../domain/stored-headers.js';
@@ -103,10 +104,18 @@ const HL7_TYPE = 'application/hl7-v2';
 // ACK control ids: Junction's own, unique within a process run, readable in logs.
 let ackCounter = 0;
 
-/** How a message is described to HTTP routes and in the stored request: HL7 v2 with its character set, or bytes. */
-function contentTypeOf(header: Hl7Header | null): string {
-  if (header === null) return 'application/octet-stream';
-  return header.characterSet === '' ? HL7_TYPE : `${HL7_TYPE}; charset="${header.characterSet.replace(/["\\]/g, '')}"`;
+// Each unknown MSH-18 name is logged once per channel; past this many pairs the memory of them starts over.
+const MAX_UNKNOWN_CHARSETS_LOGGED = 1000;
+
+/**
+ * How a message is described to HTTP routes and in the stored request: HL7 v2 with its character set's IANA name, or
+ * bytes. `unknown` is the MSH-18 value when it names no IANA charset: the type then has no charset parameter.
+ */
+function contentTypeOf(header: Hl7Header | null): { contentType: string; unknown?: string } {
+  if (header === null) return { contentType: 'application/octet-stream' };
+  if (header.characterSet === '') return { contentType: HL7_TYPE };
+  const iana = ianaCharsetOf(header.characterSet);
+  return iana === null ? { contentType: HL7_TYPE, unknown: header.characterSet } : { contentType: `${HL7_TYPE}; charset=${iana}` };
 }
 
 const isHl7 = (body: Buffer): boolean => readHeader(body) !== null;
@@ -116,8 +125,20 @@ export class MessagePipeline implements MessageHandler {
   /** Final writes still running after their reply was sent; `drain()` waits for them. */
   readonly #finishing = new Set<Promise<void>>();
 
+  /** `channel\0name` pairs of MSH-18 values with no IANA charset already logged. */
+  readonly #unknownCharsets = new Set<string>();
+
   constructor(deps: MessagePipelineDeps) {
     this.#deps = deps;
+  }
+
+  /** Says once per channel and name that a message went to HTTP routes without a charset, and why. */
+  #unknownCharset(channel: string, name: string): void {
+    const key = `${channel}\u0000${name}`;
+    if (this.#unknownCharsets.has(key)) return;
+    if (this.#unknownCharsets.size >= MAX_UNKNOWN_CHARSETS_LOGGED) this.#unknownCharsets.clear();
+    this.#unknownCharsets.add(key);
+    this.#deps.logger.warn({ channel, characterSet: name.slice(0, 100) }, 'MSH-18 names a character set with no IANA name (HL7 table 0211); messages are sent to HTTP routes without a charset parameter');
   }
 
   /** Steps 1–4 for a message from a connection: resolves with the reply once the outcome is committed. Never rejects. */
@@ -205,7 +226,8 @@ export class MessagePipeline implements MessageHandler {
   async #run(job: MessageJob, header: Hl7Header | null, framed: boolean): Promise<{ reply: Buffer | null; finished: Promise<void> }> {
     const { log, events, logger, limits } = this.#deps;
     const { channel, message } = job;
-    const contentType = contentTypeOf(header);
+    const { contentType, unknown } = contentTypeOf(header);
+    if (unknown !== undefined) this.#unknownCharset(channel.name, unknown);
     const request: TransactionRequest = {
       host: job.local.address,
       port: job.local.port,

@@ -51,7 +51,7 @@ it('sends the alert email through SMTP with the rule, channel, window, count and
   expect(mail?.parsed.subject).toBe('Junction alert (Clinic A): status 5xx on Lab results');
   const text = mail?.parsed.text ?? '';
   expect(text).toContain('Channel: Lab results on Clinic A');
-  expect(text).toContain(`From 2026-11-24 11:00 to 11:01 (${ZONE}): 2 transactions completed with response status 5xx.`);
+  expect(text).toContain(`From 2026-11-24 11:00 to 11:01 (${ZONE}): 2 transactions failed with response status 5xx.`);
   expect(text).toContain(`${CONSOLE}/#/transactions/${a}`);
   expect(text).toContain(`${CONSOLE}/#/transactions/${b}`);
   const html = typeof mail?.parsed.html === 'string' ? mail.parsed.html : '';

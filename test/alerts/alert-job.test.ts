@@ -83,7 +83,7 @@ describe('rules', () => {
     expect(records[0]?.alert).toMatchObject({ failureRate: 20, count: 2, transactionIds: [second] });
     // The hour is known from the first run's window on.
     expect(records[0]?.alert?.window).toEqual({ from: new Date('2026-11-24T07:59:00.000Z'), to: new Date('2026-11-24T08:02:00.000Z') });
-    expect(records[0]?.text).toContain('2 transactions completed with response status 5xx of 6 (33.3 %), above the alert\'s 20 %');
+    expect(records[0]?.text).toContain('2 transactions failed with response status 5xx of 6 (33.3 %), above the alert\'s 20 %');
     expect(first).not.toBe(second);
 
     // Much later the hour holds only successes and one failure of 10: 10 %, not above.
@@ -176,7 +176,7 @@ describe('maxAlerts', () => {
     expect(records[2]?.alert?.transactionIds).toEqual([b, c]);
     // The message reports the span from the held window's start.
     expect(records[2]?.alert?.window.from).toEqual(new Date('2026-11-24T08:01:00.000Z'));
-    expect(records[2]?.text).toContain('2 transactions completed');
+    expect(records[2]?.text).toContain('2 transactions failed');
     expect(reported(records, ada.user)).toEqual([a, b, c]);
   });
 
@@ -375,7 +375,7 @@ describe('the message', () => {
     expect(record?.text).toContain('Junction alert: status 500');
     expect(record?.text).toContain('Channel: Lab <results> on Clinic A');
     // 08:00 to 08:01 UTC is 11:00 to 11:01 in Nairobi.
-    expect(record?.text).toContain(`From 2026-11-24 11:00 to 11:01 (${ZONE}): 2 transactions completed with response status 500.`);
+    expect(record?.text).toContain(`From 2026-11-24 11:00 to 11:01 (${ZONE}): 2 transactions failed with response status 500.`);
     expect(record?.text).toContain(`${CONSOLE}/#/transactions/${a}`);
     expect(record?.text).toContain(`${CONSOLE}/#/transactions/${b}`);
     // The list link starts a channel timeout before the window, so requests that arrived earlier are listed.

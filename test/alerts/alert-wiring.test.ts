@@ -65,7 +65,9 @@ it('alerts by email on a status rule for transactions that went through the HTTP
   const mail = await until('the alert email', () => smtp.received.find((m) => m.parsed.subject?.includes('Lab <results>')));
   expect(mail.rcptTo).toEqual([ROOT_EMAIL]);
   const text = mail.parsed.text ?? '';
-  expect(text).toContain('2 transactions completed with response status 5xx');
+  // Failed transactions are said to have failed, not completed (issue 33).
+  expect(text).toContain('2 transactions failed with response status 5xx');
+  expect(text).not.toContain('completed');
   expect(text).toContain('(Africa/Nairobi)');
   expect(text).toContain(`https://junction.clinic.example:8080/#/transactions/${ids[0]!}`);
   expect(text).toContain(`https://junction.clinic.example:8080/#/transactions/${ids[2]!}`);
@@ -80,3 +82,26 @@ it('alerts by email on a status rule for transactions that went through the HTTP
   expect(((await t.request('/notifications?kind=alert', { headers: admin })).body as unknown[]).length).toBe(1);
   await expect(t.junction.runJob('no-such-job')).rejects.toThrow(/no scheduled job/);
 });
+
+it('opens set-password links at alerts.consoleURL too, and shows admins where links point', async () => {
+  const about = await t.request('/about', { headers: admin });
+  expect((about.body as { messageLinks?: unknown }).messageLinks).toEqual({ url: 'https://junction.clinic.example:8080', configured: true });
+  const invited = await t.request('/users', { method: 'POST', headers: admin, json: { email: 'nurse@clinic.example', firstname: 'N', surname: 'N', groups: ['nurses'] } });
+  expect(invited.status, invited.text).toBe(201);
+  const mail = await until('the invitation email', () => smtp.received.find((m) => m.rcptTo.includes('nurse@clinic.example')));
+  expect(mail.parsed.text ?? '').toMatch(/https:\/\/junction\.clinic\.example:8080\/#\/set-password\/\S+/);
+});
+
+it('says so in /about and the log when no console address is configured', async () => {
+  const guessed = await startJunction();
+  try {
+    const auth = { authorization: await unlockRoot(guessed) };
+    const about = await guessed.request('/about', { headers: auth });
+    // The API listens on 127.0.0.1 here; a wildcard address would give the machine's LAN address instead.
+    expect((about.body as { messageLinks?: unknown }).messageLinks).toEqual({ url: guessed.url, configured: false });
+    expect(guessed.logs.some((line) => typeof line.msg === 'string' && line.msg.startsWith('alerts.consoleURL is not set'))).toBe(true);
+  } finally {
+    await guessed.destroy();
+  }
+});
+

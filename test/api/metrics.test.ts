@@ -23,7 +23,7 @@ describe('metrics API', () => {
   /** Minute test: the start of a recent minute (minute buckets are kept only for minuteRetentionHours). */
   let recentMinute = 0;
 
-  const get = (path: string, headers = admin): Promise<TestResponse> => t.inject(path, { headers });
+  const get = (path: string, headers: Record<string, string> = admin): Promise<TestResponse> => t.inject(path, { headers });
   async function items(path: string, query: Record<string, string>, headers = admin): Promise<Item[]> {
     const res = await get(`${path}?${new URLSearchParams(query).toString()}`, headers);
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
@@ -213,8 +213,9 @@ describe('metrics API', () => {
   });
 
   describe('refuses bad queries with 400 naming the problem', () => {
+    // OpenHIM's console's Accept: without dates and without it, `GET /metrics` is the Prometheus exposition.
     const refused = async (path: string, query: Record<string, string>): Promise<{ message: string; paths: string[] }> => {
-      const res = await get(`${path}?${new URLSearchParams(query).toString()}`);
+      const res = await get(`${path}?${new URLSearchParams(query).toString()}`, { ...admin, accept: 'application/json, text/plain, */*' });
       expect(res.status, res.text).toBe(400);
       const error = (res.body as { error: { code: string; message: string; details: { path: string }[] } }).error;
       expect(error.code).toBe('VALIDATION_FAILED');

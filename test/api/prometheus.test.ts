@@ -128,10 +128,10 @@ describe('Prometheus exposition', () => {
 
   it('observes response times in seconds: a 50 ms upstream lands below a quarter of a second, not in +Inf', async () => {
     const res = await scrape(t, admin);
-    const histogram = family(parse(res), 'openhim_request_duration');
+    const histogram = family(parse(res), 'openhim_request_duration_seconds');
     expect(histogram.type).toBe('HISTOGRAM');
     expect(histogram.help).toMatch(/seconds/);
-    const slow = histogramSeries(res.text, 'openhim_request_duration', { channel: 'slow', status: 'Successful', code: '200' });
+    const slow = histogramSeries(res.text, 'openhim_request_duration_seconds', { channel: 'slow', status: 'Successful', code: '200' });
     expect(slow.count).toBe('2');
     const sum = Number(slow.sum);
     expect(sum).toBeGreaterThanOrEqual(0.09);
@@ -140,7 +140,7 @@ describe('Prometheus exposition', () => {
     expect(slow.buckets?.['0.25']).toBe('2');
     expect(slow.buckets?.['+Inf']).toBe('2');
     // The failing upstream answers at once.
-    const broken = histogramSeries(res.text, 'openhim_request_duration', { channel: 'broken' });
+    const broken = histogramSeries(res.text, 'openhim_request_duration_seconds', { channel: 'broken' });
     expect(broken.count).toBe('1');
     expect(broken.buckets?.['0.05']).toBe('1');
   });

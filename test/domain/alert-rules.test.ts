@@ -325,16 +325,27 @@ describe('alert messages', () => {
     const message = alertMessage(base);
     expect(message.subject).toBe('Junction alert: status 500 on Lab results');
     expect(message.text).toContain('Channel: Lab results');
-    expect(message.text).toContain('From 2026-11-24 08:00 to 08:05 (Africa/Nairobi): 3 transactions completed with response status 500.');
+    // Without their statuses the message does not guess what became of them.
+    expect(message.text).toContain('From 2026-11-24 08:00 to 08:05 (Africa/Nairobi): 3 transactions ended with response status 500.');
     expect(message.html).toContain('<h1>Junction alert: status 500</h1>');
-    expect(message.html).toContain('3 transactions completed with response status 500');
+    expect(message.html).toContain('3 transactions ended with response status 500');
     expect(message.sms).toBe('Junction alert: status 500 on Lab results, 3 transactions, 2026-11-24 08:00 to 08:05 (Africa/Nairobi)');
+  });
+
+  it('says what became of the transactions in the words of their status (issue 33: a Failed one said "completed")', () => {
+    expect(alertMessage({ ...base, statuses: { Failed: 3 } }).text).toContain('3 transactions failed with response status 500.');
+    expect(alertMessage({ ...base, count: 1, statuses: { 'Completed with error(s)': 1 } }).text).toContain('1 transaction completed with errors and response status 500.');
+    expect(alertMessage({ ...base, statuses: { Completed: 3 } }).text).toContain('3 transactions completed with response status 500.');
+    const mixed = alertMessage({ ...base, statuses: { Failed: 2, 'Completed with error(s)': 1 } });
+    expect(mixed.text).toContain('3 transactions ended with response status 500 (2 failed, 1 completed with errors).');
+    expect(mixed.html).toContain('3 transactions ended with response status 500 (2 failed, 1 completed with errors)');
   });
 
   it('gives the rate and the threshold of a failure-rate rule', () => {
     const message = alertMessage({ ...base, rule: { condition: 'status', status: '4xx', failureRate: 20 }, count: 5, total: 20, failureRate: 25 });
     expect(message.subject).toBe('Junction alert: status 4xx at over 20 % on Lab results');
-    expect(message.text).toContain("5 transactions completed with response status 4xx of 20 (25 %), above the alert's 20 %.");
+    expect(message.text).toContain("5 transactions ended with response status 4xx of 20 (25 %), above the alert's 20 %.");
+    expect(alertMessage({ ...base, rule: { condition: 'status', status: '4xx', failureRate: 20 }, count: 5, total: 20, failureRate: 25, statuses: { Completed: 2 } }).text).toContain('5 transactions completed with response status 4xx of 20');
     expect(message.sms).toContain('5 transactions (25 %)');
   });
 

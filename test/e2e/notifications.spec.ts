@@ -59,6 +59,9 @@ const test = base.extend<{ smtp: Mailbox }>({
 test('an admin sends test messages and finds them, sent and failed, in the list', async ({ console: page, junction, smtp }, testInfo) => {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Alerts and messages' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Alerts and messages' })).toBeVisible();
+  // No alerts.consoleURL here: the page says the links in emails use a guessed address, and which.
+  await expect(page.getByTestId('message-links')).toContainText('Links in emails use a guessed address');
+  await expect(page.getByTestId('message-links')).toContainText('alerts.consoleURL');
   const table = page.getByRole('table', { name: 'Messages' });
   await expect(table).toContainText('No messages yet.');
 

@@ -126,9 +126,32 @@ describe('routes of socket channels end to end', () => {
       const answer = await rawPeer(port, (socket) => void socket.write(frameMllp(bytes)), 1);
       expect(answer.replies.map(msaOf)).toEqual([{ code: 'AA', controlId: 'LATIN-HTTP-1' }]);
       const request = seen.find((s) => controlIdOf(s.body) === 'LATIN-HTTP-1');
-      expect(request?.headers['content-type']).toBe('application/hl7-v2; charset="8859/1"');
+      // The IANA name an HTTP server knows, not HL7's `8859/1` (issue 33).
+      expect(request?.headers['content-type']).toBe('application/hl7-v2; charset=ISO-8859-1');
       expect(request?.headers['content-length']).toBe(String(bytes.length));
       expect(request?.raw.equals(bytes)).toBe(true);
+    });
+
+    it('maps each MSH-18 name to its IANA charset; a name with none is sent without a charset, and logged once', async () => {
+      const message = (id: string, charset: string) => `MSH|^~\\&|LAB|CLINIC|JUNCTION|HOSP|20240101120000||ADT^A01|${id}|P|2.5||||||${charset}\rPID|1||1^^^HOSP^MR||Ngũgĩ^Wanjirũ\r`;
+      const sent = async (id: string, charset: string): Promise<Seen | undefined> => {
+        const answer = await rawPeer(port, (socket) => void socket.write(frameMllp(Buffer.from(message(id, charset), 'utf8'))), 1);
+        expect(answer.replies.map(msaOf)).toEqual([{ code: 'AA', controlId: id }]);
+        return seen.find((s) => controlIdOf(s.body) === id);
+      };
+      expect((await sent('CHARSET-UTF8', 'UNICODE UTF-8'))?.headers['content-type']).toBe('application/hl7-v2; charset=UTF-8');
+      expect((await sent('CHARSET-LATIN9', '8859/15'))?.headers['content-type']).toBe('application/hl7-v2; charset=ISO-8859-15');
+      expect((await sent('CHARSET-ASCII', 'ascii'))?.headers['content-type']).toBe('application/hl7-v2; charset=US-ASCII');
+      const unknown = await sent('CHARSET-UNKNOWN-1', 'KLINGON "1"');
+      expect(unknown?.headers['content-type']).toBe('application/hl7-v2');
+      expect((await sent('CHARSET-UNKNOWN-2', 'KLINGON "1"'))?.headers['content-type']).toBe('application/hl7-v2');
+      const warned = t.logs.filter((line) => line.characterSet === 'KLINGON "1"');
+      expect(warned).toHaveLength(1);
+      expect(warned[0]?.channel).toBe('hl7 over http');
+      expect(warned[0]?.msg).toContain('no IANA name');
+      // The stored request records what was sent.
+      expect((await transactionOf(t, 'CHARSET-UNKNOWN-1')).request.headers['content-type']).toBe('application/hl7-v2');
+      expect((await transactionOf(t, 'CHARSET-UTF8')).request.headers['content-type']).toBe('application/hl7-v2; charset=UTF-8');
     });
 
     it('answers an AA of its own when the route accepts the message with an empty 200', async () => {

@@ -138,7 +138,7 @@ describe('tls and private tcp channels end to end', () => {
     const answer = await rawPeer(channel.tcpPort, (socket) => void socket.write(frameMllp(bytes)), 1);
     expect(answer.replies.map(msaOf)).toEqual([{ code: 'AA', controlId: 'LATIN-1' }]);
     const tx = await until('the latin1 transaction', async () => (await transactionsOf(t, channel._id))[0]);
-    expect(tx.request.headers['content-type']).toBe('application/hl7-v2; charset="8859/1"');
+    expect(tx.request.headers['content-type']).toBe('application/hl7-v2; charset=ISO-8859-1');
     expect(tx.request.body).toBeDefined();
     expect(tx.request.body).toMatchObject({ size: bytes.length });
     const chunks: Buffer[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { passwordLinkEmail } from '../../service/notify/password-links.js';
-import { consoleUrl } from '../../service/notify/console-url.js';
+import { consoleLinks, consoleUrl } from '../../service/notify/console-url.js';
 
 const expiry = new Date('2026-03-08T09:30:00Z');
 
@@ -25,7 +25,7 @@ describe('passwordLinkEmail', () => {
 });
 
 describe('consoleUrl', () => {
-  const api = { protocol: 'https' as const, host: '127.0.0.1', port: 8080, machineName: 'hims01' };
+  const api = { protocol: 'https' as const, host: '127.0.0.1', port: 8080, machineName: 'hims01', lanAddresses: [] };
 
   it('uses alerts.consoleURL when set, without a trailing slash', () => {
     expect(consoleUrl(' https://him.clinic.example/console/ ', api)).toBe('https://him.clinic.example/console');
@@ -35,5 +35,11 @@ describe('consoleUrl', () => {
     expect(consoleUrl('', api)).toBe('https://127.0.0.1:8080');
     expect(consoleUrl('', { ...api, host: '0.0.0.0' })).toBe('https://hims01:8080');
     expect(consoleUrl('', { ...api, host: '::1', protocol: 'http' })).toBe('http://[::1]:8080');
+  });
+
+  it("prefers the machine's LAN address to its name, which other machines may not resolve, and says it guessed", () => {
+    expect(consoleUrl('', { ...api, host: '0.0.0.0', lanAddresses: ['192.168.1.20', '10.0.0.5'] })).toBe('https://192.168.1.20:8080');
+    expect(consoleLinks('', { ...api, host: '::', lanAddresses: ['192.168.1.20'] })).toEqual({ url: 'https://192.168.1.20:8080', configured: false });
+    expect(consoleLinks('https://junction.clinic.example', api)).toEqual({ url: 'https://junction.clinic.example', configured: true });
   });
 });

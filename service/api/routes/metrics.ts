@@ -1,8 +1,9 @@
 /**
  * Metrics: `GET /metrics`, `/metrics/channels[/:channelID]` and `/metrics/timeseries/:timeSeries[/channels[/:channelID]]`,
  * over the channels whose transactions the caller may view (OpenHIM has no named permission for these). Each answer
- * says in the `Metrics-Time-Zone` header which zone its buckets were cut in. `GET /metrics` with an Accept naming
- * OpenMetrics answers the Prometheus exposition instead: admins only, or anyone when `prometheus.public` is set.
+ * says in the `Metrics-Time-Zone` header which zone its buckets were cut in. The Prometheus exposition is
+ * `GET /metrics/prometheus`, and `GET /metrics` too when a scraper asks for it (`domain/metrics-negotiation.ts`):
+ * admins only, or anyone when `prometheus.public` is set.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -14,11 +15,13 @@ import { parseMetricsQuery } from '../../domain/metric-periods.js';
 import type { MetricItem, MetricsGrouping } from '../../domain/metric-buckets.js';
 import type { ChannelCatalogue } from '../../channels/catalogue.js';
 import type { MetricsReader } from '../../metrics/reader.js';
-import { wantsExposition } from '../../metrics/prometheus.js';
-import type { PrometheusMetrics } from '../../metrics/prometheus.js';
+import { expositionFormat, metricsAnswer } from '../../domain/metrics-negotiation.js';
+import type { ExpositionFormat } from '../../domain/metrics-negotiation.js';
+import { PrometheusMetrics } from '../../metrics/prometheus.js';
 import type { UserRecord } from '../../storage/records.js';
 import { currentUser } from '../auth/hook.js';
 import { requireAdmin } from '../guards.js';
+import { NoQuery } from '../schemas/common.js';
 import { MetricItemsAnswer, MetricsChannelParams, MetricsQuery, MetricsSeriesChannelParams, MetricsSeriesParams } from '../schemas/metrics.js';
 
 export interface MetricsRoutesDeps {
@@ -72,22 +75,42 @@ export function metricsRoutes(deps: MetricsRoutesDeps): FastifyPluginAsyncTypebo
     return items;
   }
 
+  /** The exposition in `format`, to an admin, or to anyone with `prometheus.public`. */
+  async function exposition(request: FastifyRequest, reply: FastifyReply, format: ExpositionFormat): Promise<FastifyReply> {
+    if (!deps.prometheusPublic) requireAdmin(request, 'read the Prometheus metrics (or set prometheus.public)');
+    const text = await prometheus.exposition(format);
+    // The answer depends on Accept, so a cache between Prometheus and Junction must keep each format apart.
+    return reply.type(PrometheusMetrics.contentTypeOf(format)).header('vary', 'accept').send(text);
+  }
+
+  // The auth hook runs before the query is validated: only whether each date is there counts.
+  const exposes = (request: FastifyRequest): boolean => {
+    const query = typeof request.query === 'object' && request.query !== null ? request.query : {};
+    const given = (key: string): string | undefined => (key in query ? '' : undefined);
+    return metricsAnswer(request.headers.accept, { startDate: given('startDate'), endDate: given('endDate'), timeZone: given('timeZone') }).kind === 'exposition';
+  };
+
   return async (app) => {
     app.get(
       '/metrics',
       {
-        config: { publicWhen: (request) => deps.prometheusPublic && wantsExposition(request.headers.accept) },
+        config: { publicWhen: (request) => deps.prometheusPublic && exposes(request) },
         schema: { querystring: MetricsQuery, response: { 200: MetricItemsAnswer } },
       },
       async (request, reply) => {
-        if (wantsExposition(request.headers.accept)) {
-          if (!deps.prometheusPublic) requireAdmin(request, 'read the Prometheus metrics (or set prometheus.public)');
-          const text = await prometheus.exposition();
+        const chosen = metricsAnswer(request.headers.accept, request.query);
+        if (chosen.kind === 'exposition') {
           // Text in its own content type, which the JSON response schema (for the other answer) does not describe.
-          return reply.type(prometheus.contentType).send(text as unknown as MetricItem[]);
+          return exposition(request, reply, chosen.format);
         }
+        void reply.header('vary', 'accept');
         return answer(request, reply, request.query, 'overall', {});
       },
+    );
+
+    // The exposition on a path of its own, whatever the Accept header and query say.
+    app.get('/metrics/prometheus', { config: { publicWhen: () => deps.prometheusPublic }, schema: { querystring: NoQuery } }, async (request, reply) =>
+      exposition(request, reply, expositionFormat(request.headers.accept)),
     );
 
     app.get('/metrics/channels', { schema: { querystring: MetricsQuery, response: { 200: MetricItemsAnswer } } }, async (request, reply) =>

@@ -29,6 +29,8 @@ export interface ServiceRoutesDeps {
   timeZone: string;
   /** The audit repository's and audit sender's counts, for admins. */
   auditCounts: () => AboutAudits;
+  /** The console address links in emails use, and whether it is configured (`alerts.consoleURL`), for admins. */
+  consoleLinks?: () => { url: string; configured: boolean };
   /** The storage engine and the instances alive now (with `self` on this one), for /about. */
   storage: (withInstances: boolean) => Promise<AboutStorage>;
   /** The server certificate being served, for its validity and fingerprint on /about. */
@@ -67,6 +69,7 @@ export function serviceRoutes(deps: ServiceRoutesDeps): FastifyPluginAsyncTypebo
         version: deps.version,
         nodeVersion: process.version,
         ...(admin ? { ports: [...deps.listeningPorts()], audits: deps.auditCounts() } : {}),
+        ...(admin && deps.consoleLinks !== undefined ? { messageLinks: deps.consoleLinks() } : {}),
         ...aboutCertificate(deps),
         storage: await deps.storage(admin),
       };

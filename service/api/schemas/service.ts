@@ -51,6 +51,9 @@ export const AboutAnswerSchema = Type.Object({
   nodeVersion: Type.String(),
   ports: Type.Optional(Type.Array(ServicePortSchema, { description: 'the ports listened on; admins only' })),
   audits: Type.Optional(AboutAuditsSchema),
+  messageLinks: Type.Optional(
+    Type.Object({ url: Type.String(), configured: Type.Boolean() }, { description: 'the console address links in emails use, and whether alerts.consoleURL set it; admins only' }),
+  ),
   storage: Type.Object(
     {
       engine: Type.Enum(['embedded', 'postgres']),

@@ -11,6 +11,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { isAdmin, useSession } from '../../stores/session';
 import { KIND_LABELS, STATUS_VIEW } from './notification-view';
+import { MessageLinksNotice } from './MessageLinksNotice';
 import { TestMessageForm } from './TestMessageForm';
 
 const PAGE_SIZE = 25;
@@ -120,6 +121,7 @@ export function NotificationsPage() {
         Every alert, report, test message and set-password email Junction sent or tried to send, newest first. A failed send is retried with a growing pause;
         &quot;Held back&quot; alerts were kept back by a recipient&apos;s limit and go out with their next alert.
       </Text>
+      <MessageLinksNotice />
       <Paper withBorder p="md">
         <TestMessageForm onSent={() => (skip === 0 ? reload() : setSkip(0))} />
       </Paper>
