@@ -28,7 +28,7 @@ import { authoriseRequest } from './authorise.js';
 import { requestSection, storeRequest } from './store-request.js';
 import { hasBody, startRoutes } from './route.js';
 import type { RouteRun, SocketRoutes } from './route.js';
-import { answerWithError, routeFailure, sendError, sendPrimary, storedBody } from './respond.js';
+import { answerWithError, internalFailure, routeFailure, sendError, sendPrimary, storedBody } from './respond.js';
 import type { Answering } from './respond.js';
 import { copy } from '../streams/relay.js';
 import type { MoveOptions } from '../streams/relay.js';
@@ -122,9 +122,10 @@ export class Pipeline {
     try {
       await this.#process(ctx, channel, state);
     } catch (err) {
-      this.#deps.logger.error({ err, transactionId: ctx.id }, 'transaction failed inside Junction');
+      const answer = internalFailure(err);
+      this.#deps.logger.error({ err, transactionId: ctx.id, channel: channel.name }, answer.code === 'STORE_UNAVAILABLE' ? 'transaction could not be stored; the client was answered 503' : 'transaction failed inside Junction');
       await this.#fail(ctx, channel, state, (err as Error).message);
-      sendError(ctx.res, new AppError('INTERNAL'), ctx.id);
+      sendError(ctx.res, answer, ctx.id);
     }
   }
 
@@ -252,8 +253,7 @@ export class Pipeline {
       // What arrived is stored, up to where it broke.
       sink?.stream.end(copied.last);
       if (copied.failure !== undefined) run.brokeOff = copied.failure.side === 'source' ? answerBrokeOff(copied.failure.error, run.route, timeoutMs) : copied.failure.error;
-      const body = await storedBody(sink, this.#deps.logger, ctx.id);
-      return body === undefined ? { run } : { run, body };
+      return { run, ...(await storedBody(sink, this.#deps.logger, ctx.id)) };
     } catch (err) {
       answer.body.destroy();
       run.brokeOff = err as Error;
