@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const version = readVersion();
   logger.info({ version, configFile: configFile ?? null, dataDir: config.dataDir }, 'Junction starting');
 
-  const junction = new Junction({ config, logger, version });
+  const junction = new Junction({ config, logger, version, logProblems: () => log.problems() });
   let stopping = false;
   const stop = (signal: string, exitCode = 0) => {
     if (stopping) {

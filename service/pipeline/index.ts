@@ -34,6 +34,7 @@ import { copy } from '../streams/relay.js';
 import type { MoveOptions } from '../streams/relay.js';
 import { Completion } from './complete.js';
 import type { OtherOutcome } from './store-response.js';
+import type { Admission } from './admission.js';
 import { answerStructured } from './structured-response.js';
 import { STALL_GRACE_MS, Watchdog } from './watchdog.js';
 import { isStructuredResponse } from '../domain/mediator-response.js';
@@ -65,7 +66,12 @@ export interface PipelineDeps {
   sockets?: SocketRoutes;
   /** Where clients refused on a channel are audited (node authentication, in per-address summaries). */
   refusedNodes?: Pick<RefusedNodeAudit, 'refused'>;
+  /** Refuses new transactions before any write (the data folder below its free-space floor). */
+  admission?: Admission;
 }
+
+/** What a sender refused for lack of disk space is told to wait before trying again (the watcher measures every few seconds). */
+const REFUSED_RETRY_AFTER_SECONDS = 30;
 
 /** How far one transaction got, so that a failure anywhere finishes it exactly once. */
 interface RunState {
@@ -85,6 +91,13 @@ export class Pipeline {
 
   /** Handles one request from a transaction port. Never rejects: every failure becomes an answer and a log line. */
   async handle(req: IncomingMessage, res: ServerResponse, transport: { secure: boolean; peer?: PresentedCredentials['peer'] }): Promise<void> {
+    const refused = this.#deps.admission?.refusal();
+    if (refused !== undefined) {
+      // Before anything is written; the watcher logs the refusing once per episode, not once per request.
+      req.resume();
+      sendError(res, new AppError('STORE_UNAVAILABLE', `Junction is not accepting transactions: ${refused}`, null, { headers: { 'retry-after': String(REFUSED_RETRY_AFTER_SECONDS) } }));
+      return;
+    }
     const receivedAt = new Date();
     const { path, querystring } = splitTarget(req.url);
     const ctx: TransactionContext = {
@@ -123,6 +136,7 @@ export class Pipeline {
       await this.#process(ctx, channel, state);
     } catch (err) {
       const answer = internalFailure(err);
+      if (answer.code === 'STORE_UNAVAILABLE') this.#deps.admission?.storeFailed();
       this.#deps.logger.error({ err, transactionId: ctx.id, channel: channel.name }, answer.code === 'STORE_UNAVAILABLE' ? 'transaction could not be stored; the client was answered 503' : 'transaction failed inside Junction');
       await this.#fail(ctx, channel, state, (err as Error).message);
       sendError(ctx.res, answer, ctx.id);

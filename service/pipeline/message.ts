@@ -37,6 +37,7 @@ import type { ChannelRecord, ClientRecord, RouteRecord } from '../storage/record
 import { StoreError } from '../storage/store.js';
 import type { TransactionIdFactory, TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import { readUpTo } from '../streams/relay.js';
+import type { Admission } from './admission.js';
 import type { ClientAuthenticator } from './authenticate.js';
 import { Completion } from './complete.js';
 import { processingRecord } from './store-request.js';
@@ -70,6 +71,8 @@ export interface MessagePipelineDeps {
   limits: MessageLimits;
   /** Where senders refused on a channel are audited (node authentication, in per-address summaries). */
   refusedNodes?: Pick<RefusedNodeAudit, 'refused'>;
+  /** Refuses new messages before any write (the data folder below its free-space floor). */
+  admission?: Admission;
 }
 
 /** One message on its way through steps 2–4: from a connection, or replayed. */
@@ -125,6 +128,9 @@ export class MessagePipeline implements MessageHandler {
   async handle(inbound: InboundMessage): Promise<MessageReply> {
     const { channel, message, peer } = inbound;
     const header = readHeader(message);
+    const refused = this.#deps.admission?.refusal();
+    // Before anything is written; the watcher logs the refusing once per episode, not once per message.
+    if (refused !== undefined) return { reply: this.#nak(header, inbound.framing === 'mllp', 'AR', `Junction is not accepting messages: ${refused}`) };
     let client: ClientRecord | null;
     try {
       client = await this.#admit(inbound);
@@ -219,6 +225,7 @@ export class MessagePipeline implements MessageHandler {
     try {
       await log.insert(processingRecord({ id: job.id, channel, client: job.client, clientIp: job.clientIp, request, ...(job.rerun === undefined ? {} : { rerun: job.rerun }) }));
     } catch (err) {
+      this.#deps.admission?.storeFailed();
       logger.error({ err, channel: channel.name }, 'a message could not be stored; the sender was told to send it again');
       return { reply: this.#nak(header, framed, 'AR', 'Junction could not store the message; send it again later'), finished: Promise.resolve() };
     }
@@ -265,6 +272,7 @@ export class MessagePipeline implements MessageHandler {
       clearTimeout(guard);
       completion?.abandon();
       await this.#failed(job, err);
+      if (err instanceof StoreError) this.#deps.admission?.storeFailed();
       const why = err instanceof StoreError ? 'Junction could not store the message; send it again later' : 'Junction could not process the message; send it again later';
       return { reply: this.#nak(header, framed, 'AR', why), finished: Promise.resolve() };
     }
