@@ -75,6 +75,15 @@ export class Completion {
     this.#allDone.catch(() => undefined);
   }
 
+  /**
+   * Before an answer's status line goes out (a streamed answer cannot become a 503 afterwards): when the whole request
+   * has arrived, waits for its body to be stored and throws the StoreWriteError `answered` would if it was not.
+   */
+  async requestStored(): Promise<void> {
+    if (!this.#requestBodySettled && this.#options.requestComplete()) await this.#requestBodyDone;
+    if (this.#requestBodyLost !== undefined) throw requestNotStored(this.#requestBodyLost);
+  }
+
   /** Records what the client is about to be told; resolves once it is committed, and only then may the answer go out. */
   async answered(primary: RouteRun, response: TransactionResponse, mediator?: MediatorOutcome): Promise<void> {
     this.#answer = mediator === undefined ? { primary, response } : { primary, response, mediator };

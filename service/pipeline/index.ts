@@ -234,6 +234,7 @@ export class Pipeline {
         if (brokeOff !== undefined) primary.brokeOff = brokeOff;
         return completion.answered(primary, response);
       },
+      requestStored: () => completion.requestStored(),
     };
     if (answer === undefined) {
       await answerWithError(answering, routeFailure(primary.error ?? new Error('no answer')));

@@ -89,6 +89,8 @@ export interface Answering extends MoveOptions {
   /** Describes a failure of the route's body for the record (its origin, the timeout). */
   brokeOff: (err: unknown) => Error;
   commit: Commit;
+  /** Rejects (a StoreError) when the request body was lost, before a streamed answer's status line commits to success. */
+  requestStored?: () => Promise<void>;
 }
 
 /** What the transaction records of the answer when it goes out: the upstream's status and headers as stored. */
@@ -175,6 +177,14 @@ async function sendWhole(a: Answering, shown: Shown, headers: Record<string, str
 /** Streams an answer on as it arrives, its last chunk held back until the outcome is committed. */
 async function sendStreamed(a: Answering, shown: Shown, headers: Record<string, string | string[]>, source: Readable, prefix: readonly Buffer[]): Promise<void> {
   const { res } = a.ctx;
+  try {
+    await a.requestStored?.();
+  } catch (err) {
+    a.sink?.stream.destroy(err as Error);
+    source.destroy();
+    sendError(res, internalFailure(err), a.ctx.id);
+    throw err;
+  }
   res.writeHead(shown.status, headers);
   const copied = await copy(source, prefix, { ...a, res, sink: a.sink?.stream });
   // What arrived is stored, up to where it broke.

@@ -3,7 +3,7 @@
  * where tmpfs cannot be mounted), filled by HTTP clients and by python3-hl7's `mllp_send` with 200 KB messages, with
  * the default file logging on.
  *
- * 1. With the floor off, the disk runs out mid-body: every request answered 2xx and every message answered AA must
+ * 1. With the floor off, the disk runs out mid-body (small answers sent whole, 100 KB ones streamed): every request answered 2xx and every message answered AA must
  *    have its whole body once space is freed and the service restarted; everything else was answered 503
  *    STORE_UNAVAILABLE or a NAK, never 500; the service never exits (its log file failing included), and serves
  *    again once space is back.
@@ -21,7 +21,7 @@ import { freePort, loopbackServiceEnv, runService } from '../helpers/process.js'
 import type { ServiceProcess } from '../helpers/process.js';
 import { httpUpstream, readBody } from '../helpers/upstream.js';
 import type { Upstream } from '../helpers/upstream.js';
-import { mountSmallDisk } from '../helpers/small-disk.js';
+import { fillDisk, mountSmallDisk } from '../helpers/small-disk.js';
 import type { SmallDisk } from '../helpers/small-disk.js';
 import { until } from '../helpers/wait.js';
 
@@ -64,7 +64,8 @@ describe('the service process on a full disk', () => {
     scratch = `${disk.dir}-scratch`;
     mkdirSync(scratch, { recursive: true });
     up = await httpUpstream((req, res) => {
-      void readBody(req).then(() => res.end(req.url === '/hl7' ? '' : 'ok'));
+      // Odd requests get a 100 KB answer, which Junction streams on (its status line leaves before its body is stored).
+      void readBody(req).then(() => res.end(req.url === '/hl7' ? '' : /[13]$/.test(req.url ?? '') ? 'a'.repeat(100 * 1024) : 'ok'));
     });
   });
   afterAll(async () => {
@@ -123,9 +124,19 @@ describe('the service process on a full disk', () => {
     expect(nacks).toBeGreaterThanOrEqual(4);
     expect(refusals.every((r) => r.status === 503 && r.code === 'STORE_UNAVAILABLE'), JSON.stringify(refusals)).toBe(true);
     expect(acknowledged.length + acked.length).toBeGreaterThan(0);
-    // The log file failed too, and was reported rather than ending the process.
-    expect(first.stderr()).toMatch(/log file .* failed: ENOSPC/);
+    // Not a byte left: the refusals' log lines cannot be written either, which is reported rather than ending the process.
+    const last = fillDisk(disk.dir, 'last-bytes');
+    await until('the log file failing', async () => {
+      const body = `last:${'b'.repeat(BODY_BYTES)}`;
+      const res = await fetch(`${router}/web/last`, { method: 'POST', body });
+      await res.arrayBuffer();
+      expect(res.status === 200 || res.status === 503, String(res.status)).toBe(true);
+      if (res.status === 200) acknowledged.push({ id: res.headers.get('x-openhim-transactionid') ?? '', body });
+      return /log file .* failed: ENOSPC/.test(first.stderr()) || undefined;
+    });
+    expect(first.child.exitCode).toBeNull();
 
+    rmSync(last);
     rmSync(fill);
     const again = await until('the service serving again', async () => {
       const res = await fetch(`${router}/web/again`, { method: 'POST', body: 'again' });
