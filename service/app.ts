@@ -90,7 +90,7 @@ import type { LiveFeedOptions } from './api/live-feed.js';
 import { MediatorRegistry } from './mediators/registry.js';
 import { ChannelHistory } from './channels/history.js';
 import { listeningPorts } from './domain/listening-ports.js';
-import type { AboutAudits, ServicePort } from './contracts/api.js';
+import type { AboutAudits, DiskSpace, ServicePort } from './contracts/api.js';
 import { Keystore } from './keystore/keystore.js';
 import { keystoreMetadata } from './metadata/keystore.js';
 import { certificateExpiryJob } from './keystore/expiry-job.js';
@@ -106,6 +106,9 @@ import { consoleLinks } from './notify/console-url.js';
 import type { ConsoleLinks } from './notify/console-url.js';
 import { ReportsJob } from './reports/reports-job.js';
 import { Backups } from './backup/backups.js';
+import { DiskWatcher } from './disk/watcher.js';
+import type { MeasureSpace } from './disk/watcher.js';
+import { alertLowSpace } from './disk/alert.js';
 
 export interface JunctionOptions {
   config: JunctionConfig;
@@ -119,6 +122,10 @@ export interface JunctionOptions {
   clock?: () => number;
   /** The clock scheduled jobs are planned on (polling channels, auto retry, retention...); tests move it by hand. */
   timers?: JobTimers;
+  /** The log destinations failing now (logger.ts), for /health and /about. */
+  logProblems?: () => string[];
+  /** How the data folder's free space is measured (tests give a fake disk). */
+  measureDisk?: MeasureSpace;
 }
 
 export interface StartedJunction {
@@ -188,6 +195,7 @@ export class Junction {
   readonly #schemaWarmup = new SchemaWarmup();
   #channelCache: ChannelCache | undefined;
   #timers: NodeJS.Timeout[] = [];
+  #disk: DiskWatcher | undefined;
   #listeningPorts: ServicePort[] = [];
   #audit: AuditRecorder | undefined;
   #auditForwarder: AuditForwarder | undefined;
@@ -378,6 +386,7 @@ export class Junction {
   async start(): Promise<StartedJunction> {
     const { config, logger, version } = this.#options;
     await this.#openStorage();
+    await this.#watchDisk();
     const { accounts, sessions } = await this.#openAccounts();
     const tls = await this.#loadTls();
     const audit = await this.#startAudit(tls);
@@ -427,6 +436,42 @@ export class Junction {
     if (this.#database === undefined) await importNedbAudits({ file: join(config.dataDir, 'audits.db'), audits: this.audits, logger: logger.child({ component: 'audits' }) });
     const interrupted = await this.transactions.failInterrupted();
     if (interrupted > 0) logger.warn({ transactions: interrupted }, 'finished the transactions interrupted by the last stop (see storage/interrupted.ts)');
+  }
+
+  /**
+   * Watches the data folder's free space (issue 33) from before the first listener opens, so a disk already below its
+   * floor refuses the first transaction too.
+   */
+  async #watchDisk(): Promise<void> {
+    const { config, logger, measureDisk } = this.#options;
+    const mib = 1024 * 1024;
+    const { disk } = config.storage;
+    this.#disk = new DiskWatcher({
+      dir: config.dataDir,
+      thresholds: { warningBytes: disk.warningMB * mib, floorBytes: disk.floorMB * mib },
+      intervalMs: disk.checkIntervalSeconds * 1000,
+      // On PostgreSQL the transactions are not written to this disk, so its space does not stop them.
+      refuseBelowFloor: this.#database === undefined,
+      logger: logger.child({ component: 'disk' }),
+      onLowSpace: (space) => alertLowSpace(space, { users: this.store.users, outbox: this.outbox, instance: config.alerts.himInstance, dir: config.dataDir }),
+      ...(measureDisk === undefined ? {} : { measure: measureDisk }),
+    });
+    await this.#disk.start();
+  }
+
+  /** Measures the data folder's free space now, as the watcher's next tick would: for tests and support tools. */
+  checkDisk(): Promise<void> {
+    return this.#disk?.check() ?? Promise.resolve();
+  }
+
+  /** The data folder's space and what an admin should act on now, for /health and /about. */
+  condition(): { disk?: DiskSpace; warnings: string[] } {
+    const space = this.#disk?.space;
+    const diskWarning = this.#disk?.warning();
+    return {
+      ...(space === undefined ? {} : { disk: space }),
+      warnings: [...(diskWarning === undefined ? [] : [diskWarning]), ...(this.#options.logProblems?.() ?? [])],
+    };
   }
 
   /** User accounts (with the first-run super user) and login sessions, expired ones purged now and every hour. */
@@ -641,6 +686,7 @@ export class Junction {
         backups: this.backups,
         keystore: this.keystore,
         serverCertificate: () => this.keystore.certificate(),
+        condition: () => this.condition(),
         storage: async (withInstances: boolean) => {
           if (!withInstances) return { engine: this.cluster.engine };
           const about = await this.cluster.about();
@@ -695,6 +741,7 @@ export class Junction {
       logger: logger.child({ component: 'pipeline' }),
       newId: newTransactionId,
       limits: { bodyCapBytes: config.router.maxBodyBytes, matchBodyLimitBytes: config.router.matchBodyLimitBytes, defaultTimeoutMs: config.router.timeoutMs },
+      ...(this.#disk === undefined ? {} : { admission: this.#disk }),
     });
   }
 
@@ -718,6 +765,7 @@ export class Junction {
       newId: newTransactionId,
       limits: { bodyCapBytes: config.router.maxBodyBytes, defaultTimeoutMs: config.router.timeoutMs, maxReplyBytes: tcp.maxMessageBytes },
       ...(this.#refusedNodes === undefined ? {} : { refusedNodes: this.#refusedNodes }),
+      ...(this.#disk === undefined ? {} : { admission: this.#disk }),
     });
     return this.#messages;
   }
@@ -885,6 +933,7 @@ export class Junction {
     this.#stopping ??= (async () => {
       for (const timer of this.#timers) clearInterval(timer);
       this.#timers = [];
+      this.#disk?.stop();
       // A backup being written is cut short (a partial archive is never kept), so it cannot hold the stop up.
       this.backups.abort();
       await this.#schedulers?.stop();

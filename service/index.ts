@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   // The connection cap is computed from the open-file limit, so it is as high as this process may have first.
   await raiseFileLimit(logger);
 
-  const junction = new Junction({ config, logger, version });
+  const junction = new Junction({ config, logger, version, logProblems: () => log.problems() });
   let stopping = false;
   const stop = (signal: string, exitCode = 0) => {
     if (stopping) {

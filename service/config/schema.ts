@@ -307,6 +307,14 @@ export const configSchema = Type.Object(
             '(the PostgreSQL database of `storage.postgres`, shared by several Junction instances). The `storage.postgres` keys are refused with `embedded`.',
         }),
         compactionIntervalMinutes: int(1, 10080, 60, 'How often the configuration data files (`*.db`) are compacted, in minutes.'),
+        disk: section(
+          {
+            checkIntervalSeconds: int(1, 3600, 10, "How often the free space of the data folder's disk is measured, in seconds (it is also measured at once when a write fails)."),
+            warningMB: int(0, 10_485_760, 1024, 'Below this much free space in the data folder, in MB, `/health`, `/about` and the console warn and the admins get one email per episode; 0 turns the warning off.'),
+            floorMB: int(0, 10_485_760, 128, 'Below this much free space in the data folder, in MB, new transactions are refused (HTTP 503 `STORE_UNAVAILABLE`, an `AR` NAK on tcp and tls channels) before anything is written, until space comes back; 0 turns the floor off. Only with `storage.engine: embedded`, whose transactions live in the data folder.'),
+          },
+          "Watching the free space of the data folder's disk.",
+        ),
         postgres: section(
           {
             url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Connection URL of the PostgreSQL database, `postgres://user:password@host:port/database`; when set it replaces `host`, `port`, `database`, `user` and `password`.', ...secret })),

@@ -1,4 +1,5 @@
 /** Types shared by the service, the console and the shell. Import with `import type`. */
+import type { DiskLevel } from '../domain/disk-space.js';
 
 /** Every error answer of the management API. */
 export interface ApiErrorBody {
@@ -82,6 +83,23 @@ export interface AboutAnswer {
   certificate?: AboutCertificate;
   /** The storage engine, and (to admins) the instances sharing it that are alive now. */
   storage: AboutStorage;
+  /** The free space of the data folder's disk, and what Junction does about it. */
+  disk?: DiskSpace;
+  /** What an admin should act on now (low disk space, a failing log file), in words; only in answers to admins. */
+  warnings?: string[];
+}
+
+/** The data folder's disk as the disk watcher last measured it (issue 33). */
+export interface DiskSpace {
+  /** `low`: below `storage.disk.warningMB`; `critical`: below `storage.disk.floorMB`. */
+  level: DiskLevel;
+  freeBytes: number;
+  totalBytes: number;
+  warningBytes: number;
+  floorBytes: number;
+  /** New transactions are refused with 503 (an AR NAK on message channels) until space comes back. */
+  refusing: boolean;
+  checkedAt: string;
 }
 
 /** One Junction instance alive now, as `GET /about` lists them. */
@@ -153,7 +171,11 @@ export interface ServicePort {
 }
 
 export interface HealthAnswer {
+  /** `unavailable` (503) while the store is not ready, or while new transactions are refused for lack of disk space. */
   status: 'ok' | 'unavailable';
   store: { engine: string; state: string; problems: number };
   uptimeSeconds: number;
+  disk?: DiskSpace;
+  /** Problems that do not stop transactions (low disk space, a failing log file), in words. */
+  warnings: string[];
 }

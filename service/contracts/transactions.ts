@@ -36,6 +36,8 @@ export interface TransactionRequestView extends RequestLine, BodyFields {
 
 export interface TransactionResponseView extends BodyFields {
   status: number;
+  /** The answer arrived but the store could not keep its body (a full disk); shown in every view. */
+  bodyNotStored?: boolean;
   headers?: Record<string, string>;
   timestamp: string;
 }

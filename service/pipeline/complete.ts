@@ -7,8 +7,15 @@
  * - When other routes still run, the client does not wait for them: an "answered" write records the response and the
  *   status recovery gives the transaction if Junction stops before they finish (`statusIfInterrupted`), and the
  *   final write follows when they have.
+ *
+ * A request body the store could not keep whole (a full disk) is never acknowledged (issue 33): `answered` throws a
+ * StoreWriteError instead of committing, the client gets 503 STORE_UNAVAILABLE (an AR NAK on a message channel), and
+ * the transaction is Failed with the reason. A client that broke off its upload is a different thing: the routes
+ * record that, and the body is simply not stored.
  */
+import { BodyStoreError } from '../storage/bodies/bodies.js';
 import type { BodyRef } from '../storage/bodies/bodies.js';
+import { StoreError, StoreWriteError } from '../storage/store.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import type { RouteRun } from './route.js';
@@ -23,7 +30,7 @@ export interface CompletionOptions {
   request: TransactionRequest;
   /** Each other route as started, and its outcome once it answered and its body was moved (never rejects). */
   others: { started: RouteRun; outcome: Promise<OtherOutcome> }[];
-  /** The request body's file; rejects when the client broke off the upload. */
+  /** The request body's file; rejects when the client broke off the upload, or with a BodyStoreError when the store failed. */
   requestBody?: Promise<BodyRef>;
   /** True once the whole request body arrived (its file is then only a commit away, and is waited for). */
   requestComplete: () => boolean;
@@ -33,6 +40,8 @@ export class Completion {
   readonly #options: CompletionOptions;
   readonly #others: OtherOutcome[];
   #requestBody: BodyRef | undefined;
+  /** Why the store could not keep the request body (not set when the client broke off). */
+  #requestBodyLost: BodyStoreError | undefined;
   #requestBodySettled: boolean;
   readonly #requestBodyDone: Promise<void>;
   readonly #allDone: Promise<void>;
@@ -55,8 +64,9 @@ export class Completion {
         this.#requestBody = ref;
         this.#requestBodySettled = true;
       },
-      () => {
-        // The upload broke off; the routes recorded that, and the body is simply not stored.
+      (err: unknown) => {
+        // A broken-off upload is recorded by the routes, and the body is simply not stored; a store failure is not.
+        if (err instanceof BodyStoreError) this.#requestBodyLost = err;
         this.#requestBodySettled = true;
       },
     );
@@ -65,11 +75,21 @@ export class Completion {
     this.#allDone.catch(() => undefined);
   }
 
+  /**
+   * Before an answer's status line goes out (a streamed answer cannot become a 503 afterwards): when the whole request
+   * has arrived, waits for its body to be stored and throws the StoreWriteError `answered` would if it was not.
+   */
+  async requestStored(): Promise<void> {
+    if (!this.#requestBodySettled && this.#options.requestComplete()) await this.#requestBodyDone;
+    if (this.#requestBodyLost !== undefined) throw requestNotStored(this.#requestBodyLost);
+  }
+
   /** Records what the client is about to be told; resolves once it is committed, and only then may the answer go out. */
   async answered(primary: RouteRun, response: TransactionResponse, mediator?: MediatorOutcome): Promise<void> {
     this.#answer = mediator === undefined ? { primary, response } : { primary, response, mediator };
     if (this.#abandoned) return;
     if (!this.#requestBodySettled && this.#options.requestComplete()) await this.#requestBodyDone;
+    if (this.#requestBodyLost !== undefined) throw requestNotStored(this.#requestBodyLost);
     if (this.#requestBodySettled && !this.#others.some((o) => o.pending === true)) {
       this.#record = await this.#store('final');
       this.#written = 'final';
@@ -104,8 +124,16 @@ export class Completion {
       response: answer.response,
       others: [...this.#others],
       ...(this.#requestBody === undefined ? {} : { requestBody: this.#requestBody }),
+      ...(this.#requestBodyLost === undefined ? {} : { requestBodyLost: requestNotStored(this.#requestBodyLost) }),
       ...(answer.mediator === undefined ? {} : { mediator: answer.mediator }),
     };
-    return storeResponse(log, id, channel, outcome, stage, stage === 'final' && this.#written === 'answered');
+    return storeResponse(log, id, channel, outcome, stage, stage === 'final' && this.#written === 'answered').catch((err: unknown) => {
+      throw err instanceof StoreError ? err : new StoreWriteError('the transaction could not be updated', err);
+    });
   }
+}
+
+/** Why a transaction whose request body the store lost is Failed, and what its sender was told. */
+function requestNotStored(lost: BodyStoreError): StoreWriteError {
+  return new StoreWriteError('the request body could not be stored in full, so the sender was refused (503 STORE_UNAVAILABLE, or an AR NAK) and should send it again', lost);
 }

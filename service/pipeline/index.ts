@@ -28,12 +28,13 @@ import { authoriseRequest } from './authorise.js';
 import { requestSection, storeRequest } from './store-request.js';
 import { hasBody, startRoutes } from './route.js';
 import type { RouteRun, SocketRoutes } from './route.js';
-import { answerWithError, routeFailure, sendError, sendPrimary, storedBody } from './respond.js';
+import { answerWithError, internalFailure, routeFailure, sendError, sendPrimary, storedBody } from './respond.js';
 import type { Answering } from './respond.js';
 import { copy } from '../streams/relay.js';
 import type { MoveOptions } from '../streams/relay.js';
 import { Completion } from './complete.js';
 import type { OtherOutcome } from './store-response.js';
+import type { Admission } from './admission.js';
 import { answerStructured } from './structured-response.js';
 import { STALL_GRACE_MS, Watchdog } from './watchdog.js';
 import { isStructuredResponse } from '../domain/mediator-response.js';
@@ -65,7 +66,12 @@ export interface PipelineDeps {
   sockets?: SocketRoutes;
   /** Where clients refused on a channel are audited (node authentication, in per-address summaries). */
   refusedNodes?: Pick<RefusedNodeAudit, 'refused'>;
+  /** Refuses new transactions before any write (the data folder below its free-space floor). */
+  admission?: Admission;
 }
+
+/** What a sender refused for lack of disk space is told to wait before trying again (the watcher measures every few seconds). */
+const REFUSED_RETRY_AFTER_SECONDS = 30;
 
 /** How far one transaction got, so that a failure anywhere finishes it exactly once. */
 interface RunState {
@@ -85,6 +91,13 @@ export class Pipeline {
 
   /** Handles one request from a transaction port. Never rejects: every failure becomes an answer and a log line. */
   async handle(req: IncomingMessage, res: ServerResponse, transport: { secure: boolean; peer?: PresentedCredentials['peer'] }): Promise<void> {
+    const refused = this.#deps.admission?.refusal();
+    if (refused !== undefined) {
+      // Before anything is written; the watcher logs the refusing once per episode, not once per request.
+      req.resume();
+      sendError(res, new AppError('STORE_UNAVAILABLE', `Junction is not accepting transactions: ${refused}`, null, { headers: { 'retry-after': String(REFUSED_RETRY_AFTER_SECONDS) } }));
+      return;
+    }
     const receivedAt = new Date();
     const { path, querystring } = splitTarget(req.url);
     const ctx: TransactionContext = {
@@ -122,9 +135,11 @@ export class Pipeline {
     try {
       await this.#process(ctx, channel, state);
     } catch (err) {
-      this.#deps.logger.error({ err, transactionId: ctx.id }, 'transaction failed inside Junction');
+      const answer = internalFailure(err);
+      if (answer.code === 'STORE_UNAVAILABLE') this.#deps.admission?.storeFailed();
+      this.#deps.logger.error({ err, transactionId: ctx.id, channel: channel.name }, answer.code === 'STORE_UNAVAILABLE' ? 'transaction could not be stored; the client was answered 503' : 'transaction failed inside Junction');
       await this.#fail(ctx, channel, state, (err as Error).message);
-      sendError(ctx.res, new AppError('INTERNAL'), ctx.id);
+      sendError(ctx.res, answer, ctx.id);
     }
   }
 
@@ -219,6 +234,7 @@ export class Pipeline {
         if (brokeOff !== undefined) primary.brokeOff = brokeOff;
         return completion.answered(primary, response);
       },
+      requestStored: () => completion.requestStored(),
     };
     if (answer === undefined) {
       await answerWithError(answering, routeFailure(primary.error ?? new Error('no answer')));
@@ -252,8 +268,7 @@ export class Pipeline {
       // What arrived is stored, up to where it broke.
       sink?.stream.end(copied.last);
       if (copied.failure !== undefined) run.brokeOff = copied.failure.side === 'source' ? answerBrokeOff(copied.failure.error, run.route, timeoutMs) : copied.failure.error;
-      const body = await storedBody(sink, this.#deps.logger, ctx.id);
-      return body === undefined ? { run } : { run, body };
+      return { run, ...(await storedBody(sink, this.#deps.logger, ctx.id)) };
     } catch (err) {
       answer.body.destroy();
       run.brokeOff = err as Error;

@@ -32,11 +32,13 @@ import type { LiveEvents } from '../events/live.js';
 import { RouteError } from '../routing/http.js';
 import type { HttpRouter, RouteTarget } from '../routing/http.js';
 import type { SocketSender } from '../routing/socket-connect.js';
-import { dayOf } from '../storage/bodies/bodies.js';
+import { BodyStoreError, dayOf } from '../storage/bodies/bodies.js';
 import type { Bodies, BodyRef } from '../storage/bodies/bodies.js';
 import type { ChannelRecord, ClientRecord, RouteRecord } from '../storage/records.js';
+import { StoreError } from '../storage/store.js';
 import type { TransactionIdFactory, TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import { readUpTo } from '../streams/relay.js';
+import type { Admission } from './admission.js';
 import type { ClientAuthenticator } from './authenticate.js';
 import { Completion } from './complete.js';
 import { processingRecord } from './store-request.js';
@@ -70,6 +72,8 @@ export interface MessagePipelineDeps {
   limits: MessageLimits;
   /** Where senders refused on a channel are audited (node authentication, in per-address summaries). */
   refusedNodes?: Pick<RefusedNodeAudit, 'refused'>;
+  /** Refuses new messages before any write (the data folder below its free-space floor). */
+  admission?: Admission;
 }
 
 /** One message on its way through steps 2–4: from a connection, or replayed. */
@@ -145,6 +149,9 @@ export class MessagePipeline implements MessageHandler {
   async handle(inbound: InboundMessage): Promise<MessageReply> {
     const { channel, message, peer } = inbound;
     const header = readHeader(message);
+    const refused = this.#deps.admission?.refusal();
+    // Before anything is written; the watcher logs the refusing once per episode, not once per message.
+    if (refused !== undefined) return { reply: this.#nak(header, inbound.framing === 'mllp', 'AR', `Junction is not accepting messages: ${refused}`) };
     let client: ClientRecord | null;
     try {
       client = await this.#admit(inbound);
@@ -240,6 +247,7 @@ export class MessagePipeline implements MessageHandler {
     try {
       await log.insert(processingRecord({ id: job.id, channel, client: job.client, clientIp: job.clientIp, request, ...(job.rerun === undefined ? {} : { rerun: job.rerun }) }));
     } catch (err) {
+      this.#deps.admission?.storeFailed();
       logger.error({ err, channel: channel.name }, 'a message could not be stored; the sender was told to send it again');
       return { reply: this.#nak(header, framed, 'AR', 'Junction could not store the message; send it again later'), finished: Promise.resolve() };
     }
@@ -286,7 +294,9 @@ export class MessagePipeline implements MessageHandler {
       clearTimeout(guard);
       completion?.abandon();
       await this.#failed(job, err);
-      return { reply: this.#nak(header, framed, 'AR', 'Junction could not process the message; send it again later'), finished: Promise.resolve() };
+      if (err instanceof StoreError) this.#deps.admission?.storeFailed();
+      const why = err instanceof StoreError ? 'Junction could not store the message; send it again later' : 'Junction could not process the message; send it again later';
+      return { reply: this.#nak(header, framed, 'AR', why), finished: Promise.resolve() };
     }
   }
 
@@ -328,6 +338,21 @@ export class MessagePipeline implements MessageHandler {
     const sink = this.#deps.bodies.sink({ day: dayOf(job.receivedAt), channelId: job.channel._id, bodyId: `${job.id}-${suffix}`, capBytes: this.#deps.limits.bodyCapBytes });
     sink.stream.end(body);
     return sink.done;
+  }
+
+  /**
+   * Stores the reply the sender gets. The route has already acted on the message, so a store that fails here does not
+   * turn the reply into a NAK (the sender would send it again): the transaction records the body as not stored, and
+   * the error is logged. Any other failure is Junction's own, and propagates.
+   */
+  async #storeReply(job: MessageJob, reply: Buffer): Promise<{ body?: BodyRef; bodyNotStored?: true }> {
+    try {
+      return { body: await this.#store(job, 'res', reply) };
+    } catch (err) {
+      if (!(err instanceof BodyStoreError)) throw err;
+      this.#deps.logger.error({ err, transactionId: job.id, channel: job.channel.name }, 'a reply body could not be stored (the store failed); the transaction records it as not stored');
+      return { bodyNotStored: true };
+    }
   }
 
   /** The request a route is sent, as the transaction records it; for `http` routes also the headers sent. */
@@ -388,8 +413,8 @@ export class MessagePipeline implements MessageHandler {
     try {
       return { run, body: await this.#store(job, `r${index + 1}`, run.reply) };
     } catch (err) {
-      this.#deps.logger.error({ err, transactionId: job.id }, 'a route reply could not be stored');
-      return { run };
+      this.#deps.logger.error({ err, transactionId: job.id }, 'a route reply could not be stored; the transaction records it as not stored');
+      return err instanceof BodyStoreError ? { run, bodyNotStored: true } : { run };
     }
   }
 
@@ -397,9 +422,9 @@ export class MessagePipeline implements MessageHandler {
   async #answer(job: MessageJob, primary: MessageRun, header: Hl7Header | null, framed: boolean): Promise<Answer> {
     const at = new Date();
     const { reply, status, contentType } = this.#replyFor(primary, header, framed);
-    const body = reply !== null && job.channel.responseBody ? await this.#store(job, 'res', reply) : undefined;
+    const stored = reply !== null && job.channel.responseBody ? await this.#storeReply(job, reply) : {};
     const headers: Record<string, string> = contentType === undefined ? {} : { 'content-type': contentType };
-    const response: TransactionResponse = { status, headers, timestamp: primary.answeredAt ?? at, ...(body === undefined ? {} : { body }) };
+    const response: TransactionResponse = { status, headers, timestamp: primary.answeredAt ?? at, ...stored };
     return { reply, response, ...(primary.mediator === undefined ? {} : { mediator: primary.mediator }) };
   }
 

@@ -20,7 +20,9 @@ import { SMALL_BODY_BYTES } from '../domain/body-sizes.js';
 import { responseHeaders, TRANSACTION_ID_HEADER, applyPathTransform } from '../domain/route-request.js';
 import { rewriteBody, rewriteUrl } from '../domain/url-rewrite.js';
 import type { RewriteRule } from '../domain/url-rewrite.js';
+import { BodyStoreError } from '../storage/bodies/bodies.js';
 import type { BodyRef, BodySink } from '../storage/bodies/bodies.js';
+import { StoreError } from '../storage/store.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { TransactionResponse } from '../storage/transactions.js';
 import type { RouteAnswer } from '../routing/http.js';
@@ -87,6 +89,8 @@ export interface Answering extends MoveOptions {
   /** Describes a failure of the route's body for the record (its origin, the timeout). */
   brokeOff: (err: unknown) => Error;
   commit: Commit;
+  /** Rejects (a StoreError) when the request body was lost, before a streamed answer's status line commits to success. */
+  requestStored?: () => Promise<void>;
 }
 
 /** What the transaction records of the answer when it goes out: the upstream's status and headers as stored. */
@@ -96,15 +100,28 @@ export interface Shown {
   timestamp: Date;
 }
 
-/** The stored body's reference; a body file that failed (the disk) is logged and left out, the answer goes on. */
-export async function storedBody(sink: BodySink | undefined, logger: Logger, transactionId: string): Promise<BodyRef | undefined> {
-  if (sink === undefined) return undefined;
+/** What was kept of an answer's body: its reference, or the mark that the store could not keep it. */
+export type StoredBody = { body?: BodyRef; bodyNotStored?: true };
+
+/**
+ * The stored body's reference. The answer goes on when the store fails to keep it (the sender already has it), but
+ * the record says so (`bodyNotStored`) and the error is logged; a body left out for another reason (its stream broke
+ * off, and the exchange records why) is only logged.
+ */
+export async function storedBody(sink: BodySink | undefined, logger: Logger, transactionId: string): Promise<StoredBody> {
+  if (sink === undefined) return {};
   try {
-    return await sink.done;
+    return { body: await sink.done };
   } catch (err) {
-    logger.error({ err, transactionId }, 'a body could not be stored; the transaction is recorded without it');
-    return undefined;
+    const lost = err instanceof BodyStoreError;
+    logger.error({ err, transactionId }, lost ? 'a response body could not be stored (the store failed); the transaction records it as not stored' : 'a body could not be stored; the transaction is recorded without it');
+    return lost ? { bodyNotStored: true } : {};
   }
+}
+
+/** The error answer for a failure inside Junction: 503 when the store failed (the sender may try again), else 500. */
+export function internalFailure(err: unknown): AppError {
+  return err instanceof StoreError ? new AppError('STORE_UNAVAILABLE', 'Junction could not store the transaction; send it again later') : new AppError('INTERNAL');
 }
 
 /** Commits, and if the commit fails answers with Junction's own error instead (the log then never says otherwise). */
@@ -112,7 +129,7 @@ async function commitFirst(a: Answering, response: TransactionResponse, brokeOff
   try {
     await a.commit(response, brokeOff);
   } catch (err) {
-    sendError(a.ctx.res, new AppError('INTERNAL'), a.ctx.id);
+    sendError(a.ctx.res, internalFailure(err), a.ctx.id);
     throw err;
   }
 }
@@ -147,8 +164,7 @@ export async function answerBrokenRead(a: Answering, shown: Shown, failure: Move
 async function sendWhole(a: Answering, shown: Shown, headers: Record<string, string | string[]>, body: Buffer): Promise<void> {
   const { res } = a.ctx;
   a.sink?.stream.end(body);
-  const stored = await storedBody(a.sink, a.logger, a.ctx.id);
-  const response: TransactionResponse = { ...shown, ...(stored === undefined ? {} : { body: stored }) };
+  const response: TransactionResponse = { ...shown, ...(await storedBody(a.sink, a.logger, a.ctx.id)) };
   if (clientGone(res)) {
     await a.commit(response, failureOf(undefined, true, a.signal).error);
     return;
@@ -161,14 +177,21 @@ async function sendWhole(a: Answering, shown: Shown, headers: Record<string, str
 /** Streams an answer on as it arrives, its last chunk held back until the outcome is committed. */
 async function sendStreamed(a: Answering, shown: Shown, headers: Record<string, string | string[]>, source: Readable, prefix: readonly Buffer[]): Promise<void> {
   const { res } = a.ctx;
+  try {
+    await a.requestStored?.();
+  } catch (err) {
+    a.sink?.stream.destroy(err as Error);
+    source.destroy();
+    sendError(res, internalFailure(err), a.ctx.id);
+    throw err;
+  }
   res.writeHead(shown.status, headers);
   const copied = await copy(source, prefix, { ...a, res, sink: a.sink?.stream });
   // What arrived is stored, up to where it broke.
   a.sink?.stream.end(copied.last);
   // A broken answer must not look complete to the client: a chunked one would end cleanly on res.end().
   if (copied.failure !== undefined) res.destroy();
-  const stored = await storedBody(a.sink, a.logger, a.ctx.id);
-  const response: TransactionResponse = { ...shown, ...(stored === undefined ? {} : { body: stored }) };
+  const response: TransactionResponse = { ...shown, ...(await storedBody(a.sink, a.logger, a.ctx.id)) };
   if (copied.failure !== undefined) {
     await a.commit(response, failureError(a, copied.failure));
     return;

@@ -1,6 +1,7 @@
 /** Step 4: the first write of the transaction (Processing), before anything is sent downstream. */
 import { storedHeaders } from '../domain/stored-headers.js';
 import type { ChannelRecord, ClientRecord } from '../storage/records.js';
+import { StoreError, StoreWriteError } from '../storage/store.js';
 import type { TransactionLog, TransactionRecord, TransactionRequest } from '../storage/transactions.js';
 import type { RerunOrigin, TransactionContext } from './context.js';
 
@@ -47,7 +48,11 @@ export function processingRecord(fields: NewTransactionFields): TransactionRecor
   };
 }
 
-/** Inserts the Processing transaction. */
+/** Inserts the Processing transaction; a failing store rejects with a StoreError (answered 503, not 500). */
 export function storeRequest(ctx: TransactionContext, channel: ChannelRecord, log: TransactionLog): Promise<TransactionRecord> {
-  return log.insert(processingRecord({ id: ctx.id, channel, client: ctx.client, clientIp: ctx.clientIp, request: requestSection(ctx), ...(ctx.rerun === undefined ? {} : { rerun: ctx.rerun }) }));
+  return log
+    .insert(processingRecord({ id: ctx.id, channel, client: ctx.client, clientIp: ctx.clientIp, request: requestSection(ctx), ...(ctx.rerun === undefined ? {} : { rerun: ctx.rerun }) }))
+    .catch((err: unknown) => {
+      throw err instanceof StoreError ? err : new StoreWriteError('the transaction could not be stored', err);
+    });
 }

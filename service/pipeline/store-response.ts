@@ -18,12 +18,16 @@ import type { MediatorOutcome } from './structured-response.js';
 export interface OtherOutcome {
   run: RouteRun;
   body?: BodyRef;
+  /** The answer's body was read but the store failed to keep it (respond.ts `storedBody`). */
+  bodyNotStored?: true;
   pending?: boolean;
 }
 
 export interface Outcome {
   request: TransactionRequest;
   requestBody?: BodyRef;
+  /** The store failed to keep the request body (a full disk): the transaction is Failed with this reason. */
+  requestBodyLost?: Error;
   primary: RouteRun;
   /** What the client was sent (the primary's answer, or Junction's error answer). */
   response: TransactionResponse;
@@ -33,11 +37,17 @@ export interface Outcome {
 }
 
 /** A route's exchange as recorded; one still running has only its request (recovery marks it interrupted). */
-function exchange({ run, body, pending }: OtherOutcome): ExchangeRecord {
+function exchange({ run, body, bodyNotStored, pending }: OtherOutcome): ExchangeRecord {
   const record: ExchangeRecord = { name: run.route.name, request: run.request };
   if (pending === true) return record;
   if (run.answer !== undefined) {
-    record.response = { status: run.answer.status, headers: storedHeaders(run.answer.headers), timestamp: run.answeredAt ?? new Date(), ...(body === undefined ? {} : { body }) };
+    record.response = {
+      status: run.answer.status,
+      headers: storedHeaders(run.answer.headers),
+      timestamp: run.answeredAt ?? new Date(),
+      ...(body === undefined ? {} : { body }),
+      ...(bodyNotStored === true ? { bodyNotStored } : {}),
+    };
   }
   const error = run.error ?? run.brokeOff;
   if (error !== undefined) record.error = { message: error.message };
@@ -70,7 +80,8 @@ export function finalState(channel: ChannelRecord, outcome: Outcome): { status: 
   const computed = computeStatus(primaryOutcome(outcome), sent(outcome).map(routeOutcome), mediator?.status);
   // A structured response that breaks the contract says nothing reliable about the outcome, so it is not a success;
   // nor is an answer the client did not get whole, whatever the mediator said.
-  const status = mediator?.malformed === undefined && outcome.primary.brokeOff === undefined ? computed : 'Failed';
+  // A request body the store lost makes it Failed too: the sender was refused and will send it again.
+  const status = mediator?.malformed === undefined && outcome.primary.brokeOff === undefined && outcome.requestBodyLost === undefined ? computed : 'Failed';
   // A POST that sent no body (Content-Length: 0) has nothing to lose, so it stays re-runnable.
   const { headers } = outcome.request;
   const sentBody = headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
@@ -83,6 +94,7 @@ export function finalState(channel: ChannelRecord, outcome: Outcome): { status: 
 
 /** The transaction's error: the primary's failure, the mediator's reported error, or why its answer was unusable. */
 function transactionError(outcome: Outcome): TransactionRecord['error'] {
+  if (outcome.requestBodyLost !== undefined) return { message: outcome.requestBodyLost.message };
   const primaryError = outcome.primary.error ?? outcome.primary.brokeOff;
   if (primaryError !== undefined) return { message: primaryError.message };
   if (outcome.mediator?.malformed !== undefined) return { message: `The mediator's answer could not be used: ${outcome.mediator.malformed}` };

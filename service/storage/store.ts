@@ -122,6 +122,17 @@ export class StoreError extends Error {
   override readonly name: string = 'StoreError';
 }
 
+/**
+ * A write on the transaction path failed in the store itself (a full disk, a lost database connection): the caller
+ * answers 503 STORE_UNAVAILABLE, never 500, because the sender may simply try again later.
+ */
+export class StoreWriteError extends StoreError {
+  override readonly name = 'StoreWriteError';
+  constructor(what: string, cause: unknown) {
+    super(`${what}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 /** A collection's data could not be loaded; `file` names what to inspect or restore. */
 export class StoreOpenError extends StoreError {
   override readonly name = 'StoreOpenError';

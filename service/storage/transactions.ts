@@ -22,6 +22,8 @@ export interface TransactionResponse {
   headers: Record<string, string>;
   timestamp: Date;
   body?: BodyRef;
+  /** The answer arrived but its body could not be stored (a full disk); the error was logged. */
+  bodyNotStored?: true;
 }
 
 /** One route's or one orchestration's exchange. */

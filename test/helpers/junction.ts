@@ -3,6 +3,7 @@
  * calls its API over that socket; `inject` answers the same call in-process (Fastify's inject), for the many route
  * tests that need no socket.
  */
+import type { MeasureSpace } from '../../service/disk/watcher.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,7 +64,7 @@ export async function tempDir(prefix = 'junction-test-'): Promise<string> {
 /** Starts Junction on an ephemeral port with the given file-style configuration. */
 export async function startJunction(
   file: DeepPartial<JunctionConfig> = {},
-  options: { dataDir?: string; env?: Record<string, string>; liveFeed?: LiveFeedOptions; consoleDir?: string | null; clock?: () => number; timers?: JobTimers; logger?: Logger } = {},
+  options: { dataDir?: string; env?: Record<string, string>; liveFeed?: LiveFeedOptions; consoleDir?: string | null; clock?: () => number; timers?: JobTimers; logger?: Logger; measureDisk?: MeasureSpace } = {},
 ): Promise<TestJunction> {
   const dataDir = options.dataDir ?? (await tempDir());
   const resolved = resolveConfig({ file: { ...file, dataDir }, env: options.env ?? {} }).config;
@@ -80,6 +81,7 @@ export async function startJunction(
     ...(options.consoleDir === undefined ? {} : { consoleDir: options.consoleDir }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.timers === undefined ? {} : { timers: options.timers }),
+    ...(options.measureDisk === undefined ? {} : { measureDisk: options.measureDisk }),
   });
   const started = await junction.start().catch(async (err: unknown) => {
     await junction.stop();

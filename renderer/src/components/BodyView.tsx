@@ -13,6 +13,8 @@ export interface BodyViewProps {
   body?: string;
   bodyTruncated?: boolean;
   bodyRemoved?: boolean;
+  /** The answer arrived but the store could not keep its body (a full disk). */
+  bodyNotStored?: boolean;
   headers?: Record<string, string>;
 }
 
@@ -22,7 +24,7 @@ function headerValue(headers: Record<string, string> | undefined, name: string):
   return key === undefined ? undefined : headers[key];
 }
 
-export function BodyView({ label, body, bodyTruncated = false, bodyRemoved = false, headers }: BodyViewProps) {
+export function BodyView({ label, body, bodyTruncated = false, bodyRemoved = false, bodyNotStored = false, headers }: BodyViewProps) {
   const [layout, setLayout] = useState<'formatted' | 'raw'>('formatted');
   const contentType = headerValue(headers, 'content-type');
   const format = useMemo(() => (body === undefined ? 'text' : detectFormat(body, contentType)), [body, contentType]);
@@ -39,6 +41,12 @@ export function BodyView({ label, body, bodyTruncated = false, bodyRemoved = fal
     content = (
       <Alert color="gray" title="Body removed">
         This body was deleted by the channel&apos;s body retention setting; the rest of the transaction is kept.
+      </Alert>
+    );
+  } else if (bodyNotStored) {
+    content = (
+      <Alert color="red" title="Body not stored">
+        This answer arrived, but Junction could not store its body (the disk was full or the store failed); the error is in Junction&apos;s log.
       </Alert>
     );
   } else if (body === undefined) {

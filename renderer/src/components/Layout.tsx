@@ -6,6 +6,7 @@ import { NavLink as RouterLink, Outlet, useLocation } from 'react-router';
 import { isAdmin, useSession } from '../stores/session';
 import { live } from '../api/live';
 import type { LiveState } from '../api/live';
+import { ServiceWarnings } from './ServiceWarnings';
 
 interface NavItem {
   to: string;
@@ -82,6 +83,7 @@ export function Layout() {
         ))}
       </AppShell.Navbar>
       <AppShell.Main>
+        {admin && <ServiceWarnings />}
         <Outlet />
       </AppShell.Main>
     </AppShell>

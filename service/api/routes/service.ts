@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.js';
 import { isPlainObject } from '../../domain/plain-object.js';
 import { X509Certificate } from 'node:crypto';
-import type { AboutAnswer, AboutAudits, AboutCertificate, AboutStorage, HealthAnswer, HeartbeatAnswer, ServicePort } from '../../contracts/api.js';
+import type { AboutAnswer, AboutAudits, AboutCertificate, AboutStorage, DiskSpace, HealthAnswer, HeartbeatAnswer, ServicePort } from '../../contracts/api.js';
 import { isAdmin } from '../../domain/permissions.js';
 import type { Store } from '../../storage/store.js';
 import { currentUser } from '../auth/hook.js';
@@ -33,6 +33,8 @@ export interface ServiceRoutesDeps {
   consoleLinks?: () => { url: string; configured: boolean };
   /** The storage engine and the instances alive now (with `self` on this one), for /about. */
   storage: (withInstances: boolean) => Promise<AboutStorage>;
+  /** The data folder's free space and the problems an admin should act on (low space, a failing log file). */
+  condition?: () => { disk?: DiskSpace; warnings: string[] };
   /** The server certificate being served, for its validity and fingerprint on /about. */
   serverCertificate?: () => { cert: string; fingerprint256: string; validTo: Date; source: AboutCertificate['source'] };
 }
@@ -41,6 +43,13 @@ function aboutCertificate(deps: ServiceRoutesDeps): { certificate: AboutCertific
   const served = deps.serverCertificate?.();
   if (served === undefined) return {};
   return { certificate: { validFrom: new Date(new X509Certificate(served.cert).validFrom).toISOString(), validTo: served.validTo.toISOString(), fingerprint256: served.fingerprint256, source: served.source } };
+}
+
+/** The disk's state for everyone (the console's banner reads it); the warnings in words for admins. */
+function aboutCondition(deps: ServiceRoutesDeps, admin: boolean): Pick<AboutAnswer, 'disk' | 'warnings'> {
+  const condition = deps.condition?.();
+  if (condition === undefined) return {};
+  return { ...(condition.disk === undefined ? {} : { disk: condition.disk }), ...(admin ? { warnings: condition.warnings } : {}) };
 }
 
 /** OpenHIM's answer text for `POST /restart` (OpenHIM sends it as plain text; Junction answers JSON everywhere). */
@@ -72,6 +81,7 @@ export function serviceRoutes(deps: ServiceRoutesDeps): FastifyPluginAsyncTypebo
         ...(admin && deps.consoleLinks !== undefined ? { messageLinks: deps.consoleLinks() } : {}),
         ...aboutCertificate(deps),
         storage: await deps.storage(admin),
+        ...aboutCondition(deps, admin),
       };
     });
 
@@ -94,12 +104,16 @@ export function serviceRoutes(deps: ServiceRoutesDeps): FastifyPluginAsyncTypebo
 
     app.get('/health', { config: { public: true }, schema: { querystring: NoQuery } }, async (_request, reply): Promise<HealthAnswer> => {
       const health = deps.store.health();
-      const ok = health.state === 'ready';
+      const condition = deps.condition?.() ?? { warnings: [] };
+      // Refusing transactions for lack of disk space is not being available, whatever the store says.
+      const ok = health.state === 'ready' && condition.disk?.refusing !== true;
       void reply.code(ok ? 200 : 503);
       return {
         status: ok ? 'ok' : 'unavailable',
         store: { engine: health.engine, state: health.state, problems: health.problems.length },
         uptimeSeconds: Math.floor(process.uptime()),
+        ...(condition.disk === undefined ? {} : { disk: condition.disk }),
+        warnings: condition.warnings,
       };
     });
   };

@@ -43,6 +43,19 @@ export const AboutAuditsSchema = Type.Object(
   { description: "the audit repository's and audit sender's counts since start; admins only" },
 );
 
+const DiskSpaceSchema = Type.Object(
+  {
+    level: Type.Enum(['ok', 'low', 'critical']),
+    freeBytes: Type.Number(),
+    totalBytes: Type.Number(),
+    warningBytes: Type.Number(),
+    floorBytes: Type.Number(),
+    refusing: Type.Boolean(),
+    checkedAt: Type.String(),
+  },
+  { description: "the data folder's free space as last measured, and whether new transactions are refused for the lack of it" },
+);
+
 export const AboutAnswerSchema = Type.Object({
   currentCoreVersion: Type.String(),
   serverTimezone: Type.String(),
@@ -69,4 +82,6 @@ export const AboutAnswerSchema = Type.Object({
   certificate: Type.Optional(
     Type.Object({ validFrom: Type.String(), validTo: Type.String(), fingerprint256: Type.String(), source: Type.Enum(['configured', 'generated', 'uploaded']) }, { description: 'the server certificate being served' }),
   ),
+  disk: Type.Optional(DiskSpaceSchema),
+  warnings: Type.Optional(Type.Array(Type.String(), { description: 'what an admin should act on now (low disk space, a failing log file); admins only' })),
 });

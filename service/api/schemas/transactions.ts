@@ -157,6 +157,7 @@ const responseFields = {
   headers: Type.Optional(TextMapAnswer),
   timestamp: Type.String(),
   ...bodyFields,
+  bodyNotStored: Type.Optional(Type.Boolean({ description: 'the answer arrived but the store could not keep its body (a full disk); shown in every view' })),
 };
 
 const RequestView = Type.Object(requestFields);

@@ -4,6 +4,7 @@
  * test/storage/bodies-contract.ts holds every engine to the same behaviour.
  */
 import type { Readable, Writable } from 'node:stream';
+import { StoreError } from '../store.js';
 
 /** Where a body is and what was kept of it. Stored in the transaction document. */
 export interface BodyRef {
@@ -29,8 +30,33 @@ export interface SinkOptions {
 /** A writable end for one body plus the promise of its reference once the stream has finished. */
 export interface BodySink {
   stream: Writable;
-  /** Resolves once the whole body is stored and readable; rejects when the stream failed, leaving nothing readable. */
+  /**
+   * Resolves once the whole body is stored and readable; rejects when the stream failed, leaving nothing readable:
+   * with a `BodyStoreError` when the store itself failed (a full disk, a lost database), otherwise with the error the
+   * stream was destroyed with (the sender broke off).
+   */
   done: Promise<BodyRef>;
+}
+
+/**
+ * The body store could not write a body (ENOSPC, EIO, a database error). Told apart from a sender that broke off,
+ * because a body lost this way must never be acknowledged as stored.
+ */
+export class BodyStoreError extends StoreError {
+  override readonly name = 'BodyStoreError';
+  /** The underlying error's code (`ENOSPC`, a PostgreSQL SQLSTATE), when it has one. */
+  readonly code: string | undefined;
+  constructor(cause: unknown) {
+    const error = cause instanceof Error ? cause : new Error(String(cause));
+    super(`the body could not be stored: ${error.message}`, { cause: error });
+    const { code } = error as { code?: unknown };
+    this.code = typeof code === 'string' ? code : undefined;
+  }
+}
+
+/** The store's own failure as a BodyStoreError (unchanged when it is one already). */
+export function bodyStoreFailure(err: unknown): BodyStoreError {
+  return err instanceof BodyStoreError ? err : new BodyStoreError(err);
 }
 
 /**

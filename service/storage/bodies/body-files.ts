@@ -10,7 +10,7 @@ import { mkdir, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { SMALL_BODY_BYTES } from '../../domain/body-sizes.js';
-import { bodyPathParts, checkSegments, isDay } from './bodies.js';
+import { bodyPathParts, bodyStoreFailure, checkSegments, isDay } from './bodies.js';
 import type { Bodies, BodyRef, BodySink, SinkOptions } from './bodies.js';
 import { readBodyText } from './read-text.js';
 
@@ -97,7 +97,7 @@ export class BodyFiles implements Bodies {
       if (out === undefined) {
         await ensureDir();
         out = createWriteStream(partial(), { flags: 'wx', mode: 0o600 });
-        out.on('error', (err) => rejectRef(err));
+        out.on('error', (err) => rejectRef(bodyStoreFailure(err)));
       }
       return out;
     };
@@ -144,7 +144,10 @@ export class BodyFiles implements Bodies {
           callback();
           return;
         }
-        writeToFile(part).then(() => callback(), callback);
+        writeToFile(part).then(
+          () => callback(),
+          (err: unknown) => callback(bodyStoreFailure(err)),
+        );
       },
       final(callback) {
         const finish = () => {
@@ -158,9 +161,10 @@ export class BodyFiles implements Bodies {
           small = null;
           const store = smallStore;
           (store === undefined ? ensureDir().then(() => writeSmallFile(file(), data)) : store.put(path, options.day, options.channelId, data))
-            .then(finish, (err: Error) => {
-              rejectRef(err);
-              callback(err);
+            .then(finish, (err: unknown) => {
+              const failure = bodyStoreFailure(err);
+              rejectRef(failure);
+              callback(failure);
             });
           return;
         }
@@ -172,9 +176,10 @@ export class BodyFiles implements Bodies {
             });
             await rename(partial(), file());
           })
-          .then(finish, (err: Error) => {
-            rejectRef(err);
-            callback(err);
+          .then(finish, (err: unknown) => {
+            const failure = bodyStoreFailure(err);
+            rejectRef(failure);
+            callback(failure);
           });
       },
       destroy(err, callback) {

@@ -7,7 +7,7 @@
  */
 import { Readable, Writable } from 'node:stream';
 import type { Pool } from 'pg';
-import { bodyGone, bodyPathParts, checkSegments, isDay } from '../bodies/bodies.js';
+import { bodyGone, bodyPathParts, bodyStoreFailure, checkSegments, isDay } from '../bodies/bodies.js';
 import type { Bodies, BodyRef, BodySink, SinkOptions } from '../bodies/bodies.js';
 import { readBodyText } from '../bodies/read-text.js';
 import { StoreError } from '../store.js';
@@ -100,7 +100,10 @@ class PostgresBodies implements Bodies {
           return;
         }
         // The callback waits for the row, which is the database's backpressure reaching the sender.
-        writeFullChunks().then(() => callback(), callback);
+        writeFullChunks().then(
+          () => callback(),
+          (err: unknown) => callback(bodyStoreFailure(err)),
+        );
       },
       final(callback) {
         const commit = async (): Promise<void> => {
@@ -118,9 +121,10 @@ class PostgresBodies implements Bodies {
             resolveRef({ path, size: kept, receivedBytes: received, truncated: received > kept });
             callback();
           },
-          (err: Error) => {
-            rejectRef(err);
-            callback(err);
+          (err: unknown) => {
+            const failure = bodyStoreFailure(err);
+            rejectRef(failure);
+            callback(failure);
           },
         );
       },

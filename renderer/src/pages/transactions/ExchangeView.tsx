@@ -52,7 +52,8 @@ export function HeadersTable({ headers, label }: { headers: Record<string, strin
 
 /** A request or response: headers then body; `label` names them ("Request" gives "Request headers", "Request body"). */
 export function PartView({ part, label, sameAsRequest = false }: { part: TransactionRequestView | TransactionResponseView; label: string; sameAsRequest?: boolean }) {
-  const noBody = part.body === undefined && part.bodyRemoved !== true;
+  const notStored = 'bodyNotStored' in part && part.bodyNotStored === true;
+  const noBody = part.body === undefined && part.bodyRemoved !== true && !notStored;
   return (
     <>
       <Title order={3} size="h5" mt="sm" mb={4}>
@@ -69,7 +70,7 @@ export function PartView({ part, label, sameAsRequest = false }: { part: Transac
           </Text>
         </section>
       ) : (
-        <BodyView label={`${label} body`} body={part.body} bodyTruncated={part.bodyTruncated} bodyRemoved={part.bodyRemoved} headers={part.headers} />
+        <BodyView label={`${label} body`} body={part.body} bodyTruncated={part.bodyTruncated} bodyRemoved={part.bodyRemoved} bodyNotStored={notStored} headers={part.headers} />
       )}
     </>
   );
