@@ -6,25 +6,10 @@
  */
 import { uniqueLiveChannelNames } from './live-channel-names.js';
 import { observeCollection } from './observe.js';
+import { withChannels } from './store.js';
 import type { Store } from './store.js';
 
 /** `store` with its channels checked for live-name clashes and observed: `onChange` runs after each write that succeeded. */
 export function withCheckedChannels(store: Store, onChange: () => void): Store {
-  return {
-    users: store.users,
-    sessions: store.sessions,
-    channels: observeCollection(uniqueLiveChannelNames(store.channels), onChange),
-    channelAudits: store.channelAudits,
-    clients: store.clients,
-    mediators: store.mediators,
-    tasks: store.tasks,
-    taskTransactions: store.taskTransactions,
-    autoRetries: store.autoRetries,
-    contactGroups: store.contactGroups,
-    notifications: store.notifications,
-    jobStates: store.jobStates,
-    open: () => store.open(),
-    close: () => store.close(),
-    health: () => store.health(),
-  };
+  return withChannels(store, observeCollection(uniqueLiveChannelNames(store.channels), onChange));
 }

@@ -9,6 +9,7 @@
  * `sealClearRoutePasswords` seals those once at start.
  */
 import type { ChannelRecord, RouteRecord } from './records.js';
+import { withChannels } from './store.js';
 import type { Changes, Collection, Filter, FindOptions, NewDoc, Store } from './store.js';
 
 /** Seals and opens short texts; `isSealed` tells a sealed text from a clear one. */
@@ -77,24 +78,7 @@ export function sealedRoutePasswords(collection: Collection<ChannelRecord>, seal
 
 /** `store` with its channels' route passwords sealed at rest (see sealedRoutePasswords). */
 export function withSealedRoutePasswords(store: Store, sealer: () => TextSealer, unreadable: UnreadablePassword): Store {
-  const channels = sealedRoutePasswords(store.channels, sealer, unreadable);
-  return {
-    users: store.users,
-    sessions: store.sessions,
-    channels,
-    channelAudits: store.channelAudits,
-    clients: store.clients,
-    mediators: store.mediators,
-    tasks: store.tasks,
-    taskTransactions: store.taskTransactions,
-    autoRetries: store.autoRetries,
-    contactGroups: store.contactGroups,
-    notifications: store.notifications,
-    jobStates: store.jobStates,
-    open: () => store.open(),
-    close: () => store.close(),
-    health: () => store.health(),
-  };
+  return withChannels(store, sealedRoutePasswords(store.channels, sealer, unreadable));
 }
 
 /**

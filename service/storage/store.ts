@@ -157,3 +157,24 @@ export class UniqueConstraintError extends StoreError {
     super(`${collection}: a document with the same ${field} already exists`, options);
   }
 }
+
+/** `store` with its channels collection replaced by `channels` (a wrapper that checks, observes or seals them). */
+export function withChannels(store: Store, channels: Store['channels']): Store {
+  return {
+    users: store.users,
+    sessions: store.sessions,
+    channels,
+    channelAudits: store.channelAudits,
+    clients: store.clients,
+    mediators: store.mediators,
+    tasks: store.tasks,
+    taskTransactions: store.taskTransactions,
+    autoRetries: store.autoRetries,
+    contactGroups: store.contactGroups,
+    notifications: store.notifications,
+    jobStates: store.jobStates,
+    open: () => store.open(),
+    close: () => store.close(),
+    health: () => store.health(),
+  };
+}
