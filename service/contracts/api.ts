@@ -1,5 +1,5 @@
 /** Types shared by the service, the console and the shell. Import with `import type`. */
-import type { DiskLevel } from '../domain/disk-space.js';
+import type { DiskLevel } from './vocabulary.js';
 
 /** Every error answer of the management API. */
 export interface ApiErrorBody {

@@ -1,9 +1,26 @@
 /** Mediators as the management API answers them (OpenHIM field names). Import with `import type`. */
-import type { MediatorConfigDef, MediatorConfigType } from '../domain/mediator-config.js';
 import type { Channel, ChannelCreate, ChannelRouteInput } from './channels.js';
+import type { MediatorConfigType } from './vocabulary.js';
 
-// The configuration definitions are the domain's (domain/mediator-config.ts), beside the rules that check them.
-export type { MediatorConfigDef, MediatorConfigType };
+export type { MediatorConfigType };
+
+/**
+ * One configuration definition of a mediator, as registered, stored and answered: its type, and for `option` its
+ * values, for `struct` the fields. The rules (domain/mediator-config.ts) refuse a struct in a template (structs do not
+ * nest); the type allows one so that they can say so to callers that skip the request schema.
+ */
+export interface MediatorConfigDef {
+  param: string;
+  displayName?: string;
+  description?: string;
+  type: MediatorConfigType;
+  /** The allowed values of an `option`. */
+  values?: string[];
+  /** The fields of a `struct`. */
+  template?: MediatorConfigDef[];
+  /** The value is a list of the type. */
+  array?: boolean;
+}
 
 /** Parameter name to value; passwords arrive as the mask, and sending the mask back keeps the stored one. */
 export type MediatorConfig = Record<string, unknown>;

@@ -1,9 +1,8 @@
 /** Re-run tasks as the management API answers them (COMPAT.md "tasks"). Import with `import type`. */
 
-import type { TaskItemStatus, TaskStatus, UserTaskStatus } from '../domain/tasks.js';
-import type { TransactionStatus } from '../domain/transaction-status.js';
+import type { TaskItemStatus, TaskStatus, TransactionStatus, UserTaskStatus } from './vocabulary.js';
 
-// The status names are the domain's lists (domain/tasks.ts), so the wire and the rules cannot drift.
+// The status names are lists in vocabulary.ts that the rules (domain/tasks.ts) use too, so the wire and the rules cannot drift.
 export type { TaskItemStatus, TaskStatus, UserTaskStatus };
 
 export interface TaskView {

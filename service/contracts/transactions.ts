@@ -4,10 +4,10 @@
  * `import type`.
  */
 
-import type { TransactionStatus } from '../domain/transaction-status.js';
+import type { TransactionStatus } from './vocabulary.js';
 import type { TaskView } from './tasks.js';
 
-// The status names are the domain's list (domain/transaction-status.ts), so the wire and the rules cannot drift.
+// The status names are one list (vocabulary.ts) that the rules check against too, so the wire and the rules cannot drift.
 export type { TransactionStatus };
 
 /** Body fields of a request or response; present only in the `full`/`fulltruncate` views and with body permission. */

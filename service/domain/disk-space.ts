@@ -10,8 +10,9 @@
  * A level is left only once free space is a margin above its threshold, so a disk hovering at a threshold does not
  * start a new episode (and a new alert) at every check.
  */
+import type { DiskLevel } from '../contracts/vocabulary.js';
 
-export type DiskLevel = 'ok' | 'low' | 'critical';
+export type { DiskLevel };
 
 export interface DiskThresholds {
   /** Below this many free bytes the level is `low` (0: never). */

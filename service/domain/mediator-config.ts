@@ -3,30 +3,15 @@
  * values against them, password masking, and which values survive a new version of the definitions. Pure.
  */
 import type { ValidationProblem } from '../contracts/api.js';
+import type { MediatorConfigDef } from '../contracts/mediators.js';
+import { CONFIG_TYPES } from '../contracts/vocabulary.js';
+import type { MediatorConfigType } from '../contracts/vocabulary.js';
 import { PASSWORD_MASK } from './password-mask.js';
 import { isPlainObject } from './plain-object.js';
 
-/** The value types of a mediator configuration parameter (SPEC.md "Mediator registration"). */
-export const CONFIG_TYPES = ['string', 'bigstring', 'bool', 'number', 'option', 'map', 'struct', 'password'] as const;
-export type MediatorConfigType = (typeof CONFIG_TYPES)[number];
-
-/**
- * One configuration definition of a mediator, as registered, stored and answered (contracts/mediators.ts re-exports
- * it): its type, and for `option` its values, for `struct` the fields. The rules refuse a struct in a template
- * (structs do not nest); the type allows one so that they can say so to callers that skip the request schema.
- */
-export interface MediatorConfigDef {
-  param: string;
-  displayName?: string;
-  description?: string;
-  type: MediatorConfigType;
-  /** The allowed values of an `option`. */
-  values?: string[];
-  /** The fields of a `struct`. */
-  template?: MediatorConfigDef[];
-  /** The value is a list of the type. */
-  array?: boolean;
-}
+// The definitions' shape and types are the wire's (contracts/); they are offered here too, beside the rules that check them.
+export { CONFIG_TYPES };
+export type { MediatorConfigDef, MediatorConfigType };
 
 export type ConfigValues = Record<string, unknown>;
 

@@ -3,9 +3,13 @@
  * roll up into coarser ones, and the answer items of OpenHIM's metrics routes. Pure: the storage reads and writes
  * the records, this decides what they hold.
  */
+import type { MetricItem, MetricItemId } from '../contracts/metrics.js';
 import type { TransactionStatus } from './transaction-status.js';
 import { bucketStart, comparePeriods, nextBucketStart, STORED_PERIODS, zonedParts } from './metric-periods.js';
 import type { MetricPeriod, StoredPeriod } from './metric-periods.js';
+
+// The answer items' shape is the wire's (contracts/metrics.ts); it is offered here too, beside the code that fills it.
+export type { MetricItem, MetricItemId };
 
 /** Which bucket a record is: one channel, one period, one start, in one zone. */
 export interface MetricBucketKey {
@@ -161,37 +165,6 @@ export function rollUp(buckets: readonly MetricBucket[], period: MetricPeriod, t
 
 function byStartThenChannel(a: MetricBucketKey, b: MetricBucketKey): number {
   return a.startTime.getTime() - b.startTime.getTime() || (a.channelID < b.channelID ? -1 : a.channelID > b.channelID ? 1 : 0);
-}
-
-/** The `_id` of an answer item: the channel, and on time series the bucket's wall-clock fields in the query's zone. */
-export interface MetricItemId {
-  /** null on `/metrics` (all channels), absent on time series summed over channels. */
-  channelID?: string | null;
-  minute?: number;
-  hour?: number;
-  /** Day of the week, 0 for Sunday (OpenHIM's moment `day()`). */
-  day?: number;
-  /** ISO week number. */
-  week?: number;
-  /** 0 for January. */
-  month?: number;
-  year?: number;
-}
-
-/** One item of a metrics answer, in OpenHIM's shape; times in milliseconds. */
-export interface MetricItem {
-  total: number;
-  avgResp: number;
-  minResp: number;
-  maxResp: number;
-  failed: number;
-  successful: number;
-  processing: number;
-  completed: number;
-  completedWErrors: number;
-  /** The bucket's start as ISO 8601 with the query zone's offset; time series only. */
-  timestamp?: string;
-  _id: MetricItemId;
 }
 
 /**

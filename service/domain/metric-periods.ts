@@ -12,10 +12,12 @@
 import { DateTime, FixedOffsetZone, Info } from 'luxon';
 import type { Zone } from 'luxon';
 import type { ValidationProblem } from '../contracts/api.js';
+import { METRIC_PERIODS } from '../contracts/vocabulary.js';
+import type { MetricPeriod } from '../contracts/vocabulary.js';
 
-/** OpenHIM's time-series names, finest first. */
-export const METRIC_PERIODS = ['minute', 'hour', 'day', 'week', 'month', 'year'] as const;
-export type MetricPeriod = (typeof METRIC_PERIODS)[number];
+// The list is the wire's (contracts/vocabulary.ts); it is offered here too, beside the rules that use it.
+export { METRIC_PERIODS };
+export type { MetricPeriod };
 
 /**
  * The periods kept in storage. Week, month and year are rolled up from day buckets of the same zone when read: a

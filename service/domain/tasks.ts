@@ -3,15 +3,14 @@
  * for, and the `filters` JSON of the task list and of one task's transactions. Pure.
  */
 import type { ValidationProblem } from '../contracts/api.js';
+import { TASK_ITEM_STATUSES, TASK_STATUSES } from '../contracts/vocabulary.js';
+import type { TaskItemStatus, TaskStatus, UserTaskStatus } from '../contracts/vocabulary.js';
 import { isTransactionStatus, TRANSACTION_STATUSES } from './transaction-status.js';
 import type { TransactionStatus } from './transaction-status.js';
 
-export const TASK_STATUSES = ['Queued', 'Processing', 'Paused', 'Cancelled', 'Completed'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
-
-/** One transaction of a task: waiting, being re-run, re-run (whatever the new transaction's status), or not re-run. */
-export const TASK_ITEM_STATUSES = ['Queued', 'Processing', 'Completed', 'Failed'] as const;
-export type TaskItemStatus = (typeof TASK_ITEM_STATUSES)[number];
+// The lists are the wire's (contracts/vocabulary.ts); they are offered here too, beside the rules that use them.
+export { TASK_ITEM_STATUSES, TASK_STATUSES };
+export type { TaskItemStatus, TaskStatus, UserTaskStatus };
 
 /** For each status a user may ask for, the statuses a task may be in to take it; Processing and Completed are the runner's to set. */
 const USER_MOVES = {
@@ -19,10 +18,7 @@ const USER_MOVES = {
   // Resuming: the runner picks the task up again where it stopped.
   Queued: ['Paused'],
   Cancelled: ['Queued', 'Processing', 'Paused'],
-} as const satisfies Partial<Record<TaskStatus, readonly TaskStatus[]>>;
-
-/** The statuses a user may ask for (`PUT /tasks/:id`): pause, resume (Queued) and cancel. */
-export type UserTaskStatus = keyof typeof USER_MOVES;
+} as const satisfies Record<UserTaskStatus, readonly TaskStatus[]>;
 
 function isUserTaskStatus(status: TaskStatus): status is UserTaskStatus {
   return Object.hasOwn(USER_MOVES, status);

@@ -1,7 +1,11 @@
 /** Transaction statuses (SPEC.md "States and transitions") and status-code patterns, as pure functions. */
 
-export const TRANSACTION_STATUSES = ['Processing', 'Failed', 'Completed', 'Completed with error(s)', 'Successful'] as const;
-export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+import { TRANSACTION_STATUSES } from '../contracts/vocabulary.js';
+import type { TransactionStatus } from '../contracts/vocabulary.js';
+
+// The list is the wire's (contracts/vocabulary.ts); it is offered here too, beside the rules that use it.
+export { TRANSACTION_STATUSES };
+export type { TransactionStatus };
 
 /** What one route produced: an HTTP status, or a network failure / timeout (no status). */
 export interface RouteOutcome {

@@ -9,10 +9,9 @@ import type { Audit, AuditEventIdentification } from '../contracts/audits.js';
 import type { ClientDetails } from '../contracts/clients.js';
 import type { ContactGroup } from '../contracts/contact-groups.js';
 import type { Notification, NotificationAlert, NotificationReport } from '../contracts/notifications.js';
-import type { PublicMediator } from '../contracts/mediators.js';
+import type { MediatorConfigDef, MediatorConfigType, PublicMediator } from '../contracts/mediators.js';
 import type { TaskTransactionView, TaskView } from '../contracts/tasks.js';
 import type { Claimed } from './claims.js';
-import type { MediatorConfigDef, MediatorConfigType } from '../domain/mediator-config.js';
 
 export type { MediatorConfigDef, MediatorConfigType };
 
