@@ -9,10 +9,54 @@
  * with the patient's ID: OpenHIM's unanchored regex also finds patient 123 inside 99123^^^...
  */
 import type { ValidationProblem } from '../contracts/api.js';
-import type { AuditCodeField, AuditCodeMatch, AuditFilter, AuditObjectIdMatch } from '../storage/audits.js';
 import { pageWindow } from './paging.js';
 import { isPlainObject } from './plain-object.js';
 import { patternProblem } from './safe-pattern.js';
+
+/** Coded fields a filter can name; participants' and objects' codes match when any participant or object has them. */
+export type AuditCodeField = 'eventID' | 'eventTypeCode' | 'roleIDCode' | 'participantObjectIDTypeCode';
+
+/** An exact match on the given parts of a coded field (at least one part is given). */
+export interface AuditCodeMatch {
+  field: AuditCodeField;
+  code?: string;
+  codeSystemName?: string;
+  displayName?: string;
+}
+
+/**
+ * A match on a participant object's ID: it starts with `prefix` (which may be empty) and, when `pattern` is given,
+ * matches that regular expression as well. The prefix lets an engine use its index; the pattern has been checked as
+ * safe (domain/safe-pattern.ts) by whoever built the filter.
+ */
+export interface AuditObjectIdMatch {
+  prefix: string;
+  pattern?: string;
+}
+
+/**
+ * What `GET /audits` may filter on (OpenHIM's console filters, on an allow list). Every given condition must hold.
+ * Text conditions are exact. Conditions on participants or objects hold when any one of them matches (each condition
+ * on its own, as OpenHIM's queries on arrays do).
+ */
+export interface AuditFilter {
+  /** Inclusive bounds on `eventIdentification.eventDateTime`. */
+  from?: Date;
+  to?: Date;
+  codes?: readonly AuditCodeMatch[];
+  eventActionCode?: string;
+  eventOutcomeIndicator?: string;
+  auditSourceID?: string;
+  /** Any active participant's. */
+  userID?: string;
+  alternativeUserID?: string;
+  networkAccessPointID?: string;
+  /** Any participant object's detail with this type and/or value. */
+  participantObjectDetailType?: string;
+  participantObjectDetailValue?: string;
+  /** Each must hold for some participant object (OpenHIM's patient ID filter, or its AND form with an object ID). */
+  participantObjectID?: readonly AuditObjectIdMatch[];
+}
 
 /** Most audits one `GET /audits` page answers; `filterLimit=0` (OpenHIM's "no limit") and no limit mean this many. Every record: `GET /audits/export`. */
 export const MAX_AUDIT_PAGE = 1000;

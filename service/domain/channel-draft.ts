@@ -2,9 +2,8 @@
  * The defaults of a channel body (OpenHIM's), applied before the channel rules run. Shared by every writer of channels
  * (POST/PUT /channels, a mediator's default channels), so a channel means the same whichever way it arrives. Pure.
  */
-import type { ChannelAlertInput, ChannelCreate, ChannelRouteInput, ChannelStatus } from '../contracts/channels.js';
+import type { ChannelAlert, ChannelAlertInput, ChannelCreate, ChannelRoute, ChannelRouteInput, ChannelStatus } from '../contracts/channels.js';
 import { newChannelBody } from './channel-body.js';
-import type { AlertRecord, RouteRecord } from '../storage/records.js';
 import type { ChannelDraft } from './channel-rules.js';
 
 /** A route as a caller sends it: name, host and port, the rest defaulted; optional texts may be null or empty. */
@@ -24,13 +23,13 @@ type PlainInput = Partial<Omit<ChannelDraft, 'name' | 'routes' | 'alerts'>> & { 
 const ROUTE_TEXTS = ['path', 'pathTransform', 'username', 'password', 'statusCodesCheck', 'kafkaClientId', 'kafkaTopic'] as const;
 
 /** A route with its defaults (OpenHIM's); a `kafka` type is kept for the rules to refuse. */
-export function routeRecord(route: RouteInput): RouteRecord {
+export function routeRecord(route: RouteInput): ChannelRoute {
   const rest: Record<string, unknown> = { ...route };
   for (const key of ROUTE_TEXTS) if (rest[key] === '' || rest[key] === null || rest[key] === undefined) delete rest[key];
-  return { type: 'http', primary: false, secured: false, forwardAuthHeader: false, status: 'enabled', waitPrimaryResponse: false, ...rest } as RouteRecord;
+  return { type: 'http', primary: false, secured: false, forwardAuthHeader: false, status: 'enabled', waitPrimaryResponse: false, ...rest } as ChannelRoute;
 }
 
-function alertRecord(alert: ChannelAlertInput): AlertRecord {
+function alertRecord(alert: ChannelAlertInput): ChannelAlert {
   return { condition: 'status', groups: [], users: [], ...alert };
 }
 

@@ -4,11 +4,11 @@
  */
 import { DOMParser } from '@xmldom/xmldom';
 import xpath from 'xpath';
-import type { ChannelRecord } from '../storage/records.js';
+import type { Channel } from '../contracts/channels.js';
 import { cachedPattern } from './safe-pattern.js';
 
 export type MatchableChannel = Pick<
-  ChannelRecord,
+  Channel,
   | '_id'
   | 'name'
   | 'type'
@@ -23,7 +23,7 @@ export type MatchableChannel = Pick<
   | 'matchContentValue'
 >;
 
-export type AuthorisableChannel = Pick<ChannelRecord, 'authType' | 'allow' | 'whitelist'>;
+export type AuthorisableChannel = Pick<Channel, 'authType' | 'allow' | 'whitelist'>;
 
 export interface MatchRequest {
   /** Path without the query string. */
@@ -46,7 +46,7 @@ function patternMatches(pattern: string, text: string): boolean {
 }
 
 /** Channels in matching order: priority 1 first, channels without a priority last, ties in the given order. */
-export function byPriority<T extends Pick<ChannelRecord, 'priority'>>(channels: readonly T[]): T[] {
+export function byPriority<T extends Pick<Channel, 'priority'>>(channels: readonly T[]): T[] {
   return channels
     .map((channel, index) => ({ channel, index }))
     .sort((a, b) => (a.channel.priority ?? Infinity) - (b.channel.priority ?? Infinity) || a.index - b.index)

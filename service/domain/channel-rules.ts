@@ -5,13 +5,13 @@
  */
 import { isIP } from 'node:net';
 import type { ValidationProblem } from '../contracts/api.js';
-import type { ChannelRecord } from '../storage/records.js';
+import type { Channel } from '../contracts/channels.js';
 import { parsePollingSchedule } from './polling-schedule.js';
 import { patternProblem } from './safe-pattern.js';
 import { parseStatusCodesCheck } from './status-codes-check.js';
 
-/** A channel as it would be stored, without the fields the service assigns. */
-export type ChannelDraft = Omit<ChannelRecord, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy'>;
+/** A channel as it would be stored, without the fields the service assigns (nor the listener, which answers compute). */
+export type ChannelDraft = Omit<Channel, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy' | 'listener'>;
 
 export interface PathTransform {
   /** Pattern source, run by safe-pattern.ts. */

@@ -4,7 +4,7 @@
  */
 import type { ValidationProblem } from '../contracts/api.js';
 import type { ChannelUsingGroup, ContactGroupUserInput } from '../contracts/contact-groups.js';
-import type { AlertRecipientRecord } from '../storage/records.js';
+import type { AlertRecipient } from '../contracts/channels.js';
 
 /** What a channel offers the in-use check: its alerts' group ids, and how a refusal names it. */
 export interface GroupReferrer {
@@ -20,7 +20,7 @@ export function groupName(name: string): string {
 }
 
 /** The recipients as stored: `maxAlerts` defaults to `no max`, as in OpenHIM; sub-document ids are dropped. */
-export function groupRecipients(users: readonly ContactGroupUserInput[]): AlertRecipientRecord[] {
+export function groupRecipients(users: readonly ContactGroupUserInput[]): AlertRecipient[] {
   return users.map((u) => ({ user: u.user.trim(), method: u.method, maxAlerts: u.maxAlerts ?? 'no max' }));
 }
 
@@ -28,7 +28,7 @@ export function groupRecipients(users: readonly ContactGroupUserInput[]): AlertR
  * Problems of a group about to be stored (`name` and `users` as groupName and groupRecipients give them; undefined
  * = not being changed). A recipient listed twice with the same method would get every alert twice, so it is refused.
  */
-export function groupProblems(name: string | undefined, users: readonly AlertRecipientRecord[] | undefined): ValidationProblem[] {
+export function groupProblems(name: string | undefined, users: readonly AlertRecipient[] | undefined): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
   if (name === '') problems.push({ path: 'body.group', message: 'must not be blank' });
   const seen = new Map<string, number>();

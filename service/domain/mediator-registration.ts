@@ -5,7 +5,7 @@
  */
 import semver from 'semver';
 import type { ValidationProblem } from '../contracts/api.js';
-import type { MediatorChannelDefault, MediatorConfigDef, MediatorRecord, MediatorRoute } from '../storage/records.js';
+import type { MediatorConfigDef, MediatorDefaultChannel, MediatorRouteView, PublicMediator } from '../contracts/mediators.js';
 import { PASSWORD_MASK } from './password-mask.js';
 import { channelDraft } from './channel-draft.js';
 import { channelProblems } from './channel-rules.js';
@@ -18,11 +18,14 @@ export interface RegistrationDoc {
   version: string;
   name: string;
   description?: string;
-  endpoints?: MediatorRoute[];
-  defaultChannelConfig?: MediatorChannelDefault[];
+  endpoints?: MediatorRouteView[];
+  defaultChannelConfig?: MediatorDefaultChannel[];
   configDefs?: MediatorConfigDef[];
   config?: ConfigValues;
 }
+
+/** What unmasking reads of the registration stored before (storage/records.ts's MediatorRecord has it). */
+export type StoredRegistration = Pick<PublicMediator, 'endpoints' | 'defaultChannelConfig' | 'config'>;
 
 /** `create` for a new urn, `upgrade` for a higher version, `unchanged` for an equal or lower one. */
 export type RegistrationAction = 'create' | 'upgrade' | 'unchanged';
@@ -77,7 +80,7 @@ export function configDue(record: { _configModifiedTS?: Date; _lastHeartbeat?: D
 }
 
 /** The stored password of the route with the same name, wherever the mask was sent back; a mask with none is a problem. */
-function unmaskRoutes(routes: readonly MediatorRoute[], stored: readonly MediatorRoute[], at: string, problems: ValidationProblem[]): MediatorRoute[] {
+function unmaskRoutes(routes: readonly MediatorRouteView[], stored: readonly MediatorRouteView[], at: string, problems: ValidationProblem[]): MediatorRouteView[] {
   return routes.map((route, i) => {
     if (route.password !== PASSWORD_MASK) return route;
     const previous = stored.find((r) => r.name === route.name)?.password;
@@ -92,7 +95,7 @@ function unmaskRoutes(routes: readonly MediatorRoute[], stored: readonly Mediato
  * channels' routes, config): each stands for what is stored under the same route name or parameter. Returns the
  * document with the stored passwords put back, and a problem for each mask with nothing stored behind it.
  */
-export function unmaskRegistration(doc: RegistrationDoc, stored: MediatorRecord | null): { doc: RegistrationDoc; problems: ValidationProblem[] } {
+export function unmaskRegistration(doc: RegistrationDoc, stored: StoredRegistration | null): { doc: RegistrationDoc; problems: ValidationProblem[] } {
   const problems: ValidationProblem[] = [];
   const unmasked: RegistrationDoc = { ...doc };
   if (doc.endpoints !== undefined) unmasked.endpoints = unmaskRoutes(doc.endpoints, stored?.endpoints ?? [], 'body.endpoints', problems);

@@ -6,7 +6,9 @@
 import type { ValidationProblem } from '../contracts/api.js';
 import type { MetadataModel } from '../contracts/metadata.js';
 import { UNIQUE_FIELD } from '../contracts/metadata.js';
-import type { ChannelRecord, ClientRecord, ContactGroupRecord, MediatorRecord, UserRecord } from '../storage/records.js';
+import type { Channel } from '../contracts/channels.js';
+import type { ContactGroup } from '../contracts/contact-groups.js';
+import type { PublicMediator } from '../contracts/mediators.js';
 import { maskConfig } from './mediator-config.js';
 import { PASSWORD_MASK } from './password-mask.js';
 
@@ -75,7 +77,7 @@ function takeRoutePasswords(routes: readonly Doc[], at: (string | number)[], sec
 }
 
 /** A channel as exported: alerts name contact groups by name (an id naming no group is kept as it was). */
-export function exportChannel(channel: ChannelRecord, groupNames: ReadonlyMap<string, string>): Exported {
+export function exportChannel(channel: Pick<Channel, 'routes' | 'alerts'>, groupNames: ReadonlyMap<string, string>): Exported {
   const secrets: SecretEntry[] = [];
   const doc = without(withoutIds(channel) as Doc, BOOKKEEPING);
   doc.routes = takeRoutePasswords(doc.routes as Doc[], ['routes'], secrets);
@@ -85,8 +87,24 @@ export function exportChannel(channel: ChannelRecord, groupNames: ReadonlyMap<st
 
 const CLIENT_SECRETS = ['passwordHash', 'passwordAlgorithm', 'passwordSalt', 'customTokenHash'] as const;
 
+/**
+ * What the export rules read of a stored client beyond its public fields: its credentials and certificate
+ * (storage/records.ts's ClientRecord keeps them under these names).
+ */
+export interface ClientCredentials {
+  passwordHash?: string;
+  passwordAlgorithm?: 'scrypt' | 'sha512' | 'sha256';
+  passwordSalt?: string;
+  customTokenHash?: string;
+  certPem?: string;
+  certFingerprint?: string;
+}
+
+/** What a stored mediator's configuration export reads: the definitions that say which values are passwords. */
+export type MediatorConfiguration = Pick<PublicMediator, 'configDefs' | 'config'>;
+
 /** A client as exported: its certificate as PEM (public), its password and token digests as secrets. */
-export function exportClient(client: ClientRecord): Exported {
+export function exportClient(client: ClientCredentials): Exported {
   const secrets: SecretEntry[] = [];
   const { certPem, certFingerprint } = client;
   const doc = without(client, [...BOOKKEEPING, ...CLIENT_SECRETS, 'certPem', 'certFingerprint']);
@@ -97,13 +115,13 @@ export function exportClient(client: ClientRecord): Exported {
 }
 
 /** A user as exported: no credentials but the password hash, which is a secret; no set-password token. */
-export function exportUser(user: UserRecord): Exported {
+export function exportUser(user: { passwordHash: string | null }): Exported {
   const doc = without(user, [...BOOKKEEPING, 'passwordHash', 'passwordChangedAt', 'tokenHash', 'tokenType', 'tokenExpiry', 'legacyToken', 'builtin']);
   return { doc, secrets: user.passwordHash === null ? [] : [{ path: ['passwordHash'], value: user.passwordHash }] };
 }
 
 /** A contact group as exported. */
-export function exportContactGroup(group: ContactGroupRecord): Exported {
+export function exportContactGroup(group: ContactGroup): Exported {
   return { doc: without(group, BOOKKEEPING), secrets: [] };
 }
 
@@ -124,7 +142,7 @@ function maskedPaths(original: unknown, masked: unknown, at: (string | number)[]
  * defaults (ids of this instance) stay behind. Passwords in its configuration, endpoints and default channels are
  * secrets; without them a configured password exports as '' (unset).
  */
-export function exportMediator(mediator: MediatorRecord): Exported {
+export function exportMediator(mediator: MediatorConfiguration): Exported {
   const secrets: SecretEntry[] = [];
   const doc = without(withoutIds(mediator) as Doc, [...BOOKKEEPING, 'installedChannels', '_uptime', '_lastHeartbeat', '_configModifiedTS']);
   doc.endpoints = takeRoutePasswords(doc.endpoints as Doc[], ['endpoints'], secrets);
@@ -173,7 +191,7 @@ export function withSecrets(doc: Doc, secrets: readonly SecretEntry[]): Doc {
 }
 
 /** The secrets of a client that the API takes no plain body field for (digests and hashes), picked from opened secrets. */
-export function clientSecretFields(secrets: readonly SecretEntry[]): Partial<Pick<ClientRecord, (typeof CLIENT_SECRETS)[number]>> {
+export function clientSecretFields(secrets: readonly SecretEntry[]): Partial<Pick<ClientCredentials, (typeof CLIENT_SECRETS)[number]>> {
   const fields: Record<string, unknown> = {};
   for (const entry of secrets) {
     const [field] = entry.path;
@@ -226,7 +244,7 @@ export function keepStoredRoutePasswords(routes: unknown, stored: readonly { nam
 }
 
 /** A mediator configuration without secrets over a stored one: '' where a password is stored becomes the mask (kept on write). */
-export function keepStoredConfigPasswords(config: Doc, stored: MediatorRecord): Doc {
+export function keepStoredConfigPasswords(config: Doc, stored: MediatorConfiguration): Doc {
   const found: SecretEntry[] = [];
   maskedPaths(stored.config, maskConfig(stored.configDefs, stored.config), ['config'], found);
   const doc = structuredClone({ config });

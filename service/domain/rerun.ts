@@ -2,21 +2,30 @@
  * Re-run rules (SPEC.md "Transaction"): who may re-run a channel's transactions, which transactions can be replayed,
  * and the warning for one that was re-run before. Pure; the task queue, the task runner and auto retry ask these.
  */
-import type { ChannelRecord } from '../storage/records.js';
-import type { TransactionRecord } from '../storage/transactions.js';
+import type { Channel } from '../contracts/channels.js';
+import type { TransactionStatus } from '../contracts/vocabulary.js';
+import type { BodyFacts, RequestPart } from './transaction-parts.js';
 import { isAdmin } from './permissions.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Admins, and users in a group named by the channel's txRerunAcl. */
-export function canRerunChannel(actor: { groups: readonly string[] }, channel: Pick<ChannelRecord, 'txRerunAcl'>): boolean {
+export function canRerunChannel(actor: { groups: readonly string[] }, channel: Pick<Channel, 'txRerunAcl'>): boolean {
   return isAdmin(actor) || channel.txRerunAcl.some((group) => actor.groups.includes(group));
 }
 
-export type RerunnableTransaction = Pick<TransactionRecord, 'status' | 'canRerun' | 'request'>;
+/**
+ * What the re-run rules read of a stored transaction (storage/transactions.ts's TransactionRecord has it): its status,
+ * its flag, and its request (the method and the stored body).
+ */
+export interface RerunnableTransaction {
+  status: TransactionStatus;
+  canRerun: boolean;
+  request: RequestPart<BodyFacts>;
+}
 
 /** Why the transaction cannot be re-run through its channel now (a phrase following "it cannot be re-run:"), or null. */
-export function rerunRefusal(tx: RerunnableTransaction, channel: Pick<ChannelRecord, 'name' | 'status'> | null): string | null {
+export function rerunRefusal(tx: RerunnableTransaction, channel: Pick<Channel, 'name' | 'status'> | null): string | null {
   if (channel === null || channel.status === 'deleted') return "its channel was deleted, and a re-run goes through the channel's current routes";
   if (channel.status !== 'enabled') return `its channel "${channel.name}" is disabled; enable the channel first`;
   if (tx.status === 'Processing') return 'it is still being processed; wait until it has completed';
@@ -33,7 +42,7 @@ export function rerunRefusal(tx: RerunnableTransaction, channel: Pick<ChannelRec
 }
 
 /** The warning for a transaction that was already re-run (re-running it again is allowed), or null. */
-export function rerunWarning(tx: Pick<TransactionRecord, '_id' | 'wasRerun' | 'childIDs'>): string | null {
+export function rerunWarning(tx: { _id: string; wasRerun?: boolean; childIDs?: readonly string[] }): string | null {
   if (tx.wasRerun !== true) return null;
   const children = tx.childIDs ?? [];
   const earlier = children.length === 0 ? '' : ` (as ${children.join(', ')})`;

@@ -2,7 +2,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { parsePathTransform } from './channel-rules.js';
 import { cachedPattern } from './safe-pattern.js';
-import type { RouteRecord } from '../storage/records.js';
+import type { ChannelRoute } from '../contracts/channels.js';
 
 /** The header that carries the transaction id downstream and back to the client (OpenHIM's name, for compatibility). */
 export const TRANSACTION_ID_HEADER = 'x-openhim-transactionid';
@@ -21,14 +21,14 @@ export function applyPathTransform(path: string, expression: string): string {
 }
 
 /** The downstream path: the route's own path, else the transformed request path, else the request path. */
-export function routePath(route: Pick<RouteRecord, 'path' | 'pathTransform'>, requestPath: string): string {
+export function routePath(route: Pick<ChannelRoute, 'path' | 'pathTransform'>, requestPath: string): string {
   if (route.path !== undefined && route.path !== '') return route.path;
   if (route.pathTransform !== undefined && route.pathTransform !== '') return applyPathTransform(requestPath, route.pathTransform);
   return requestPath;
 }
 
 export interface OutgoingContext {
-  route: Pick<RouteRecord, 'username' | 'password' | 'forwardAuthHeader'>;
+  route: Pick<ChannelRoute, 'username' | 'password' | 'forwardAuthHeader'>;
   clientIp: string;
   /** The Host the client used, for X-Forwarded-Host. */
   originalHost?: string;

@@ -9,12 +9,51 @@
  * `txRerunAcl` is for re-runs, which do not grant viewing here.
  */
 import type { ValidationProblem } from '../contracts/api.js';
-import type { ExchangeFilter, TransactionFilter } from '../storage/transactions.js';
+import type { TransactionStatus } from '../contracts/vocabulary.js';
 import { pageWindow, MAX_PAGE_LIMIT } from './paging.js';
 import { isAdmin } from './permissions.js';
 import { isPlainObject } from './plain-object.js';
 import { patternProblem } from './safe-pattern.js';
 import { isTransactionStatus, parseStatusPattern, TRANSACTION_STATUSES } from './transaction-status.js';
+
+/** Conditions on one route or orchestration: a transaction matches when one of its exchanges meets them all. */
+export interface ExchangeFilter {
+  /** Response status code or class, e.g. `404` or `5xx`. */
+  statusCode?: string;
+  host?: string;
+  port?: number;
+  /** Regular expression on the exchange's request path. */
+  path?: string;
+  /** Regular expression on the exchange's request query string. */
+  querystring?: string;
+}
+
+/** The filters of the transactions list and export (COMPAT.md), all optional and combined with AND. */
+export interface TransactionFilter {
+  status?: readonly TransactionStatus[];
+  /** Response status code or class, e.g. `404` or `5xx`. */
+  statusCode?: string;
+  channelID?: readonly string[];
+  clientID?: string;
+  method?: string;
+  /** Regular expression on the request path. */
+  path?: string;
+  /** Regular expression on the request query string. */
+  querystring?: string;
+  /** The request's Host name and port, as recorded. */
+  host?: string;
+  port?: number;
+  /** Request timestamp range, inclusive. */
+  from?: Date;
+  to?: Date;
+  /** Every listed property must have this value; null: the property is set, whatever its value. */
+  properties?: Readonly<Record<string, string | null>>;
+  wasRerun?: boolean;
+  /** True: re-run before (it has child transactions); false: never re-run. */
+  hasChildren?: boolean;
+  routes?: ExchangeFilter;
+  orchestrations?: ExchangeFilter;
+}
 
 export interface TransactionAccess {
   /** May see the channel's transactions (without bodies). */

@@ -5,31 +5,28 @@
  */
 import type { ErrorInput, ExchangeInput, RequestInput, ResponseInput, TimestampInput, TransactionUpdate } from '../contracts/transactions.js';
 import type { ValidationProblem } from '../contracts/api.js';
-import type { ExchangeRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import { storedHeaders } from './stored-headers.js';
+import type { ExchangePart, RequestPart, ResponsePart } from './transaction-parts.js';
 import type { TransactionStatus } from './transaction-status.js';
-
-/** A stored body's reference. */
-type BodyRef = NonNullable<TransactionRequest['body']>;
 
 /** Transaction ids hold the request time in 32-bit epoch seconds (storage/transaction-ids.ts). */
 const LAST_ID_MS = 2 ** 32 * 1000;
 
-/** A body of a written part: text to store, the stored body to keep, or none. */
-export type BodyDraft = { text: string } | { keep: BodyRef } | null;
+/** A body of a written part: text to store, the stored body (`B`, the body store's reference) to keep, or none. */
+export type BodyDraft<B> = { text: string } | { keep: B } | null;
 
 /** A request or response without its body, and what becomes of the body. */
-export interface PartDraft<P extends TransactionRequest | TransactionResponse> {
+export interface PartDraft<P extends RequestPart<unknown> | ResponsePart<unknown>> {
   part: Omit<P, 'body'>;
-  body: BodyDraft;
+  body: BodyDraft<NonNullable<P['body']>>;
   /** `body.request`, `body.routes.0.response`…: where the part was in the API body. */
   at: string;
 }
 
-export interface ExchangeDraft {
+export interface ExchangeDraft<B> {
   name: string;
-  request: PartDraft<TransactionRequest>;
-  response?: PartDraft<TransactionResponse>;
+  request: PartDraft<RequestPart<B>>;
+  response?: PartDraft<ResponsePart<B>>;
   error?: { message: string; stack?: string };
 }
 
@@ -58,16 +55,16 @@ function headers(value: RequestInput['headers']): Record<string, string> {
 }
 
 /** The body of a part: new text, the stored body when the caller sent none or sent back a cut or removed one, or none. */
-function bodyDraft(input: RequestInput | ResponseInput, stored: BodyRef | undefined): BodyDraft {
+function bodyDraft<B extends object>(input: RequestInput | ResponseInput, stored: B | undefined): BodyDraft<B> {
   const marked = input.bodyTruncated === true || input.bodyRemoved === true;
   if (typeof input.body === 'string' && !marked) return { text: input.body };
   return stored === undefined ? null : { keep: stored };
 }
 
 /** A request as written; fields left out keep the stored request's values when there is one. */
-export function requestDraft(input: RequestInput, at: string, base: TransactionRequest | undefined, now: Date, problems: Problems): PartDraft<TransactionRequest> {
+export function requestDraft<B extends object>(input: RequestInput, at: string, base: RequestPart<B> | undefined, now: Date, problems: Problems): PartDraft<RequestPart<B>> {
   const timestamp = input.timestamp === undefined || input.timestamp === null ? (base?.timestamp ?? now) : (toDate(input.timestamp, `${at}.timestamp`, problems) ?? now);
-  const part: Omit<TransactionRequest, 'body'> = {
+  const part: Omit<RequestPart<B>, 'body'> = {
     path: input.path ?? base?.path ?? '',
     querystring: input.querystring ?? base?.querystring ?? '',
     method: (input.method ?? base?.method ?? '').toUpperCase(),
@@ -85,7 +82,7 @@ export function requestDraft(input: RequestInput, at: string, base: TransactionR
 }
 
 /** A response as written (a whole response: OpenHIM's model has no partial one). */
-export function responseDraft(input: ResponseInput, at: string, base: TransactionResponse | undefined, now: Date, problems: Problems): PartDraft<TransactionResponse> {
+export function responseDraft<B extends object>(input: ResponseInput, at: string, base: ResponsePart<B> | undefined, now: Date, problems: Problems): PartDraft<ResponsePart<B>> {
   const timestamp = input.timestamp === undefined || input.timestamp === null ? now : (toDate(input.timestamp, `${at}.timestamp`, problems) ?? now);
   return { part: { status: Number(input.status), headers: headers(input.headers), timestamp }, body: bodyDraft(input, base?.body), at };
 }
@@ -95,9 +92,9 @@ export function errorOf(input: ErrorInput): { message: string; stack?: string } 
 }
 
 /** A route or orchestration as written; `base` is the stored one it replaces (same place, same name), whose bodies it may keep. */
-export function exchangeDraft(input: ExchangeInput, at: string, base: ExchangeRecord | undefined, now: Date, problems: Problems): ExchangeDraft {
+export function exchangeDraft<B extends object>(input: ExchangeInput, at: string, base: ExchangePart<B> | undefined, now: Date, problems: Problems): ExchangeDraft<B> {
   const same = base?.name === input.name ? base : undefined;
-  const draft: ExchangeDraft = { name: input.name, request: requestDraft(input.request, `${at}.request`, same?.request, now, problems) };
+  const draft: ExchangeDraft<B> = { name: input.name, request: requestDraft(input.request, `${at}.request`, same?.request, now, problems) };
   if (input.response !== undefined && input.response !== null) draft.response = responseDraft(input.response, `${at}.response`, same?.response, now, problems);
   if (input.error !== undefined && input.error !== null) draft.error = errorOf(input.error);
   return draft;

@@ -6,6 +6,7 @@
  */
 import type { EncodedAudit } from './audit-rows.js';
 import type { AuditCode, AuditEventIdentification } from '../contracts/audits.js';
+import type { AuditCodeField, AuditCodeMatch, AuditFilter, AuditObjectIdMatch } from '../domain/audit-filters.js';
 import type { AuditRecord } from './records.js';
 
 export type { AuditRecord };
@@ -13,50 +14,8 @@ export type { AuditRecord };
 /** An audit as it is added: everything but the id the log assigns. */
 export type NewAudit = Omit<AuditRecord, '_id'>;
 
-/** Coded fields a filter can name; participants' and objects' codes match when any participant or object has them. */
-export type AuditCodeField = 'eventID' | 'eventTypeCode' | 'roleIDCode' | 'participantObjectIDTypeCode';
-
-/** An exact match on the given parts of a coded field (at least one part is given). */
-export interface AuditCodeMatch {
-  field: AuditCodeField;
-  code?: string;
-  codeSystemName?: string;
-  displayName?: string;
-}
-
-/**
- * A match on a participant object's ID: it starts with `prefix` (which may be empty) and, when `pattern` is given,
- * matches that regular expression as well. The prefix lets an engine use its index; the pattern has been checked as
- * safe (domain/safe-pattern.ts) by whoever built the filter.
- */
-export interface AuditObjectIdMatch {
-  prefix: string;
-  pattern?: string;
-}
-
-/**
- * What `GET /audits` may filter on (OpenHIM's console filters, on an allow list). Every given condition must hold.
- * Text conditions are exact. Conditions on participants or objects hold when any one of them matches (each condition
- * on its own, as OpenHIM's queries on arrays do).
- */
-export interface AuditFilter {
-  /** Inclusive bounds on `eventIdentification.eventDateTime`. */
-  from?: Date;
-  to?: Date;
-  codes?: readonly AuditCodeMatch[];
-  eventActionCode?: string;
-  eventOutcomeIndicator?: string;
-  auditSourceID?: string;
-  /** Any active participant's. */
-  userID?: string;
-  alternativeUserID?: string;
-  networkAccessPointID?: string;
-  /** Any participant object's detail with this type and/or value. */
-  participantObjectDetailType?: string;
-  participantObjectDetailValue?: string;
-  /** Each must hold for some participant object (OpenHIM's patient ID filter, or its AND form with an object ID). */
-  participantObjectID?: readonly AuditObjectIdMatch[];
-}
+// What a query may filter on is decided with the rules that read the API's filters (domain/audit-filters.ts).
+export type { AuditCodeField, AuditCodeMatch, AuditFilter, AuditObjectIdMatch };
 
 export interface AuditPageOptions {
   skip: number;

@@ -7,6 +7,7 @@ import type { RequestLine, TransactionFields } from '../contracts/transactions.j
 import type { TransactionStatus } from '../domain/transaction-status.js';
 import type { MetricBucket } from '../domain/metric-buckets.js';
 import type { StoredPeriod } from '../domain/metric-periods.js';
+import type { ExchangeFilter, TransactionFilter } from '../domain/transaction-access.js';
 import type { BodyRef } from './bodies/bodies.js';
 import type { StoredDoc } from './records.js';
 import type { Changes } from './store.js';
@@ -49,44 +50,8 @@ export interface TransactionRecord extends StoredDoc, TransactionFields {
   orchestrations: ExchangeRecord[];
 }
 
-/** Conditions on one route or orchestration: a transaction matches when one of its exchanges meets them all. */
-export interface ExchangeFilter {
-  /** Response status code or class, e.g. `404` or `5xx`. */
-  statusCode?: string;
-  host?: string;
-  port?: number;
-  /** Regular expression on the exchange's request path. */
-  path?: string;
-  /** Regular expression on the exchange's request query string. */
-  querystring?: string;
-}
-
-/** The filters of the transactions list and export (COMPAT.md), all optional and combined with AND. */
-export interface TransactionFilter {
-  status?: readonly TransactionStatus[];
-  /** Response status code or class, e.g. `404` or `5xx`. */
-  statusCode?: string;
-  channelID?: readonly string[];
-  clientID?: string;
-  method?: string;
-  /** Regular expression on the request path. */
-  path?: string;
-  /** Regular expression on the request query string. */
-  querystring?: string;
-  /** The request's Host name and port, as recorded. */
-  host?: string;
-  port?: number;
-  /** Request timestamp range, inclusive. */
-  from?: Date;
-  to?: Date;
-  /** Every listed property must have this value; null: the property is set, whatever its value. */
-  properties?: Readonly<Record<string, string | null>>;
-  wasRerun?: boolean;
-  /** True: re-run before (it has child transactions); false: never re-run. */
-  hasChildren?: boolean;
-  routes?: ExchangeFilter;
-  orchestrations?: ExchangeFilter;
-}
+// What a list may filter on is decided with the rules that read the API's filters (domain/transaction-access.ts).
+export type { ExchangeFilter, TransactionFilter };
 
 /** Rows a `stream` reads from the log at once: what an unlimited list holds in memory at most. */
 export const STREAM_BATCH = 500;

@@ -40,7 +40,7 @@ function collect<P extends Part>(collected: Collected, draft: PartDraft<P>): Par
   return draft;
 }
 
-function collectExchange(collected: Collected, draft: ExchangeDraft): ExchangeDraft {
+function collectExchange(collected: Collected, draft: ExchangeDraft<BodyRef>): ExchangeDraft<BodyRef> {
   collect(collected, draft.request);
   if (draft.response !== undefined) collect(collected, draft.response);
   return draft;
@@ -60,11 +60,11 @@ export class TransactionWriter {
     const channel = await this.#options.findChannel(input.channelID);
     if (channel === null) problems.add('body.channelID', `names no channel (${input.channelID})`);
     const collected: Collected = { drafts: [] };
-    const request = collect(collected, requestDraft(input.request, 'body.request', undefined, now, problems));
+    const request = collect(collected, requestDraft<BodyRef>(input.request, 'body.request', undefined, now, problems));
     const timestamp = request.part.timestamp;
-    const response = input.response === undefined || input.response === null ? undefined : collect(collected, responseDraft(input.response, 'body.response', undefined, now, problems));
-    const routes = (input.routes ?? []).map((r, i) => collectExchange(collected, exchangeDraft(r, `body.routes.${i}`, undefined, now, problems)));
-    const orchestrations = (input.orchestrations ?? []).map((o, i) => collectExchange(collected, exchangeDraft(o, `body.orchestrations.${i}`, undefined, now, problems)));
+    const response = input.response === undefined || input.response === null ? undefined : collect(collected, responseDraft<BodyRef>(input.response, 'body.response', undefined, now, problems));
+    const routes = (input.routes ?? []).map((r, i) => collectExchange(collected, exchangeDraft<BodyRef>(r, `body.routes.${i}`, undefined, now, problems)));
+    const orchestrations = (input.orchestrations ?? []).map((o, i) => collectExchange(collected, exchangeDraft<BodyRef>(o, `body.orchestrations.${i}`, undefined, now, problems)));
     this.#checkSizes(collected, problems);
     if (problems.list.length > 0 || channel === null) throw invalidInput(problems.list);
 
@@ -106,17 +106,17 @@ export class TransactionWriter {
     const set: NonNullable<TransactionChanges['set']> = {};
     const unset: (keyof Omit<TransactionRecord, '_id'>)[] = [];
 
-    const request = input.request === undefined ? undefined : collect(collected, requestDraft(input.request, 'body.request', before.request, now, problems));
+    const request = input.request === undefined ? undefined : collect(collected, requestDraft<BodyRef>(input.request, 'body.request', before.request, now, problems));
     const day = dayOfId(id);
     if (request !== undefined && dayOf(request.part.timestamp) !== day) problems.add('body.request.timestamp', `must stay on the transaction's day (${String(day)}): its id is made from it`);
-    const response = input.response === undefined || input.response === null ? undefined : collect(collected, responseDraft(input.response, 'body.response', before.response, now, problems));
+    const response = input.response === undefined || input.response === null ? undefined : collect(collected, responseDraft<BodyRef>(input.response, 'body.response', before.response, now, problems));
     // A replaced list keeps the stored bodies of the items sent back without theirs (same place, same name).
     const replaced = (field: 'routes' | 'orchestrations') =>
-      input[field]?.map((e, i) => collectExchange(collected, exchangeDraft(e, `body.${field}.${i}`, before[field][i], now, problems)));
+      input[field]?.map((e, i) => collectExchange(collected, exchangeDraft<BodyRef>(e, `body.${field}.${i}`, before[field][i], now, problems)));
     const routes = replaced('routes');
     const orchestrations = replaced('orchestrations');
     const pushed = (field: 'routes' | 'orchestrations') =>
-      pushedList(input.$push?.[field]).map((e, i) => collectExchange(collected, exchangeDraft(e, `body.$push.${field}${Array.isArray(input.$push?.[field]) ? `.${i}` : ''}`, undefined, now, problems)));
+      pushedList(input.$push?.[field]).map((e, i) => collectExchange(collected, exchangeDraft<BodyRef>(e, `body.$push.${field}${Array.isArray(input.$push?.[field]) ? `.${i}` : ''}`, undefined, now, problems)));
     const pushedRoutes = pushed('routes');
     const pushedOrchestrations = pushed('orchestrations');
     this.#checkSizes(collected, problems);
@@ -200,7 +200,7 @@ function withBody<P extends Part>(draft: PartDraft<P>, refs: Map<PartDraft<Part>
   return (ref === undefined ? { ...draft.part } : { ...draft.part, body: ref }) as P;
 }
 
-function exchangeRecord(draft: ExchangeDraft, refs: Map<PartDraft<Part>, BodyRef>): ExchangeRecord {
+function exchangeRecord(draft: ExchangeDraft<BodyRef>, refs: Map<PartDraft<Part>, BodyRef>): ExchangeRecord {
   const record: ExchangeRecord = { name: draft.name, request: withBody(draft.request, refs) };
   if (draft.response !== undefined) record.response = withBody(draft.response, refs);
   if (draft.error !== undefined) record.error = draft.error;
