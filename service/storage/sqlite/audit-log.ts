@@ -13,13 +13,12 @@ import type { Logger } from 'pino';
 import { StoreError } from '../store.js';
 import { newObjectId } from '../object-ids.js';
 import type { AuditCodesSeen, AuditFilter, AuditLog, AuditPageOptions, AuditRecord, NewAudit } from '../audits.js';
-import type { AuditCode } from '../../contracts/audits.js';
 import { CHECKPOINT_INTERVAL_MS } from './checkpointer.js';
 import { isUniqueClash, openSqliteFile, runOnFile, toStoreError as sqliteStoreError } from './database-file.js';
 import type { SqliteFile } from './database-file.js';
 import { GroupCommit } from './group-commit.js';
-import { auditRows, decodeAudit } from '../audit-rows.js';
-import type { AuditRows, CodeKind, EncodedAudit } from '../audit-rows.js';
+import { auditPageBounds, auditRows, checkedAuditRows, codesSeenOf, decodeAudit } from '../audit-rows.js';
+import type { AuditRows, EncodedAudit, StoredCodeRow } from '../audit-rows.js';
 import { auditQuery, auditSelect as select } from './audit-query.js';
 import type { AuditQuery } from './audit-query.js';
 import type { SqlValue } from './where.js';
@@ -75,12 +74,6 @@ interface Row {
   doc: string;
 }
 
-interface CodeRowStored {
-  kind: CodeKind;
-  code: string;
-  code_system_name: string | null;
-  display_name: string | null;
-}
 
 interface Statements {
   insert: Statement;
@@ -88,7 +81,7 @@ interface Statements {
   term: Statement;
   code: Statement;
   get: Statement<[string], Row>;
-  codes: Statement<[], CodeRowStored>;
+  codes: Statement<[], StoredCodeRow>;
   /** The oldest audits before a time, at most a retention batch of them. */
   oldest: Statement<[number, number], Row>;
   dropTerm: Statement<[number, string, number, string]>;
@@ -162,7 +155,7 @@ class SqliteAuditLog implements AuditLog {
     let rows: AuditRows;
     try {
       record = { ...audit, _id: newObjectId(new Date(this.now())) };
-      rows = checkedRows(record);
+      rows = checkedAuditRows(record);
     } catch (err) {
       return Promise.reject(toStoreError('add', err));
     }
@@ -200,7 +193,7 @@ class SqliteAuditLog implements AuditLog {
     let rows: AuditRows;
     try {
       if (typeof audit._id !== 'string' || audit._id === '') throw new StoreError(`${COLLECTION}: an audit to restore needs its _id`);
-      rows = checkedRows(audit);
+      rows = checkedAuditRows(audit);
     } catch (err) {
       return Promise.reject(toStoreError('restore', err));
     }
@@ -216,7 +209,7 @@ class SqliteAuditLog implements AuditLog {
   }
 
   async page(filter: AuditFilter, options: AuditPageOptions): Promise<AuditRecord[]> {
-    const { skip, limit } = pageBounds(options);
+    const { skip, limit } = auditPageBounds(options);
     const query = this.#query('page', filter);
     if (query.check === null) {
       return this.#run('page', (_s, db) =>
@@ -236,14 +229,7 @@ class SqliteAuditLog implements AuditLog {
   }
 
   codesSeen(): Promise<AuditCodesSeen> {
-    return this.#run('codesSeen', (s) => {
-      const seen: AuditCodesSeen = { eventType: [], eventID: [], activeParticipantRoleID: [], participantObjectIDTypeCode: [], auditSourceID: [] };
-      for (const row of s.codes.all()) {
-        if (row.kind === 'auditSourceID') seen.auditSourceID.push(row.code);
-        else seen[row.kind].push(toCode(row));
-      }
-      return seen;
-    });
+    return this.#run('codesSeen', (s) => codesSeenOf(s.codes.all()));
   }
 
   dropBefore(cutoff: Date, limit: number): Promise<number> {
@@ -377,34 +363,15 @@ function prepare(db: SqliteDatabase): Statements {
     term: db.prepare('INSERT OR IGNORE INTO audit_terms (kind, value, ts, id) VALUES (?, ?, ?, ?)'),
     code: db.prepare('INSERT OR IGNORE INTO audit_codes (kind, code, code_system_name, display_name) VALUES (@kind, @code, @codeSystemName, @displayName)'),
     get: db.prepare<[string], Row>('SELECT id, ts, doc FROM audits WHERE id = ?'),
-    codes: db.prepare<[], CodeRowStored>('SELECT kind, code, code_system_name, display_name FROM audit_codes ORDER BY seq'),
+    codes: db.prepare<[], StoredCodeRow>('SELECT kind, code, code_system_name, display_name FROM audit_codes ORDER BY seq'),
     oldest: db.prepare<[number, number], Row>('SELECT id, ts, doc FROM audits WHERE ts < ? ORDER BY ts, id LIMIT ?'),
     dropTerm: db.prepare<[number, string, number, string]>('DELETE FROM audit_terms WHERE kind = ? AND value = ? AND ts = ? AND id = ?'),
     drop: db.prepare<[string]>('DELETE FROM audits WHERE id = ?'),
   };
 }
 
-/** The rows of a record, refusing one that lacks a usable event time. */
-function checkedRows(record: AuditRecord): AuditRows {
-  const time = (record.eventIdentification as { eventDateTime?: unknown } | undefined)?.eventDateTime;
-  if (!(time instanceof Date) || Number.isNaN(time.getTime())) throw new StoreError(`${COLLECTION}: an audit needs eventIdentification.eventDateTime as a valid date`);
-  return auditRows(record);
-}
 
-function toCode(row: CodeRowStored): AuditCode {
-  return {
-    code: row.code,
-    ...(row.display_name === null ? {} : { displayName: row.display_name }),
-    ...(row.code_system_name === null ? {} : { codeSystemName: row.code_system_name }),
-  };
-}
 
-function pageBounds(options: AuditPageOptions): { limit: number; skip: number } {
-  const { limit, skip } = options;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new StoreError(`${COLLECTION}: limit must be a whole number of 1 or more`);
-  if (!Number.isSafeInteger(skip) || skip < 0) throw new StoreError(`${COLLECTION}: skip must be a whole number of 0 or more`);
-  return { limit, skip };
-}
 
 function toStoreError(action: string, err: unknown): StoreError {
   return sqliteStoreError(COLLECTION, action, err);
