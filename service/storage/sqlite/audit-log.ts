@@ -14,7 +14,7 @@ import { StoreError } from '../store.js';
 import { newObjectId } from '../object-ids.js';
 import type { AuditCodesSeen, AuditFilter, AuditLog, AuditPageOptions, AuditRecord, NewAudit } from '../audits.js';
 import { CHECKPOINT_INTERVAL_MS } from './checkpointer.js';
-import { isUniqueClash, openSqliteFile, runOnFile, toStoreError as sqliteStoreError } from './database-file.js';
+import { isUniqueClash, LOG_FILE, openSqliteFile, runOnFile, toStoreError as sqliteStoreError } from './database-file.js';
 import type { SqliteFile } from './database-file.js';
 import { GroupCommit } from './group-commit.js';
 import { auditPageBounds, auditRows, checkedAuditRows, codesSeenOf, decodeAudit } from '../audit-rows.js';
@@ -291,11 +291,8 @@ class SqliteAuditLog implements AuditLog {
       file: this.file,
       collection: COLLECTION,
       what: 'audit log',
-      advice: 'Restore it from a backup or move it aside to start with an empty log.',
-      synchronous: 'NORMAL',
-      incrementalVacuum: true,
+      ...LOG_FILE,
       checkpoints: { intervalMs: this.checkpointIntervalMs, logger: this.logger },
-      folderErrorIsOpenError: true,
       prepare: (db) => {
         // The term and event-code indexes take writes all over their b-trees; 32 MB of cache keeps their pages warm.
         db.pragma('cache_size = -32000');

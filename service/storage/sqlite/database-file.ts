@@ -32,6 +32,14 @@ export interface SqliteFileOptions<T> {
   prepare: (db: SqliteDatabase) => T;
 }
 
+/** How the logs (transactions, audits) open their files: they drop old rows, checkpoint in the background, and say how to recover. */
+export const LOG_FILE = {
+  advice: 'Restore it from a backup or move it aside to start with an empty log.',
+  synchronous: 'NORMAL',
+  incrementalVacuum: true,
+  folderErrorIsOpenError: true,
+} as const satisfies Partial<SqliteFileOptions<unknown>>;
+
 /** An open SQLite file, with what its store prepared on it. */
 export interface SqliteFile<T> {
   readonly db: SqliteDatabase;

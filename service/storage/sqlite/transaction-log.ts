@@ -23,10 +23,10 @@ import type { StoredPeriod } from '../../domain/metric-periods.js';
 import type { TransactionStatus } from '../../domain/transaction-status.js';
 import { checkChanges } from '../changes.js';
 import type { CheckedChanges } from '../changes.js';
-import { applyTransactionChanges, checkSetFields, toStoredPush, toStoredTransaction } from '../transaction-documents.js';
+import { applyTransactionChanges, checkSetFields, toStoredPush, toStoredTransaction, transactionColumns } from '../transaction-documents.js';
 import { dayOfId, isDay } from '../transaction-ids.js';
 import { CHECKPOINT_INTERVAL_MS } from './checkpointer.js';
-import { openSqliteFile, runOnFile, toStoreError as sqliteStoreError } from './database-file.js';
+import { LOG_FILE, openSqliteFile, runOnFile, toStoreError as sqliteStoreError } from './database-file.js';
 import type { SqliteFile } from './database-file.js';
 import { decodeDocument, encodeDocument } from './documents.js';
 import { GroupCommit } from './group-commit.js';
@@ -630,11 +630,8 @@ class SqliteLog implements TransactionLog {
       file: this.file,
       collection: COLLECTION,
       what: 'transaction log',
-      advice: 'Restore it from a backup or move it aside to start with an empty log.',
-      synchronous: 'NORMAL',
-      incrementalVacuum: true,
+      ...LOG_FILE,
       checkpoints: { intervalMs: this.checkpointIntervalMs, logger: this.logger },
-      folderErrorIsOpenError: true,
       prepare: (db) => {
         db.pragma('foreign_keys = OFF');
         // No quick_check here: it reads every page, seconds per GB, and a year's log is many GB (issue 19). A file that
@@ -740,18 +737,9 @@ function samePlacement(a: RowValues, b: RowValues): boolean {
 
 /** The indexed columns of a record, plus the document itself unless `withDocument` is false (then ''). */
 function columns(record: TransactionRecord, withDocument = true): RowValues {
-  return [
-    record._id,
-    record.request.timestamp.getTime(),
-    record.channelID,
-    record.clientID ?? null,
-    record.status,
-    record.response?.status ?? null,
-    record.request.method,
-    record.request.path,
-    record.wasRerun === true ? 1 : 0,
-    withDocument ? encodeDocument(record) : '',
-  ];
+  const [id, ts, channel, client, status, code, method, path, rerun] = transactionColumns(record);
+  // SQLite has no boolean: the re-run flag is 1 or 0.
+  return [id, ts, channel, client, status, code, method, path, rerun ? 1 : 0, withDocument ? encodeDocument(record) : ''];
 }
 
 /** Rewrites the status columns and the document only (see Statements.complete). */
