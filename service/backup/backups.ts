@@ -1,8 +1,8 @@
 /**
  * Backups of the whole appliance, online: a download (`GET /backup`) or a scheduled copy into `backup.folder`, one at
- * a time. Each first takes consistent copies of the stores into a hidden staging folder in the data folder (the NeDB
- * collections all as of one moment, each SQLite file by `VACUUM INTO` on its own thread, transactions before bodies
- * so every stored transaction's bodies are in the copy), then streams the archive (archive-writer.ts) from those
+ * a time. Each first has the storage take consistent copies of its stores into a hidden staging folder in the data
+ * folder (storage/embedded/snapshot.ts: the NeDB collections all as of one moment, each SQLite file by `VACUUM INTO`
+ * on its own thread, transactions before bodies so every stored transaction's bodies are in the copy), then streams the archive (archive-writer.ts) from those
  * copies and from the files that are written once and never changed: body files, `tls/` and the keystore.
  */
 import { randomBytes } from 'node:crypto';
@@ -16,8 +16,7 @@ import { AppError } from '../errors.js';
 import { backupFileName, backupsToDelete, isBackupFileName } from '../domain/backup.js';
 import { parsePollingSchedule } from '../domain/polling-schedule.js';
 import type { BackupFile, BackupRun, BackupStatus, BackupTrigger } from '../contracts/backup.js';
-import type { StoreSnapshotter } from '../storage/snapshots.js';
-import { snapshotSqlite } from '../storage/sqlite/snapshot.js';
+import type { StorageBackup } from '../storage/engine.js';
 import type { ScheduledJob } from '../schedulers/registry.js';
 import { writeArchive } from './archive-writer.js';
 import type { ArchiveSource } from './archive-writer.js';
@@ -29,22 +28,18 @@ import type { ArchiveSource } from './archive-writer.js';
  */
 export const FILES_COPIED_AS_THEY_ARE = ['bodies', 'tls', 'keystore', 'keystore.secret'] as const;
 
-/** SQLite files copied first, in this order, so every transaction in the copy finds its bodies in the later copy. */
-const SQLITE_FIRST = ['transactions.sqlite', 'bodies.sqlite'];
 const STAGING_PREFIX = '.backup-staging-';
 const PARTIAL_SUFFIX = '.partial';
 const RECENT_SHOWN = 50;
 
 export interface BackupsOptions {
   dataDir: string;
-  /** The configuration store's engine, which copies its collections (storage/snapshots.ts). */
-  store: StoreSnapshotter;
+  /** The storage's consistent copy of its stores (storage/snapshots.ts), or why backups are refused. */
+  storage: StorageBackup;
   junctionVersion: string;
   settings: { folder: string; schedule: string; keep: number };
   logger: Logger;
   now?: () => Date;
-  /** Why backups cannot be taken here (the PostgreSQL engine: the database is backed up with its own tools). */
-  unavailable?: string;
 }
 
 interface Prepared {
@@ -159,7 +154,7 @@ export class Backups {
   }
 
   #claim(trigger: BackupTrigger): BackupRun {
-    if (this.#o.unavailable !== undefined) throw new AppError('CONFLICT', this.#o.unavailable);
+    if ('unavailable' in this.#o.storage) throw new AppError('CONFLICT', this.#o.storage.unavailable);
     if (this.#current !== undefined) {
       throw new AppError('CONFLICT', `A backup is already being taken (${this.#current.trigger}, started ${this.#current.startedAt}); try again when it has finished`);
     }
@@ -195,16 +190,13 @@ export class Backups {
 
   /** Copies the stores into a staging folder and lists everything the archive will hold. */
   async #prepare(run: BackupRun): Promise<Prepared> {
-    const { dataDir, store } = this.#o;
+    const { dataDir, storage } = this.#o;
+    if (!('snapshot' in storage)) throw new Error(storage.unavailable);
     await this.#removeStaleStaging();
     const staging = await mkdtemp(join(dataDir, STAGING_PREFIX));
     try {
       const sources: ArchiveSource[] = [];
-      for (const file of await store.snapshot(staging)) sources.push({ name: file, path: join(staging, file) });
-      for (const file of await sqliteFiles(dataDir)) {
-        await snapshotSqlite(join(dataDir, file), join(staging, file));
-        sources.push({ name: file, path: join(staging, file) });
-      }
+      for (const file of await storage.snapshot.snapshot(staging)) sources.push({ name: file, path: join(staging, file) });
       for (const item of FILES_COPIED_AS_THEY_ARE) sources.push(...(await filesUnder(dataDir, item)));
       run.entriesTotal = sources.length;
       for (const source of sources) run.bytesTotal += (await stat(source.path).catch(() => ({ size: 0 }))).size;
@@ -253,12 +245,6 @@ export class Backups {
       if (item.endsWith(PARTIAL_SUFFIX) && item.startsWith('junction-backup-')) await rm(join(folder, item), { force: true });
     }
   }
-}
-
-/** The SQLite databases in the data folder (not their -wal and -shm companions), transactions and bodies first. */
-async function sqliteFiles(dataDir: string): Promise<string[]> {
-  const found = (await readdir(dataDir)).filter((name) => name.endsWith('.sqlite')).sort();
-  return [...SQLITE_FIRST.filter((name) => found.includes(name)), ...found.filter((name) => !SQLITE_FIRST.includes(name))];
 }
 
 /** Every regular file at or under `<dataDir>/<item>` (symbolic links are not followed), named relative to the data folder. */

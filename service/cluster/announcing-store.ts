@@ -4,28 +4,24 @@
  * Wrap the store the service uses (after storage/checked-channels.ts), so every writer is covered.
  */
 import type { StoredDoc } from '../storage/records.js';
+import { collectionsOf } from '../storage/collection-specs.js';
+import { storeOf } from '../storage/store.js';
 import type { Changes, Collection, Filter, NewDoc, Store } from '../storage/store.js';
 import type { ChangeBus, ChangeKind } from './change-bus.js';
 
 /** `store` with its writes to channels, clients, users, mediators and contact groups announced on `bus`. */
 export function announcingStore(store: Store, bus: ChangeBus): Store {
-  return {
-    users: announced(store.users, 'users', bus),
-    sessions: store.sessions,
-    channels: announced(store.channels, 'channels', bus),
-    channelAudits: store.channelAudits,
-    clients: announced(store.clients, 'clients', bus),
-    mediators: announced(store.mediators, 'mediators', bus),
-    tasks: store.tasks,
-    taskTransactions: store.taskTransactions,
-    autoRetries: store.autoRetries,
-    contactGroups: announced(store.contactGroups, 'contactGroups', bus),
-    notifications: store.notifications,
-    jobStates: store.jobStates,
-    open: () => store.open(),
-    close: () => store.close(),
-    health: () => store.health(),
-  };
+  return storeOf(
+    {
+      ...collectionsOf(store),
+      users: announced(store.users, 'users', bus),
+      channels: announced(store.channels, 'channels', bus),
+      clients: announced(store.clients, 'clients', bus),
+      mediators: announced(store.mediators, 'mediators', bus),
+      contactGroups: announced(store.contactGroups, 'contactGroups', bus),
+    },
+    store,
+  );
 }
 
 /** Wraps one collection: a write that changed something is announced after it succeeded. */

@@ -4,6 +4,7 @@
  * instance drops or reloads what it holds. Ids rather than documents: NOTIFY's payload must stay under 8000 bytes,
  * and a document would carry secrets across the wire for nothing.
  */
+import { MAX_NOTICE_BYTES } from './notices.js';
 
 /** What an instance may hold in memory and must refresh when another instance writes it. */
 export const CHANGE_KINDS = ['channels', 'clients', 'users', 'mediators', 'contactGroups', 'keystore'] as const;
@@ -36,13 +37,11 @@ export const embeddedChangeBus: ChangeBus = {
   settled: () => Promise.resolve(),
 };
 
-// Below NOTIFY's 8000-byte limit with room for the channel name and the envelope.
-const MAX_PAYLOAD_BYTES = 7_500;
 
 /** The NOTIFY payload of a change; when the ids would not fit, the notice says "any of this kind" instead. */
 export function encodeChange(notice: ChangeNotice): string {
   const full = JSON.stringify({ o: notice.origin, k: notice.kind, i: notice.ids });
-  if (Buffer.byteLength(full) <= MAX_PAYLOAD_BYTES) return full;
+  if (Buffer.byteLength(full) <= MAX_NOTICE_BYTES) return full;
   return JSON.stringify({ o: notice.origin, k: notice.kind, i: null });
 }
 

@@ -1,37 +1,34 @@
 /**
  * Instances that cooperate (issue 20): what `app.ts` builds once per instance. On the embedded engine every part is
- * the single-instance stand-in; on PostgreSQL the instances beat and finish the work of dead ones
- * (postgres-instances.ts), scheduled jobs take leases (postgres-leases.ts), writes are announced to the other
- * instances and theirs applied here (change-bus.ts, announcing-store.ts, invalidations.ts), and the live feed is
- * shared (live-relay.ts), all over one listening connection (notification-listener.ts).
+ * the single-instance stand-in; on a shared database the engine gives the instances' table, job leases and notices
+ * between instances (backend.ts; PostgreSQL's are in storage/postgres/), and this folder builds on them: writes are
+ * announced to the other instances and theirs applied here (notice-change-bus.ts, announcing-store.ts,
+ * invalidations.ts), and the live feed is shared (live-relay.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { LiveEvents } from '../events/live.js';
 import type { JobLeases } from '../schedulers/leases.js';
 import { systemTimers } from '../schedulers/timers.js';
 import type { JobTimers } from '../schedulers/timers.js';
-import type { PostgresDatabase } from '../storage/postgres/database.js';
 import type { Store } from '../storage/store.js';
+import type { ClusterBackend } from './backend.js';
 import { embeddedChangeBus } from './change-bus.js';
 import type { ChangeBus } from './change-bus.js';
 import { announcingStore } from './announcing-store.js';
-import type { ClusterClock } from './database-clock.js';
 import { embeddedLeases } from './embedded-leases.js';
 import { EmbeddedInstances } from './instances.js';
-import type { InstanceInfo } from './instances.js';
+import type { ClusterClock, InstanceInfo } from './instances.js';
 import { applyRemoteChanges } from './invalidations.js';
 import type { Invalidations } from './invalidations.js';
-import { LiveRelay, liveChannel } from './live-relay.js';
-import { NotificationListener } from './notification-listener.js';
-import { PostgresChangeBus, changesChannel } from './postgres-change-bus.js';
-import { PostgresInstances } from './postgres-instances.js';
-import { PostgresLeases } from './postgres-leases.js';
+import { LiveRelay } from './live-relay.js';
+import { NoticeChangeBus } from './notice-change-bus.js';
 
 export type { ChangeBus, ChangeKind, ChangeNotice } from './change-bus.js';
 export type { InstanceInfo, Instances } from './instances.js';
 export type { Invalidations } from './invalidations.js';
+export type { ClusterBackend, ClusterBackendOptions, ClusterConnection } from './backend.js';
+export type { Notices, NoticeTopic } from './notices.js';
 
 /** How often an instance beats, when it counts as dead, and how long a job lease lasts (production values). */
 export interface ClusterTiming {
@@ -47,8 +44,8 @@ export interface ClusterTiming {
 export const DEFAULT_CLUSTER_TIMING: ClusterTiming = { beatMs: 5_000, deadAfterMs: 15_000, leaseMs: 20_000 };
 
 export interface ClusterOptions {
-  /** The shared database; absent for the embedded engine (one instance). */
-  database?: PostgresDatabase;
+  /** The shared database's parts (the opened storage's `cluster`); absent for the embedded engine (one instance). */
+  backend?: ClusterBackend | undefined;
   /** The machine's name and Junction's version, as `GET /about` lists the instances. */
   identity: { name: string; version: string };
   events: LiveEvents;
@@ -103,8 +100,8 @@ export interface ClusterAbout {
  */
 export function createCluster(options: ClusterOptions): Cluster {
   const id = options.id ?? randomUUID();
-  if (options.database === undefined) return embeddedCluster(id, options);
-  return postgresCluster(id, options.database, options, options.logger.child({ component: 'cluster' }));
+  if (options.backend === undefined) return embeddedCluster(id, options);
+  return sharedCluster(id, options.backend, options, options.logger.child({ component: 'cluster' }));
 }
 
 /** `createCluster` and `open()` in one step (tests and tools). */
@@ -133,48 +130,39 @@ function embeddedCluster(id: string, options: ClusterOptions): Cluster {
   };
 }
 
-function postgresCluster(id: string, database: PostgresDatabase, options: ClusterOptions, logger: Logger): Cluster {
+function sharedCluster(id: string, backend: ClusterBackend, options: ClusterOptions, logger: Logger): Cluster {
   const timers = options.timers ?? systemTimers;
   const timing = options.timing ?? DEFAULT_CLUSTER_TIMING;
-  const { schema } = database;
-  let opened: Pool | null = null;
-  const pool = (): Pool => {
-    if (opened === null) throw new Error('the cluster is not open: call open() first');
-    return opened;
-  };
-  const listener = new NotificationListener({ pool, channels: [changesChannel(schema), liveChannel(schema)], timers, logger });
-  const changes = new PostgresChangeBus({ pool, listener, schema, origin: id, logger });
-  const relay = new LiveRelay({ events: options.events, pool, listener, schema, origin: id, logger });
   const clock = options.clock;
-  const instances = new PostgresInstances({
-    pool,
+  const connection = backend.connect({
     identity: { id, ...options.identity },
     beatMs: timing.beatMs,
     deadAfterMs: timing.deadAfterMs,
-    onDead: options.onInstanceDead,
+    leaseMs: timing.leaseMs,
+    onInstanceDead: options.onInstanceDead,
     timers,
     logger,
     ...(clock === undefined ? {} : { clock }),
   });
-  const leases = new PostgresLeases({ pool, holder: id, leaseMs: timing.leaseMs, ...(clock === undefined ? {} : { clock }) });
+  const { instances, leases, notices } = connection;
+  const changes = new NoticeChangeBus({ notices, origin: id, logger });
+  const relay = new LiveRelay({ events: options.events, notices, origin: id, logger });
   let remote: ReturnType<typeof applyRemoteChanges> | null = null;
   let opening: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
   const open = async (): Promise<void> => {
-    opened = await database.acquire();
+    // Applied before listening starts, so no change announced once this instance listens is missed.
+    remote = applyRemoteChanges(changes, options.invalidations, logger);
     try {
-      remote = applyRemoteChanges(changes, options.invalidations, logger);
-      await listener.start();
-      relay.start();
+      await connection.open();
     } catch (err) {
-      remote?.stop();
-      opened = null;
-      await database.release();
+      remote.stop();
       throw err;
     }
+    relay.start();
   };
   return {
-    engine: 'postgres',
+    engine: backend.engine,
     instanceId: id,
     leases,
     changes,
@@ -185,7 +173,7 @@ function postgresCluster(id: string, database: PostgresDatabase, options: Cluste
     open: () => (opening ??= open()),
     register: (apiUrl) => instances.start(apiUrl),
     alive: () => instances.alive(),
-    about: async () => ({ engine: 'postgres', instanceId: id, instances: await instances.alive() }),
+    about: async () => ({ engine: backend.engine, instanceId: id, instances: await instances.alive() }),
     settled: async () => {
       await changes.settled();
       await relay.settled();
@@ -197,8 +185,7 @@ function postgresCluster(id: string, database: PostgresDatabase, options: Cluste
         await instances.stop();
         await relay.stop();
         await changes.settled();
-        await listener.stop();
-        await database.release();
+        await connection.close();
       })();
       return stopping;
     },

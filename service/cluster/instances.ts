@@ -4,6 +4,12 @@
  * stopped beating, once across the cluster, and finishes what it left (its `Processing` transactions).
  */
 
+/**
+ * Which clock the cluster's times are written in: undefined means the shared database's own `now()` (instances on
+ * different machines disagree about the time); tests pass a clock they move by hand.
+ */
+export type ClusterClock = (() => number) | undefined;
+
 /** One running instance as the others see it. */
 export interface InstanceInfo {
   id: string;

@@ -7,20 +7,13 @@
  * instance is scraped for its own. Events sent while a listening connection is away are not replayed: the feed is a
  * live view, and the transaction log holds everything.
  */
-import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { LiveTransaction } from '../contracts/live-feed.js';
 import { TRANSACTION_STATUSES } from '../domain/transaction-status.js';
 import type { CompletionDetail, LiveEvents, TransactionEvent } from '../events/live.js';
-import type { NotificationListener } from './notification-listener.js';
+import { MAX_NOTICE_BYTES } from './notices.js';
+import type { Notices } from './notices.js';
 
-/** The NOTIFY channel of the live feed of the instances whose tables are in `schema`. */
-export function liveChannel(schema: string): string {
-  return `junction_live_${schema}`;
-}
-
-// Below NOTIFY's 8000-byte limit, with room for the envelope.
-const MAX_PAYLOAD_BYTES = 7_500;
 // A path longer than this is cut in the relayed event: the feed shows the start of it, and one event must fit a payload.
 const MAX_PATH_CHARS = 1_024;
 
@@ -28,10 +21,7 @@ type Entry = ['s' | 'c', LiveTransaction, string | null];
 
 export interface LiveRelayOptions {
   events: LiveEvents;
-  /** The shared pool (a function, so the parts can be built before the database is open). */
-  pool: () => Pool;
-  listener: NotificationListener;
-  schema: string;
+  notices: Notices;
   /** This instance's id. */
   origin: string;
   logger: Logger;
@@ -39,7 +29,6 @@ export interface LiveRelayOptions {
 
 export class LiveRelay {
   readonly #options: LiveRelayOptions;
-  readonly #channel: string;
   /** Events this relay emitted itself, which must not be sent back out. */
   readonly #relayed = new WeakSet<TransactionEvent>();
   #queue: Entry[] = [];
@@ -49,13 +38,12 @@ export class LiveRelay {
 
   constructor(options: LiveRelayOptions) {
     this.#options = options;
-    this.#channel = liveChannel(options.schema);
   }
 
   /** Starts sending this instance's events and emitting the others'. */
   start(): void {
     if (this.#detach !== null) return;
-    const { events, listener } = this.#options;
+    const { events, notices } = this.#options;
     const started = (event: TransactionEvent): void => {
       if (!this.#relayed.has(event)) this.#enqueue(['s', feedFields(event), null]);
     };
@@ -64,7 +52,7 @@ export class LiveRelay {
     };
     events.on('transaction.started', started);
     events.on('transaction.completed', completed);
-    const stopListening = listener.on(this.#channel, (payload) => this.#receive(payload));
+    const stopListening = notices.on('live', (payload) => this.#receive(payload));
     this.#detach = () => {
       events.off('transaction.started', started);
       events.off('transaction.completed', completed);
@@ -102,7 +90,7 @@ export class LiveRelay {
     this.#sending = this.#sending.then(async () => {
       for (const payload of payloads) {
         try {
-          await this.#options.pool().query('SELECT pg_notify($1, $2)', [this.#channel, payload]);
+          await this.#options.notices.send('live', payload);
         } catch (err) {
           this.#options.logger.warn({ err }, 'live feed events could not be sent to the other instances');
         }
@@ -130,7 +118,7 @@ function feedFields(event: TransactionEvent): LiveTransaction {
   return fields;
 }
 
-/** The entries as payloads of at most MAX_PAYLOAD_BYTES each. */
+/** The entries as payloads of at most MAX_NOTICE_BYTES each. */
 function batches(origin: string, entries: readonly Entry[]): string[] {
   const payloads: string[] = [];
   const envelope = (parts: string[]): string => `{"o":${JSON.stringify(origin)},"e":[${parts.join(',')}]}`;
@@ -139,7 +127,7 @@ function batches(origin: string, entries: readonly Entry[]): string[] {
   for (const entry of entries) {
     const text = JSON.stringify(entry);
     const size = Buffer.byteLength(text) + 1;
-    if (parts.length > 0 && bytes + size > MAX_PAYLOAD_BYTES) {
+    if (parts.length > 0 && bytes + size > MAX_NOTICE_BYTES) {
       payloads.push(envelope(parts));
       parts = [];
       bytes = Buffer.byteLength(envelope([]));

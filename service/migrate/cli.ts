@@ -11,11 +11,9 @@ import type { Logger } from 'pino';
 import { keystorePaths } from '../keystore/keystore.js';
 import { migrateInstallation, MigrationRefusedError } from '../storage/migrate-embedded.js';
 import type { MigrationCounts } from '../storage/migrate-embedded.js';
-import { createPostgresStore, PostgresDatabase, PostgresKeystoreDocument } from '../storage/postgres/index.js';
-import type { PostgresSettings } from '../storage/postgres/index.js';
+import { createPostgresStore, PostgresDatabase, PostgresKeystoreDocument, postgresLogTargets } from '../storage/index.js';
+import type { LogTargets, PostgresSettings } from '../storage/index.js';
 import { openEmbeddedFolder } from './embedded-folder.js';
-import { postgresLogTargets } from './postgres-targets.js';
-import type { LogTargets } from './postgres-targets.js';
 
 const USAGE = 'usage: junction migrate-to-postgres --from <data folder> --to postgres://user:password@host:port/database [--tls] [--tls-ca-file <file>]';
 
@@ -25,7 +23,7 @@ export interface CommandOutput {
 }
 
 export interface MigrateCommandDeps {
-  /** The target's log engines (default: the PostgreSQL ones, postgres-targets.ts). */
+  /** The target's log engines (default: the PostgreSQL ones, storage/postgres/migration-targets.ts). */
   logTargets?: (database: PostgresDatabase, logger: Logger) => LogTargets;
   logger?: Logger;
 }

@@ -1,14 +1,9 @@
-/** The embedded engines of one data folder, as the service lays them out, opened together for a copy. */
-import { join } from 'node:path';
+/** The embedded stores of one data folder (storage's layout) and its keystore file, opened together for a copy. */
 import type { Logger } from 'pino';
 import { FileKeystoreDocument } from '../keystore/file-document.js';
 import { keystorePaths } from '../keystore/keystore.js';
-import { BodyFiles } from '../storage/bodies/body-files.js';
-import type { InstallationStores } from '../storage/migrate-embedded.js';
-import { createNedbStore } from '../storage/nedb/index.js';
-import { createSqliteAuditLog } from '../storage/sqlite/audit-log.js';
-import { SqliteBodyBlobs } from '../storage/sqlite/body-blobs.js';
-import { createSqliteTransactionLog } from '../storage/sqlite/transaction-log.js';
+import { embeddedStores } from '../storage/index.js';
+import type { BodyFiles, InstallationStores } from '../storage/index.js';
 
 /** The folder's stores; `open` opens them all, `close` finishes their writes. */
 export interface EmbeddedFolder extends InstallationStores<BodyFiles> {
@@ -19,12 +14,9 @@ export interface EmbeddedFolder extends InstallationStores<BodyFiles> {
 /** The folder's stores, open. */
 export type OpenFolder = EmbeddedFolder;
 
-/** The stores of `dataDir` in app.ts's layout (NeDB, transactions.sqlite, bodies, audits.sqlite, keystore/), not yet opened. */
+/** The stores of `dataDir` in the service's layout (NeDB, transactions.sqlite, bodies, audits.sqlite, keystore/), not yet opened. */
 export function embeddedFolder(dataDir: string, logger: Logger): EmbeddedFolder {
-  const store = createNedbStore({ dataDir, logger });
-  const transactions = createSqliteTransactionLog({ file: join(dataDir, 'transactions.sqlite'), logger });
-  const bodies = new BodyFiles(join(dataDir, 'bodies'), new SqliteBodyBlobs({ file: join(dataDir, 'bodies.sqlite'), logger }));
-  const audits = createSqliteAuditLog({ file: join(dataDir, 'audits.sqlite'), logger });
+  const { store, transactions, bodies, audits } = embeddedStores({ dataDir, logger });
   const keystore = new FileKeystoreDocument(keystorePaths(dataDir, '').file);
   const opened: { close(): Promise<void> }[] = [];
   const close = async (): Promise<void> => {

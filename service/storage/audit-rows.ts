@@ -6,7 +6,11 @@
  */
 import type { AuditCode } from '../contracts/audits.js';
 import type { AuditRecord } from './records.js';
-import type { AuditCodeField, NewAudit } from './audits.js';
+import type { AuditCodeField, AuditCodesSeen, AuditPageOptions, NewAudit } from './audits.js';
+import { StoreError } from './store.js';
+
+/** The audit log's name in its errors, whichever engine keeps it. */
+const AUDITS = 'audits';
 
 /** Which field of a participant or object a term holds. Stored as a small number: it is in every term row. */
 export const TERM = {
@@ -163,4 +167,45 @@ function text(value: unknown): string | null {
 function arrayOf<T>(value: readonly T[] | undefined): readonly T[] {
   // A record from elsewhere (an import, an older version) may hold something else where an array belongs.
   return Array.isArray(value) ? (value as readonly T[]) : [];
+}
+
+/** A row of the code table as an engine reads it back. */
+export interface StoredCodeRow {
+  kind: CodeKind;
+  code: string;
+  code_system_name: string | null;
+  display_name: string | null;
+}
+
+/** The code table's rows as `codesSeen()` answers them, in the order they were first seen. */
+export function codesSeenOf(rows: Iterable<StoredCodeRow>): AuditCodesSeen {
+  const seen: AuditCodesSeen = { eventType: [], eventID: [], activeParticipantRoleID: [], participantObjectIDTypeCode: [], auditSourceID: [] };
+  for (const row of rows) {
+    if (row.kind === 'auditSourceID') seen.auditSourceID.push(row.code);
+    else seen[row.kind].push(toCode(row));
+  }
+  return seen;
+}
+
+function toCode(row: StoredCodeRow): AuditCode {
+  return {
+    code: row.code,
+    ...(row.display_name === null ? {} : { displayName: row.display_name }),
+    ...(row.code_system_name === null ? {} : { codeSystemName: row.code_system_name }),
+  };
+}
+
+/** The rows of a record, refusing one that lacks a usable event time. */
+export function checkedAuditRows(record: AuditRecord): AuditRows {
+  const time = (record.eventIdentification as { eventDateTime?: unknown } | undefined)?.eventDateTime;
+  if (!(time instanceof Date) || Number.isNaN(time.getTime())) throw new StoreError(`${AUDITS}: an audit needs eventIdentification.eventDateTime as a valid date`);
+  return auditRows(record);
+}
+
+/** A page's bounds, refusing what no engine could page by. */
+export function auditPageBounds(options: AuditPageOptions): { limit: number; skip: number } {
+  const { limit, skip } = options;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new StoreError(`${AUDITS}: limit must be a whole number of 1 or more`);
+  if (!Number.isSafeInteger(skip) || skip < 0) throw new StoreError(`${AUDITS}: skip must be a whole number of 0 or more`);
+  return { limit, skip };
 }

@@ -14,7 +14,8 @@ import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import type { AuditLog, AuditRecord } from './audits.js';
 import type { BodyRef, BodySink, SinkOptions } from './bodies/bodies.js';
-import { collectionSpecs } from './collection-specs.js';
+import { COLLECTION_NAMES } from './collection-specs.js';
+import type { CollectionName } from './collection-specs.js';
 import type { KeystoreDocumentStore } from './keystore-document.js';
 import type { StoredDoc } from './records.js';
 import type { Collection, Store } from './store.js';
@@ -74,8 +75,7 @@ export class MigrationRefusedError extends StoreError {
 /** The jobStates record of the alert job (alerts/alert-job.ts ALERT_JOB_NAME), whose cursor is into the log. */
 export const ALERT_JOB_STATE = 'alerts';
 
-type CollectionName = keyof typeof collectionSpecs;
-const COLLECTIONS = Object.keys(collectionSpecs) as CollectionName[];
+const COLLECTIONS = COLLECTION_NAMES;
 
 function collectionOf(store: Store, name: CollectionName): Collection<StoredDoc> {
   return store[name];

@@ -1,13 +1,16 @@
 /**
  * Backups need a consistent copy of what each engine keeps, written as the files the engine opens at start. An
- * engine offers this beside its `Store`; only `app.ts` (which knows the engine) hands it to the backup.
+ * engine that can take one offers it as its storage's `backup` (engine.ts); the backup knows only this interface.
  */
 
-/** A store engine that can write a consistent copy of its configuration collections into a folder. */
-export interface StoreSnapshotter {
+/** Something that can write a consistent copy of what it keeps into a folder. */
+export interface StorageSnapshotter {
   /**
-   * Writes every collection as the file the engine would open from the data folder, all as of one moment, into
-   * `dir`; resolves with the file names written (relative to `dir`).
+   * Writes everything as the files the engine would open from the data folder, consistent with each other, into
+   * `dir`; resolves with the file names written (relative to `dir`), in the order they were copied.
    */
   snapshot(dir: string): Promise<string[]>;
 }
+
+/** A configuration store that can copy its collections, all as of one moment. */
+export type StoreSnapshotter = StorageSnapshotter;

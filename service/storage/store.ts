@@ -11,8 +11,9 @@
  *
  * The query language is deliberately small so that every engine (NeDB, PostgreSQL) can honour it exactly.
  */
-import type { ChannelAuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, StoredDoc, UserRecord } from './records.js';
-import type { AutoRetryRecord, ContactGroupRecord, JobStateRecord, NotificationRecord, TaskRecord, TaskTransactionRecord } from './records.js';
+import { collectionsOf } from './collection-specs.js';
+import type { StoreCollections } from './collection-specs.js';
+import type { StoredDoc } from './records.js';
 
 export type Scalar = string | number | boolean | Date | null;
 
@@ -91,25 +92,11 @@ export interface StoreHealth {
   problems: { collection: string; message: string }[];
 }
 
-/** The configuration collections of one Junction installation (the transaction log is a separate `TransactionLog`). */
-export interface Store {
-  readonly users: Collection<UserRecord>;
-  readonly sessions: Collection<SessionRecord>;
-  readonly channels: Collection<ChannelRecord>;
-  /** Every create, update and delete of a channel, as JSON Patch operations. */
-  readonly channelAudits: Collection<ChannelAuditRecord>;
-  readonly clients: Collection<ClientRecord>;
-  readonly mediators: Collection<MediatorRecord>;
-  readonly tasks: Collection<TaskRecord>;
-  readonly taskTransactions: Collection<TaskTransactionRecord>;
-  /** Transactions queued for auto retry. */
-  readonly autoRetries: Collection<AutoRetryRecord>;
-  /** Contact groups: named lists of alert recipients, which channel alerts name by `_id`. */
-  readonly contactGroups: Collection<ContactGroupRecord>;
-  /** Alerts, reports and other messages to people, with their outcome (contracts/notifications.ts). */
-  readonly notifications: Collection<NotificationRecord>;
-  /** What scheduled jobs keep between runs, by job name. */
-  readonly jobStates: Collection<JobStateRecord>;
+/**
+ * The configuration collections of one Junction installation (the transaction log is a separate `TransactionLog`):
+ * the collections listed once in collection-specs.ts, and their life.
+ */
+export interface Store extends StoreCollections {
   /** Loads every collection. Rejects with `StoreOpenError` naming the damaged or unreadable file. */
   open(): Promise<void>;
   /** Finishes pending writes, compacts and releases files. Safe to call twice. */
@@ -158,23 +145,12 @@ export class UniqueConstraintError extends StoreError {
   }
 }
 
+/** A store of `collections` whose life (open, close, health) is `life`'s. */
+export function storeOf(collections: StoreCollections, life: Pick<Store, 'open' | 'close' | 'health'>): Store {
+  return { ...collections, open: () => life.open(), close: () => life.close(), health: () => life.health() };
+}
+
 /** `store` with its channels collection replaced by `channels` (a wrapper that checks, observes or seals them). */
 export function withChannels(store: Store, channels: Store['channels']): Store {
-  return {
-    users: store.users,
-    sessions: store.sessions,
-    channels,
-    channelAudits: store.channelAudits,
-    clients: store.clients,
-    mediators: store.mediators,
-    tasks: store.tasks,
-    taskTransactions: store.taskTransactions,
-    autoRetries: store.autoRetries,
-    contactGroups: store.contactGroups,
-    notifications: store.notifications,
-    jobStates: store.jobStates,
-    open: () => store.open(),
-    close: () => store.close(),
-    health: () => store.health(),
-  };
+  return storeOf({ ...collectionsOf(store), channels }, store);
 }

@@ -81,3 +81,21 @@ export function toStoredPush(push: TransactionPush | undefined): { routes: unkno
   }
   return stored;
 }
+
+/** A record's filter columns, as every engine indexes them: id, time, channel, client, status, response code, method, path, re-run. */
+export type TransactionColumns = [id: string, ts: number, channel: string, client: string | null, status: string, code: number | null, method: string, path: string, rerun: boolean];
+
+/** The filter columns of a record, in the order of `TransactionColumns`. */
+export function transactionColumns(record: TransactionRecord): TransactionColumns {
+  return [
+    record._id,
+    record.request.timestamp.getTime(),
+    record.channelID,
+    record.clientID ?? null,
+    record.status,
+    record.response?.status ?? null,
+    record.request.method,
+    record.request.path,
+    record.wasRerun === true,
+  ];
+}

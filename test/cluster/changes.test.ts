@@ -12,7 +12,7 @@ import { LiveEvents } from '../../service/events/live.js';
 import type { CompletionDetail, TransactionEvent } from '../../service/events/live.js';
 import { PrometheusMetrics } from '../../service/metrics/prometheus.js';
 import { ChannelCache } from '../../service/pipeline/channel-cache.js';
-import { createPostgresStore, PostgresDatabase } from '../../service/storage/postgres/index.js';
+import { createPostgresStore, PostgresDatabase, postgresClusterBackend } from '../../service/storage/postgres/index.js';
 import type { ChannelRecord } from '../../service/storage/records.js';
 import type { Store } from '../../service/storage/store.js';
 import { createTestDatabase, newSchemaName, runSql, settingsFor } from '../helpers/postgres.js';
@@ -67,7 +67,7 @@ describe('change notices and the live feed between instances on PostgreSQL', () 
     const cache = new ChannelCache(engine.channels);
     const record = (kind: ChangeKind) => (ids: readonly string[] | null): void => void refreshed.push({ kind, ids });
     const cluster = await openCluster({
-      database, identity: { name, version: '1.0.0' }, events, logger: silent, id: name, onInstanceDead: () => Promise.resolve(),
+      backend: postgresClusterBackend(database), identity: { name, version: '1.0.0' }, events, logger: silent, id: name, onInstanceDead: () => Promise.resolve(),
       invalidations: {
         channels: (ids) => {
           cache.invalidate();

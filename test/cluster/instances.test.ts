@@ -6,7 +6,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCluster } from '../../service/cluster/index.js';
-import { PostgresInstances } from '../../service/cluster/postgres-instances.js';
+import { PostgresInstances } from '../../service/storage/postgres/cluster-instances.js';
 import { LiveEvents } from '../../service/events/live.js';
 import { PostgresDatabase } from '../../service/storage/postgres/index.js';
 import { ManualTimers } from '../helpers/manual-timers.js';

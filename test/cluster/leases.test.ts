@@ -5,7 +5,7 @@
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresLeases } from '../../service/cluster/postgres-leases.js';
+import { PostgresLeases } from '../../service/storage/postgres/cluster-leases.js';
 import { Schedulers } from '../../service/schedulers/registry.js';
 import type { ScheduledJob } from '../../service/schedulers/registry.js';
 import type { JobLeases } from '../../service/schedulers/leases.js';

@@ -6,7 +6,7 @@
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresLeases } from '../../service/cluster/postgres-leases.js';
+import { PostgresLeases } from '../../service/storage/postgres/cluster-leases.js';
 import { PollingChannels } from '../../service/schedulers/polling.js';
 import { Schedulers } from '../../service/schedulers/registry.js';
 import { createPostgresStore, PostgresDatabase } from '../../service/storage/postgres/index.js';

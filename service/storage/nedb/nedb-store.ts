@@ -2,11 +2,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { collectionSpecs } from '../collection-specs.js';
-import type { ChannelAuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, UserRecord } from '../records.js';
-import type { AutoRetryRecord, ContactGroupRecord, JobStateRecord, NotificationRecord, TaskRecord, TaskTransactionRecord } from '../records.js';
-import { StoreError, StoreOpenError } from '../store.js';
-import type { Collection, CollectionSpec, Store, StoreHealth, StoreState } from '../store.js';
+import { buildCollections, collectionSpecs } from '../collection-specs.js';
+import { StoreError, StoreOpenError, storeOf } from '../store.js';
+import type { CollectionSpec, Store, StoreHealth, StoreState } from '../store.js';
 import { NedbCollection } from './collection.js';
 import type { CollectionContext } from './collection.js';
 import { describeError } from './errors.js';
@@ -27,23 +25,12 @@ const DEFAULT_COMPACTION_INTERVAL_MS = 3_600_000;
 
 /** Creates the NeDB store; nothing touches the disk until `open()`. */
 export function createNedbStore(options: NedbStoreOptions): Store & StoreSnapshotter {
-  return new NedbStore(options);
+  const files = new NedbStore(options);
+  return { ...storeOf(buildCollections((spec) => new NedbCollection(spec, files)), files), snapshot: (dir) => files.snapshot(dir) };
 }
 
-class NedbStore implements Store, StoreSnapshotter, CollectionContext {
-  readonly users: Collection<UserRecord>;
-  readonly sessions: Collection<SessionRecord>;
-  readonly channels: Collection<ChannelRecord>;
-  readonly channelAudits: Collection<ChannelAuditRecord>;
-  readonly clients: Collection<ClientRecord>;
-  readonly mediators: Collection<MediatorRecord>;
-  readonly tasks: Collection<TaskRecord>;
-  readonly taskTransactions: Collection<TaskTransactionRecord>;
-  readonly autoRetries: Collection<AutoRetryRecord>;
-  readonly contactGroups: Collection<ContactGroupRecord>;
-  readonly notifications: Collection<NotificationRecord>;
-  readonly jobStates: Collection<JobStateRecord>;
-
+/** The datafiles' life: loading, compaction, the problems found, and the context every collection writes through. */
+class NedbStore implements Pick<Store, 'open' | 'close' | 'health'>, StoreSnapshotter, CollectionContext {
   private readonly specs: readonly CollectionSpec[] = Object.values(collectionSpecs);
   private readonly dataDir: string;
   private readonly logger: Logger;
@@ -61,18 +48,6 @@ class NedbStore implements Store, StoreSnapshotter, CollectionContext {
     this.dataDir = options.dataDir;
     this.logger = options.logger;
     this.compactionIntervalMs = options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
-    this.users = new NedbCollection<UserRecord>(collectionSpecs.users, this);
-    this.sessions = new NedbCollection<SessionRecord>(collectionSpecs.sessions, this);
-    this.channels = new NedbCollection<ChannelRecord>(collectionSpecs.channels, this);
-    this.channelAudits = new NedbCollection<ChannelAuditRecord>(collectionSpecs.channelAudits, this);
-    this.clients = new NedbCollection<ClientRecord>(collectionSpecs.clients, this);
-    this.mediators = new NedbCollection<MediatorRecord>(collectionSpecs.mediators, this);
-    this.tasks = new NedbCollection<TaskRecord>(collectionSpecs.tasks, this);
-    this.taskTransactions = new NedbCollection<TaskTransactionRecord>(collectionSpecs.taskTransactions, this);
-    this.autoRetries = new NedbCollection<AutoRetryRecord>(collectionSpecs.autoRetries, this);
-    this.contactGroups = new NedbCollection<ContactGroupRecord>(collectionSpecs.contactGroups, this);
-    this.notifications = new NedbCollection<NotificationRecord>(collectionSpecs.notifications, this);
-    this.jobStates = new NedbCollection<JobStateRecord>(collectionSpecs.jobStates, this);
   }
 
   async open(): Promise<void> {

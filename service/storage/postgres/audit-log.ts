@@ -8,8 +8,8 @@
  * of the event loop between them (streams, filters SQL cannot check).
  */
 import type { Pool } from 'pg';
-import { auditRows, decodeAudit } from '../audit-rows.js';
-import type { AuditRows, CodeKind, EncodedAudit } from '../audit-rows.js';
+import { auditPageBounds, auditRows, checkedAuditRows, codesSeenOf, decodeAudit } from '../audit-rows.js';
+import type { AuditRows, EncodedAudit, StoredCodeRow } from '../audit-rows.js';
 import { auditPlan } from '../audit-plan.js';
 import type { AuditPlan } from '../audit-plan.js';
 import type { AuditCodesSeen, AuditFilter, AuditLog, AuditPageOptions, AuditRecord, NewAudit } from '../audits.js';
@@ -65,12 +65,6 @@ interface Row {
   doc: string;
 }
 
-interface CodeRowStored {
-  kind: CodeKind;
-  code: string;
-  code_system_name: string | null;
-  display_name: string | null;
-}
 
 /** One audit waiting for its group's statement. */
 interface Pending {
@@ -139,7 +133,7 @@ class PostgresAuditLog implements AuditLog {
     let rows: AuditRows;
     try {
       record = { ...audit, _id: newObjectId(new Date(this.now())) };
-      rows = checkedRows(record);
+      rows = checkedAuditRows(record);
     } catch (err) {
       return Promise.reject(toStoreError('add', err));
     }
@@ -162,7 +156,7 @@ class PostgresAuditLog implements AuditLog {
     let rows: AuditRows;
     try {
       if (typeof audit._id !== 'string' || audit._id === '') throw new StoreError(`${COLLECTION}: an audit to restore needs its _id`);
-      rows = checkedRows(audit);
+      rows = checkedAuditRows(audit);
     } catch (err) {
       return Promise.reject(toStoreError('restore', err));
     }
@@ -179,7 +173,7 @@ class PostgresAuditLog implements AuditLog {
 
   async page(filter: AuditFilter, options: AuditPageOptions): Promise<AuditRecord[]> {
     const pool = this.#ready();
-    const { skip, limit } = pageBounds(options);
+    const { skip, limit } = auditPageBounds(options);
     const plan = planOf('page', filter);
     if (holdsNul(plan)) return [];
     if (plan.check === null) {
@@ -198,13 +192,8 @@ class PostgresAuditLog implements AuditLog {
   }
 
   async codesSeen(): Promise<AuditCodesSeen> {
-    const rows = await query<CodeRowStored>(this.#ready(), 'codesSeen', 'SELECT kind, code, code_system_name, display_name FROM audit_codes ORDER BY seq');
-    const seen: AuditCodesSeen = { eventType: [], eventID: [], activeParticipantRoleID: [], participantObjectIDTypeCode: [], auditSourceID: [] };
-    for (const row of rows) {
-      if (row.kind === 'auditSourceID') seen.auditSourceID.push(row.code);
-      else seen[row.kind].push(toCode(row));
-    }
-    return seen;
+    const rows = await query<StoredCodeRow>(this.#ready(), 'codesSeen', 'SELECT kind, code, code_system_name, display_name FROM audit_codes ORDER BY seq');
+    return codesSeenOf(rows);
   }
 
   async dropBefore(cutoff: Date, limit: number): Promise<number> {
@@ -236,7 +225,7 @@ class PostgresAuditLog implements AuditLog {
   async #connect(): Promise<void> {
     const pool = await this.database.acquire();
     try {
-      const rows = await query<CodeRowStored>(pool, 'open', 'SELECT kind, code FROM audit_codes');
+      const rows = await query<StoredCodeRow>(pool, 'open', 'SELECT kind, code FROM audit_codes');
       this.#knownCodes = new Set(rows.map((row) => `${row.kind} ${row.code}`));
     } catch (err) {
       await this.database.release();
@@ -406,27 +395,8 @@ function planOf(action: string, filter: AuditFilter): AuditPlan {
   }
 }
 
-/** The rows of a record, refusing one that lacks a usable event time. */
-function checkedRows(record: AuditRecord): AuditRows {
-  const time = (record.eventIdentification as { eventDateTime?: unknown } | undefined)?.eventDateTime;
-  if (!(time instanceof Date) || Number.isNaN(time.getTime())) throw new StoreError(`${COLLECTION}: an audit needs eventIdentification.eventDateTime as a valid date`);
-  return auditRows(record);
-}
 
-function toCode(row: CodeRowStored): AuditCodesSeen['eventID'][number] {
-  return {
-    code: row.code,
-    ...(row.display_name === null ? {} : { displayName: row.display_name }),
-    ...(row.code_system_name === null ? {} : { codeSystemName: row.code_system_name }),
-  };
-}
 
-function pageBounds(options: AuditPageOptions): { limit: number; skip: number } {
-  const { limit, skip } = options;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new StoreError(`${COLLECTION}: limit must be a whole number of 1 or more`);
-  if (!Number.isSafeInteger(skip) || skip < 0) throw new StoreError(`${COLLECTION}: skip must be a whole number of 0 or more`);
-  return { limit, skip };
-}
 
 function toStoreError(action: string, err: unknown): StoreError {
   if (err instanceof StoreError) return err;

@@ -12,3 +12,6 @@ export { PostgresAuditOutbox } from './audit-outbox.js';
 export type { PostgresAuditOutboxOptions } from './audit-outbox.js';
 export { PostgresKeystoreDocument } from './keystore-document.js';
 export { createPostgresBodies } from './bodies.js';
+export { postgresClusterBackend } from './cluster.js';
+export { PostgresInstances } from './cluster-instances.js';
+export { PostgresLeases } from './cluster-leases.js';

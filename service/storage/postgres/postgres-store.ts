@@ -1,53 +1,27 @@
 /** The configuration store on PostgreSQL: one table per collection (migrations.ts), over a shared database pool. */
 import type { Pool } from 'pg';
-import { collectionSpecs } from '../collection-specs.js';
-import type { ChannelAuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, UserRecord } from '../records.js';
-import type { AutoRetryRecord, ContactGroupRecord, JobStateRecord, NotificationRecord, TaskRecord, TaskTransactionRecord } from '../records.js';
-import { StoreError, StoreOpenError } from '../store.js';
-import type { Collection, Store, StoreHealth, StoreState } from '../store.js';
+import { buildCollections } from '../collection-specs.js';
+import { StoreError, StoreOpenError, storeOf } from '../store.js';
+import type { Store, StoreHealth, StoreState } from '../store.js';
 import { PostgresCollection } from './collection.js';
 import type { PostgresCollectionContext } from './collection.js';
 import type { PostgresDatabase } from './database.js';
 
 /** Creates the store over `database`; nothing connects until `open()`. */
 export function createPostgresStore(database: PostgresDatabase): Store {
-  return new PostgresStore(database);
+  const tables = new PostgresStore(database);
+  return storeOf(buildCollections((spec) => new PostgresCollection(spec, tables)), tables);
 }
 
-class PostgresStore implements Store, PostgresCollectionContext {
-  readonly users: Collection<UserRecord>;
-  readonly sessions: Collection<SessionRecord>;
-  readonly channels: Collection<ChannelRecord>;
-  readonly channelAudits: Collection<ChannelAuditRecord>;
-  readonly clients: Collection<ClientRecord>;
-  readonly mediators: Collection<MediatorRecord>;
-  readonly tasks: Collection<TaskRecord>;
-  readonly taskTransactions: Collection<TaskTransactionRecord>;
-  readonly autoRetries: Collection<AutoRetryRecord>;
-  readonly contactGroups: Collection<ContactGroupRecord>;
-  readonly notifications: Collection<NotificationRecord>;
-  readonly jobStates: Collection<JobStateRecord>;
-
+/** The tables' life over the shared pool, and the context every collection queries through. */
+class PostgresStore implements Pick<Store, 'open' | 'close' | 'health'>, PostgresCollectionContext {
   private state: StoreState = 'closed';
   private problem: string | null = null;
   private opened: Pool | null = null;
   private opening: Promise<void> | null = null;
   private closing: Promise<void> | null = null;
 
-  constructor(private readonly database: PostgresDatabase) {
-    this.users = new PostgresCollection<UserRecord>(collectionSpecs.users, this);
-    this.sessions = new PostgresCollection<SessionRecord>(collectionSpecs.sessions, this);
-    this.channels = new PostgresCollection<ChannelRecord>(collectionSpecs.channels, this);
-    this.channelAudits = new PostgresCollection<ChannelAuditRecord>(collectionSpecs.channelAudits, this);
-    this.clients = new PostgresCollection<ClientRecord>(collectionSpecs.clients, this);
-    this.mediators = new PostgresCollection<MediatorRecord>(collectionSpecs.mediators, this);
-    this.tasks = new PostgresCollection<TaskRecord>(collectionSpecs.tasks, this);
-    this.taskTransactions = new PostgresCollection<TaskTransactionRecord>(collectionSpecs.taskTransactions, this);
-    this.autoRetries = new PostgresCollection<AutoRetryRecord>(collectionSpecs.autoRetries, this);
-    this.contactGroups = new PostgresCollection<ContactGroupRecord>(collectionSpecs.contactGroups, this);
-    this.notifications = new PostgresCollection<NotificationRecord>(collectionSpecs.notifications, this);
-    this.jobStates = new PostgresCollection<JobStateRecord>(collectionSpecs.jobStates, this);
-  }
+  constructor(private readonly database: PostgresDatabase) {}
 
   async open(): Promise<void> {
     if (this.closing !== null) await this.closing;

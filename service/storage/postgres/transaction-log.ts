@@ -15,7 +15,7 @@ import { checkChanges } from '../changes.js';
 import type { CheckedChanges } from '../changes.js';
 import { finishInterrupted } from '../interrupted.js';
 import { StoreError, UniqueConstraintError } from '../store.js';
-import { applyTransactionChanges, checkSetFields, toStoredPush, toStoredTransaction } from '../transaction-documents.js';
+import { applyTransactionChanges, checkSetFields, toStoredPush, toStoredTransaction, transactionColumns } from '../transaction-documents.js';
 import { normaliseTransactionFilter } from '../transaction-filter.js';
 import { dayOf, dayOfId, isDay } from '../transaction-ids.js';
 import { STREAM_BATCH } from '../transactions.js';
@@ -459,17 +459,7 @@ class PostgresLog implements PostgresTransactionLog {
 
 /** The filter columns of a record, in the INSERT's order (without the instance and the document). */
 function columns(record: TransactionRecord): unknown[] {
-  return [
-    record._id,
-    record.request.timestamp.getTime(),
-    record.channelID,
-    record.clientID ?? null,
-    record.status,
-    record.response?.status ?? null,
-    record.request.method,
-    record.request.path,
-    record.wasRerun === true,
-  ];
+  return transactionColumns(record);
 }
 
 /** Writes a changed record back with its columns; the row keeps the instance that inserted it. */

@@ -8,19 +8,17 @@
  * Every read is a short indexed statement, or runs in windows that yield to the event loop between them (filters
  * SQL cannot check, streams, retention), so no export or scan of millions of audits holds the service for long.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { StoreError, StoreOpenError, UniqueConstraintError } from '../store.js';
+import { StoreError } from '../store.js';
 import { newObjectId } from '../object-ids.js';
 import type { AuditCodesSeen, AuditFilter, AuditLog, AuditPageOptions, AuditRecord, NewAudit } from '../audits.js';
-import type { AuditCode } from '../../contracts/audits.js';
-import { CHECKPOINT_INTERVAL_MS, Checkpointer, closeWithCheckpoint } from './checkpointer.js';
+import { CHECKPOINT_INTERVAL_MS } from './checkpointer.js';
+import { isUniqueClash, LOG_FILE, openSqliteFile, runOnFile, toStoreError as sqliteStoreError } from './database-file.js';
+import type { SqliteFile } from './database-file.js';
 import { GroupCommit } from './group-commit.js';
-import { auditRows, decodeAudit } from '../audit-rows.js';
-import type { AuditRows, CodeKind, EncodedAudit } from '../audit-rows.js';
+import { auditPageBounds, auditRows, checkedAuditRows, codesSeenOf, decodeAudit } from '../audit-rows.js';
+import type { AuditRows, EncodedAudit, StoredCodeRow } from '../audit-rows.js';
 import { auditQuery, auditSelect as select } from './audit-query.js';
 import type { AuditQuery } from './audit-query.js';
 import type { SqlValue } from './where.js';
@@ -76,12 +74,6 @@ interface Row {
   doc: string;
 }
 
-interface CodeRowStored {
-  kind: CodeKind;
-  code: string;
-  code_system_name: string | null;
-  display_name: string | null;
-}
 
 interface Statements {
   insert: Statement;
@@ -89,7 +81,7 @@ interface Statements {
   term: Statement;
   code: Statement;
   get: Statement<[string], Row>;
-  codes: Statement<[], CodeRowStored>;
+  codes: Statement<[], StoredCodeRow>;
   /** The oldest audits before a time, at most a retention batch of them. */
   oldest: Statement<[number, number], Row>;
   dropTerm: Statement<[number, string, number, string]>;
@@ -121,7 +113,7 @@ class SqliteAuditLog implements AuditLog {
   /** `kind code` of the codes already in audit_codes, so an audit writes that table only for a code's first use. */
   #knownCodes = new Set<string>();
   #opening: Promise<void> | null = null;
-  #checkpointer: Checkpointer | null = null;
+  #file: SqliteFile<Statements> | null = null;
   readonly #commits = new GroupCommit(
     () => this.#db,
     // Nothing of the failed batch is stored, so the codes it brought are not either.
@@ -149,14 +141,13 @@ class SqliteAuditLog implements AuditLog {
   /** Commits what is queued, checkpoints the write-ahead log and closes the file. Safe to call twice. */
   async close(): Promise<void> {
     this.#commits.flush();
-    const db = this.#db;
-    const checkpointer = this.#checkpointer;
+    const file = this.#file;
     this.#db = null;
     this.#statements = null;
     this.#store = null;
     this.#opening = null;
-    this.#checkpointer = null;
-    await closeWithCheckpoint(db, checkpointer, this.logger, 'audit log');
+    this.#file = null;
+    await file?.close();
   }
 
   add(audit: NewAudit): Promise<AuditRecord> {
@@ -164,7 +155,7 @@ class SqliteAuditLog implements AuditLog {
     let rows: AuditRows;
     try {
       record = { ...audit, _id: newObjectId(new Date(this.now())) };
-      rows = checkedRows(record);
+      rows = checkedAuditRows(record);
     } catch (err) {
       return Promise.reject(toStoreError('add', err));
     }
@@ -202,7 +193,7 @@ class SqliteAuditLog implements AuditLog {
     let rows: AuditRows;
     try {
       if (typeof audit._id !== 'string' || audit._id === '') throw new StoreError(`${COLLECTION}: an audit to restore needs its _id`);
-      rows = checkedRows(audit);
+      rows = checkedAuditRows(audit);
     } catch (err) {
       return Promise.reject(toStoreError('restore', err));
     }
@@ -218,7 +209,7 @@ class SqliteAuditLog implements AuditLog {
   }
 
   async page(filter: AuditFilter, options: AuditPageOptions): Promise<AuditRecord[]> {
-    const { skip, limit } = pageBounds(options);
+    const { skip, limit } = auditPageBounds(options);
     const query = this.#query('page', filter);
     if (query.check === null) {
       return this.#run('page', (_s, db) =>
@@ -238,14 +229,7 @@ class SqliteAuditLog implements AuditLog {
   }
 
   codesSeen(): Promise<AuditCodesSeen> {
-    return this.#run('codesSeen', (s) => {
-      const seen: AuditCodesSeen = { eventType: [], eventID: [], activeParticipantRoleID: [], participantObjectIDTypeCode: [], auditSourceID: [] };
-      for (const row of s.codes.all()) {
-        if (row.kind === 'auditSourceID') seen.auditSourceID.push(row.code);
-        else seen[row.kind].push(toCode(row));
-      }
-      return seen;
-    });
+    return this.#run('codesSeen', (s) => codesSeenOf(s.codes.all()));
   }
 
   dropBefore(cutoff: Date, limit: number): Promise<number> {
@@ -303,46 +287,27 @@ class SqliteAuditLog implements AuditLog {
   }
 
   async #load(): Promise<void> {
-    try {
-      await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-    } catch (err) {
-      throw new StoreOpenError(COLLECTION, this.file, `Cannot create the folder of ${this.file}: ${(err as Error).message}.`, { cause: err });
-    }
-    let db: SqliteDatabase | undefined;
-    try {
-      db = new Database(this.file);
-      // Must precede the first table: SQLite fixes the vacuum mode when the file is created.
-      db.pragma('auto_vacuum = INCREMENTAL');
-      db.pragma('journal_mode = WAL');
-      // In WAL mode NORMAL loses nothing when the process dies; only a power cut can lose the last commits.
-      db.pragma('synchronous = NORMAL');
-      // The term and event-code indexes take writes all over their b-trees; 32 MB of cache keeps their pages warm.
-      db.pragma('cache_size = -32000');
-      const integrity = db.pragma('quick_check', { simple: true });
-      if (integrity !== 'ok') throw new Error(`integrity check failed: ${String(integrity)}`);
-      db.exec(SCHEMA);
-      const statements = prepare(db);
-      this.#statements = statements;
-      this.#store = (rows: AuditRows, ifNew: boolean) => this.#storeRows(statements, rows, ifNew);
-      this.#db = db;
-      this.#loadKnownCodes();
-      db.pragma('wal_autocheckpoint = 0');
-      const opened = db;
-      this.#checkpointer = new Checkpointer({
-        file: this.file,
-        intervalMs: this.checkpointIntervalMs,
-        logger: this.logger,
-        onFailure: () => {
-          if (opened.open) opened.pragma('wal_autocheckpoint = 1000');
-        },
-      });
-    } catch (err) {
-      db?.close();
-      this.#db = null;
-      this.#statements = null;
-      this.#store = null;
-      throw new StoreOpenError(COLLECTION, this.file, `Cannot open the audit log ${this.file}: ${(err as Error).message}. Restore it from a backup or move it aside to start with an empty log.`, { cause: err });
-    }
+    const opened = await openSqliteFile<Statements>({
+      file: this.file,
+      collection: COLLECTION,
+      what: 'audit log',
+      ...LOG_FILE,
+      checkpoints: { intervalMs: this.checkpointIntervalMs, logger: this.logger },
+      prepare: (db) => {
+        // The term and event-code indexes take writes all over their b-trees; 32 MB of cache keeps their pages warm.
+        db.pragma('cache_size = -32000');
+        const integrity = db.pragma('quick_check', { simple: true });
+        if (integrity !== 'ok') throw new Error(`integrity check failed: ${String(integrity)}`);
+        db.exec(SCHEMA);
+        return prepare(db);
+      },
+    });
+    const statements = opened.prepared;
+    this.#statements = statements;
+    this.#store = (rows: AuditRows, ifNew: boolean) => this.#storeRows(statements, rows, ifNew);
+    this.#db = opened.db;
+    this.#file = opened;
+    this.#loadKnownCodes();
   }
 
   /** Writes one audit's rows (inside its savepoint); false when `ifNew` and the id is already stored. */
@@ -382,15 +347,9 @@ class SqliteAuditLog implements AuditLog {
 
   /** Runs one synchronous unit of work and maps SQLite's errors to StoreErrors. */
   #run<T>(action: string, work: (statements: Statements, db: SqliteDatabase) => T): Promise<T> {
-    const db = this.#db;
-    const statements = this.#statements;
-    if (db === null || statements === null) return Promise.reject(new StoreError(`${COLLECTION}: the audit log is not open`));
-    try {
-      return Promise.resolve(work(statements, db));
-    } catch (err) {
-      return Promise.reject(toStoreError(action, err));
-    }
+    return runOnFile(this.#statements, this.#db, COLLECTION, 'the audit log is not open', action, work);
   }
+
 }
 
 function prepare(db: SqliteDatabase): Statements {
@@ -401,43 +360,16 @@ function prepare(db: SqliteDatabase): Statements {
     term: db.prepare('INSERT OR IGNORE INTO audit_terms (kind, value, ts, id) VALUES (?, ?, ?, ?)'),
     code: db.prepare('INSERT OR IGNORE INTO audit_codes (kind, code, code_system_name, display_name) VALUES (@kind, @code, @codeSystemName, @displayName)'),
     get: db.prepare<[string], Row>('SELECT id, ts, doc FROM audits WHERE id = ?'),
-    codes: db.prepare<[], CodeRowStored>('SELECT kind, code, code_system_name, display_name FROM audit_codes ORDER BY seq'),
+    codes: db.prepare<[], StoredCodeRow>('SELECT kind, code, code_system_name, display_name FROM audit_codes ORDER BY seq'),
     oldest: db.prepare<[number, number], Row>('SELECT id, ts, doc FROM audits WHERE ts < ? ORDER BY ts, id LIMIT ?'),
     dropTerm: db.prepare<[number, string, number, string]>('DELETE FROM audit_terms WHERE kind = ? AND value = ? AND ts = ? AND id = ?'),
     drop: db.prepare<[string]>('DELETE FROM audits WHERE id = ?'),
   };
 }
 
-/** The rows of a record, refusing one that lacks a usable event time. */
-function checkedRows(record: AuditRecord): AuditRows {
-  const time = (record.eventIdentification as { eventDateTime?: unknown } | undefined)?.eventDateTime;
-  if (!(time instanceof Date) || Number.isNaN(time.getTime())) throw new StoreError(`${COLLECTION}: an audit needs eventIdentification.eventDateTime as a valid date`);
-  return auditRows(record);
-}
 
-function toCode(row: CodeRowStored): AuditCode {
-  return {
-    code: row.code,
-    ...(row.display_name === null ? {} : { displayName: row.display_name }),
-    ...(row.code_system_name === null ? {} : { codeSystemName: row.code_system_name }),
-  };
-}
 
-function pageBounds(options: AuditPageOptions): { limit: number; skip: number } {
-  const { limit, skip } = options;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new StoreError(`${COLLECTION}: limit must be a whole number of 1 or more`);
-  if (!Number.isSafeInteger(skip) || skip < 0) throw new StoreError(`${COLLECTION}: skip must be a whole number of 0 or more`);
-  return { limit, skip };
-}
-
-function isUniqueClash(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
 
 function toStoreError(action: string, err: unknown): StoreError {
-  if (err instanceof StoreError) return err;
-  if (isUniqueClash(err)) return new UniqueConstraintError(COLLECTION, '_id', { cause: err });
-  const message = err instanceof Error ? err.message : String(err);
-  return new StoreError(`${COLLECTION}: ${action} failed: ${message}`, { cause: err });
+  return sqliteStoreError(COLLECTION, action, err);
 }

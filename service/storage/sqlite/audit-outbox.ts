@@ -3,12 +3,10 @@
  * that stays down for days never grows or slows the busiest file. Every push commits with `synchronous = FULL`: audit
  * events are few (logins, start and stop, refusals) and each one acknowledged must survive a power cut.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import type { AuditOutbox, QueuedAuditMessage } from '../audit-outbox.js';
-import { StoreError, StoreOpenError } from '../store.js';
+import { StoreError } from '../store.js';
+import { openSqliteFile } from './database-file.js';
 
 const SCHEMA = 'CREATE TABLE IF NOT EXISTS queued (seq INTEGER PRIMARY KEY AUTOINCREMENT, message TEXT NOT NULL);';
 
@@ -32,27 +30,30 @@ export class SqliteAuditOutbox implements AuditOutbox {
   async open(): Promise<void> {
     if (this.#db !== null) return;
     const { file } = this.options;
-    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-    let db: SqliteDatabase | undefined;
-    try {
-      db = new Database(file);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
-      db.exec(SCHEMA);
-      this.#statements = {
-        insert: db.prepare('INSERT INTO queued (message) VALUES (?)'),
-        dropOldest: db.prepare('DELETE FROM queued WHERE seq IN (SELECT seq FROM queued ORDER BY seq LIMIT ?)'),
-        peek: db.prepare('SELECT seq, message FROM queued ORDER BY seq LIMIT ?'),
-        removeThrough: db.prepare('DELETE FROM queued WHERE seq <= ?'),
-        count: db.prepare('SELECT COUNT(*) AS n FROM queued'),
-      };
-      this.#size = this.#statements.count.get()?.n ?? 0;
-    } catch (err) {
-      db?.close();
-      this.#statements = null;
-      throw new StoreOpenError('auditOutbox', file, `Cannot open the audit outbox ${file}: ${(err as Error).message}. Move it aside (its unsent audit events are lost) or restore it from a backup.`, { cause: err });
-    }
-    this.#db = db;
+    const opened = await openSqliteFile({
+      file,
+      collection: 'auditOutbox',
+      what: 'audit outbox',
+      advice: 'Move it aside (its unsent audit events are lost) or restore it from a backup.',
+      // Every queued event is acknowledged to its recorder: it must survive a power cut too.
+      synchronous: 'FULL',
+      incrementalVacuum: false,
+      folderErrorIsOpenError: false,
+      prepare: (db) => {
+        db.exec(SCHEMA);
+        const statements: Statements = {
+          insert: db.prepare('INSERT INTO queued (message) VALUES (?)'),
+          dropOldest: db.prepare('DELETE FROM queued WHERE seq IN (SELECT seq FROM queued ORDER BY seq LIMIT ?)'),
+          peek: db.prepare('SELECT seq, message FROM queued ORDER BY seq LIMIT ?'),
+          removeThrough: db.prepare('DELETE FROM queued WHERE seq <= ?'),
+          count: db.prepare('SELECT COUNT(*) AS n FROM queued'),
+        };
+        return { statements, size: statements.count.get()?.n ?? 0 };
+      },
+    });
+    this.#statements = opened.prepared.statements;
+    this.#size = opened.prepared.size;
+    this.#db = opened.db;
   }
 
   push(message: string, maxQueued: number): Promise<number> {

@@ -3,14 +3,13 @@
  * thousands of small messages a month; two files per transaction cost more CPU than everything else the proxy
  * stores (measured in docs/BENCHMARKS.md) and make backups slow. Bodies above the small limit stay files.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { SmallBodyStore } from '../bodies/body-files.js';
-import { StoreError, StoreOpenError } from '../store.js';
-import { CHECKPOINT_INTERVAL_MS, Checkpointer, closeWithCheckpoint } from './checkpointer.js';
+import { StoreError } from '../store.js';
+import { CHECKPOINT_INTERVAL_MS } from './checkpointer.js';
+import { openSqliteFile } from './database-file.js';
+import type { SqliteFile } from './database-file.js';
 import { GroupCommit } from './group-commit.js';
 
 /**
@@ -52,7 +51,7 @@ export interface SqliteBodyBlobsOptions {
 export class SqliteBodyBlobs implements SmallBodyStore {
   #db: SqliteDatabase | null = null;
   #statements: Statements | null = null;
-  #checkpointer: Checkpointer | null = null;
+  #file: SqliteFile<Statements> | null = null;
   readonly #commits = new GroupCommit(() => this.#db);
 
   constructor(private readonly options: SqliteBodyBlobsOptions) {}
@@ -60,45 +59,37 @@ export class SqliteBodyBlobs implements SmallBodyStore {
   async open(): Promise<void> {
     if (this.#db !== null) return;
     const { file, logger } = this.options;
-    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-    let db: SqliteDatabase | undefined;
-    try {
-      db = new Database(file);
-      db.pragma('auto_vacuum = INCREMENTAL');
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.exec(SCHEMA);
-      db.pragma('wal_autocheckpoint = 0');
-      this.#statements = {
-        put: db.prepare('INSERT INTO bodies (path, day, channel, data) VALUES (?, ?, ?, ?)'),
-        get: db.prepare('SELECT data FROM bodies WHERE path = ?'),
-        firstFrom: db.prepare('SELECT path FROM bodies WHERE path >= ? ORDER BY path LIMIT 1'),
-        removeRange: db.prepare(`DELETE FROM bodies WHERE rowid IN (SELECT rowid FROM bodies WHERE path >= ? AND path < ? LIMIT ${BATCH})`),
-      };
-    } catch (err) {
-      db?.close();
-      throw new StoreOpenError('bodies', file, `Cannot open the body store ${file}: ${(err as Error).message}. Restore it from a backup or move it aside.`, { cause: err });
-    }
-    const opened = db;
-    this.#db = db;
-    this.#checkpointer = new Checkpointer({
+    const opened = await openSqliteFile<Statements>({
       file,
-      intervalMs: this.options.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS,
-      logger,
-      onFailure: () => {
-        if (opened.open) opened.pragma('wal_autocheckpoint = 1000');
+      collection: 'bodies',
+      what: 'body store',
+      advice: 'Restore it from a backup or move it aside.',
+      synchronous: 'NORMAL',
+      incrementalVacuum: true,
+      checkpoints: { intervalMs: this.options.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS, logger },
+      folderErrorIsOpenError: false,
+      prepare: (db) => {
+        db.exec(SCHEMA);
+        return {
+          put: db.prepare('INSERT INTO bodies (path, day, channel, data) VALUES (?, ?, ?, ?)'),
+          get: db.prepare('SELECT data FROM bodies WHERE path = ?'),
+          firstFrom: db.prepare('SELECT path FROM bodies WHERE path >= ? ORDER BY path LIMIT 1'),
+          removeRange: db.prepare(`DELETE FROM bodies WHERE rowid IN (SELECT rowid FROM bodies WHERE path >= ? AND path < ? LIMIT ${BATCH})`),
+        };
       },
     });
+    this.#statements = opened.prepared;
+    this.#db = opened.db;
+    this.#file = opened;
   }
 
   async close(): Promise<void> {
     this.#commits.flush();
-    const db = this.#db;
-    const checkpointer = this.#checkpointer;
+    const file = this.#file;
     this.#db = null;
     this.#statements = null;
-    this.#checkpointer = null;
-    await closeWithCheckpoint(db, checkpointer, this.options.logger, 'body store');
+    this.#file = null;
+    await file?.close();
   }
 
   put(path: string, day: string, channelId: string, data: Buffer): Promise<void> {

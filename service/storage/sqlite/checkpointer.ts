@@ -4,32 +4,11 @@
  * 0.3 ms, a stall of the whole proxy. So the service's connection never checkpoints; a worker thread with its own
  * connection runs a PASSIVE checkpoint (which waits for no reader or writer) every interval instead.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-
-// Evaluated as CommonJS in the worker, so it needs no build step and runs the same under the tests and from dist/.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma('busy_timeout = 1000');
-const timer = setInterval(() => {
-  try {
-    db.pragma('wal_checkpoint(PASSIVE)');
-  } catch (err) {
-    parentPort.postMessage({ type: 'error', message: err && err.message ? err.message : String(err) });
-  }
-}, workerData.intervalMs);
-parentPort.on('message', (message) => {
-  if (message !== 'stop') return;
-  clearInterval(timer);
-  db.close();
-  parentPort.postMessage({ type: 'stopped' });
-});
-parentPort.postMessage({ type: 'ready' });
-`;
+import { startSqliteWorker } from './worker-script.js';
+import type { CheckpointWorkerData, CheckpointWorkerMessage } from './checkpoint-worker.js';
 
 /**
  * How often the worker checkpoints, by default. Measured on this 2-core machine at an even 1,000 requests/s
@@ -56,11 +35,11 @@ export class Checkpointer {
   #stopped = false;
 
   constructor(options: CheckpointerOptions) {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: options.file, intervalMs: options.intervalMs, driver } });
+    const data: CheckpointWorkerData = { file: options.file, intervalMs: options.intervalMs };
+    this.#worker = startSqliteWorker('checkpoint-worker', data);
     // A checkpoint worker must never keep the service alive on its own.
     this.#worker.unref();
-    this.#worker.on('message', (message: { type: string; message?: string }) => {
+    this.#worker.on('message', (message: CheckpointWorkerMessage) => {
       if (message.type === 'error') options.logger.warn({ reason: message.message }, 'transaction log: a background checkpoint failed; the next one retries');
     });
     this.#worker.on('error', (err) => {
@@ -77,7 +56,7 @@ export class Checkpointer {
     this.#stopped = true;
     const stopped = new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 2000);
-      this.#worker.on('message', (message: { type: string }) => {
+      this.#worker.on('message', (message: CheckpointWorkerMessage) => {
         if (message.type !== 'stopped') return;
         clearTimeout(timer);
         resolve();

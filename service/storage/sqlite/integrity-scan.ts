@@ -11,22 +11,16 @@
  * quick_check (it does not compare the free list or page counts), but finds the damage that would otherwise surface
  * as a failed page or export. Each step is its own read transaction, so checkpoints are never held back for long.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import { startSqliteWorker } from './worker-script.js';
+import type { ScanWalk, ScanWorkerData, ScanWorkerMessage } from './integrity-scan-worker.js';
 
 /**
  * The walks: `first` reads the first window in key order, `next` the window after the key of the last row read (its
  * first `key` columns), so every statement is a seek, never a scan from the start.
  */
-interface Walk {
-  label: string;
-  first: string;
-  next: string;
-  key: number;
-  /** Entries one statement reads, as a share of the window: rows of the table are 20–30 times an index entry. */
-  share: number;
-}
+type Walk = ScanWalk;
 
 /** A walk of `columns` (the key first) through `source` in key order; `where` narrows a partial index. */
 function walk(label: string, source: string, key: string[], extra: string[] = [], where = '', share = 1): Walk {
@@ -55,71 +49,6 @@ const WALKS: Walk[] = [
   walk('finished', 'finished', ['seq'], ['id']),
   walk('finished_at', 'finished INDEXED BY finished_at', ['at', 'rowid']),
 ];
-
-// Evaluated as CommonJS in the worker, as the checkpointer's is (no build step, the same under the tests and dist/).
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { setPriority } = require('node:os');
-try {
-  // On Linux a thread's nice value is its own: this puts only the scan at the back of the CPU queue.
-  setPriority(0, 19);
-} catch {
-  // Not allowed or not supported: the pauses still pace it.
-}
-const Database = require(workerData.driver);
-let stopping = false;
-let wake = null;
-parentPort.on('message', (message) => {
-  if (message !== 'stop') return;
-  stopping = true;
-  if (wake !== null) wake();
-});
-const pause = () =>
-  new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      wake = null;
-      resolve();
-    }, workerData.pauseMs);
-    wake = () => {
-      clearTimeout(timer);
-      wake = null;
-      resolve();
-    };
-  });
-async function scan() {
-  const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
-  db.pragma('busy_timeout = 1000');
-  // The scan's reads must not push the pages the service uses out of a shared cache: this connection keeps few.
-  db.pragma('cache_size = -2048');
-  let entries = 0;
-  try {
-    for (const { first, next, key, share } of workerData.walks) {
-      const start = db.prepare(first).raw(true);
-      const more = db.prepare(next).raw(true);
-      const window = Math.max(1, Math.round(workerData.window * share));
-      let rows = start.all(window);
-      for (;;) {
-        entries += rows.length;
-        if (rows.length < window) break;
-        await pause();
-        if (stopping) return { type: 'stopped' };
-        rows = more.all(...rows[rows.length - 1].slice(0, key), window);
-      }
-      await pause();
-      if (stopping) return { type: 'stopped' };
-    }
-    return { type: 'done', ok: true, entries };
-  } catch (err) {
-    return { type: 'done', ok: false, entries, reason: err && err.message ? err.message : String(err), code: err && err.code };
-  } finally {
-    db.close();
-  }
-}
-scan().then(
-  (outcome) => parentPort.postMessage(outcome),
-  (err) => parentPort.postMessage({ type: 'done', ok: false, entries: 0, reason: err && err.message ? err.message : String(err), code: err && err.code }),
-);
-`;
 
 /** What a finished scan found. */
 export type IntegrityOutcome = { ok: true; entries: number; ms: number } | { ok: false; entries: number; ms: number; reason: string; code?: string } | { stopped: true };
@@ -150,21 +79,21 @@ export class IntegrityScan {
 
   constructor(options: IntegrityScanOptions) {
     const started = performance.now();
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: options.file, driver, walks: WALKS, window: options.window ?? WINDOW, pauseMs: options.pauseMs ?? PAUSE_MS } });
+    const data: ScanWorkerData = { file: options.file, walks: WALKS, window: options.window ?? WINDOW, pauseMs: options.pauseMs ?? PAUSE_MS };
+    this.#worker = startSqliteWorker('integrity-scan-worker', data);
     // A background check must never keep the service alive on its own.
     this.#worker.unref();
     const { logger } = options;
     this.outcome = new Promise<IntegrityOutcome>((resolve) => {
-      this.#worker.once('message', (message: { type: string; ok?: boolean; entries?: number; reason?: string; code?: string }) => {
+      this.#worker.once('message', (message: ScanWorkerMessage) => {
         const ms = Math.round(performance.now() - started);
         if (message.type === 'stopped') return resolve({ stopped: true });
-        const entries = message.entries ?? 0;
-        if (message.ok === true) {
+        const entries = message.entries;
+        if (message.ok) {
           logger.info({ file: options.file, entries, ms }, 'transaction log: background integrity scan read every page without error');
           return resolve({ ok: true, entries, ms });
         }
-        const reason = message.reason ?? 'unknown';
+        const reason = message.reason;
         logger.error(
           { file: options.file, entries, ms, reason, code: message.code },
           'transaction log: the background integrity scan found a damaged page; back the data folder up now, and restore transactions.sqlite from a backup or move it aside',

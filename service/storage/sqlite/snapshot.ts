@@ -6,31 +6,14 @@
  * service's own connection each step runs on the event loop and stalls the proxy. The statement is synchronous in
  * better-sqlite3, so it runs in a worker thread: the service's event loop keeps serving while the copy is written.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
-
-// Evaluated as CommonJS in the worker (as checkpointer.ts), so it runs the same under the tests and from dist/.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-let db;
-try {
-  db = new Database(workerData.source, { fileMustExist: true, readonly: true });
-  db.pragma('busy_timeout = 10000');
-  db.prepare('VACUUM INTO ?').run(workerData.target);
-  db.close();
-  parentPort.postMessage({ ok: true });
-} catch (err) {
-  try { if (db) db.close(); } catch {}
-  parentPort.postMessage({ ok: false, message: err && err.message ? err.message : String(err) });
-}
-`;
+import { startSqliteWorker } from './worker-script.js';
+import type { SnapshotWorkerData, SnapshotWorkerMessage } from './snapshot-worker.js';
 
 /** Writes a consistent copy of the SQLite database `source` to `target` (which must not exist) without blocking writers. */
 export function snapshotSqlite(source: string, target: string): Promise<void> {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { source, target, driver } });
+    const data: SnapshotWorkerData = { source, target };
+    const worker = startSqliteWorker('snapshot-worker', data);
     let settled = false;
     const settle = (err?: Error) => {
       if (settled) return;
@@ -38,8 +21,8 @@ export function snapshotSqlite(source: string, target: string): Promise<void> {
       if (err === undefined) resolve();
       else reject(err);
     };
-    worker.once('message', (message: { ok: boolean; message?: string }) => {
-      settle(message.ok ? undefined : new Error(`cannot copy ${source}: ${message.message ?? 'unknown error'}`));
+    worker.once('message', (message: SnapshotWorkerMessage) => {
+      settle(message.ok ? undefined : new Error(`cannot copy ${source}: ${message.message}`));
     });
     worker.once('error', (err) => settle(new Error(`cannot copy ${source}: ${err.message}`, { cause: err })));
     // A worker that ends without a word (killed, out of memory) must not leave the backup waiting.

@@ -7,12 +7,9 @@
  * better-sqlite3 is synchronous. Every statement here is a short indexed read or a single-row write; the only long
  * operations (export streams and retention) run in batches that yield to the event loop between them.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { StoreError, StoreOpenError, UniqueConstraintError } from '../store.js';
+import { StoreError } from '../store.js';
 import { finishInterrupted } from '../interrupted.js';
 import { normaliseTransactionFilter } from '../transaction-filter.js';
 import { cachedPattern } from '../../domain/safe-pattern.js';
@@ -26,9 +23,11 @@ import type { StoredPeriod } from '../../domain/metric-periods.js';
 import type { TransactionStatus } from '../../domain/transaction-status.js';
 import { checkChanges } from '../changes.js';
 import type { CheckedChanges } from '../changes.js';
-import { applyTransactionChanges, checkSetFields, toStoredPush, toStoredTransaction } from '../transaction-documents.js';
+import { applyTransactionChanges, checkSetFields, toStoredPush, toStoredTransaction, transactionColumns } from '../transaction-documents.js';
 import { dayOfId, isDay } from '../transaction-ids.js';
-import { CHECKPOINT_INTERVAL_MS, Checkpointer, closeWithCheckpoint } from './checkpointer.js';
+import { CHECKPOINT_INTERVAL_MS } from './checkpointer.js';
+import { LOG_FILE, openSqliteFile, runOnFile, toStoreError as sqliteStoreError } from './database-file.js';
+import type { SqliteFile } from './database-file.js';
 import { decodeDocument, encodeDocument } from './documents.js';
 import { GroupCommit } from './group-commit.js';
 import { IntegrityScan } from './integrity-scan.js';
@@ -236,7 +235,7 @@ class SqliteLog implements TransactionLog {
    * the commit (GroupCommit's beforeCommit), so a busy proxy pays for a few upserts per commit, not three per write.
    */
   readonly #pendingMetrics = new Map<string, PendingMetric>();
-  #checkpointer: Checkpointer | null = null;
+  #file: SqliteFile<Statements> | null = null;
   readonly #buckets: BucketStarts;
   /** Set by createSqliteTransactionLog (see SqliteTransactionLogOptions). */
   integrityScanAfterMs: number | null = null;
@@ -271,13 +270,12 @@ class SqliteLog implements TransactionLog {
     await scan?.stop();
     this.#commits.flush();
     this.#inFlight.clear();
-    const db = this.#db;
-    const checkpointer = this.#checkpointer;
+    const file = this.#file;
     this.#db = null;
     this.#statements = null;
     this.#opening = null;
-    this.#checkpointer = null;
-    await closeWithCheckpoint(db, checkpointer, this.logger, 'transaction log');
+    this.#file = null;
+    await file?.close();
   }
 
   insert(doc: TransactionRecord): Promise<TransactionRecord> {
@@ -628,49 +626,34 @@ class SqliteLog implements TransactionLog {
   }
 
   async #load(): Promise<void> {
-    try {
-      await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-    } catch (err) {
-      throw new StoreOpenError(COLLECTION, this.file, `Cannot create the folder of ${this.file}: ${(err as Error).message}.`, { cause: err });
-    }
-    let db: SqliteDatabase | undefined;
-    try {
-      db = new Database(this.file);
-      // Must precede the first table: SQLite fixes the vacuum mode when the file is created.
-      db.pragma('auto_vacuum = INCREMENTAL');
-      db.pragma('journal_mode = WAL');
-      // In WAL mode NORMAL loses nothing when the process dies; only a power cut can lose the last commits.
-      db.pragma('synchronous = NORMAL');
-      db.pragma('foreign_keys = OFF');
-      // No quick_check here: it reads every page, seconds per GB, and a year's log is many GB (issue 19). A file that
-      // is not a database fails on the first read above; damage inside one page fails the statement that reads it.
-      db.exec(SCHEMA);
-      db.function('regexp', { deterministic: true }, regexpFunction());
-      this.#statements = prepare(db);
-      this.#knownDays = new Set(this.#statements.days.all().map((row) => row.day));
-      this.#db = db;
-      db.pragma('wal_autocheckpoint = 0');
-      const opened = db;
-      this.#checkpointer = new Checkpointer({
-        file: this.file,
-        intervalMs: this.checkpointIntervalMs,
-        logger: this.logger,
-        onFailure: () => {
-          if (opened.open) opened.pragma('wal_autocheckpoint = 1000');
-        },
-      });
-      const after = this.integrityScanAfterMs;
-      if (after !== null) {
-        this.#integrityTimer = setTimeout(() => {
-          this.#integrityTimer = null;
-          this.#integrityScan = new IntegrityScan({ file: this.file, logger: this.logger });
-        }, after);
-        // The scan is a courtesy: it must never keep a stopping service alive.
-        this.#integrityTimer.unref();
-      }
-    } catch (err) {
-      db?.close();
-      throw new StoreOpenError(COLLECTION, this.file, `Cannot open the transaction log ${this.file}: ${(err as Error).message}. Restore it from a backup or move it aside to start with an empty log.`, { cause: err });
+    const opened = await openSqliteFile<Statements>({
+      file: this.file,
+      collection: COLLECTION,
+      what: 'transaction log',
+      ...LOG_FILE,
+      checkpoints: { intervalMs: this.checkpointIntervalMs, logger: this.logger },
+      prepare: (db) => {
+        db.pragma('foreign_keys = OFF');
+        // No quick_check here: it reads every page, seconds per GB, and a year's log is many GB (issue 19). A file that
+        // is not a database fails on the first read above; damage inside one page fails the statement that reads it.
+        db.exec(SCHEMA);
+        db.function('regexp', { deterministic: true }, regexpFunction());
+        const statements = prepare(db);
+        this.#knownDays = new Set(statements.days.all().map((row) => row.day));
+        return statements;
+      },
+    });
+    this.#statements = opened.prepared;
+    this.#db = opened.db;
+    this.#file = opened;
+    const after = this.integrityScanAfterMs;
+    if (after !== null) {
+      this.#integrityTimer = setTimeout(() => {
+        this.#integrityTimer = null;
+        this.#integrityScan = new IntegrityScan({ file: this.file, logger: this.logger });
+      }, after);
+      // The scan is a courtesy: it must never keep a stopping service alive.
+      this.#integrityTimer.unref();
     }
   }
 
@@ -686,15 +669,9 @@ class SqliteLog implements TransactionLog {
 
   /** Runs one synchronous unit of work and maps SQLite's errors to StoreErrors. */
   #run<T>(action: string, work: (statements: Statements, db: SqliteDatabase) => T): Promise<T> {
-    const db = this.#db;
-    const statements = this.#statements;
-    if (db === null || statements === null) return Promise.reject(new StoreError(`${COLLECTION}: the transaction log is not open`));
-    try {
-      return Promise.resolve(work(statements, db));
-    } catch (err) {
-      return Promise.reject(toStoreError(action, err));
-    }
+    return runOnFile(this.#statements, this.#db, COLLECTION, 'the transaction log is not open', action, work);
   }
+
 }
 
 function prepare(db: SqliteDatabase): Statements {
@@ -760,18 +737,9 @@ function samePlacement(a: RowValues, b: RowValues): boolean {
 
 /** The indexed columns of a record, plus the document itself unless `withDocument` is false (then ''). */
 function columns(record: TransactionRecord, withDocument = true): RowValues {
-  return [
-    record._id,
-    record.request.timestamp.getTime(),
-    record.channelID,
-    record.clientID ?? null,
-    record.status,
-    record.response?.status ?? null,
-    record.request.method,
-    record.request.path,
-    record.wasRerun === true ? 1 : 0,
-    withDocument ? encodeDocument(record) : '',
-  ];
+  const [id, ts, channel, client, status, code, method, path, rerun] = transactionColumns(record);
+  // SQLite has no boolean: the re-run flag is 1 or 0.
+  return [id, ts, channel, client, status, code, method, path, rerun ? 1 : 0, withDocument ? encodeDocument(record) : ''];
 }
 
 /** Rewrites the status columns and the document only (see Statements.complete). */
@@ -809,10 +777,6 @@ function regexpFunction(): (pattern: unknown, value: unknown) => number {
 }
 
 function toStoreError(action: string, err: unknown): StoreError {
-  if (err instanceof StoreError) return err;
-  const code = (err as { code?: unknown }).code;
-  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new UniqueConstraintError(COLLECTION, '_id', { cause: err });
-  const message = err instanceof Error ? err.message : String(err);
-  return new StoreError(`${COLLECTION}: ${action} failed: ${message}`, { cause: err });
+  return sqliteStoreError(COLLECTION, action, err);
 }
 

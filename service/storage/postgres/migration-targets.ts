@@ -1,9 +1,11 @@
 /** The PostgreSQL transaction log, bodies and audit log a migration copies into, opened and closed together. */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { BodyTarget, InstallationStores } from '../storage/migrate-embedded.js';
-import { createPostgresAuditLog, createPostgresBodies, createPostgresTransactionLog } from '../storage/postgres/index.js';
-import type { PostgresDatabase } from '../storage/postgres/index.js';
+import type { BodyTarget, InstallationStores } from '../migrate-embedded.js';
+import { createPostgresAuditLog } from './audit-log.js';
+import { createPostgresBodies } from './bodies.js';
+import { createPostgresTransactionLog } from './transaction-log.js';
+import type { PostgresDatabase } from './database.js';
 
 /** The log engines of a target, with how to open and close them. */
 export interface LogTargets extends Pick<InstallationStores<BodyTarget>, 'transactions' | 'bodies' | 'audits'> {

@@ -5,9 +5,9 @@
  * Claimed ticks keep each job's newest run slot: a claim succeeds only for a later slot, so a tick runs once.
  */
 import type { Pool } from 'pg';
-import type { JobLeases } from '../schedulers/leases.js';
-import { clockParam, nowSql } from './database-clock.js';
-import type { ClusterClock } from './database-clock.js';
+import type { JobLeases } from '../../schedulers/leases.js';
+import { clockParam, nowSql } from './cluster-clock.js';
+import type { ClusterClock } from './cluster-clock.js';
 
 export interface PostgresLeasesOptions {
   /** The shared pool (a function, so the parts can be built before the database is open). */

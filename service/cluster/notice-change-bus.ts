@@ -1,42 +1,31 @@
 /**
- * The change bus on PostgreSQL: NOTIFY on the shared database, LISTEN on each instance's dedicated connection
- * (notification-listener.ts). An instance ignores its own notices (its write already refreshed what it holds), and
- * after its listening connection comes back it asks for a full resync, since notices sent meanwhile are gone.
+ * The change bus between instances sharing a database, over its notices (notices.ts: NOTIFY on PostgreSQL). An
+ * instance ignores its own notices (its write already refreshed what it holds), and after its listening connection
+ * comes back it asks for a full resync, since notices sent meanwhile are gone.
  */
-import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { decodeChange, encodeChange } from './change-bus.js';
 import type { ChangeBus, ChangeKind, ChangeNotice } from './change-bus.js';
-import type { NotificationListener } from './notification-listener.js';
+import type { Notices } from './notices.js';
 
-/** The NOTIFY channel of the configuration changes of the tables in `schema`. */
-export function changesChannel(schema: string): string {
-  return `junction_changes_${schema}`;
-}
-
-export interface PostgresChangeBusOptions {
-  /** The shared pool (a function, so the parts can be built before the database is open). */
-  pool: () => Pool;
-  listener: NotificationListener;
-  schema: string;
+export interface NoticeChangeBusOptions {
+  notices: Notices;
   /** This instance's id, the origin of its notices. */
   origin: string;
   logger: Logger;
 }
 
-export class PostgresChangeBus implements ChangeBus {
-  readonly #options: PostgresChangeBusOptions;
-  readonly #channel: string;
+export class NoticeChangeBus implements ChangeBus {
+  readonly #options: NoticeChangeBusOptions;
   readonly #changed = new Set<(notice: ChangeNotice) => void>();
   readonly #resync = new Set<() => void>();
   // Notices leave one after another, so another instance never sees an older write after a newer one.
   #sending: Promise<void> = Promise.resolve();
 
-  constructor(options: PostgresChangeBusOptions) {
+  constructor(options: NoticeChangeBusOptions) {
     this.#options = options;
-    this.#channel = changesChannel(options.schema);
-    options.listener.on(this.#channel, (payload) => this.#receive(payload));
-    options.listener.onReconnect(() => {
+    options.notices.on('changes', (payload) => this.#receive(payload));
+    options.notices.onReconnect(() => {
       for (const listener of this.#resync) listener();
     });
   }
@@ -45,7 +34,7 @@ export class PostgresChangeBus implements ChangeBus {
     const payload = encodeChange({ kind, ids, origin: this.#options.origin });
     this.#sending = this.#sending.then(async () => {
       try {
-        await this.#options.pool().query('SELECT pg_notify($1, $2)', [this.#channel, payload]);
+        await this.#options.notices.send('changes', payload);
       } catch (err) {
         // The write itself succeeded; the other instances catch up at their next resync (a reconnect, a restart).
         this.#options.logger.error({ err, kind }, 'a change could not be announced to the other instances');

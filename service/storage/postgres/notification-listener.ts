@@ -6,7 +6,7 @@
  */
 import type { Notification, Pool, PoolClient } from 'pg';
 import type { Logger } from 'pino';
-import type { JobTimers, TimerHandle } from '../schedulers/timers.js';
+import type { JobTimers, TimerHandle } from '../../schedulers/timers.js';
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;

@@ -4,8 +4,9 @@
  * instead, so that "dead for 30 s" needs no 30 s of waiting.
  */
 
-/** A clock for the cluster tables: undefined means the database's own `now()`. */
-export type ClusterClock = (() => number) | undefined;
+import type { ClusterClock } from '../../cluster/instances.js';
+
+export type { ClusterClock };
 
 /** The SQL parameter for `COALESCE($n::timestamptz, now())`: the injected time, or null for the database's. */
 export function clockParam(clock: ClusterClock): Date | null {

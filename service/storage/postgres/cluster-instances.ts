@@ -7,10 +7,10 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from 'pino';
-import type { JobTimers, TimerHandle } from '../schedulers/timers.js';
-import { clockParam, nowSql } from './database-clock.js';
-import type { ClusterClock } from './database-clock.js';
-import type { InstanceIdentity, InstanceInfo, Instances } from './instances.js';
+import type { JobTimers, TimerHandle } from '../../schedulers/timers.js';
+import { clockParam, nowSql } from './cluster-clock.js';
+import type { ClusterClock } from './cluster-clock.js';
+import type { InstanceIdentity, InstanceInfo, Instances } from '../../cluster/instances.js';
 
 export interface PostgresInstancesOptions {
   /** The shared pool (a function, so the parts can be built before the database is open). */
