@@ -4,6 +4,7 @@
  */
 import type { ChannelAlertInput, ChannelCreate, ChannelRouteInput, ChannelStatus } from '../contracts/channels.js';
 import { newChannelBody } from './channel-body.js';
+import { channelKind } from './channel-kinds.js';
 import type { AlertRecord, RouteRecord } from '../storage/records.js';
 import type { ChannelDraft } from './channel-rules.js';
 
@@ -38,7 +39,8 @@ function alertRecord(alert: ChannelAlertInput): AlertRecord {
 export function channelDraft(input: ChannelInput): ChannelDraft {
   const body = newChannelBody(input) as unknown as PlainInput;
   const type = body.type ?? 'http';
-  const socket = type === 'tcp' || type === 'tls';
+  const kind = channelKind(type);
+  const socket = (kind?.listener ?? null) !== null;
   return {
     urlPattern: '',
     status: 'enabled',
@@ -60,7 +62,7 @@ export function channelDraft(input: ChannelInput): ChannelDraft {
     ...body,
     ...(socket && body.tcpHost === undefined ? { tcpHost: '0.0.0.0' } : {}),
     ...(socket && body.tcpFraming === undefined ? { tcpFraming: 'auto' as const } : {}),
-    ...(type === 'tls' && body.requireClientCertificate === undefined ? { requireClientCertificate: false } : {}),
+    ...(kind?.clientCertificates === true && body.requireClientCertificate === undefined ? { requireClientCertificate: false } : {}),
     type,
     methods: (body.methods ?? []).map((m) => m.toUpperCase()),
     alerts: (body.alerts ?? []).map(alertRecord),
