@@ -17,7 +17,7 @@ import type { Bodies, BodyRef } from '../storage/bodies/bodies.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { TransactionLog, TransactionIdFactory, TransactionRecord } from '../storage/transactions.js';
 import { answerBrokeOff } from '../routing/http.js';
-import type { HttpRouter } from '../routing/http.js';
+import type { RouteSenders } from '../routing/senders.js';
 import type { TransactionStatus } from '../domain/transaction-status.js';
 import type { ClientAuthenticator, PresentedCredentials } from './authenticate.js';
 import type { ChannelCache } from './channel-cache.js';
@@ -27,7 +27,7 @@ import { matchChannel } from './match-channel.js';
 import { authoriseRequest } from './authorise.js';
 import { requestSection, storeRequest } from './store-request.js';
 import { hasBody, startRoutes } from './route.js';
-import type { RouteRun, SocketRoutes } from './route.js';
+import type { RouteRun } from './route.js';
 import { answerWithError, internalFailure, routeFailure, sendError, sendPrimary, storedBody } from './respond.js';
 import type { Answering } from './respond.js';
 import { copy } from '../streams/relay.js';
@@ -56,14 +56,13 @@ export interface PipelineDeps {
   clientAuth: ClientAuthenticator;
   log: TransactionLog;
   bodies: Bodies;
-  router: HttpRouter;
+  /** The sender of each route kind (routing/senders.ts); HTTP channels may have routes of every kind. */
+  senders: RouteSenders;
   audit: AuditRecorder;
   events: LiveEvents;
   logger: Logger;
   newId: TransactionIdFactory;
   limits: PipelineLimits;
-  /** Senders of `mllp` and `tcp` routes, which HTTP channels may use too. */
-  sockets?: SocketRoutes;
   /** Where clients refused on a channel are audited (node authentication, in per-address summaries). */
   refusedNodes?: Pick<RefusedNodeAudit, 'refused'>;
   /** Refuses new transactions before any write (the data folder below its free-space floor). */
@@ -180,7 +179,7 @@ export class Pipeline {
 
   /** Steps 4–6: store, route, answer, store again. */
   async #process(ctx: TransactionContext, channel: ChannelRecord, state: RunState): Promise<void> {
-    const { log, events, router, limits } = this.#deps;
+    const { log, events, senders, limits } = this.#deps;
     const stored = await storeRequest(ctx, channel, log);
     state.stored = true;
     events.emit('transaction.started', { transactionId: ctx.id, channelID: channel._id, status: stored.status, method: ctx.method, path: ctx.path });
@@ -194,8 +193,7 @@ export class Pipeline {
       // Requests without a body (most GETs) get no body file at all.
       const requestSink = this.#sink(ctx, channel, 'req', channel.requestBody && hasBody(ctx));
       const routes = channel.routes.filter((r) => r.status === 'enabled');
-      const sockets = this.#deps.sockets;
-      const started = startRoutes(ctx, routes, router, { timeoutMs, signal: abort.signal, touch, ...(sockets === undefined ? {} : { sockets }) }, requestSink?.stream);
+      const started = startRoutes(ctx, routes, { timeoutMs, signal: abort.signal, touch, senders }, requestSink?.stream);
       // Other routes' answers are read as soon as they come, not after the primary's: a body left unread would stall.
       const others = started.others.map(({ started: begun, run }, index) => ({
         started: begun,
