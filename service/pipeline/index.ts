@@ -32,14 +32,13 @@ import { answerWithError, internalFailure, routeFailure, sendError, sendPrimary,
 import type { Answering } from './respond.js';
 import { copy } from '../streams/relay.js';
 import type { MoveOptions } from '../streams/relay.js';
-import { Completion } from './complete.js';
+import { announceCompleted, Completion, markFailed } from './complete.js';
 import type { OtherOutcome } from './store-response.js';
 import type { Admission } from './admission.js';
 import { answerStructured } from './structured-response.js';
 import { STALL_GRACE_MS, Watchdog } from './watchdog.js';
 import { isStructuredResponse } from '../domain/mediator-response.js';
 import { storedHeaders } from '../domain/stored-headers.js';
-import { responseTimeOf } from '../events/live.js';
 import type { LiveEvents } from '../events/live.js';
 
 export interface PipelineLimits {
@@ -295,12 +294,7 @@ export class Pipeline {
   async #fail(ctx: TransactionContext, channel: ChannelRecord, state: RunState, message: string): Promise<void> {
     if (state.finished || !state.stored) return;
     state.completion?.abandon();
-    let record = null;
-    try {
-      record = await this.#deps.log.update(ctx.id, { set: { status: 'Failed', error: { message } } });
-    } catch (err) {
-      this.#deps.logger.error({ err, transactionId: ctx.id }, 'could not mark the transaction Failed');
-    }
+    const record = await markFailed(this.#deps.log, this.#deps.logger, ctx.id, message);
     this.#completed(ctx, channel, state, 'Failed', record);
   }
 
@@ -308,23 +302,6 @@ export class Pipeline {
   #completed(ctx: TransactionContext, channel: ChannelRecord, state: RunState, status: TransactionStatus, record: TransactionRecord | null): void {
     if (state.finished) return;
     state.finished = true;
-    const responseStatus = record?.response?.status;
-    const responseTimeMs = responseTimeOf(record);
-    this.#deps.events.completed(
-      {
-        transactionId: ctx.id,
-        channelID: channel._id,
-        status,
-        method: ctx.method,
-        path: ctx.path,
-        ...(responseStatus === undefined ? {} : { responseStatus }),
-      },
-      {
-        channelName: channel.name,
-        ...(ctx.client === null ? {} : { clientName: ctx.client.name }),
-        ...(responseTimeMs === undefined ? {} : { responseTimeMs }),
-        ...(record === null ? {} : { transaction: record }),
-      },
-    );
+    announceCompleted(this.#deps.events, ctx, channel, status, record);
   }
 }

@@ -19,13 +19,12 @@ import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { RefusedNodeAudit } from '../audit/refused-nodes.js';
 import { AppError } from '../errors.js';
-import { authorise } from '../domain/channel-match.js';
 import { ackBytes, negativeAck, positiveAck, readHeader, UNKNOWN_SENDER, wrongAcknowledgement } from '../domain/hl7.js';
 import type { Hl7Header } from '../domain/hl7.js';
 import { ianaCharsetOf } from '../domain/hl7-charsets.js';
 import { isStructuredResponse, parseMediatorResponse } from '../domain/mediator-response.js';
 import { storedHeaders } from '../domain/stored-headers.js';
-import { responseTimeOf } from '../events/live.js';
+import type { TransactionStatus } from '../domain/transaction-status.js';
 import type { LiveEvents } from '../events/live.js';
 import { RouteError } from '../routing/http.js';
 import type { RouteAnswer } from '../routing/http.js';
@@ -38,8 +37,9 @@ import type { TransactionIdFactory, TransactionLog, TransactionRecord, Transacti
 import { readUpTo } from '../streams/relay.js';
 import type { Admission } from './admission.js';
 import type { ClientAuthenticator } from './authenticate.js';
-import { Completion } from './complete.js';
-import { processingRecord } from './store-request.js';
+import { mayUse } from './authorise.js';
+import { announceCompleted, Completion, markFailed } from './complete.js';
+import { storeTransaction } from './store-request.js';
 import type { RerunOrigin } from './context.js';
 import type { InboundMessage, MessageHandler, MessageReply } from './inbound-message.js';
 import { routeRequest, startWhole } from './route.js';
@@ -201,7 +201,7 @@ export class MessagePipeline implements MessageHandler {
     if (channel.requireClientCertificate === true && client === null) {
       throw await this.#refusedNode(inbound, new AppError('CLIENT_UNAUTHENTICATED', `channel ${channel.name} requires a client certificate registered to a client`));
     }
-    if (!authorise(channel, client === null ? null : { clientID: client.clientID, roles: client.roles }, peer.address)) {
+    if (!mayUse({ client, clientIp: peer.address }, channel)) {
       throw await this.#refusedNode(inbound, new AppError('CLIENT_NOT_AUTHORISED', `${client === null ? `address ${peer.address}` : `client ${client.clientID}`} may not use channel ${channel.name}`));
     }
     return client;
@@ -243,7 +243,7 @@ export class MessagePipeline implements MessageHandler {
       timestamp: job.receivedAt,
     };
     try {
-      await log.insert(processingRecord({ id: job.id, channel, client: job.client, clientIp: job.clientIp, request, ...(job.rerun === undefined ? {} : { rerun: job.rerun }) }));
+      await storeTransaction(log, { id: job.id, channel, client: job.client, clientIp: job.clientIp, request, ...(job.rerun === undefined ? {} : { rerun: job.rerun }) });
     } catch (err) {
       this.#deps.admission?.storeFailed();
       logger.error({ err, channel: channel.name }, 'a message could not be stored; the sender was told to send it again');
@@ -296,34 +296,12 @@ export class MessagePipeline implements MessageHandler {
   /** A defect or a storage failure: the transaction is marked Failed and announced, so it never stays Processing. */
   async #failed(job: MessageJob, err: unknown): Promise<void> {
     this.#deps.logger.error({ err, transactionId: job.id, channel: job.channel.name }, 'a message failed inside Junction');
-    let record: TransactionRecord | null = null;
-    try {
-      record = await this.#deps.log.update(job.id, { set: { status: 'Failed', error: { message: (err as Error).message } } });
-    } catch (writeErr) {
-      this.#deps.logger.error({ err: writeErr, transactionId: job.id }, 'could not mark the transaction Failed');
-    }
+    const record = await markFailed(this.#deps.log, this.#deps.logger, job.id, (err as Error).message);
     this.#completed(job, 'Failed', record);
   }
 
-  #completed(job: MessageJob, status: Parameters<LiveEvents['completed']>[0]['status'], record: TransactionRecord | null): void {
-    const responseStatus = record?.response?.status;
-    const responseTimeMs = responseTimeOf(record);
-    this.#deps.events.completed(
-      {
-        transactionId: job.id,
-        channelID: job.channel._id,
-        status,
-        method: 'POST',
-        path: '/',
-        ...(responseStatus === undefined ? {} : { responseStatus }),
-      },
-      {
-        channelName: job.channel.name,
-        ...(job.client === null ? {} : { clientName: job.client.name }),
-        ...(responseTimeMs === undefined ? {} : { responseTimeMs }),
-        ...(record === null ? {} : { transaction: record }),
-      },
-    );
+  #completed(job: MessageJob, status: TransactionStatus, record: TransactionRecord | null): void {
+    announceCompleted(this.#deps.events, { id: job.id, client: job.client, method: 'POST', path: '/' }, job.channel, status, record);
   }
 
   /** Stores a body of this transaction (`<id>-<suffix>`) and resolves with its reference. */
