@@ -3,9 +3,11 @@
  * (transports/sockets.ts) hands over one whole message; this path does for it what the HTTP path does for a request,
  * with the message in memory (it is bounded by `tcp.maxMessageBytes`):
  *
- * 1. admit: the client from its TLS certificate, then the channel's allow list and whitelist (as for HTTP);
- * 2. store the Processing transaction, then send the message to every enabled route at once: `http` routes get it as
- *    a POST body (so HTTP mediators work behind MLLP channels), `mllp` and `tcp` routes through their senders;
+ * 1. admit: the client from its TLS certificate (authenticate.ts), then the channel's allow list and whitelist
+ *    (authorise.ts, as for HTTP);
+ * 2. store the Processing transaction (store-request.ts), then the same fan-out as HTTP (route.ts `startWhole`,
+ *    through the route kind table): `http` routes get the message as a POST body (so HTTP mediators work behind MLLP
+ *    channels), `mllp` and `tcp` routes as the message; this path only reads each answer whole (`#settle`);
  * 3. answer: the primary route's reply, or an HL7 ACK Junction builds from the inbound header (AE or AR with the
  *    reason) when the primary failed, timed out, was unreachable, or answered with an error and no HL7 of its own;
  * 4. commit the outcome before the reply leaves (complete.ts, shared with the HTTP path), then the final write once
