@@ -33,16 +33,16 @@ import { LiveEvents } from './events/live.js';
 import { VisualizerRecorder } from './visualizer/recorder.js';
 import { MetricsReader } from './metrics/reader.js';
 import { PrometheusMetrics } from './metrics/prometheus.js';
-import { Pipeline } from './pipeline/index.js';
-import { HttpRouter } from './routing/http.js';
+import type { Pipeline } from './pipeline/index.js';
+import { transactionPaths } from './pipeline/assemble.js';
+import type { TransactionPaths } from './pipeline/assemble.js';
+import { RouteSenderPool } from './routing/senders.js';
 import { TransactionPorts } from './transports/http.js';
 import { Admission, guardHttpServer } from './transports/admission.js';
 import { readFileLimit } from './transports/file-limit.js';
 import { connectionCapOf } from './domain/admission.js';
 import { ChannelListeners } from './transports/sockets.js';
-import { MessagePipeline } from './pipeline/message.js';
-import { MllpRouter } from './routing/mllp.js';
-import { TcpRouter } from './routing/tcp.js';
+import type { MessagePipeline } from './pipeline/message.js';
 import type { PortClaim } from './domain/channel-ports.js';
 import { Schedulers } from './schedulers/registry.js';
 import type { JobTimers } from './schedulers/timers.js';
@@ -168,9 +168,7 @@ export class Junction {
   readonly #options: JunctionOptions;
   #api: FastifyInstance | undefined;
   #ports: TransactionPorts | undefined;
-  #router: HttpRouter | undefined;
-  #mllp: MllpRouter | undefined;
-  #tcp: TcpRouter | undefined;
+  #senders: RouteSenderPool | undefined;
   #messages: MessagePipeline | undefined;
   #listeners: ChannelListeners | undefined;
   #auditListeners: AuditListeners | undefined;
@@ -367,8 +365,7 @@ export class Junction {
     const api = await this.#createApi({ accounts, sessions, audit, mediators, log, tasks, delivery, certificate: tls.certificate });
     this.#api = api;
     const clientAuth = new ClientAuthenticator({ clients: this.store.clients, settings: config.authentication, guard: this.#clientGuard(audit) });
-    const pipeline = this.#createPipeline(channels, clientAuth, log, audit, tls);
-    const messages = this.#createMessagePipeline(clientAuth, log);
+    const { pipeline, messages } = this.#createPipelines(channels, clientAuth, log, audit, tls);
     const { apiUrl, apiPort, httpUrl, httpsUrl } = await this.#listen(api, pipeline, messages, tls);
     this.keystore.onChange((change) => {
       this.#applyKeystoreChange(change);
@@ -538,9 +535,7 @@ export class Junction {
     this.#ports?.useCertificate(certificate, trustedCAs);
     this.#listeners?.useCertificate(certificate, trustedCAs);
     this.#auditListeners?.useCertificate(certificate, trustedCAs);
-    this.#router?.useTrustedCAs(trustedCAs);
-    this.#mllp?.useTrustedCAs(trustedCAs);
-    this.#tcp?.useTrustedCAs(trustedCAs);
+    this.#senders?.useTrustedCAs(trustedCAs);
     this.#notifyTransports?.email.useTrustedCAs(trustedCAs);
     this.#notifyTransports?.sms.useTrustedCAs(trustedCAs);
     this.#openid?.useTrustedCAs(trustedCAs);
@@ -681,53 +676,15 @@ export class Junction {
     };
   }
 
-  #createPipeline(channels: ChannelCache, clientAuth: ClientAuthenticator, log: TransactionLog, audit: AuditRecorder, tls: Tls): Pipeline {
+  /** The HTTP pipeline and the tcp and tls channels' message path, over one set of route senders (pipeline/assemble.ts). */
+  #createPipelines(channels: ChannelCache, clientAuth: ClientAuthenticator, log: TransactionLog, audit: AuditRecorder, tls: Tls): TransactionPaths {
     const { config, logger } = this.#options;
-    const { tcp } = config;
-    this.#router = new HttpRouter({ trustedCAs: tls.trustedCAs });
-    // One MLLP pool and one TCP sender for every channel, HTTP channels' mllp and tcp routes included.
-    this.#mllp = new MllpRouter({ trustedCAs: tls.trustedCAs, connectionsPerUpstream: tcp.connectionsPerRoute, idleTimeoutMs: tcp.idleTimeoutSeconds * 1000, maxReplyBytes: tcp.maxMessageBytes });
-    this.#tcp = new TcpRouter({ trustedCAs: tls.trustedCAs, maxReplyBytes: tcp.maxMessageBytes });
-    return new Pipeline({
-      sockets: { mllp: this.#mllp, tcp: this.#tcp, maxMessageBytes: tcp.maxMessageBytes },
-      channels,
-      clientAuth,
-      log,
-      bodies: this.bodies,
-      router: this.#router,
-      audit,
-      ...(this.#refusedNodes === undefined ? {} : { refusedNodes: this.#refusedNodes }),
-      events: this.events,
-      logger: logger.child({ component: 'pipeline' }),
-      newId: newTransactionId,
-      limits: { bodyCapBytes: config.router.maxBodyBytes, matchBodyLimitBytes: config.router.matchBodyLimitBytes, defaultTimeoutMs: config.router.timeoutMs },
-      ...(this.#disk === undefined ? {} : { admission: this.#disk }),
-    });
-  }
-
-  /** The message path of tcp and tls channels; the HTTP, MLLP and TCP route senders are the pipeline's. */
-  #createMessagePipeline(clientAuth: ClientAuthenticator, log: TransactionLog): MessagePipeline {
-    const { config, logger } = this.#options;
-    const { tcp } = config;
-    const http = this.#router;
-    const mllp = this.#mllp;
-    const tcpSender = this.#tcp;
-    if (http === undefined || mllp === undefined || tcpSender === undefined) throw new Error('the routers are built with the pipeline, before the message path');
-    this.#messages = new MessagePipeline({
-      clientAuth,
-      log,
-      bodies: this.bodies,
-      http,
-      mllp,
-      tcp: tcpSender,
-      events: this.events,
-      logger: logger.child({ component: 'messages' }),
-      newId: newTransactionId,
-      limits: { bodyCapBytes: config.router.maxBodyBytes, defaultTimeoutMs: config.router.timeoutMs, maxReplyBytes: tcp.maxMessageBytes },
-      ...(this.#refusedNodes === undefined ? {} : { refusedNodes: this.#refusedNodes }),
-      ...(this.#disk === undefined ? {} : { admission: this.#disk }),
-    });
-    return this.#messages;
+    const { tcp, router } = config;
+    this.#senders = new RouteSenderPool({ trustedCAs: tls.trustedCAs, maxMessageBytes: tcp.maxMessageBytes, connectionsPerUpstream: tcp.connectionsPerRoute, idleTimeoutMs: tcp.idleTimeoutSeconds * 1000 });
+    const limits = { bodyCapBytes: router.maxBodyBytes, matchBodyLimitBytes: router.matchBodyLimitBytes, defaultTimeoutMs: router.timeoutMs, maxReplyBytes: tcp.maxMessageBytes };
+    const paths = transactionPaths({ channels, clientAuth, log, bodies: this.bodies, audit, events: this.events, logger, newId: newTransactionId, senders: this.#senders.senders, limits, refusedNodes: this.#refusedNodes, admission: this.#disk });
+    this.#messages = paths.messages;
+    return paths;
   }
 
   /** Starts the transaction ports, the tcp and tls channel listeners, then the management API; returns the URLs. */
@@ -910,10 +867,8 @@ export class Junction {
       this.#schemaWarmup.stop();
       await this.#api?.close();
       await this.backups.settled();
-      await this.#router?.close();
+      await this.#senders?.close();
       await this.#openid?.close();
-      await this.#mllp?.close();
-      await this.#tcp?.close();
       // Failures counted but not yet summarised would otherwise be lost with the process.
       await this.#failedClientLogins?.flushAll();
       await this.#refusedNodes?.flushAll();

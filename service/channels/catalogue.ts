@@ -23,6 +23,7 @@ import type { Changes, Collection } from '../storage/store.js';
 import { ChannelNameTakenError } from '../storage/live-channel-names.js';
 import type { ChannelHistory } from './history.js';
 import { channelClaim, portClaimProblems } from '../domain/channel-ports.js';
+import { channelKind, LISTENING_CHANNEL_TYPES, listenerOf as listenerProtocol } from '../domain/channel-kinds.js';
 import { unknownGroupRefs } from '../domain/contact-groups.js';
 import type { PortClaim } from '../domain/channel-ports.js';
 
@@ -131,7 +132,7 @@ export class ChannelCatalogue {
   /** A tcp or tls channel may not listen where another channel or the service itself does (400 naming who). */
   async #portProblems(draft: ChannelDraft, ownId: string | null): Promise<ValidationProblem[]> {
     if (channelClaim(draft) === null) return [];
-    const others = await this.#options.channels.find({ type: { $in: ['tcp', 'tls'] }, status: { $ne: 'deleted' } });
+    const others = await this.#options.channels.find({ type: { $in: [...LISTENING_CHANNEL_TYPES] }, status: { $ne: 'deleted' } });
     const claims = others.filter((c) => c._id !== ownId).map(channelClaim).filter((c): c is PortClaim => c !== null);
     return portClaimProblems(draft, [...(this.#options.servicePorts?.() ?? []), ...claims]);
   }
@@ -146,7 +147,7 @@ export class ChannelCatalogue {
 
   /** The listener of a tcp or tls channel, as it is now; undefined for other channels and when none runs. */
   listenerOf(channel: Pick<ChannelRecord, '_id' | 'type'>): ChannelListener | undefined {
-    return channel.type === 'tcp' || channel.type === 'tls' ? this.#options.listeners?.state(channel._id) : undefined;
+    return listenerProtocol(channel) === null ? undefined : this.#options.listeners?.state(channel._id);
   }
 
   /** Waits (a few seconds at most) until the listeners reflect the writes made so far, so an answer shows the new state. */
@@ -244,7 +245,7 @@ export class ChannelCatalogue {
   /** Fires an enabled polling channel now; 400 for other channel types, 409 when it is disabled or deleted. */
   async trigger(id: string): Promise<Triggered> {
     const channel = await this.get(id);
-    if (channel.type !== 'polling') throw new AppError('BAD_REQUEST', `Channel ${channel.name} is a ${channel.type} channel; only polling channels can be triggered`);
+    if (channelKind(channel.type)?.entry !== 'poll') throw new AppError('BAD_REQUEST', `Channel ${channel.name} is a ${channel.type} channel; only polling channels can be triggered`);
     if (channel.status === 'deleted') throw new AppError('CONFLICT', `Channel ${channel.name} is deleted; restore it with PUT {"status": "enabled"} to trigger it`);
     if (channel.status !== 'enabled') throw new AppError('CONFLICT', `Channel ${channel.name} is disabled; enable it to trigger it`);
     const triggered = this.#options.triggerPolling(channel._id);

@@ -1,14 +1,22 @@
 /**
  * Channels as the management API shows them (`GET /channels`, `GET /channels/:id`) and as it accepts them
  * (`POST /channels`, `PUT /channels/:id`): OpenHIM's field names. The schemas in api/schemas/channels.ts check the
- * same shapes (test/types/ keeps the two equal); stored channels are these with Dates. Import with `import type`.
+ * same shapes (test/types/ keeps the two equal); stored channels are these with Dates. Import with `import type`,
+ * but for the kind lists.
  */
 import type { MessageAnswer } from './api.js';
 
-export type ChannelType = 'http' | 'tcp' | 'tls' | 'polling';
-export type RouteType = 'http' | 'tcp' | 'mllp';
+/**
+ * The channel and route kinds, declared once: the types below and the API's TypeBox enums are read from these lists,
+ * and each kind's behaviour is a row of a table keyed by them (domain/channel-kinds.ts, routing/senders.ts).
+ */
+export const CHANNEL_TYPES = ['http', 'tcp', 'tls', 'polling'] as const;
+export const ROUTE_TYPES = ['http', 'tcp', 'mllp'] as const;
 /** Route types a body may name: OpenHIM's `kafka` is refused with a clear 400 until Junction supports Kafka. */
-export type RouteInputType = RouteType | 'kafka';
+export const ROUTE_INPUT_TYPES = [...ROUTE_TYPES, 'kafka'] as const;
+export type ChannelType = (typeof CHANNEL_TYPES)[number];
+export type RouteType = (typeof ROUTE_TYPES)[number];
+export type RouteInputType = (typeof ROUTE_INPUT_TYPES)[number];
 export type ChannelStatus = 'enabled' | 'disabled' | 'deleted';
 /**
  * How a tcp or tls channel finds the messages in a connection: `mllp` frames (0x0B … 0x1C 0x0D, several per

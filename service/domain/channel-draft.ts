@@ -4,6 +4,7 @@
  */
 import type { ChannelAlert, ChannelAlertInput, ChannelCreate, ChannelRoute, ChannelRouteInput, ChannelStatus } from '../contracts/channels.js';
 import { newChannelBody } from './channel-body.js';
+import { channelKind } from './channel-kinds.js';
 import type { ChannelDraft } from './channel-rules.js';
 
 /** A route as a caller sends it: name, host and port, the rest defaulted; optional texts may be null or empty. */
@@ -37,7 +38,8 @@ function alertRecord(alert: ChannelAlertInput): ChannelAlert {
 export function channelDraft(input: ChannelInput): ChannelDraft {
   const body = newChannelBody(input) as unknown as PlainInput;
   const type = body.type ?? 'http';
-  const socket = type === 'tcp' || type === 'tls';
+  const kind = channelKind(type);
+  const socket = (kind?.listener ?? null) !== null;
   return {
     urlPattern: '',
     status: 'enabled',
@@ -59,7 +61,7 @@ export function channelDraft(input: ChannelInput): ChannelDraft {
     ...body,
     ...(socket && body.tcpHost === undefined ? { tcpHost: '0.0.0.0' } : {}),
     ...(socket && body.tcpFraming === undefined ? { tcpFraming: 'auto' as const } : {}),
-    ...(type === 'tls' && body.requireClientCertificate === undefined ? { requireClientCertificate: false } : {}),
+    ...(kind?.clientCertificates === true && body.requireClientCertificate === undefined ? { requireClientCertificate: false } : {}),
     type,
     methods: (body.methods ?? []).map((m) => m.toUpperCase()),
     alerts: (body.alerts ?? []).map(alertRecord),

@@ -5,6 +5,7 @@
 import { DOMParser } from '@xmldom/xmldom';
 import xpath from 'xpath';
 import type { Channel } from '../contracts/channels.js';
+import { channelKind } from './channel-kinds.js';
 import { cachedPattern } from './safe-pattern.js';
 
 export type MatchableChannel = Pick<
@@ -64,7 +65,7 @@ function mediaType(contentType: string | undefined): string {
 
 /** The checks that need no body: enabled http channel, URL pattern, method (empty = all), content type. */
 export function matchesRequest(channel: MatchableChannel, request: MatchRequest): boolean {
-  if (channel.status !== 'enabled' || channel.type !== 'http') return false;
+  if (channel.status !== 'enabled' || channelKind(channel.type)?.entry !== 'request') return false;
   if (!patternMatches(channel.urlPattern, request.path)) return false;
   if (channel.methods.length > 0 && !channel.methods.some((m) => m.toUpperCase() === request.method.toUpperCase())) return false;
   if (channel.matchContentTypes.length > 0) {

@@ -4,6 +4,7 @@
  * names a different specific address. Pure: the catalogue gathers the claims.
  */
 import type { ValidationProblem } from '../contracts/api.js';
+import { listenerOf } from './channel-kinds.js';
 import type { ChannelDraft } from './channel-rules.js';
 
 /** A port something already listens on, or will. */
@@ -24,7 +25,7 @@ export function addressesOverlap(a: string, b: string): boolean {
 
 /** A tcp or tls channel's listener as a claim, or null for channels that do not listen. */
 export function channelClaim(channel: Pick<ChannelDraft, 'name' | 'type' | 'tcpHost' | 'tcpPort' | 'status'>): PortClaim | null {
-  if ((channel.type !== 'tcp' && channel.type !== 'tls') || channel.tcpPort === undefined || channel.status === 'deleted') return null;
+  if (listenerOf(channel) === null || channel.tcpPort === undefined || channel.status === 'deleted') return null;
   return { port: channel.tcpPort, host: channel.tcpHost ?? '0.0.0.0', owner: `channel "${channel.name}"` };
 }
 

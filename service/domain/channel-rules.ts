@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import type { ValidationProblem } from '../contracts/api.js';
 import type { Channel } from '../contracts/channels.js';
+import { channelKind, listenerOf } from './channel-kinds.js';
 import { parsePollingSchedule } from './polling-schedule.js';
 import { patternProblem } from './safe-pattern.js';
 import { parseStatusCodesCheck } from './status-codes-check.js';
@@ -128,8 +129,7 @@ function patternProblems(channel: Pick<ChannelDraft, 'urlPattern' | 'matchConten
 
 function matchingProblems(channel: ChannelDraft, at: string): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
-  const needsPattern = channel.type === 'http' || channel.type === 'polling';
-  if (needsPattern && channel.urlPattern === '') problems.push({ path: `${at}.urlPattern`, message: `is required for ${channel.type} channels` });
+  if (channelKind(channel.type)?.urlPattern === true && channel.urlPattern === '') problems.push({ path: `${at}.urlPattern`, message: `is required for ${channel.type} channels` });
   problems.push(...patternProblems(channel, at));
   const xpath = set(channel.matchContentXpath);
   const json = set(channel.matchContentJson);
@@ -168,18 +168,18 @@ function settingProblems(channel: ChannelDraft, at: string): ValidationProblem[]
   range('autoRetryPeriodMinutes', channel.autoRetryPeriodMinutes, 1, Infinity);
   // 0 means unlimited, as in OpenHIM.
   range('autoRetryMaxAttempts', channel.autoRetryMaxAttempts, 0, Infinity);
-  if ((channel.type === 'tcp' || channel.type === 'tls') && channel.tcpPort === undefined) {
+  const socket = listenerOf(channel) !== null;
+  if (socket && channel.tcpPort === undefined) {
     problems.push({ path: `${at}.tcpPort`, message: `is required for ${channel.type} channels` });
   }
   range('tcpPort', channel.tcpPort, 1, 65535);
-  const socket = channel.type === 'tcp' || channel.type === 'tls';
   if (!socket && channel.tcpFraming !== undefined && channel.tcpFraming !== 'auto') {
     problems.push({ path: `${at}.tcpFraming`, message: 'applies only to tcp and tls channels' });
   }
-  if (channel.type !== 'tls' && channel.requireClientCertificate === true) {
+  if (channelKind(channel.type)?.clientCertificates !== true && channel.requireClientCertificate === true) {
     problems.push({ path: `${at}.requireClientCertificate`, message: 'applies only to tls channels (a tcp channel has no TLS handshake to present one in)' });
   }
-  if (channel.type === 'polling') {
+  if (channelKind(channel.type)?.entry === 'poll') {
     if (!set(channel.pollingSchedule)) problems.push({ path: `${at}.pollingSchedule`, message: 'is required for polling channels' });
     else if (!isPollingSchedule(channel.pollingSchedule)) {
       problems.push({ path: `${at}.pollingSchedule`, message: 'must be a cron expression of 5 or 6 fields, or "<number> <seconds|minutes|hours|days>"' });

@@ -13,10 +13,14 @@
  * the transaction is Failed with the reason. A client that broke off its upload is a different thing: the routes
  * record that, and the body is simply not stored.
  */
+import type { Logger } from 'pino';
+import type { TransactionStatus } from '../domain/transaction-status.js';
+import { responseTimeOf } from '../events/live.js';
+import type { LiveEvents } from '../events/live.js';
 import { BodyStoreError } from '../storage/bodies/bodies.js';
 import type { BodyRef } from '../storage/bodies/bodies.js';
 import { StoreError, StoreWriteError } from '../storage/store.js';
-import type { ChannelRecord } from '../storage/records.js';
+import type { ChannelRecord, ClientRecord } from '../storage/records.js';
 import type { TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import type { RouteRun } from './route.js';
 import { storeResponse } from './store-response.js';
@@ -136,4 +140,47 @@ export class Completion {
 /** Why a transaction whose request body the store lost is Failed, and what its sender was told. */
 function requestNotStored(lost: BodyStoreError): StoreWriteError {
   return new StoreWriteError('the request body could not be stored in full, so the sender was refused (503 STORE_UNAVAILABLE, or an AR NAK) and should send it again', lost);
+}
+
+/**
+ * Who and what a finished transaction was, as `transaction.completed` tells it, whichever transport it came by (an
+ * HTTP request's context is one as it is, so the hot path allocates nothing for it).
+ */
+export interface FinishedTransaction {
+  id: string;
+  client: Pick<ClientRecord, 'name'> | null;
+  method: string;
+  path: string;
+}
+
+/** Emits `transaction.completed` for a finished transaction (callers make sure it is once). */
+export function announceCompleted(events: LiveEvents, done: FinishedTransaction, channel: Pick<ChannelRecord, '_id' | 'name'>, status: TransactionStatus, record: TransactionRecord | null): void {
+  const responseStatus = record?.response?.status;
+  const responseTimeMs = responseTimeOf(record);
+  events.completed(
+    {
+      transactionId: done.id,
+      channelID: channel._id,
+      status,
+      method: done.method,
+      path: done.path,
+      ...(responseStatus === undefined ? {} : { responseStatus }),
+    },
+    {
+      channelName: channel.name,
+      ...(done.client === null ? {} : { clientName: done.client.name }),
+      ...(responseTimeMs === undefined ? {} : { responseTimeMs }),
+      ...(record === null ? {} : { transaction: record }),
+    },
+  );
+}
+
+/** Marks a stored transaction Failed with `message`; resolves with the record, or null when even that write failed (logged). Never rejects. */
+export async function markFailed(log: TransactionLog, logger: Logger, id: string, message: string): Promise<TransactionRecord | null> {
+  try {
+    return await log.update(id, { set: { status: 'Failed', error: { message } } });
+  } catch (err) {
+    logger.error({ err, transactionId: id }, 'could not mark the transaction Failed');
+    return null;
+  }
 }

@@ -17,7 +17,7 @@ import type { Bodies, BodyRef } from '../storage/bodies/bodies.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { TransactionLog, TransactionIdFactory, TransactionRecord } from '../storage/transactions.js';
 import { answerBrokeOff } from '../routing/http.js';
-import type { HttpRouter } from '../routing/http.js';
+import type { RouteSenders } from '../routing/senders.js';
 import type { TransactionStatus } from '../domain/transaction-status.js';
 import type { ClientAuthenticator, PresentedCredentials } from './authenticate.js';
 import type { ChannelCache } from './channel-cache.js';
@@ -27,19 +27,18 @@ import { matchChannel } from './match-channel.js';
 import { authoriseRequest } from './authorise.js';
 import { requestSection, storeRequest } from './store-request.js';
 import { hasBody, startRoutes } from './route.js';
-import type { RouteRun, SocketRoutes } from './route.js';
+import type { RouteRun } from './route.js';
 import { answerWithError, internalFailure, routeFailure, sendError, sendPrimary, storedBody } from './respond.js';
 import type { Answering } from './respond.js';
 import { copy } from '../streams/relay.js';
 import type { MoveOptions } from '../streams/relay.js';
-import { Completion } from './complete.js';
+import { announceCompleted, Completion, markFailed } from './complete.js';
 import type { OtherOutcome } from './store-response.js';
 import type { Admission } from './admission.js';
 import { answerStructured } from './structured-response.js';
 import { STALL_GRACE_MS, Watchdog } from './watchdog.js';
 import { isStructuredResponse } from '../domain/mediator-response.js';
 import { storedHeaders } from '../domain/stored-headers.js';
-import { responseTimeOf } from '../events/live.js';
 import type { LiveEvents } from '../events/live.js';
 
 export interface PipelineLimits {
@@ -56,14 +55,13 @@ export interface PipelineDeps {
   clientAuth: ClientAuthenticator;
   log: TransactionLog;
   bodies: Bodies;
-  router: HttpRouter;
+  /** The sender of each route kind (routing/senders.ts); HTTP channels may have routes of every kind. */
+  senders: RouteSenders;
   audit: AuditRecorder;
   events: LiveEvents;
   logger: Logger;
   newId: TransactionIdFactory;
   limits: PipelineLimits;
-  /** Senders of `mllp` and `tcp` routes, which HTTP channels may use too. */
-  sockets?: SocketRoutes;
   /** Where clients refused on a channel are audited (node authentication, in per-address summaries). */
   refusedNodes?: Pick<RefusedNodeAudit, 'refused'>;
   /** Refuses new transactions before any write (the data folder below its free-space floor). */
@@ -180,7 +178,7 @@ export class Pipeline {
 
   /** Steps 4–6: store, route, answer, store again. */
   async #process(ctx: TransactionContext, channel: ChannelRecord, state: RunState): Promise<void> {
-    const { log, events, router, limits } = this.#deps;
+    const { log, events, senders, limits } = this.#deps;
     const stored = await storeRequest(ctx, channel, log);
     state.stored = true;
     events.emit('transaction.started', { transactionId: ctx.id, channelID: channel._id, status: stored.status, method: ctx.method, path: ctx.path });
@@ -194,8 +192,7 @@ export class Pipeline {
       // Requests without a body (most GETs) get no body file at all.
       const requestSink = this.#sink(ctx, channel, 'req', channel.requestBody && hasBody(ctx));
       const routes = channel.routes.filter((r) => r.status === 'enabled');
-      const sockets = this.#deps.sockets;
-      const started = startRoutes(ctx, routes, router, { timeoutMs, signal: abort.signal, touch, ...(sockets === undefined ? {} : { sockets }) }, requestSink?.stream);
+      const started = startRoutes(ctx, routes, { timeoutMs, signal: abort.signal, touch, senders }, requestSink?.stream);
       // Other routes' answers are read as soon as they come, not after the primary's: a body left unread would stall.
       const others = started.others.map(({ started: begun, run }, index) => ({
         started: begun,
@@ -297,12 +294,7 @@ export class Pipeline {
   async #fail(ctx: TransactionContext, channel: ChannelRecord, state: RunState, message: string): Promise<void> {
     if (state.finished || !state.stored) return;
     state.completion?.abandon();
-    let record = null;
-    try {
-      record = await this.#deps.log.update(ctx.id, { set: { status: 'Failed', error: { message } } });
-    } catch (err) {
-      this.#deps.logger.error({ err, transactionId: ctx.id }, 'could not mark the transaction Failed');
-    }
+    const record = await markFailed(this.#deps.log, this.#deps.logger, ctx.id, message);
     this.#completed(ctx, channel, state, 'Failed', record);
   }
 
@@ -310,23 +302,6 @@ export class Pipeline {
   #completed(ctx: TransactionContext, channel: ChannelRecord, state: RunState, status: TransactionStatus, record: TransactionRecord | null): void {
     if (state.finished) return;
     state.finished = true;
-    const responseStatus = record?.response?.status;
-    const responseTimeMs = responseTimeOf(record);
-    this.#deps.events.completed(
-      {
-        transactionId: ctx.id,
-        channelID: channel._id,
-        status,
-        method: ctx.method,
-        path: ctx.path,
-        ...(responseStatus === undefined ? {} : { responseStatus }),
-      },
-      {
-        channelName: channel.name,
-        ...(ctx.client === null ? {} : { clientName: ctx.client.name }),
-        ...(responseTimeMs === undefined ? {} : { responseTimeMs }),
-        ...(record === null ? {} : { transaction: record }),
-      },
-    );
+    announceCompleted(this.#deps.events, ctx, channel, status, record);
   }
 }

@@ -3,9 +3,11 @@
  * (transports/sockets.ts) hands over one whole message; this path does for it what the HTTP path does for a request,
  * with the message in memory (it is bounded by `tcp.maxMessageBytes`):
  *
- * 1. admit: the client from its TLS certificate, then the channel's allow list and whitelist (as for HTTP);
- * 2. store the Processing transaction, then send the message to every enabled route at once: `http` routes get it as
- *    a POST body (so HTTP mediators work behind MLLP channels), `mllp` and `tcp` routes through their senders;
+ * 1. admit: the client from its TLS certificate (authenticate.ts), then the channel's allow list and whitelist
+ *    (authorise.ts, as for HTTP);
+ * 2. store the Processing transaction (store-request.ts), then the same fan-out as HTTP (route.ts `startWhole`,
+ *    through the route kind table): `http` routes get the message as a POST body (so HTTP mediators work behind MLLP
+ *    channels), `mllp` and `tcp` routes as the message; this path only reads each answer whole (`#settle`);
  * 3. answer: the primary route's reply, or an HL7 ACK Junction builds from the inbound header (AE or AR with the
  *    reason) when the primary failed, timed out, was unreachable, or answered with an error and no HL7 of its own;
  * 4. commit the outcome before the reply leaves (complete.ts, shared with the HTTP path), then the final write once
@@ -19,19 +21,16 @@ import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { RefusedNodeAudit } from '../audit/refused-nodes.js';
 import { AppError } from '../errors.js';
-import { authorise } from '../domain/channel-match.js';
-import { ackBytes, negativeAck, positiveAck, readHeader, statusOfReply, UNKNOWN_SENDER, wrongAcknowledgement } from '../domain/hl7.js';
+import { ackBytes, negativeAck, positiveAck, readHeader, UNKNOWN_SENDER, wrongAcknowledgement } from '../domain/hl7.js';
 import type { Hl7Header } from '../domain/hl7.js';
 import { ianaCharsetOf } from '../domain/hl7-charsets.js';
 import { isStructuredResponse, parseMediatorResponse } from '../domain/mediator-response.js';
-import { outgoingHeaders, routePath } from '../domain/route-request.js';
 import { storedHeaders } from '../domain/stored-headers.js';
-import { statusPasses } from '../domain/status-codes-check.js';
-import { responseTimeOf } from '../events/live.js';
+import type { TransactionStatus } from '../domain/transaction-status.js';
 import type { LiveEvents } from '../events/live.js';
 import { RouteError } from '../routing/http.js';
-import type { HttpRouter, RouteTarget } from '../routing/http.js';
-import type { SocketSender } from '../routing/socket-connect.js';
+import type { RouteAnswer } from '../routing/http.js';
+import type { RouteSenders } from '../routing/senders.js';
 import { BodyStoreError, dayOf } from '../storage/bodies/bodies.js';
 import type { Bodies, BodyRef } from '../storage/bodies/bodies.js';
 import type { ChannelRecord, ClientRecord, RouteRecord } from '../storage/records.js';
@@ -40,11 +39,13 @@ import type { TransactionIdFactory, TransactionLog, TransactionRecord, Transacti
 import { readUpTo } from '../streams/relay.js';
 import type { Admission } from './admission.js';
 import type { ClientAuthenticator } from './authenticate.js';
-import { Completion } from './complete.js';
-import { processingRecord } from './store-request.js';
+import { mayUse } from './authorise.js';
+import { announceCompleted, Completion, markFailed } from './complete.js';
+import { storeTransaction } from './store-request.js';
 import type { RerunOrigin } from './context.js';
 import type { InboundMessage, MessageHandler, MessageReply } from './inbound-message.js';
-import type { RouteRun } from './route.js';
+import { routeRequest, startWhole } from './route.js';
+import type { Outbound, Prepared, RouteRun } from './route.js';
 import type { OtherOutcome } from './store-response.js';
 import { mediatorOutcome } from './structured-response.js';
 import type { MediatorOutcome } from './structured-response.js';
@@ -63,9 +64,8 @@ export interface MessagePipelineDeps {
   clientAuth: Pick<ClientAuthenticator, 'authenticate'>;
   log: TransactionLog;
   bodies: Bodies;
-  http: Pick<HttpRouter, 'send'>;
-  mllp: SocketSender;
-  tcp: SocketSender;
+  /** The sender of each route kind (routing/senders.ts), shared with the HTTP path. */
+  senders: RouteSenders;
   events: LiveEvents;
   logger: Logger;
   newId: TransactionIdFactory;
@@ -203,7 +203,7 @@ export class MessagePipeline implements MessageHandler {
     if (channel.requireClientCertificate === true && client === null) {
       throw await this.#refusedNode(inbound, new AppError('CLIENT_UNAUTHENTICATED', `channel ${channel.name} requires a client certificate registered to a client`));
     }
-    if (!authorise(channel, client === null ? null : { clientID: client.clientID, roles: client.roles }, peer.address)) {
+    if (!mayUse({ client, clientIp: peer.address }, channel)) {
       throw await this.#refusedNode(inbound, new AppError('CLIENT_NOT_AUTHORISED', `${client === null ? `address ${peer.address}` : `client ${client.clientID}`} may not use channel ${channel.name}`));
     }
     return client;
@@ -245,7 +245,7 @@ export class MessagePipeline implements MessageHandler {
       timestamp: job.receivedAt,
     };
     try {
-      await log.insert(processingRecord({ id: job.id, channel, client: job.client, clientIp: job.clientIp, request, ...(job.rerun === undefined ? {} : { rerun: job.rerun }) }));
+      await storeTransaction(log, { id: job.id, channel, client: job.client, clientIp: job.clientIp, request, ...(job.rerun === undefined ? {} : { rerun: job.rerun }) });
     } catch (err) {
       this.#deps.admission?.storeFailed();
       logger.error({ err, channel: channel.name }, 'a message could not be stored; the sender was told to send it again');
@@ -262,25 +262,20 @@ export class MessagePipeline implements MessageHandler {
     try {
       const requestBody = channel.requestBody ? this.#store(job, 'req', message) : undefined;
       const routes = channel.routes.filter((r) => r.status === 'enabled');
-      const primaryRoute = routes.find((r) => r.primary) ?? routes[0];
-      if (primaryRoute === undefined) throw new Error('a channel without enabled routes reached routing');
-      const send = (route: RouteRecord) => this.#send(job, route, header, contentType, timeoutMs, abort.signal);
-      const primary = send(primaryRoute);
-      const others = routes
-        .filter((r) => r !== primaryRoute)
-        .map((route, index) => {
-          const started: RouteRun = { route, request: this.#routeRequest(job, route, contentType).request };
-          const run =
-            route.waitPrimaryResponse === true
-              ? primary.then((p): MessageRun | Promise<MessageRun> => {
-                  const skipped = p.answer === undefined ? 'the primary route did not answer' : statusPasses(route.statusCodesCheck, p.answer.status) ? undefined : `the primary route answered ${p.answer.status}, which its statusCodesCheck (${route.statusCodesCheck ?? ''}) does not allow`;
-                  return skipped === undefined ? send(route) : { ...started, skipped };
-                })
-              : send(route);
-          return { started, outcome: run.then((done) => this.#otherOutcome(job, done, index)) };
-        });
+      const incoming = { 'content-type': contentType, 'content-length': String(message.length) };
+      // Described to the fan-out as a POST of the message to `/`, which is how http routes get it.
+      const outbound: Outbound = { id: job.id, clientIp: job.clientIp, method: 'POST', path: '/', querystring: '', req: { headers: incoming } };
+      const started = startWhole(outbound, message, routes, {
+        senders: this.#deps.senders,
+        timeoutMs,
+        signal: abort.signal,
+        touch: () => undefined,
+        prepare: (route) => this.#routeRequest(outbound, route, incoming),
+        settle: (run) => this.#settle(job, run, header, abort.signal),
+      });
+      const others = started.others.map(({ started: begun, run }, index) => ({ started: begun, outcome: run.then((done) => this.#otherOutcome(job, done, index)) }));
       completion = new Completion({ log, id: job.id, channel, request, others, ...(requestBody === undefined ? {} : { requestBody }), requestComplete: () => true });
-      const primaryRun = await primary;
+      const primaryRun = await started.primary;
       const answer = await this.#answer(job, primaryRun, header, framed);
       await completion.answered(primaryRun, answer.response, answer.mediator);
       const done = completion;
@@ -303,34 +298,12 @@ export class MessagePipeline implements MessageHandler {
   /** A defect or a storage failure: the transaction is marked Failed and announced, so it never stays Processing. */
   async #failed(job: MessageJob, err: unknown): Promise<void> {
     this.#deps.logger.error({ err, transactionId: job.id, channel: job.channel.name }, 'a message failed inside Junction');
-    let record: TransactionRecord | null = null;
-    try {
-      record = await this.#deps.log.update(job.id, { set: { status: 'Failed', error: { message: (err as Error).message } } });
-    } catch (writeErr) {
-      this.#deps.logger.error({ err: writeErr, transactionId: job.id }, 'could not mark the transaction Failed');
-    }
+    const record = await markFailed(this.#deps.log, this.#deps.logger, job.id, (err as Error).message);
     this.#completed(job, 'Failed', record);
   }
 
-  #completed(job: MessageJob, status: Parameters<LiveEvents['completed']>[0]['status'], record: TransactionRecord | null): void {
-    const responseStatus = record?.response?.status;
-    const responseTimeMs = responseTimeOf(record);
-    this.#deps.events.completed(
-      {
-        transactionId: job.id,
-        channelID: job.channel._id,
-        status,
-        method: 'POST',
-        path: '/',
-        ...(responseStatus === undefined ? {} : { responseStatus }),
-      },
-      {
-        channelName: job.channel.name,
-        ...(job.client === null ? {} : { clientName: job.client.name }),
-        ...(responseTimeMs === undefined ? {} : { responseTimeMs }),
-        ...(record === null ? {} : { transaction: record }),
-      },
-    );
+  #completed(job: MessageJob, status: TransactionStatus, record: TransactionRecord | null): void {
+    announceCompleted(this.#deps.events, { id: job.id, client: job.client, method: 'POST', path: '/' }, job.channel, status, record);
   }
 
   /** Stores a body of this transaction (`<id>-<suffix>`) and resolves with its reference. */
@@ -355,37 +328,34 @@ export class MessagePipeline implements MessageHandler {
     }
   }
 
-  /** The request a route is sent, as the transaction records it; for `http` routes also the headers sent. */
-  #routeRequest(job: MessageJob, route: RouteRecord, contentType: string): { request: TransactionRequest; headers: Record<string, string>; path: string } {
-    const http = route.type === 'http';
-    const path = http ? routePath(route, '/') : '/';
-    const incoming = { 'content-type': contentType, 'content-length': String(job.message.length) };
-    const headers = http ? outgoingHeaders(incoming, { route, clientIp: job.clientIp, transactionId: job.id }) : incoming;
-    return { request: { host: route.host, port: route.port, path, querystring: '', method: 'POST', headers: storedHeaders(headers), timestamp: new Date() }, headers, path };
+  /** The request a route is sent, as the transaction records it: as an HTTP request for routes that get one, else the message's own headers. */
+  #routeRequest(outbound: Outbound, route: RouteRecord, incoming: Record<string, string>): Prepared {
+    if (this.#deps.senders[route.type].carries === 'request') return routeRequest(outbound, route);
+    return { request: { host: route.host, port: route.port, path: '/', querystring: '', method: 'POST', headers: storedHeaders(incoming), timestamp: new Date() }, headers: incoming, path: '/' };
   }
 
-  /** Sends the message to one route and reads its reply whole. Never rejects: a failure is the run's `error`. */
-  async #send(job: MessageJob, route: RouteRecord, header: Hl7Header | null, contentType: string, timeoutMs: number, signal: AbortSignal): Promise<MessageRun> {
-    const { request, headers, path } = this.#routeRequest(job, route, contentType);
-    const target: RouteTarget = { host: route.host, port: route.port, secured: route.secured };
+  /**
+   * A route's answer read whole: a message route's reply as it came (refused when it acknowledges another message), an
+   * http route's body up to `maxReplyBytes`, and the primary's structured mediator response parsed. Never rejects.
+   */
+  async #settle(job: MessageJob, run: MessageRun, header: Hl7Header | null, signal: AbortSignal): Promise<MessageRun> {
+    const { route, request, answer } = run;
+    if (answer === undefined) return run;
     try {
-      if (route.type === 'http') return await this.#sendHttp(job, route, { request, headers, path, target }, timeoutMs, signal);
-      const sender = route.type === 'mllp' ? this.#deps.mllp : this.#deps.tcp;
-      // An ACK of another message is never taken as this one's: the sender would believe it was accepted.
-      const check = (reply: Buffer): string | undefined => wrongAcknowledgement(header, reply);
-      const reply = await sender.send({ target, message: job.message, timeoutMs, signal, check });
-      const wrong = check(reply);
+      const reply = answer.bytes;
+      if (reply === undefined) return await this.#readHttp(job, run, answer, signal);
+      const wrong = wrongAcknowledgement(header, reply);
       if (wrong !== undefined) throw new RouteError('connection', `route ${route.name} ${wrong}`);
       const type = isHl7(reply) ? HL7_TYPE : 'application/octet-stream';
-      return { route, request, reply, answer: { status: statusOfReply(reply), headers: { 'content-type': type }, body: NO_BODY }, answeredAt: new Date() };
+      return { ...run, reply, answer: { status: answer.status, headers: { 'content-type': type }, body: NO_BODY } };
     } catch (err) {
+      answer.body.destroy();
       return { route, request, error: err as Error };
     }
   }
 
-  async #sendHttp(job: MessageJob, route: RouteRecord, prepared: { request: TransactionRequest; headers: Record<string, string>; path: string; target: RouteTarget }, timeoutMs: number, signal: AbortSignal): Promise<MessageRun> {
-    const { request, headers, path, target } = prepared;
-    const answer = await this.#deps.http.send({ target, method: 'POST', path, querystring: '', headers, body: job.message, timeoutMs, signal });
+  async #readHttp(job: MessageJob, run: MessageRun, answer: RouteAnswer, signal: AbortSignal): Promise<MessageRun> {
+    const { route, request } = run;
     const read = await readUpTo(answer.body, this.#deps.limits.maxReplyBytes, { signal });
     const answeredAt = new Date();
     const shown = { status: answer.status, headers: answer.headers, body: NO_BODY };

@@ -9,6 +9,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Duplex, Readable } from 'node:stream';
 import { AppError } from '../errors.js';
+import { channelKind } from '../domain/channel-kinds.js';
 import { rerunRefusal } from '../domain/rerun.js';
 import { SECRET_HEADERS } from '../domain/stored-headers.js';
 import type { Bodies, BodyRef } from '../storage/bodies/bodies.js';
@@ -148,7 +149,7 @@ export class Replays {
     const body = bodyRef === undefined ? null : await this.#openBody(original._id, bodyRef);
     const client = original.clientID === undefined ? null : await clients.findById(original.clientID);
     const rerun: RerunOrigin = { parentID: original._id, autoRetryAttempt: options.autoRetryAttempt ?? 0, ...(original.clientID === undefined ? {} : { clientID: original.clientID }) };
-    if (channel.type === 'tcp' || channel.type === 'tls') {
+    if (channelKind(channel.type)?.entry === 'message') {
       await this.#rerunMessage(original, child, channel, body, client, rerun);
       return this.#linked(original, child, options);
     }

@@ -4,17 +4,21 @@
  * A secondary route that waits for the primary (OpenHIM's `waitPrimaryResponse`) is sent once the primary has
  * answered, and only when that answer's status passes its `statusCodesCheck`; it gets the body held for it (a small
  * body is held anyway; a streamed one is held up to WAITING_ROUTE_BODY_BYTES, beyond which that route fails).
+ *
+ * Every transport fans out here: HTTP requests stream (`startRoutes`), whole messages of tcp and tls channels and
+ * their re-runs are one buffer (`startWhole`). Each route goes to the sender its type names in the route kind table
+ * (routing/senders.ts); what a transport does with the answers is its own (respond.ts, message.ts).
  */
-import { PassThrough, Readable } from 'node:stream';
+import type { IncomingHttpHeaders } from 'node:http';
+import { PassThrough } from 'node:stream';
 import type { Writable } from 'node:stream';
 import { SMALL_BODY_BYTES } from '../domain/body-sizes.js';
 import { outgoingHeaders, routePath } from '../domain/route-request.js';
 import { storedHeaders } from '../domain/stored-headers.js';
 import type { RouteRecord } from '../storage/records.js';
 import type { TransactionRequest } from '../storage/transactions.js';
-import type { HttpRouter, RouteAnswer } from '../routing/http.js';
-import type { SocketSender } from '../routing/socket-connect.js';
-import { readHeader, statusOfReply, wrongAcknowledgement } from '../domain/hl7.js';
+import type { RouteAnswer } from '../routing/http.js';
+import type { RouteSenders } from '../routing/senders.js';
 import { readUpTo, REQUEST_CUT_SHORT } from '../streams/relay.js';
 import type { Read } from '../streams/relay.js';
 import type { TransactionContext } from './context.js';
@@ -79,6 +83,26 @@ export interface RouteStart {
   others: { started: RouteRun; run: Promise<RouteRun> }[];
 }
 
+/**
+ * What route fan-out reads of the inbound transaction, whatever its transport: an HTTP request's context is one as it
+ * is, a message is described as a POST of its bytes to `/`.
+ */
+export interface Outbound {
+  id: string;
+  clientIp: string;
+  method: string;
+  path: string;
+  querystring: string;
+  req: { headers: IncomingHttpHeaders };
+}
+
+/** The downstream path and headers of a route, and the request as stored (credentials masked). */
+export interface Prepared {
+  path: string;
+  headers: Record<string, string>;
+  request: TransactionRequest;
+}
+
 export interface RoutingOptions {
   /** Milliseconds to wait for each route's headers, and at most between two chunks of its body. */
   timeoutMs: number;
@@ -86,14 +110,15 @@ export interface RoutingOptions {
   signal: AbortSignal;
   /** Called on every chunk of the request body and every answer, so the watchdog sees progress. */
   touch: () => void;
-  /** The senders of `mllp` and `tcp` routes, and the longest message and reply they carry; without them such routes fail. */
-  sockets?: SocketRoutes;
-}
-
-export interface SocketRoutes {
-  mllp: SocketSender;
-  tcp: SocketSender;
-  maxMessageBytes: number;
+  /** The sender of each route kind. */
+  senders: RouteSenders;
+  /** How the transport records a route's request, when not as an HTTP request would have it (`routeRequest`). */
+  prepare?: (route: RouteRecord) => Prepared;
+  /**
+   * What the transport makes of a route's run once it answered (a message channel reads the answer whole), before a
+   * route waiting for the primary looks at it. Must not reject.
+   */
+  settle?: (run: RouteRun) => Promise<RouteRun>;
 }
 
 /** True when the request carries a body (a stream body on a GET would make undici send chunked framing). */
@@ -115,8 +140,8 @@ function wholeBody(read: Read): Buffer | Error {
 }
 
 /** Starts all enabled routes; `requestSink` receives a copy of the request body for the transaction log. */
-export function startRoutes(ctx: TransactionContext, routes: readonly RouteRecord[], router: HttpRouter, options: RoutingOptions, requestSink?: Writable): RouteStart {
-  if (declaredSmall(ctx)) return startBuffered(ctx, routes, router, options, requestSink);
+export function startRoutes(ctx: TransactionContext, routes: readonly RouteRecord[], options: RoutingOptions, requestSink?: Writable): RouteStart {
+  if (declaredSmall(ctx)) return startBuffered(ctx, routes, options, requestSink);
   const withBody = hasBody(ctx);
   const waiting = routes.filter(waits);
   const held = waiting.length > 0 && withBody ? holdBody(ctx.body) : Promise.resolve(null);
@@ -142,33 +167,46 @@ export function startRoutes(ctx: TransactionContext, routes: readonly RouteRecor
 
   const runs = branches.map(({ route, pipe }) => {
     const prepared = routeRequest(ctx, route);
-    return { route, prepared, promise: runRoute(ctx, route, prepared, router, options, pipe ?? null) };
+    return { route, prepared, promise: runRoute(ctx, route, prepared, options, pipe ?? null) };
   });
-  return split(ctx, runs, waiting, (route, prepared) => held.then((body): RouteRun | Promise<RouteRun> => (body instanceof Error ? { route, request: prepared.request, error: body } : runRoute(ctx, route, prepared, router, options, body))));
+  return split(ctx, runs, waiting, options, (route, prepared) => held.then((body): RouteRun | Promise<RouteRun> => (body instanceof Error ? { route, request: prepared.request, error: body } : runRoute(ctx, route, prepared, options, body))));
 }
 
 /** The small-body path: one read, then the same buffer to every route and to the body file. */
-function startBuffered(ctx: TransactionContext, routes: readonly RouteRecord[], router: HttpRouter, options: RoutingOptions, requestSink?: Writable): RouteStart {
+function startBuffered(ctx: TransactionContext, routes: readonly RouteRecord[], options: RoutingOptions, requestSink?: Writable): RouteStart {
   ctx.req.on('error', () => undefined);
   const body = readUpTo(ctx.body, SMALL_BODY_BYTES, { touch: options.touch, closedEarly: REQUEST_CUT_SHORT }).then(wholeBody);
   void body.then((whole) => (whole instanceof Error ? requestSink?.destroy(whole) : requestSink?.end(whole)));
   const send = (route: RouteRecord, prepared: Prepared): Promise<RouteRun> =>
-    body.then((whole): RouteRun | Promise<RouteRun> => (whole instanceof Error ? { route, request: prepared.request, error: whole } : runRoute(ctx, route, prepared, router, options, whole)));
+    body.then((whole): RouteRun | Promise<RouteRun> => (whole instanceof Error ? { route, request: prepared.request, error: whole } : runRoute(ctx, route, prepared, options, whole)));
   const runs = routes.filter((r) => !waits(r)).map((route) => {
     const prepared = routeRequest(ctx, route);
     return { route, prepared, promise: send(route, prepared) };
   });
-  return split(ctx, runs, routes.filter(waits), send);
+  return split(ctx, runs, routes.filter(waits), options, send);
+}
+
+/**
+ * A body already whole in memory (a tcp or tls channel's message, or its re-run): the same buffer to every route.
+ * Storing it is the caller's, as it has the bytes already.
+ */
+export function startWhole(out: Outbound, body: Buffer, routes: readonly RouteRecord[], options: RoutingOptions): RouteStart {
+  const send = (route: RouteRecord, prepared: Prepared): Promise<RouteRun> => runRoute(out, route, prepared, options, body);
+  const runs = routes.filter((r) => !waits(r)).map((route) => {
+    const prepared = options.prepare?.(route) ?? routeRequest(out, route);
+    return { route, prepared, promise: send(route, prepared) };
+  });
+  return split(out, runs, routes.filter(waits), options, send);
 }
 
 type Run = { route: RouteRecord; prepared: Prepared; promise: Promise<RouteRun> };
 
 /** The primary's run and the others', the waiting routes sent (by `send`) only once the primary's answer allows it. */
-function split(ctx: TransactionContext, runs: Run[], waiting: readonly RouteRecord[], send: (route: RouteRecord, prepared: Prepared) => Promise<RouteRun>): RouteStart {
+function split(out: Outbound, runs: Run[], waiting: readonly RouteRecord[], options: RoutingOptions, send: (route: RouteRecord, prepared: Prepared) => Promise<RouteRun>): RouteStart {
   const primary = runs.find((r) => r.route.primary) ?? runs[0];
   if (primary === undefined) throw new Error('a channel without enabled routes reached routing');
   const after = waiting.map((route): Run => {
-    const prepared = routeRequest(ctx, route);
+    const prepared = options.prepare?.(route) ?? routeRequest(out, route);
     const promise = primary.promise.then((answered): RouteRun | Promise<RouteRun> => {
       const skipped = skipReason(route, answered);
       return skipped === undefined ? send(route, prepared) : { route, request: prepared.request, skipped };
@@ -181,14 +219,8 @@ function split(ctx: TransactionContext, runs: Run[], waiting: readonly RouteReco
   };
 }
 
-interface Prepared {
-  path: string;
-  headers: Record<string, string>;
-  request: TransactionRequest;
-}
-
 /** The downstream path and headers of a route, and the request as stored (credentials masked). */
-function routeRequest(ctx: TransactionContext, route: RouteRecord): Prepared {
+export function routeRequest(ctx: Outbound, route: RouteRecord): Prepared {
   const path = routePath(route, ctx.path);
   const headers = outgoingHeaders(ctx.req.headers, { route, clientIp: ctx.clientIp, transactionId: ctx.id });
   const request: TransactionRequest = {
@@ -203,63 +235,29 @@ function routeRequest(ctx: TransactionContext, route: RouteRecord): Prepared {
   return { path, headers, request };
 }
 
-async function runRoute(ctx: TransactionContext, route: RouteRecord, prepared: Prepared, router: HttpRouter, options: RoutingOptions, body: PassThrough | Buffer | null): Promise<RouteRun> {
-  const pipe = body instanceof PassThrough ? body : undefined;
+/** Sends to one route through its kind's sender. Never rejects: a failure is the run's `error`. */
+async function runRoute(out: Outbound, route: RouteRecord, prepared: Prepared, options: RoutingOptions, body: PassThrough | Buffer | null): Promise<RouteRun> {
   const { path, headers, request } = prepared;
-  if (route.type !== 'http') return runSocketRoute(route, request, options, body);
+  let run: RouteRun;
   try {
-    const answer = await router.send({
+    const answer = await options.senders[route.type].send({
       target: { host: route.host, port: route.port, secured: route.secured },
-      method: ctx.method,
+      method: out.method,
       path,
-      querystring: ctx.querystring,
+      querystring: out.querystring,
       headers,
       body,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
+      name: route.name,
+      touch: options.touch,
     });
     options.touch();
-    return { route, request, answer, answeredAt: new Date() };
+    run = { route, request, answer, answeredAt: new Date() };
   } catch (err) {
     // Keep the source flowing for the other routes.
-    pipe?.resume();
-    return { route, request, error: err as Error };
-  }
-}
-
-/**
- * An `mllp` or `tcp` route of an HTTP channel: the request body is the message (read whole, up to the message
- * limit), and the reply comes back as the route's answer, with an HL7 ACK's code as its status (AA 200, AE 400, AR 500).
- */
-async function runSocketRoute(route: RouteRecord, request: TransactionRequest, options: RoutingOptions, body: PassThrough | Buffer | null): Promise<RouteRun> {
-  const { sockets } = options;
-  const fail = (message: string): RouteRun => {
     if (body instanceof PassThrough) body.resume();
-    return { route, request, error: new Error(`route ${route.name}: ${message}`) };
-  };
-  if (sockets === undefined) return fail(`${route.type} routes are not available in this instance`);
-  let message: Buffer;
-  if (body instanceof PassThrough) {
-    const read = await readUpTo(body, sockets.maxMessageBytes, { touch: options.touch, signal: options.signal });
-    if (read.failure !== undefined) return fail(read.failure.error.message);
-    if (!read.ended) return fail(`the request body is longer than tcp.maxMessageBytes (${sockets.maxMessageBytes} bytes), the most sent to an ${route.type} route`);
-    message = Buffer.concat(read.chunks, read.size);
-  } else message = body ?? Buffer.alloc(0);
-  const header = readHeader(message);
-  const sender = route.type === 'mllp' ? sockets.mllp : sockets.tcp;
-  try {
-    const reply = await sender.send({
-      target: { host: route.host, port: route.port, secured: route.secured },
-      message,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      check: (answer) => wrongAcknowledgement(header, answer),
-    });
-    options.touch();
-    const type = readHeader(reply) === null ? 'application/octet-stream' : 'application/hl7-v2';
-    const answer: RouteAnswer = { status: statusOfReply(reply), headers: { 'content-type': type, 'content-length': String(reply.length) }, body: Readable.from([reply]) };
-    return { route, request, answer, answeredAt: new Date() };
-  } catch (err) {
     return { route, request, error: err as Error };
   }
+  return options.settle === undefined ? run : options.settle(run);
 }

@@ -48,11 +48,17 @@ export function processingRecord(fields: NewTransactionFields): TransactionRecor
   };
 }
 
-/** Inserts the Processing transaction; a failing store rejects with a StoreError (answered 503, not 500). */
+/**
+ * Inserts the Processing transaction, whichever transport it came by; a failing store rejects with a StoreError
+ * (answered 503, or an AR NAK, never 500).
+ */
+export function storeTransaction(log: TransactionLog, fields: NewTransactionFields): Promise<TransactionRecord> {
+  return log.insert(processingRecord(fields)).catch((err: unknown) => {
+    throw err instanceof StoreError ? err : new StoreWriteError('the transaction could not be stored', err);
+  });
+}
+
+/** Step 4 for an HTTP request (or its replay). */
 export function storeRequest(ctx: TransactionContext, channel: ChannelRecord, log: TransactionLog): Promise<TransactionRecord> {
-  return log
-    .insert(processingRecord({ id: ctx.id, channel, client: ctx.client, clientIp: ctx.clientIp, request: requestSection(ctx), ...(ctx.rerun === undefined ? {} : { rerun: ctx.rerun }) }))
-    .catch((err: unknown) => {
-      throw err instanceof StoreError ? err : new StoreWriteError('the transaction could not be stored', err);
-    });
+  return storeTransaction(log, { id: ctx.id, channel, client: ctx.client, clientIp: ctx.clientIp, request: requestSection(ctx), ...(ctx.rerun === undefined ? {} : { rerun: ctx.rerun }) });
 }

@@ -30,6 +30,8 @@ export interface RouteAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Readable;
+  /** The whole answer, when the sender read it whole before answering (a message route's reply); `body` streams the same bytes. */
+  bytes?: Buffer;
 }
 
 export type RouteFailure = 'connection' | 'timeout';
@@ -72,7 +74,9 @@ export interface HttpRouterOptions {
   connectionsPerOrigin?: number;
 }
 
+/** The sender of `http` routes (routing/senders.ts): it sends the request as it came, streamed. */
 export class HttpRouter {
+  readonly carries = 'request';
   readonly #options: HttpRouterOptions;
   #agent: Agent;
   /** Agents replaced by useTrustedCAs, closing once their requests finish. */

@@ -7,6 +7,7 @@
  * enabling, disabling, editing or deleting a channel reschedules it at once.
  */
 import type { Logger } from 'pino';
+import { channelKind } from '../domain/channel-kinds.js';
 import { parsePollingSchedule } from '../domain/polling-schedule.js';
 import type { NewTransaction, Replays } from '../pipeline/replay.js';
 import type { ChannelRecord } from '../storage/records.js';
@@ -117,7 +118,7 @@ export class PollingChannels {
   async #poll(channelId: string, tx: NewTransaction): Promise<void> {
     const channel = await this.#deps.channels.findById(channelId);
     // Read again at each tick: a channel disabled or changed since it was scheduled polls as it is now, or not at all.
-    if (this.#stopped || channel === null || channel.type !== 'polling' || channel.status !== 'enabled') return;
+    if (this.#stopped || channel === null || channelKind(channel.type)?.entry !== 'poll' || channel.status !== 'enabled') return;
     const stored = await this.#deps.replays.poll(channel, tx);
     this.#deps.logger.debug({ channel: channel.name, transactionId: tx.id, status: stored?.status }, 'polling channel ticked');
   }

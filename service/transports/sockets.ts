@@ -11,6 +11,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { ChannelListener } from '../contracts/channels.js';
 import type { MessageHandler } from '../pipeline/inbound-message.js';
+import { listenerOf } from '../domain/channel-kinds.js';
 import type { ChannelRecord } from '../storage/records.js';
 import { peerCertificateOf } from '../tls/peer-certificate.js';
 import { listenerContext } from '../tls/server-certificate.js';
@@ -180,7 +181,7 @@ export class ChannelListeners {
     const channels = await this.#options.source();
     const wanted = new Map<string, ChannelRecord>();
     for (const channel of channels) {
-      if ((channel.type === 'tcp' || channel.type === 'tls') && (channel.status ?? 'enabled') === 'enabled') wanted.set(String(channel._id), channel);
+      if (listenerOf(channel) !== null && (channel.status ?? 'enabled') === 'enabled') wanted.set(String(channel._id), channel);
     }
     const binds: Listener[] = [];
     // Everything that goes is closed before anything binds, so two channels may swap ports in one change.
@@ -207,7 +208,7 @@ export class ChannelListeners {
     return {
       id,
       shape: shapeOf(channel),
-      protocol: channel.type === 'tls' ? 'tls' : 'tcp',
+      protocol: listenerOf(channel) ?? 'tcp',
       host,
       port,
       channel,

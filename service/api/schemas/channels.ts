@@ -5,6 +5,7 @@
  */
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
+import { CHANNEL_TYPES, ROUTE_INPUT_TYPES, ROUTE_TYPES } from '../../contracts/channels.js';
 import { OrNull } from './common.js';
 
 const Text = Type.String({ maxLength: 2000 });
@@ -20,9 +21,9 @@ const Method = Type.String({ pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP 
 const Address = Type.String({ minLength: 2, maxLength: 45, description: 'an IPv4 or IPv6 address' });
 const Addresses = Type.Array(Address, { maxItems: 1000, uniqueItems: true });
 const Status = Type.Enum(['enabled', 'disabled'], { description: '"deleted" is set by the service only' });
-const RouteType = Type.Enum(['http', 'tcp', 'mllp']);
+const RouteType = Type.Enum([...ROUTE_TYPES]);
 // Accepted so OpenHIM's Kafka routes get a clear refusal from the channel rules rather than a bare enum error.
-const RouteInputType = Type.Enum(['http', 'tcp', 'mllp', 'kafka']);
+const RouteInputType = Type.Enum([...ROUTE_INPUT_TYPES]);
 // OpenHIM's sub-document ids, carried by its documents and ignored here.
 const SubId = Type.String({ maxLength: 100 });
 const AlertCondition = Type.Enum(['status', 'auto-retry-max-attempted']);
@@ -112,7 +113,7 @@ const clearable = {
 };
 
 const settings = {
-  type: Type.Enum(['http', 'tcp', 'tls', 'polling']),
+  type: Type.Enum([...CHANNEL_TYPES]),
   // Empty is allowed because tcp and tls channels have none; the rules require one for http and polling.
   urlPattern: Text,
   methods: Type.Array(Method, { maxItems: 20, uniqueItems: true }),
