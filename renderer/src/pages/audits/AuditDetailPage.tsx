@@ -12,7 +12,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { isAdmin, useSession } from '../../stores/session';
 import { useAudits } from '../../stores/audits';
-import { formatTime } from '../transactions/status';
+import { formatTime } from '../../data/status';
 import { actionText, codeText, decodeQuery, isMalformed, outcomeText, splitRawMessage } from './audit-view';
 
 function Field({ label, children }: { label: string; children: ReactNode }) {

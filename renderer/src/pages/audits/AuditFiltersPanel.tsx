@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import { Button, Group, Paper, Select, SimpleGrid, Text, TextInput } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
 import type { AuditCode, AuditFilterOptions } from '../../../../service/contracts/audits';
-import { fromLocalInput, toLocalInput } from '../transactions/filters';
+import { fromLocalInput, toLocalInput } from '../../data/transaction-filters';
 import { codeOption } from './audit-view';
 import { ACTIONS, EMPTY_AUDIT_FILTERS, OUTCOMES, auditDateOrderProblem, authorityProblem, patientIdProblem } from './filters';
 import type { AuditListFilters } from './filters';

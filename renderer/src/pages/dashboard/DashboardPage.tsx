@@ -12,7 +12,8 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { useDashboard } from '../../stores/dashboard';
 import { DashboardMetrics } from '../metrics/DashboardMetrics';
-import { STATUSES, STATUS_COLOR, StatusBadge, formatTime } from '../transactions/status';
+import { STATUSES, STATUS_COLOR, formatTime } from '../../data/status';
+import { StatusBadge } from '../../components/StatusBadge';
 import { rowRequest } from '../transactions/transport';
 
 /** Seconds of silence after which a mediator's status is checked with the server (its default offline limit is 60). */

@@ -3,9 +3,9 @@ import { useEffect, useState } from 'react';
 import { Button, Group, MultiSelect, Paper, Select, SimpleGrid, TagsInput, Text, TextInput } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
 import type { ChannelName, ClientName } from '../../api/transactions';
-import { EMPTY_FILTERS, dateOrderProblem, fromLocalInput, pathPatternProblem, responseStatusProblem, splitProperty, toLocalInput } from './filters';
-import type { ListFilters } from './filters';
-import { STATUSES, isStatus } from './status';
+import { EMPTY_FILTERS, dateOrderProblem, fromLocalInput, pathPatternProblem, responseStatusProblem, splitProperty, toLocalInput } from '../../data/transaction-filters';
+import type { ListFilters } from '../../data/transaction-filters';
+import { STATUSES, isStatus } from '../../data/status';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 

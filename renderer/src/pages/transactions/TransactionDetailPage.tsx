@@ -12,7 +12,8 @@ import { isAdmin, useSession } from '../../stores/session';
 import { useTransactions } from '../../stores/transactions';
 import { NameValueTable, PartView } from './ExchangeView';
 import { RerunResult } from './RerunResult';
-import { StatusBadge, formatTime } from './status';
+import { formatTime } from '../../data/status';
+import { StatusBadge } from '../../components/StatusBadge';
 import { hl7MessageType, socketRouteLabel, socketTransport } from './transport';
 import type { TransportRoute } from './transport';
 

@@ -13,9 +13,9 @@ import { isAdmin, useSession } from '../../stores/session';
 import { useTransactions } from '../../stores/transactions';
 import { ExportModal } from './ExportModal';
 import { FiltersPanel } from './FiltersPanel';
-import { PAGE_SIZES, apiFilters, dateOrderProblem, hasFilters, paramsFromQuery, queryFromParams } from './filters';
-import type { ListFilters, ListQuery } from './filters';
-import { HOLD_TEXT, liveHold } from './live-list';
+import { PAGE_SIZES, apiFilters, dateOrderProblem, hasFilters, paramsFromQuery, queryFromParams } from '../../data/transaction-filters';
+import type { ListFilters, ListQuery } from '../../data/transaction-filters';
+import { HOLD_TEXT, liveHold } from '../../data/live-list';
 import { RerunResult } from './RerunResult';
 import { TransactionTable } from './TransactionTable';
 
