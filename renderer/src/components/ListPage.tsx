@@ -6,10 +6,9 @@
  */
 import { Fragment, useState } from 'react';
 import type { ReactNode } from 'react';
-import { Alert, Button, Group, Stack, Text, VisuallyHidden } from '@mantine/core';
+import { Button, Group, Stack, Text, VisuallyHidden } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import type { ColumnDef } from '@tanstack/react-table';
-import { isAdmin, useSession } from '../stores/session';
 import type { LoadStatus } from '../stores/list-store';
 import { PageHeader } from './PageHeader';
 import { ErrorAlert } from './ErrorAlert';
@@ -54,18 +53,6 @@ export function DeleteButton({ name, onClick }: { name: string; onClick: () => v
     <Button size="xs" variant="subtle" color="red" aria-label={`Delete ${name}`} onClick={onClick}>
       Delete
     </Button>
-  );
-}
-
-/** Shows the page to admins only; anyone else is told why the list is not there (the API would refuse them). */
-export function AdminOnly({ title, what, children }: { title: string; what: string; children: ReactNode }) {
-  const admin = isAdmin(useSession((s) => s.user));
-  if (admin) return <>{children}</>;
-  return (
-    <Stack>
-      <PageHeader title={title} />
-      <Alert color="gray">Only administrators can view and change {what}.</Alert>
-    </Stack>
   );
 }
 

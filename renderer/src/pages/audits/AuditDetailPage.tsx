@@ -10,7 +10,7 @@ import type { Audit, AuditActiveParticipant, AuditParticipantObject } from '../.
 import { prettyXml } from '../../components/body-format';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
-import { isAdmin, useSession } from '../../stores/session';
+import { AdminOnly } from '../../components/AdminOnly';
 import { useAudits } from '../../stores/audits';
 import { formatTime } from '../../data/status';
 import { actionText, codeText, decodeQuery, isMalformed, outcomeText, splitRawMessage } from './audit-view';
@@ -212,9 +212,8 @@ function Syslog({ audit }: { audit: Audit }) {
   );
 }
 
-export function AuditDetailPage() {
+function AuditDetail() {
   const { id = '' } = useParams();
-  const admin = isAdmin(useSession((s) => s.user));
   const audit = useAudits((s) => (s.detail?._id === id ? s.detail : null));
   const loading = useAudits((s) => s.detailLoading);
   const error = useAudits((s) => s.detailError);
@@ -222,8 +221,8 @@ export function AuditDetailPage() {
   const listSearch = useAudits((s) => s.listSearch);
 
   useEffect(() => {
-    if (admin) void loadDetail(id);
-  }, [admin, id, loadDetail]);
+    void loadDetail(id);
+  }, [id, loadDetail]);
 
   const back = (
     <Anchor component={Link} to={listSearch === '' ? '/audits' : `/audits?${listSearch}`} size="sm">
@@ -231,14 +230,6 @@ export function AuditDetailPage() {
     </Anchor>
   );
 
-  if (!admin) {
-    return (
-      <Stack>
-        <PageHeader title="Audit" />
-        <Alert color="gray">Only administrators can read the audit log.</Alert>
-      </Stack>
-    );
-  }
   if (audit === null) {
     return (
       <>
@@ -314,5 +305,13 @@ export function AuditDetailPage() {
         </Section>
       </Stack>
     </>
+  );
+}
+
+export function AuditDetailPage() {
+  return (
+    <AdminOnly title="Audit" refusal="Only administrators can read the audit log.">
+      <AuditDetail />
+    </AdminOnly>
   );
 }

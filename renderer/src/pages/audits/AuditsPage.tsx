@@ -3,11 +3,11 @@
  * server page at a time, and an export of everything the filters match.
  */
 import { useEffect, useMemo, useRef } from 'react';
-import { Alert, Anchor, Button, Group, Loader, Paper, Select, Stack, Text } from '@mantine/core';
+import { Anchor, Button, Group, Loader, Paper, Select, Stack, Text } from '@mantine/core';
 import { useSearchParams } from 'react-router';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
-import { isAdmin, useSession } from '../../stores/session';
+import { AdminOnly } from '../../components/AdminOnly';
 import { useAudits } from '../../stores/audits';
 import { AuditFiltersPanel } from './AuditFiltersPanel';
 import { AuditTable } from './AuditTable';
@@ -61,8 +61,7 @@ function ExportControl({ filtersKey, disabled }: { filtersKey: string; disabled:
   );
 }
 
-export function AuditsPage() {
-  const admin = isAdmin(useSession((s) => s.user));
+function Audits() {
   const [params, setParams] = useSearchParams();
   const query = useMemo(() => auditQueryFromParams(params), [params]);
   const filtersKey = JSON.stringify(auditApiFilters(query.filters));
@@ -83,21 +82,12 @@ export function AuditsPage() {
   const page = query.page - 1;
 
   useEffect(() => {
-    if (admin) void loadOptions();
-  }, [admin, loadOptions]);
+    void loadOptions();
+  }, [loadOptions]);
   useEffect(() => setListSearch(params.toString()), [params, setListSearch]);
   useEffect(() => {
-    if (admin && dateProblem === null) void loadPage(JSON.parse(filtersKey) as Record<string, string>, page, query.size, true);
-  }, [admin, filtersKey, page, query.size, dateProblem, loadPage]);
-
-  if (!admin) {
-    return (
-      <Stack>
-        <PageHeader title="Audit log" />
-        <Alert color="gray">Only administrators can read the audit log.</Alert>
-      </Stack>
-    );
-  }
+    if (dateProblem === null) void loadPage(JSON.parse(filtersKey) as Record<string, string>, page, query.size, true);
+  }, [filtersKey, page, query.size, dateProblem, loadPage]);
 
   const setQuery = (next: AuditListQuery) => setParams(paramsFromAuditQuery(next));
   const changeFilters = (next: AuditListFilters) => {
@@ -193,5 +183,13 @@ export function AuditsPage() {
         </Group>
       </Stack>
     </>
+  );
+}
+
+export function AuditsPage() {
+  return (
+    <AdminOnly title="Audit log" refusal="Only administrators can read the audit log.">
+      <Audits />
+    </AdminOnly>
   );
 }

@@ -9,7 +9,8 @@ import { listRoles } from '../../api/roles';
 import { ClientForm, CredentialBadges } from './ClientForm';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import type { ColumnMeta } from '../../components/DataTable';
-import { AdminOnly, DeleteButton, EditButton, ListPage, actionsColumn, useListPage } from '../../components/ListPage';
+import { AdminOnly } from '../../components/AdminOnly';
+import { DeleteButton, EditButton, ListPage, actionsColumn, useListPage } from '../../components/ListPage';
 
 const column = createColumnHelper<PublicClient>();
 
@@ -134,7 +135,7 @@ function Clients() {
 
 export function ClientsPage() {
   return (
-    <AdminOnly title="Clients" what="clients">
+    <AdminOnly title="Clients" refusal="Only administrators can view and change clients.">
       <Clients />
     </AdminOnly>
   );

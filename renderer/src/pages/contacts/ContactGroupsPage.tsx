@@ -5,7 +5,8 @@ import { createColumnHelper } from '@tanstack/react-table';
 import type { ColumnDef } from '@tanstack/react-table';
 import type { ContactGroup, ContactGroupCreateInput, ContactGroupUpdateInput } from '../../../../service/contracts/contact-groups';
 import type { ColumnMeta } from '../../components/DataTable';
-import { AdminOnly, DeleteButton, EditButton, ListPage, actionsColumn, useListPage } from '../../components/ListPage';
+import { AdminOnly } from '../../components/AdminOnly';
+import { DeleteButton, EditButton, ListPage, actionsColumn, useListPage } from '../../components/ListPage';
 import { useContactGroups } from '../../stores/contact-groups';
 import { useUsers } from '../../stores/users';
 import { ContactGroupForm } from './ContactGroupForm';
@@ -90,7 +91,7 @@ function ContactGroups() {
 
 export function ContactGroupsPage() {
   return (
-    <AdminOnly title="Contact groups" what="contact groups">
+    <AdminOnly title="Contact groups" refusal="Only administrators can view and change contact groups.">
       <ContactGroups />
     </AdminOnly>
   );

@@ -1,0 +1,16 @@
+/** A page for admins only: anyone else gets its title and why it is not shown (the API would refuse them anyway). */
+import type { ReactNode } from 'react';
+import { Alert, Stack } from '@mantine/core';
+import { isAdmin, useSession } from '../stores/session';
+import { PageHeader } from './PageHeader';
+
+export function AdminOnly({ title, refusal, children }: { title: string; refusal: string; children: ReactNode }) {
+  const admin = isAdmin(useSession((s) => s.user));
+  if (admin) return <>{children}</>;
+  return (
+    <Stack>
+      <PageHeader title={title} />
+      <Alert color="gray">{refusal}</Alert>
+    </Stack>
+  );
+}
