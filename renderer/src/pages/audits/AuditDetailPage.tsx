@@ -7,7 +7,7 @@ import type { ReactNode } from 'react';
 import { Alert, Anchor, Button, Code, CopyButton, Group, Loader, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { Link, useParams } from 'react-router';
 import type { Audit, AuditActiveParticipant, AuditParticipantObject } from '../../../../service/contracts/audits';
-import { prettyXml } from '../../components/body-format';
+import { prettyXml } from '../../data/body-format';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { AdminOnly } from '../../components/AdminOnly';

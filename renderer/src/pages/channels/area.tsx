@@ -2,7 +2,7 @@
 import type { Area } from '../../components/Layout';
 import { ChannelsListPage } from './ChannelsListPage';
 import { ChannelEditorPage } from './ChannelEditorPage';
-import { ChannelMetricsPage } from '../metrics/ChannelMetricsPage';
+import { ChannelMetricsPage } from './ChannelMetricsPage';
 
 export const channelsArea: Area = {
   nav: { to: '/channels', label: 'Channels' },

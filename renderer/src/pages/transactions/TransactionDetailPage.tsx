@@ -14,8 +14,8 @@ import { NameValueTable, PartView } from './ExchangeView';
 import { RerunResult } from './RerunResult';
 import { formatTime } from '../../data/status';
 import { StatusBadge } from '../../components/StatusBadge';
-import { hl7MessageType, socketRouteLabel, socketTransport } from './transport';
-import type { TransportRoute } from './transport';
+import { hl7MessageType, socketRouteLabel, socketTransport } from '../../data/transport';
+import type { TransportRoute } from '../../data/transport';
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
   return (

@@ -12,7 +12,7 @@ import type { TransactionView } from '../../../../service/contracts/transactions
 import type { ChannelName, ClientName } from '../../api/transactions';
 import { formatShortTime, formatTime } from '../../data/status';
 import { StatusBadge } from '../../components/StatusBadge';
-import { rowRequest } from './transport';
+import { rowRequest } from '../../data/transport';
 
 export interface TransactionTableProps {
   rows: TransactionView[];
