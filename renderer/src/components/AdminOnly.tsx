@@ -1,5 +1,5 @@
 /** A page for admins only: anyone else gets its title and why it is not shown (the API would refuse them anyway). */
-import type { ReactNode } from 'react';
+import type { ComponentType, ReactNode } from 'react';
 import { Alert, Stack } from '@mantine/core';
 import { isAdmin, useSession } from '../stores/session';
 import { PageHeader } from './PageHeader';
@@ -13,4 +13,15 @@ export function AdminOnly({ title, refusal, children }: { title: string; refusal
       <Alert color="gray">{refusal}</Alert>
     </Stack>
   );
+}
+
+/** The page component of an admin-only page: `Page` for admins, the refusal for anyone else. */
+export function adminOnly(title: string, refusal: string, Page: ComponentType): ComponentType {
+  return function AdminOnlyPage() {
+    return (
+      <AdminOnly title={title} refusal={refusal}>
+        <Page />
+      </AdminOnly>
+    );
+  };
 }

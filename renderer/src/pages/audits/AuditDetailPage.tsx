@@ -10,7 +10,7 @@ import type { Audit, AuditActiveParticipant, AuditParticipantObject } from '../.
 import { prettyXml } from '../../data/body-format';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
-import { AdminOnly } from '../../components/AdminOnly';
+import { adminOnly } from '../../components/AdminOnly';
 import { useAudits } from '../../stores/audits';
 import { formatTime } from '../../data/status';
 import { actionText, codeText, decodeQuery, isMalformed, outcomeText, splitRawMessage } from './audit-view';
@@ -308,10 +308,4 @@ function AuditDetail() {
   );
 }
 
-export function AuditDetailPage() {
-  return (
-    <AdminOnly title="Audit" refusal="Only administrators can read the audit log.">
-      <AuditDetail />
-    </AdminOnly>
-  );
-}
+export const AuditDetailPage = adminOnly('Audit', 'Only administrators can read the audit log.', AuditDetail);

@@ -9,7 +9,7 @@ import { useSearchParams } from 'react-router';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageSizeSelect } from '../../components/PageSizeSelect';
 import { PageHeader } from '../../components/PageHeader';
-import { AdminOnly } from '../../components/AdminOnly';
+import { adminOnly } from '../../components/AdminOnly';
 import { useAudits } from '../../stores/audits';
 import { AuditFiltersPanel } from './AuditFiltersPanel';
 import { AuditTable } from './AuditTable';
@@ -166,10 +166,4 @@ function Audits() {
   );
 }
 
-export function AuditsPage() {
-  return (
-    <AdminOnly title="Audit log" refusal="Only administrators can read the audit log.">
-      <Audits />
-    </AdminOnly>
-  );
-}
+export const AuditsPage = adminOnly('Audit log', 'Only administrators can read the audit log.', Audits);

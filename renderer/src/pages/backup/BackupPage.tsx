@@ -9,7 +9,7 @@ import type { BackupRun, BackupStatus } from '../../../../service/contracts/back
 import { BACKUP_URL, backupStatus } from '../../api/backup';
 import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { AdminOnly } from '../../components/AdminOnly';
+import { adminOnly } from '../../components/AdminOnly';
 import { formatBytes, progressPercent } from './backup-view';
 
 const POLL_BUSY_MS = 1000;
@@ -147,10 +147,4 @@ function Backup() {
   );
 }
 
-export function BackupPage() {
-  return (
-    <AdminOnly title="Backup" refusal="Only administrators can take and see backups.">
-      <Backup />
-    </AdminOnly>
-  );
-}
+export const BackupPage = adminOnly('Backup', 'Only administrators can take and see backups.', Backup);

@@ -9,7 +9,7 @@ import { listRoles } from '../../api/roles';
 import { ClientForm, CredentialBadges } from './ClientForm';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import type { ColumnMeta } from '../../components/DataTable';
-import { AdminOnly } from '../../components/AdminOnly';
+import { adminOnly } from '../../components/AdminOnly';
 import { DeleteButton, EditButton, ListPage, actionsColumn, useListPage } from '../../components/ListPage';
 
 const column = createColumnHelper<PublicClient>();
@@ -133,10 +133,4 @@ function Clients() {
   );
 }
 
-export function ClientsPage() {
-  return (
-    <AdminOnly title="Clients" refusal="Only administrators can view and change clients.">
-      <Clients />
-    </AdminOnly>
-  );
-}
+export const ClientsPage = adminOnly('Clients', 'Only administrators can view and change clients.', Clients);

@@ -5,7 +5,7 @@ import { createColumnHelper } from '@tanstack/react-table';
 import type { ColumnDef } from '@tanstack/react-table';
 import type { ContactGroup, ContactGroupCreateInput, ContactGroupUpdateInput } from '../../../../service/contracts/contact-groups';
 import type { ColumnMeta } from '../../components/DataTable';
-import { AdminOnly } from '../../components/AdminOnly';
+import { adminOnly } from '../../components/AdminOnly';
 import { DeleteButton, EditButton, ListPage, actionsColumn, useListPage } from '../../components/ListPage';
 import { useContactGroups } from '../../stores/contact-groups';
 import { useUsers } from '../../stores/users';
@@ -89,10 +89,4 @@ function ContactGroups() {
   );
 }
 
-export function ContactGroupsPage() {
-  return (
-    <AdminOnly title="Contact groups" refusal="Only administrators can view and change contact groups.">
-      <ContactGroups />
-    </AdminOnly>
-  );
-}
+export const ContactGroupsPage = adminOnly('Contact groups', 'Only administrators can view and change contact groups.', ContactGroups);

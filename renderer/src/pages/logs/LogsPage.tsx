@@ -10,7 +10,7 @@ import type { LogEntry, LogLevelName } from '../../../../service/contracts/logs'
 import { getLogs } from '../../api/logs';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
-import { AdminOnly } from '../../components/AdminOnly';
+import { adminOnly } from '../../components/AdminOnly';
 import { LEVELS, LEVEL_COLORS, PAGE_SIZE, TAIL_POLL_MS, WINDOWS, appendNew, metaSummary } from './logs-view';
 
 function LogRow({ entry }: { entry: LogEntry }) {
@@ -204,10 +204,4 @@ function Logs() {
   );
 }
 
-export function LogsPage() {
-  return (
-    <AdminOnly title="Logs" refusal="Only administrators can read Junction's logs.">
-      <Logs />
-    </AdminOnly>
-  );
-}
+export const LogsPage = adminOnly('Logs', "Only administrators can read Junction's logs.", Logs);

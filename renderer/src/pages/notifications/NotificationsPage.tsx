@@ -9,7 +9,7 @@ import { NOTIFICATION_KINDS, NOTIFICATION_STATUSES } from '../../../../service/c
 import { listNotifications } from '../../api/notifications';
 import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { AdminOnly } from '../../components/AdminOnly';
+import { adminOnly } from '../../components/AdminOnly';
 import { KIND_LABELS, STATUS_VIEW } from './notification-view';
 import { MessageLinksNotice } from './MessageLinksNotice';
 import { TestMessageForm } from './TestMessageForm';
@@ -180,10 +180,4 @@ function Notifications() {
   );
 }
 
-export function NotificationsPage() {
-  return (
-    <AdminOnly title="Alerts and messages" refusal="Only administrators can see the messages Junction sends.">
-      <Notifications />
-    </AdminOnly>
-  );
-}
+export const NotificationsPage = adminOnly('Alerts and messages', 'Only administrators can see the messages Junction sends.', Notifications);

@@ -4,7 +4,7 @@ import { Alert, Button, Modal, Stack, Text } from '@mantine/core';
 import type { Role } from '../../../../service/contracts/roles';
 import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { AdminOnly } from '../../components/AdminOnly';
+import { adminOnly } from '../../components/AdminOnly';
 import { grantsOf, useRoles } from '../../stores/roles';
 import type { Grants } from '../../stores/roles';
 import { ListSearch } from '../../components/ListSearch';
@@ -187,10 +187,4 @@ function Roles() {
   );
 }
 
-export function RolesPage() {
-  return (
-    <AdminOnly title="Roles" refusal="Only administrators can view and change roles.">
-      <Roles />
-    </AdminOnly>
-  );
-}
+export const RolesPage = adminOnly('Roles', 'Only administrators can view and change roles.', Roles);
