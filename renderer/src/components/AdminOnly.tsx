@@ -4,7 +4,7 @@ import { Alert, Stack } from '@mantine/core';
 import { isAdmin, useSession } from '../stores/session';
 import { PageHeader } from './PageHeader';
 
-export function AdminOnly({ title, refusal, children }: { title: string; refusal: string; children: ReactNode }) {
+function AdminOnly({ title, refusal, children }: { title: string; refusal: string; children: ReactNode }) {
   const admin = isAdmin(useSession((s) => s.user));
   if (admin) return <>{children}</>;
   return (
