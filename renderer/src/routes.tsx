@@ -1,46 +1,51 @@
-/** Every page of the console, under the shared layout. Each area owns its routes in pages/<area>/routes.tsx. */
+/**
+ * Every page of the console, under the shared layout. Each area declares its routes and its navigation entry together
+ * in pages/<area>/area.tsx; this list puts the areas in the navigation's order.
+ */
 import type { RouteObject } from 'react-router';
 import { Layout } from './components/Layout';
+import type { Area } from './components/Layout';
 import { NotFoundPage } from './components/NotFoundPage';
-import { dashboardRoutes } from './pages/dashboard/routes';
-import { transactionsRoutes } from './pages/transactions/routes';
-import { channelsRoutes } from './pages/channels/routes';
-import { clientsRoutes } from './pages/clients/routes';
-import { rolesRoutes } from './pages/roles/routes';
-import { usersRoutes } from './pages/users/routes';
-import { contactsRoutes } from './pages/contacts/routes';
-import { notificationsRoutes } from './pages/notifications/routes';
-import { mediatorsRoutes } from './pages/mediators/routes';
-import { tasksRoutes } from './pages/tasks/routes';
-import { auditsRoutes } from './pages/audits/routes';
-import { logsRoutes } from './pages/logs/routes';
-import { aboutRoutes } from './pages/about/routes';
-import { importExportRoutes } from './pages/import-export/routes';
-import { backupRoutes } from './pages/backup/routes';
-import { certificatesRoutes } from './pages/certificates/routes';
+import { dashboardArea } from './pages/dashboard/area';
+import { transactionsArea } from './pages/transactions/area';
+import { channelsArea } from './pages/channels/area';
+import { clientsArea } from './pages/clients/area';
+import { rolesArea } from './pages/roles/area';
+import { usersArea } from './pages/users/area';
+import { contactsArea } from './pages/contacts/area';
+import { notificationsArea } from './pages/notifications/area';
+import { mediatorsArea } from './pages/mediators/area';
+import { tasksArea } from './pages/tasks/area';
+import { auditsArea } from './pages/audits/area';
+import { logsArea } from './pages/logs/area';
+import { importExportArea } from './pages/import-export/area';
+import { backupArea } from './pages/backup/area';
+import { certificatesArea } from './pages/certificates/area';
+import { aboutArea } from './pages/about/area';
+
+const AREAS: Area[] = [
+  dashboardArea,
+  transactionsArea,
+  channelsArea,
+  clientsArea,
+  rolesArea,
+  usersArea,
+  contactsArea,
+  notificationsArea,
+  mediatorsArea,
+  tasksArea,
+  auditsArea,
+  logsArea,
+  importExportArea,
+  backupArea,
+  certificatesArea,
+  aboutArea,
+];
 
 export const appRoutes: RouteObject[] = [
   {
     path: '/',
-    element: <Layout />,
-    children: [
-      ...dashboardRoutes,
-      ...transactionsRoutes,
-      ...channelsRoutes,
-      ...clientsRoutes,
-      ...rolesRoutes,
-      ...usersRoutes,
-      ...contactsRoutes,
-      ...notificationsRoutes,
-      ...mediatorsRoutes,
-      ...tasksRoutes,
-      ...auditsRoutes,
-      ...logsRoutes,
-      ...importExportRoutes,
-      ...backupRoutes,
-      ...aboutRoutes,
-      ...certificatesRoutes,
-      { path: '*', element: <NotFoundPage /> },
-    ],
+    element: <Layout nav={AREAS.map((area) => area.nav)} />,
+    children: [...AREAS.flatMap((area) => area.routes), { path: '*', element: <NotFoundPage /> }],
   },
 ];

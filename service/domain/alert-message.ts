@@ -88,7 +88,7 @@ function consoleBase(consoleUrl: string): string {
 
 /**
  * The console's transaction list filtered to the channel, the rule's status and the window, in the URL parameters
- * its list reads (renderer/src/pages/transactions/filters.ts: channel, response, from, to). Its `to` is inclusive, so
+ * its list reads (renderer/src/data/transaction-filters.ts: channel, response, from, to). Its `to` is inclusive, so
  * it is the window's last millisecond.
  */
 export function transactionListUrl(input: Pick<AlertMessageInput, 'rule' | 'channel' | 'window' | 'consoleUrl' | 'requestLeadMs'>): string {

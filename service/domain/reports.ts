@@ -205,7 +205,7 @@ function consoleBase(consoleUrl: string): string {
 
 /**
  * The console's transaction list for the period, narrowed to a channel and a status when given, in the parameters
- * its list reads (renderer/src/pages/transactions/filters.ts). The list filters on request time, as the buckets
+ * its list reads (renderer/src/data/transaction-filters.ts). The list filters on request time, as the buckets
  * count; its `to` is inclusive, so it is the period's last millisecond.
  */
 export function reportListUrl(consoleUrl: string, period: Pick<ReportPeriod, 'from' | 'to'>, channelID: string | null, status?: TransactionStatus): string {

@@ -19,7 +19,7 @@ import { MAX_LINKED, SMS_MAX_LENGTH, alertMessage, escapeHtml, formatWindow, rul
 
 // The console's own reader of its list URL, so the link is checked against what the list really understands. It
 // compiles under the renderer's tsconfig, not the service's, so it is loaded by path when the test runs.
-const CONSOLE_FILTERS = '../../renderer/src/pages/transactions/filters.ts';
+const CONSOLE_FILTERS = '../../renderer/src/data/transaction-filters.ts';
 type QueryFromParams = (params: URLSearchParams) => { filters: Record<string, unknown> };
 const { queryFromParams } = (await import(/* @vite-ignore */ CONSOLE_FILTERS)) as { queryFromParams: QueryFromParams };
 

@@ -2,8 +2,8 @@
 import { useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { Alert, Badge, Box, Button, Code, CopyButton, Group, SegmentedControl, Text } from '@mantine/core';
-import { detectFormat, hl7Segments, prettyJson, prettyXml } from './body-format';
-import type { BodyFormat } from './body-format';
+import { detectFormat, hl7Segments, prettyJson, prettyXml } from '../data/body-format';
+import type { BodyFormat } from '../data/body-format';
 import { Hl7View } from './Hl7View';
 
 const FORMAT_NAME: Record<BodyFormat, string> = { json: 'JSON', xml: 'XML', hl7: 'HL7 v2', text: 'Text' };

@@ -7,8 +7,8 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { MantineProvider } from '@mantine/core';
 import { describe, expect, it } from 'vitest';
 import { Hl7View } from './Hl7View';
-import { SEGMENT_LIMIT } from './hl7';
-import { ORU_R01 } from './hl7.test-data';
+import { SEGMENT_LIMIT } from '../data/hl7';
+import { ORU_R01 } from '../data/hl7.test-data';
 
 function render(body: string): string {
   return renderToStaticMarkup(createElement(MantineProvider, null, createElement(Hl7View, { body })));

@@ -5,8 +5,8 @@
  */
 import { Fragment, useMemo, useState } from 'react';
 import { Badge, Button, Code, Group, Text } from '@mantine/core';
-import { ACK_MEANING, SEGMENT_LIMIT, readHl7, segmentCounts, visibleSegments } from './hl7';
-import type { Hl7Segment } from './hl7';
+import { ACK_MEANING, SEGMENT_LIMIT, readHl7, segmentCounts, visibleSegments } from '../data/hl7';
+import type { Hl7Segment } from '../data/hl7';
 
 /** Above this many characters fields are not set apart: tens of thousands of elements would slow the page. */
 export const FIELD_DETAIL_LIMIT = 256 * 1024;

@@ -3,35 +3,24 @@ import { useEffect, useState } from 'react';
 import { Anchor, AppShell, Badge, Burger, Button, Group, NavLink, Title, Tooltip } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { NavLink as RouterLink, Outlet, useLocation } from 'react-router';
+import type { RouteObject } from 'react-router';
 import { isAdmin, useSession } from '../stores/session';
 import { live } from '../api/live';
 import type { LiveState } from '../api/live';
 import { ServiceWarnings } from './ServiceWarnings';
 
-interface NavItem {
+/** A link in the navigation. */
+export interface NavItem {
   to: string;
   label: string;
   adminOnly?: boolean;
 }
 
-const NAV: NavItem[] = [
-  { to: '/', label: 'Dashboard' },
-  { to: '/transactions', label: 'Transactions' },
-  { to: '/channels', label: 'Channels' },
-  { to: '/clients', label: 'Clients', adminOnly: true },
-  { to: '/roles', label: 'Roles', adminOnly: true },
-  { to: '/users', label: 'Users', adminOnly: true },
-  { to: '/contact-groups', label: 'Contact groups', adminOnly: true },
-  { to: '/notifications', label: 'Alerts and messages', adminOnly: true },
-  { to: '/mediators', label: 'Mediators', adminOnly: true },
-  { to: '/tasks', label: 'Tasks' },
-  { to: '/audits', label: 'Audit log', adminOnly: true },
-  { to: '/logs', label: 'Logs', adminOnly: true },
-  { to: '/import-export', label: 'Import/Export', adminOnly: true },
-  { to: '/backup', label: 'Backup', adminOnly: true },
-  { to: '/certificates', label: 'Certificates', adminOnly: true },
-  { to: '/about', label: 'About' },
-];
+/** One area of the console: its link in the navigation and its pages' routes (relative to the console root). */
+export interface Area {
+  nav: NavItem;
+  routes: RouteObject[];
+}
 
 function LiveIndicator() {
   const [state, setState] = useState<LiveState>(live.state);
@@ -47,7 +36,7 @@ function LiveIndicator() {
   );
 }
 
-export function Layout() {
+export function Layout({ nav }: { nav: readonly NavItem[] }) {
   const [opened, { toggle, close }] = useDisclosure(false);
   const user = useSession((s) => s.user);
   const signOut = useSession((s) => s.signOut);
@@ -78,7 +67,7 @@ export function Layout() {
       </AppShell.Header>
       {/* Scrolls on its own when the window is short (200% zoom of 1280×720 leaves 360px), so no link is cut off. */}
       <AppShell.Navbar p="xs" component="nav" aria-label="Main" style={{ overflowY: 'auto' }}>
-        {NAV.filter((item) => admin || item.adminOnly !== true).map((item) => (
+        {nav.filter((item) => admin || item.adminOnly !== true).map((item) => (
           <NavLink key={item.to} component={RouterLink} to={item.to} end={item.to === '/'} label={item.label} />
         ))}
       </AppShell.Navbar>

@@ -9,7 +9,7 @@ import { listMediators, mediatorUptimes } from '../api/dashboard';
 import { ApiError } from '../api/client';
 import { countTransactions, listChannelNames, listTransactions } from '../api/transactions';
 import type { ChannelName } from '../api/transactions';
-import { STATUSES, isStatus, timeFromId } from '../pages/transactions/status';
+import { STATUSES, isStatus, timeFromId } from '../data/status';
 
 export interface FeedItem {
   id: string;

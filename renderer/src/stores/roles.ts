@@ -8,7 +8,7 @@ import type { PublicClient } from '../../../service/contracts/clients';
 import type { ChannelSummary } from '../api/roles';
 import { createRole, deleteRole, listChannelSummaries, listRoles, updateRole } from '../api/roles';
 import { listClients } from '../api/clients';
-import type { LoadStatus } from './clients';
+import type { LoadStatus } from './list-store';
 
 /** What one role is granted on, by `_id`. */
 export interface Grants {

@@ -16,7 +16,7 @@ import {
 } from '../api/transactions';
 import type { ChannelName, ClientName, ExportFormat } from '../api/transactions';
 import type { LiveTransaction } from '../../../service/contracts/live-feed';
-import { mergeLoaded, withCompleted, withStarted } from '../pages/transactions/live-list';
+import { mergeLoaded, withCompleted, withStarted } from '../data/live-list';
 
 export interface ExportState {
   status: 'idle' | 'running' | 'done' | 'cancelled' | 'failed';

@@ -7,12 +7,12 @@ import type { ReactNode } from 'react';
 import { Alert, Anchor, Button, Code, CopyButton, Group, Loader, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { Link, useParams } from 'react-router';
 import type { Audit, AuditActiveParticipant, AuditParticipantObject } from '../../../../service/contracts/audits';
-import { prettyXml } from '../../components/body-format';
+import { prettyXml } from '../../data/body-format';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
-import { isAdmin, useSession } from '../../stores/session';
+import { adminOnly } from '../../components/AdminOnly';
 import { useAudits } from '../../stores/audits';
-import { formatTime } from '../transactions/status';
+import { formatTime } from '../../data/status';
 import { actionText, codeText, decodeQuery, isMalformed, outcomeText, splitRawMessage } from './audit-view';
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
@@ -212,9 +212,8 @@ function Syslog({ audit }: { audit: Audit }) {
   );
 }
 
-export function AuditDetailPage() {
+function AuditDetail() {
   const { id = '' } = useParams();
-  const admin = isAdmin(useSession((s) => s.user));
   const audit = useAudits((s) => (s.detail?._id === id ? s.detail : null));
   const loading = useAudits((s) => s.detailLoading);
   const error = useAudits((s) => s.detailError);
@@ -222,8 +221,8 @@ export function AuditDetailPage() {
   const listSearch = useAudits((s) => s.listSearch);
 
   useEffect(() => {
-    if (admin) void loadDetail(id);
-  }, [admin, id, loadDetail]);
+    void loadDetail(id);
+  }, [id, loadDetail]);
 
   const back = (
     <Anchor component={Link} to={listSearch === '' ? '/audits' : `/audits?${listSearch}`} size="sm">
@@ -231,14 +230,6 @@ export function AuditDetailPage() {
     </Anchor>
   );
 
-  if (!admin) {
-    return (
-      <Stack>
-        <PageHeader title="Audit" />
-        <Alert color="gray">Only administrators can read the audit log.</Alert>
-      </Stack>
-    );
-  }
   if (audit === null) {
     return (
       <>
@@ -316,3 +307,5 @@ export function AuditDetailPage() {
     </>
   );
 }
+
+export const AuditDetailPage = adminOnly('Audit', 'Only administrators can read the audit log.', AuditDetail);

@@ -7,7 +7,7 @@ import type { CSSProperties } from 'react';
 import { Anchor, Badge, Table } from '@mantine/core';
 import { Link } from 'react-router';
 import type { Audit } from '../../../../service/contracts/audits';
-import { formatShortTime, formatTime } from '../transactions/status';
+import { formatShortTime, formatTime } from '../../data/status';
 import { codeText, isMalformed, mainObject, outcomeText, requestor } from './audit-view';
 import { ACTIONS, OUTCOMES } from './filters';
 

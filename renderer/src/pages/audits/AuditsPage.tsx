@@ -2,23 +2,19 @@
  * The audit log: the ATNA repository's records, newest first, with OpenHIM's console filters kept in the URL, one
  * server page at a time, and an export of everything the filters match.
  */
-import { useEffect, useMemo, useRef } from 'react';
-import { Alert, Anchor, Button, Group, Loader, Paper, Select, Stack, Text } from '@mantine/core';
+import { useEffect, useMemo } from 'react';
+import { formatExportBytes, useSaveWhenDone } from '../../components/export-download';
+import { Anchor, Button, Group, Loader, Paper, Stack, Text } from '@mantine/core';
 import { useSearchParams } from 'react-router';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { PageSizeSelect } from '../../components/PageSizeSelect';
 import { PageHeader } from '../../components/PageHeader';
-import { isAdmin, useSession } from '../../stores/session';
+import { adminOnly } from '../../components/AdminOnly';
 import { useAudits } from '../../stores/audits';
 import { AuditFiltersPanel } from './AuditFiltersPanel';
 import { AuditTable } from './AuditTable';
 import { PAGE_SIZES, auditApiFilters, auditDateOrderProblem, auditQueryFromParams, hasAuditFilters, paramsFromAuditQuery } from './filters';
 import type { AuditListFilters, AuditListQuery } from './filters';
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 /** The export button and its progress; the file is saved through a download link once complete. */
 function ExportControl({ filtersKey, disabled }: { filtersKey: string; disabled: boolean }) {
@@ -26,22 +22,14 @@ function ExportControl({ filtersKey, disabled }: { filtersKey: string; disabled:
   const start = useAudits((s) => s.startExport);
   const cancel = useAudits((s) => s.cancelExport);
   const reset = useAudits((s) => s.resetExport);
-  const link = useRef<HTMLAnchorElement>(null);
-  const savedUrl = useRef<string | null>(null);
-
-  useEffect(() => {
-    if (exporting.status === 'done' && exporting.url !== null && savedUrl.current !== exporting.url) {
-      savedUrl.current = exporting.url;
-      link.current?.click();
-    }
-  }, [exporting.status, exporting.url]);
+  const link = useSaveWhenDone(exporting.status, exporting.url);
   // Leaving the page stops a running export and drops the file.
   useEffect(() => reset, [reset]);
 
   return exporting.status === 'running' ? (
     <Group gap="xs">
       <Text size="sm" aria-live="polite">
-        Exporting… {formatBytes(exporting.bytes)}
+        Exporting… {formatExportBytes(exporting.bytes)}
       </Text>
       <Button variant="light" color="red" onClick={cancel}>
         Cancel export
@@ -61,8 +49,7 @@ function ExportControl({ filtersKey, disabled }: { filtersKey: string; disabled:
   );
 }
 
-export function AuditsPage() {
-  const admin = isAdmin(useSession((s) => s.user));
+function Audits() {
   const [params, setParams] = useSearchParams();
   const query = useMemo(() => auditQueryFromParams(params), [params]);
   const filtersKey = JSON.stringify(auditApiFilters(query.filters));
@@ -83,21 +70,12 @@ export function AuditsPage() {
   const page = query.page - 1;
 
   useEffect(() => {
-    if (admin) void loadOptions();
-  }, [admin, loadOptions]);
+    void loadOptions();
+  }, [loadOptions]);
   useEffect(() => setListSearch(params.toString()), [params, setListSearch]);
   useEffect(() => {
-    if (admin && dateProblem === null) void loadPage(JSON.parse(filtersKey) as Record<string, string>, page, query.size, true);
-  }, [admin, filtersKey, page, query.size, dateProblem, loadPage]);
-
-  if (!admin) {
-    return (
-      <Stack>
-        <PageHeader title="Audit log" />
-        <Alert color="gray">Only administrators can read the audit log.</Alert>
-      </Stack>
-    );
-  }
+    if (dateProblem === null) void loadPage(JSON.parse(filtersKey) as Record<string, string>, page, query.size, true);
+  }, [filtersKey, page, query.size, dateProblem, loadPage]);
 
   const setQuery = (next: AuditListQuery) => setParams(paramsFromAuditQuery(next));
   const changeFilters = (next: AuditListFilters) => {
@@ -129,7 +107,7 @@ export function AuditsPage() {
         {exporting.status === 'failed' && <ErrorAlert error={exporting.error} action="export the audits" onClose={resetExport} />}
         {exporting.status === 'done' && (
           <Text size="sm" role="status">
-            Export complete: {exporting.fileName} ({formatBytes(exporting.bytes)}) was saved to your downloads.
+            Export complete: {exporting.fileName} ({formatExportBytes(exporting.bytes)}) was saved to your downloads.
           </Text>
         )}
 
@@ -170,15 +148,7 @@ export function AuditsPage() {
         )}
 
         <Group justify="space-between">
-          <Select
-            label="Rows per page"
-            data={PAGE_SIZES.map(String)}
-            value={String(query.size)}
-            onChange={(v) => setQuery({ filters: query.filters, page: 1, size: Number(v ?? query.size) })}
-            allowDeselect={false}
-            w={130}
-            size="xs"
-          />
+          <PageSizeSelect sizes={PAGE_SIZES} value={query.size} onChange={(size) => setQuery({ filters: query.filters, page: 1, size })} />
           <Group gap="xs" component="nav" aria-label="Pages">
             <Button variant="default" size="xs" disabled={query.page <= 1} onClick={() => setQuery({ ...query, page: query.page - 1 })}>
               Previous page
@@ -195,3 +165,5 @@ export function AuditsPage() {
     </>
   );
 }
+
+export const AuditsPage = adminOnly('Audit log', 'Only administrators can read the audit log.', Audits);

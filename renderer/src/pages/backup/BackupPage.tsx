@@ -9,7 +9,7 @@ import type { BackupRun, BackupStatus } from '../../../../service/contracts/back
 import { BACKUP_URL, backupStatus } from '../../api/backup';
 import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { isAdmin, useSession } from '../../stores/session';
+import { adminOnly } from '../../components/AdminOnly';
 import { formatBytes, progressPercent } from './backup-view';
 
 const POLL_BUSY_MS = 1000;
@@ -59,15 +59,13 @@ function LastRun({ run }: { run: BackupRun }) {
   );
 }
 
-export function BackupPage() {
-  const admin = isAdmin(useSession((s) => s.user));
+function Backup() {
   const [status, setStatus] = useState<BackupStatus | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [polls, setPolls] = useState(0);
   const refresh = useCallback(() => setPolls((n) => n + 1), []);
 
   useEffect(() => {
-    if (!admin) return;
     const abort = new AbortController();
     backupStatus(abort.signal).then(
       (found) => {
@@ -79,23 +77,13 @@ export function BackupPage() {
       },
     );
     return () => abort.abort();
-  }, [admin, polls]);
+  }, [polls]);
 
   const busy = status !== null && status.state !== 'idle';
   useEffect(() => {
-    if (!admin) return;
     const timer = setTimeout(refresh, busy ? POLL_BUSY_MS : POLL_IDLE_MS);
     return () => clearTimeout(timer);
-  }, [admin, busy, polls, refresh]);
-
-  if (!admin) {
-    return (
-      <Stack>
-        <PageHeader title="Backup" />
-        <Alert color="gray">Only administrators can take and see backups.</Alert>
-      </Stack>
-    );
-  }
+  }, [busy, polls, refresh]);
 
   return (
     <Stack>
@@ -158,3 +146,5 @@ export function BackupPage() {
     </Stack>
   );
 }
+
+export const BackupPage = adminOnly('Backup', 'Only administrators can take and see backups.', Backup);

@@ -11,9 +11,10 @@ import { live } from '../../api/live';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { useDashboard } from '../../stores/dashboard';
-import { DashboardMetrics } from '../metrics/DashboardMetrics';
-import { STATUSES, STATUS_COLOR, StatusBadge, formatTime } from '../transactions/status';
-import { rowRequest } from '../transactions/transport';
+import { DashboardMetrics } from './DashboardMetrics';
+import { STATUSES, STATUS_COLOR, formatTime } from '../../data/status';
+import { StatusBadge } from '../../components/StatusBadge';
+import { rowRequest } from '../../data/transport';
 
 /** Seconds of silence after which a mediator's status is checked with the server (its default offline limit is 60). */
 const SILENCE_CHECK_MS = 65_000;

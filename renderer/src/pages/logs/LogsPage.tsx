@@ -5,12 +5,12 @@
  * write, and one small read every two seconds costs the service next to nothing (see README "Logs").
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Alert, Badge, Button, Code, Group, Loader, Paper, Select, Stack, Switch, Table, Text } from '@mantine/core';
+import { Badge, Button, Code, Group, Loader, Paper, Select, Stack, Switch, Table, Text } from '@mantine/core';
 import type { LogEntry, LogLevelName } from '../../../../service/contracts/logs';
 import { getLogs } from '../../api/logs';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
-import { isAdmin, useSession } from '../../stores/session';
+import { adminOnly } from '../../components/AdminOnly';
 import { LEVELS, LEVEL_COLORS, PAGE_SIZE, TAIL_POLL_MS, WINDOWS, appendNew, metaSummary } from './logs-view';
 
 function LogRow({ entry }: { entry: LogEntry }) {
@@ -50,8 +50,7 @@ function LogRow({ entry }: { entry: LogEntry }) {
   );
 }
 
-export function LogsPage() {
-  const admin = isAdmin(useSession((s) => s.user));
+function Logs() {
   const [level, setLevel] = useState<LogLevelName>('info');
   const [windowValue, setWindowValue] = useState('5m');
   const [page, setPage] = useState(0);
@@ -83,15 +82,15 @@ export function LogsPage() {
   );
 
   useEffect(() => {
-    if (!admin || follow) return;
+    if (follow) return;
     const abort = new AbortController();
     void load(abort.signal);
     return () => abort.abort();
-  }, [admin, follow, load]);
+  }, [follow, load]);
 
   // Following: the last window's lines first, then every poll asks for what came since the last line shown.
   useEffect(() => {
-    if (!admin || !follow) return;
+    if (!follow) return;
     const abort = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const poll = async (first: boolean) => {
@@ -112,16 +111,7 @@ export function LogsPage() {
       abort.abort();
       clearTimeout(timer);
     };
-  }, [admin, follow, level, windowMs]);
-
-  if (!admin) {
-    return (
-      <Stack>
-        <PageHeader title="Logs" />
-        <Alert color="gray">Only administrators can read Junction's logs.</Alert>
-      </Stack>
-    );
-  }
+  }, [follow, level, windowMs]);
 
   const restart = () => {
     setPage(0);
@@ -213,3 +203,5 @@ export function LogsPage() {
     </>
   );
 }
+
+export const LogsPage = adminOnly('Logs', "Only administrators can read Junction's logs.", Logs);

@@ -3,13 +3,13 @@
  * send, newest first, with its outcome, filtered by kind and status and paged; and a form to send a test message.
  */
 import { useCallback, useEffect, useState } from 'react';
-import { Alert, Badge, Button, Group, Loader, NativeSelect, Paper, Stack, Table, Text } from '@mantine/core';
+import { Badge, Button, Group, Loader, NativeSelect, Paper, Stack, Table, Text } from '@mantine/core';
 import type { Notification, NotificationKind, NotificationStatus } from '../../../../service/contracts/notifications';
 import { NOTIFICATION_KINDS, NOTIFICATION_STATUSES } from '../../../../service/contracts/notifications';
 import { listNotifications } from '../../api/notifications';
 import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { isAdmin, useSession } from '../../stores/session';
+import { adminOnly } from '../../components/AdminOnly';
 import { KIND_LABELS, STATUS_VIEW } from './notification-view';
 import { MessageLinksNotice } from './MessageLinksNotice';
 import { TestMessageForm } from './TestMessageForm';
@@ -66,8 +66,7 @@ function NotificationRows({ rows }: { rows: Notification[] }) {
   );
 }
 
-export function NotificationsPage() {
-  const admin = isAdmin(useSession((s) => s.user));
+function Notifications() {
   const [kind, setKind] = useState<NotificationKind | ''>('');
   const [status, setStatus] = useState<NotificationStatus | ''>('');
   const [skip, setSkip] = useState(0);
@@ -80,7 +79,6 @@ export function NotificationsPage() {
   const reload = useCallback(() => setReloads((n) => n + 1), []);
 
   useEffect(() => {
-    if (!admin) return;
     const abort = new AbortController();
     setLoading(true);
     setError(null);
@@ -98,16 +96,7 @@ export function NotificationsPage() {
       },
     );
     return () => abort.abort();
-  }, [admin, kind, status, skip, reloads]);
-
-  if (!admin) {
-    return (
-      <Stack>
-        <PageHeader title="Alerts and messages" />
-        <Alert color="gray">Only administrators can see the messages Junction sends.</Alert>
-      </Stack>
-    );
-  }
+  }, [kind, status, skip, reloads]);
 
   const page = Math.floor(skip / PAGE_SIZE) + 1;
   return (
@@ -190,3 +179,5 @@ export function NotificationsPage() {
     </Stack>
   );
 }
+
+export const NotificationsPage = adminOnly('Alerts and messages', 'Only administrators can see the messages Junction sends.', Notifications);

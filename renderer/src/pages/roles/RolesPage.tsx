@@ -4,7 +4,7 @@ import { Alert, Button, Modal, Stack, Text } from '@mantine/core';
 import type { Role } from '../../../../service/contracts/roles';
 import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { isAdmin, useSession } from '../../stores/session';
+import { adminOnly } from '../../components/AdminOnly';
 import { grantsOf, useRoles } from '../../stores/roles';
 import type { Grants } from '../../stores/roles';
 import { ListSearch } from '../../components/ListSearch';
@@ -17,8 +17,7 @@ type Dialog = { kind: 'none' } | { kind: 'add' } | { kind: 'rename'; role: Role 
 
 const sameSet = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
 
-export function RolesPage() {
-  const admin = isAdmin(useSession((s) => s.user));
+function Roles() {
   const { roles, channels, clients, status, error, load, saveGrants, create, rename, remove } = useRoles();
   const [drafts, setDrafts] = useState<Record<string, Grants>>({});
   const [filter, setFilter] = useState('');
@@ -27,8 +26,8 @@ export function RolesPage() {
   const [saveError, setSaveError] = useState<{ error: unknown; role: string } | null>(null);
 
   useEffect(() => {
-    if (admin) void load();
-  }, [admin, load]);
+    void load();
+  }, [load]);
 
   const columns = useMemo<MatrixColumn[]>(() => {
     const needle = filter.trim().toLowerCase();
@@ -38,15 +37,6 @@ export function RolesPage() {
     ];
     return needle === '' ? all : all.filter((c) => c.label.toLowerCase().includes(needle));
   }, [channels, clients, filter]);
-
-  if (!admin) {
-    return (
-      <Stack>
-        <PageHeader title="Roles" />
-        <Alert color="gray">Only administrators can view and change roles.</Alert>
-      </Stack>
-    );
-  }
 
   const grantsFor = (role: Role): Grants => drafts[role.name] ?? grantsOf(role);
   const isDirty = (role: Role): boolean => {
@@ -196,3 +186,5 @@ export function RolesPage() {
     </Stack>
   );
 }
+
+export const RolesPage = adminOnly('Roles', 'Only administrators can view and change roles.', Roles);

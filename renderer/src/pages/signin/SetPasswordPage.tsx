@@ -11,7 +11,7 @@ import { ApiError } from '../../api/client';
 import { getTokenUser, setPasswordByToken } from '../../api/users';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { NewPasswordFields } from '../../components/PasswordPairFields';
-import { passwordProblems } from '../users/passwordRules';
+import { passwordProblems } from '../../data/password-rules';
 
 const LINK = /^#!?\/set-password\/([^/?#]+)$/;
 

@@ -2,18 +2,13 @@
  * Export of the filtered list: the file is streamed from the server, counted as it arrives against the number of
  * matches, can be cancelled, and is saved through a download link when complete.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Alert, Anchor, Button, Group, Modal, Progress, Radio, Stack, Switch, Text } from '@mantine/core';
 import type { TransactionFilters } from '../../../../service/contracts/transactions';
 import type { ExportFormat } from '../../api/transactions';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { formatExportBytes, useSaveWhenDone } from '../../components/export-download';
 import { useTransactions } from '../../stores/transactions';
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 export interface ExportModalProps {
   opened: boolean;
@@ -30,16 +25,7 @@ export function ExportModal({ opened, onClose, filters, total }: ExportModalProp
   const start = useTransactions((s) => s.startExport);
   const cancel = useTransactions((s) => s.cancelExport);
   const reset = useTransactions((s) => s.resetExport);
-  const link = useRef<HTMLAnchorElement>(null);
-  const savedUrl = useRef<string | null>(null);
-
-  // Save the file once, as soon as it is complete.
-  useEffect(() => {
-    if (exporting.status === 'done' && exporting.url !== null && savedUrl.current !== exporting.url) {
-      savedUrl.current = exporting.url;
-      link.current?.click();
-    }
-  }, [exporting.status, exporting.url]);
+  const link = useSaveWhenDone(exporting.status, exporting.url);
 
   // Leaving the page drops the file and stops a running export.
   useEffect(() => reset, [reset]);
@@ -83,7 +69,7 @@ export function ExportModal({ opened, onClose, filters, total }: ExportModalProp
               color={exporting.status === 'failed' ? 'red' : exporting.status === 'cancelled' ? 'gray' : undefined}
             />
             <Text size="sm" aria-live="polite">
-              {exporting.rows.toLocaleString()} of {exporting.total.toLocaleString()} transactions · {formatBytes(exporting.bytes)}
+              {exporting.rows.toLocaleString()} of {exporting.total.toLocaleString()} transactions · {formatExportBytes(exporting.bytes)}
               {exporting.status === 'done' && ' · complete'}
               {exporting.status === 'cancelled' && ' · cancelled'}
             </Text>

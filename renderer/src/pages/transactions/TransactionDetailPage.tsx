@@ -12,9 +12,10 @@ import { isAdmin, useSession } from '../../stores/session';
 import { useTransactions } from '../../stores/transactions';
 import { NameValueTable, PartView } from './ExchangeView';
 import { RerunResult } from './RerunResult';
-import { StatusBadge, formatTime } from './status';
-import { hl7MessageType, socketRouteLabel, socketTransport } from './transport';
-import type { TransportRoute } from './transport';
+import { formatTime } from '../../data/status';
+import { StatusBadge } from '../../components/StatusBadge';
+import { hl7MessageType, socketRouteLabel, socketTransport } from '../../data/transport';
+import type { TransportRoute } from '../../data/transport';
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
   return (

@@ -10,8 +10,9 @@ import type { ColumnDef, Row, RowSelectionState, Updater } from '@tanstack/react
 import { Link } from 'react-router';
 import type { TransactionView } from '../../../../service/contracts/transactions';
 import type { ChannelName, ClientName } from '../../api/transactions';
-import { StatusBadge, formatShortTime, formatTime } from './status';
-import { rowRequest } from './transport';
+import { formatShortTime, formatTime } from '../../data/status';
+import { StatusBadge } from '../../components/StatusBadge';
+import { rowRequest } from '../../data/transport';
 
 export interface TransactionTableProps {
   rows: TransactionView[];

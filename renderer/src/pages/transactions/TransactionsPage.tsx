@@ -3,19 +3,20 @@
  * re-runs, re-run of everything matching, and export. The unfiltered first page follows the live feed (live-list.ts).
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Button, Group, Loader, Modal, Pagination, Paper, Select, Stack, Text } from '@mantine/core';
+import { Button, Group, Loader, Modal, Pagination, Paper, Stack, Text } from '@mantine/core';
 import { useSearchParams } from 'react-router';
 import type { CreatedTask } from '../../../../service/contracts/transactions';
 import { live } from '../../api/live';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { PageSizeSelect } from '../../components/PageSizeSelect';
 import { PageHeader } from '../../components/PageHeader';
 import { isAdmin, useSession } from '../../stores/session';
 import { useTransactions } from '../../stores/transactions';
 import { ExportModal } from './ExportModal';
 import { FiltersPanel } from './FiltersPanel';
-import { PAGE_SIZES, apiFilters, dateOrderProblem, hasFilters, paramsFromQuery, queryFromParams } from './filters';
-import type { ListFilters, ListQuery } from './filters';
-import { HOLD_TEXT, liveHold } from './live-list';
+import { PAGE_SIZES, apiFilters, dateOrderProblem, hasFilters, paramsFromQuery, queryFromParams } from '../../data/transaction-filters';
+import type { ListFilters, ListQuery } from '../../data/transaction-filters';
+import { HOLD_TEXT, liveHold } from '../../data/live-list';
 import { RerunResult } from './RerunResult';
 import { TransactionTable } from './TransactionTable';
 
@@ -229,15 +230,7 @@ export function TransactionsPage() {
         )}
 
         <Group justify="space-between">
-          <Select
-            label="Rows per page"
-            data={PAGE_SIZES.map(String)}
-            value={String(query.size)}
-            onChange={(v) => setQuery({ filters: query.filters, page: 1, size: Number(v ?? query.size) })}
-            allowDeselect={false}
-            w={130}
-            size="xs"
-          />
+          <PageSizeSelect sizes={PAGE_SIZES} value={query.size} onChange={(size) => setQuery({ filters: query.filters, page: 1, size })} />
           {pages !== null && pages > 1 && (
             <Pagination
               total={pages}

@@ -10,7 +10,7 @@ import { getUser } from '../../api/users';
 import { useSession } from '../../stores/session';
 import { useUsers } from '../../stores/users';
 import { focusFirstInvalid, splitErrors, useFocusInvalid } from '../../components/form-errors';
-import { passwordProblems } from './passwordRules';
+import { passwordProblems } from '../../data/password-rules';
 import { REPORT_SCHEDULE } from './report-schedule';
 
 const MSISDN = /^\+?[0-9]{6,15}$/;

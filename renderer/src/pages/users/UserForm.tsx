@@ -9,7 +9,7 @@ import { FormButtons } from '../../components/FormButtons';
 import { PasswordPairFields } from '../../components/PasswordPairFields';
 import { SaveProblems } from '../../components/SaveProblems';
 import { useFormState } from '../../components/form-errors';
-import { passwordProblems } from './passwordRules';
+import { passwordProblems } from '../../data/password-rules';
 import { REPORT_SCHEDULE } from './report-schedule';
 
 export const ADMIN_GROUP = 'admin';

@@ -4,28 +4,24 @@
  * only).
  */
 import { useEffect, useMemo, useState } from 'react';
-import { Badge, Button, Group, Stack, Text, Tooltip, VisuallyHidden } from '@mantine/core';
+import { Badge, Button, Group, Stack, Text, Tooltip } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import type { ColumnDef } from '@tanstack/react-table';
 import { Link } from 'react-router';
 import type { PublicUser, UserCreateInput, UserUpdateInput } from '../../../../service/contracts/users';
 import { PageHeader } from '../../components/PageHeader';
-import { ErrorAlert } from '../../components/ErrorAlert';
 import { isAdmin, useSession } from '../../stores/session';
 import { useUsers } from '../../stores/users';
-import { ListSearch } from '../../components/ListSearch';
-import { FormModal } from '../../components/FormModal';
-import type { Editing } from '../../components/FormModal';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { DataTable } from '../../components/DataTable';
 import type { ColumnMeta } from '../../components/DataTable';
+import { EditButton, ListPage, actionsColumn, useListPage } from '../../components/ListPage';
 import { ADMIN_GROUP, UserForm } from './UserForm';
 import { MyAccount } from './MyAccountPage';
 import { PasswordLinkModal } from './PasswordLinkModal';
 
 const column = createColumnHelper<PublicUser>();
 
-function DeleteButton({ user, me, onClick }: { user: PublicUser; me: string | undefined; onClick: () => void }) {
+function UserDeleteButton({ user, me, onClick }: { user: PublicUser; me: string | undefined; onClick: () => void }) {
   const reason = user.builtin ? 'The built-in administrator cannot be deleted' : user.email === me ? 'You cannot delete the account you are signed in with' : null;
   const button = (
     <Button size="xs" variant="subtle" color="red" aria-label={`Delete user ${user.email}`} onClick={onClick} disabled={reason !== null}>
@@ -60,11 +56,9 @@ function LinkBadge({ user }: { user: PublicUser }) {
 
 function AdminUsers() {
   const me = useSession((s) => s.user?.email);
-  const { users, status, error, load, create, update, remove } = useUsers();
-  const [editing, setEditing] = useState<Editing<PublicUser>>({ mode: 'closed' });
-  const [deleting, setDeleting] = useState<PublicUser | null>(null);
+  const { items: users, status, error, load, create, update, remove } = useUsers();
+  const { editing, setEditing, closeForm, deleting, setDeleting } = useListPage<PublicUser>();
   const [linking, setLinking] = useState<PublicUser | null>(null);
-  const [search, setSearch] = useState('');
 
   useEffect(() => {
     void load();
@@ -132,24 +126,17 @@ function AdminUsers() {
             );
           },
         }),
-        column.display({
-          id: 'actions',
-          header: () => <VisuallyHidden>Actions</VisuallyHidden>,
-          meta: { width: 190 } satisfies ColumnMeta,
-          cell: (c) => (
-            <Group gap={4} wrap="nowrap">
-              <Button size="xs" variant="default" aria-label={`Edit user ${c.row.original.email}`} onClick={() => setEditing({ mode: 'edit', item: c.row.original })}>
-                Edit
-              </Button>
-              <Button size="xs" variant="subtle" aria-label={`Make a set-password link for ${c.row.original.email}`} onClick={() => setLinking(c.row.original)}>
-                Link
-              </Button>
-              <DeleteButton user={c.row.original} me={me} onClick={() => setDeleting(c.row.original)} />
-            </Group>
-          ),
-        }),
+        actionsColumn<PublicUser>(190, (user) => (
+          <>
+            <EditButton name={`user ${user.email}`} onClick={() => setEditing({ mode: 'edit', item: user })} />
+            <Button size="xs" variant="subtle" aria-label={`Make a set-password link for ${user.email}`} onClick={() => setLinking(user)}>
+              Link
+            </Button>
+            <UserDeleteButton user={user} me={me} onClick={() => setDeleting(user)} />
+          </>
+        )),
       ] as ColumnDef<PublicUser, unknown>[],
-    [me],
+    [me, setEditing, setDeleting],
   );
 
   const groups = [...new Set([ADMIN_GROUP, ...users.flatMap((u) => u.groups)])].sort((a, b) => a.localeCompare(b));
@@ -157,43 +144,43 @@ function AdminUsers() {
     user === null ? create(input as UserCreateInput) : update(user.email, input);
 
   return (
-    <Stack>
-      <PageHeader title="Users">
-        <Button variant="default" component={Link} to="/account">
-          My account
-        </Button>
-        <Button onClick={() => setEditing({ mode: 'new' })}>Add user</Button>
-      </PageHeader>
-      <Text size="sm" c="dimmed">
-        People who sign in to this console or use the API. Their groups decide which channels&apos; transactions they may see and re-run.
-      </Text>
-      <ErrorAlert error={error} action="load the users" />
-      <ListSearch label="Search users" placeholder="Email, name or group" value={search} onChange={setSearch} loading={status === 'loading'} loadingLabel="Loading users" />
-      <DataTable
-        data={users}
-        columns={columns}
-        label="Users"
-        getRowId={(u) => u._id}
-        search={search}
-        empty={status === 'loading' ? 'Loading…' : 'No user matches the search.'}
-      />
-      <FormModal opened={editing.mode !== 'closed'} onClose={() => setEditing({ mode: 'closed' })} title={editing.mode === 'edit' ? `Edit user ${editing.item.email}` : 'Add user'}>
-        {editing.mode !== 'closed' && (
-          <UserForm
-            key={editing.mode === 'edit' ? editing.item._id : 'new'}
-            user={editing.mode === 'edit' ? editing.item : null}
-            me={me}
-            groupSuggestions={groups}
-            save={save}
-            onSaved={(saved) => {
-              setEditing({ mode: 'closed' });
-              // An invited user needs their link: make it now, while the admin is here to pass it on.
-              if (editing.mode === 'new' && saved.locked) setLinking(saved);
-            }}
-            onCancel={() => setEditing({ mode: 'closed' })}
-          />
-        )}
-      </FormModal>
+    <ListPage
+      title="Users"
+      plural="users"
+      actions={
+        <>
+          <Button variant="default" component={Link} to="/account">
+            My account
+          </Button>
+          <Button onClick={() => setEditing({ mode: 'new' })}>Add user</Button>
+        </>
+      }
+      intro="People who sign in to this console or use the API. Their groups decide which channels' transactions they may see and re-run."
+      items={users}
+      status={status}
+      error={error}
+      searchPlaceholder="Email, name or group"
+      noMatch="No user matches the search."
+      rowId={(u) => u._id}
+      columns={columns}
+      editing={editing}
+      closeForm={closeForm}
+      formTitle={(user) => (user === null ? 'Add user' : `Edit user ${user.email}`)}
+      form={(user) => (
+        <UserForm
+          user={user}
+          me={me}
+          groupSuggestions={groups}
+          save={save}
+          onSaved={(saved) => {
+            closeForm();
+            // An invited user needs their link: make it now, while the admin is here to pass it on.
+            if (user === null && saved.locked) setLinking(saved);
+          }}
+          onCancel={closeForm}
+        />
+      )}
+    >
       <PasswordLinkModal user={linking} onIssued={() => void load()} onClose={() => setLinking(null)} />
       <ConfirmDialog
         opened={deleting !== null}
@@ -205,7 +192,7 @@ function AdminUsers() {
       >
         {`${deleting?.firstname ?? ''} ${deleting?.surname ?? ''} can no longer sign in, and any session they have open ends now. This cannot be undone.`}
       </ConfirmDialog>
-    </Stack>
+    </ListPage>
   );
 }
 

@@ -3,10 +3,10 @@ import { useMemo, useState } from 'react';
 import { Button, Grid, Group, Loader, Stack, Title } from '@mantine/core';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useDashboard } from '../../stores/dashboard';
-import { ChannelStatusChart, LoadChart, PeriodPicker, ResponseTimeChart, ServerZoneNote } from './MetricsCharts';
-import { channelStatusRows } from './metric-view';
-import type { PeriodChoice } from './metric-view';
-import { useMetrics } from './use-metrics';
+import { ChannelStatusChart, LoadChart, PeriodPicker, ResponseTimeChart, ServerZoneNote } from '../../components/metrics/MetricsCharts';
+import { channelStatusRows } from '../../components/metrics/metric-view';
+import type { PeriodChoice } from '../../components/metrics/metric-view';
+import { useMetrics } from '../../components/metrics/use-metrics';
 
 export function DashboardMetrics() {
   const [period, setPeriod] = useState<PeriodChoice>('1d');

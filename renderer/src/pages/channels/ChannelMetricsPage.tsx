@@ -5,10 +5,10 @@ import { Link, useParams } from 'react-router';
 import { getChannel } from '../../api/channels';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
-import { LoadChart, PeriodPicker, ResponseTimeChart, ServerZoneNote, StatusBreakdownChart } from './MetricsCharts';
-import { statusTotals } from './metric-view';
-import type { PeriodChoice } from './metric-view';
-import { useMetrics } from './use-metrics';
+import { LoadChart, PeriodPicker, ResponseTimeChart, ServerZoneNote, StatusBreakdownChart } from '../../components/metrics/MetricsCharts';
+import { statusTotals } from '../../components/metrics/metric-view';
+import type { PeriodChoice } from '../../components/metrics/metric-view';
+import { useMetrics } from '../../components/metrics/use-metrics';
 
 export function ChannelMetricsPage() {
   const { id = '' } = useParams();

@@ -1,9 +1,9 @@
 /** The live transaction list: when it follows the feed, and what a pushed start or completion does to the page. */
 import { describe, expect, it } from 'vitest';
-import type { LiveTransaction } from '../../../../service/contracts/live-feed';
-import type { TransactionView } from '../../../../service/contracts/transactions';
-import { EMPTY_FILTERS } from './filters';
-import type { ListQuery } from './filters';
+import type { LiveTransaction } from '../../../service/contracts/live-feed';
+import type { TransactionView } from '../../../service/contracts/transactions';
+import { EMPTY_FILTERS } from './transaction-filters';
+import type { ListQuery } from './transaction-filters';
 import { liveHold, mergeLoaded, rowFromEvent, withCompleted, withStarted } from './live-list';
 
 const NOW = new Date('2026-05-01T10:00:05.000Z');

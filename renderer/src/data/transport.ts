@@ -3,9 +3,9 @@
  * method and path, a socket one (tcp or tls channel) the channel's transport instead, since its stored method and
  * path (POST /) are only placeholders; likewise an mllp or tcp route is its type and host:port, not POST /.
  */
-import type { ChannelType, RouteType, TcpFraming } from '../../../../service/contracts/channels';
-import type { RequestLine } from '../../../../service/contracts/transactions';
-import { readHl7 } from '../../components/hl7';
+import type { ChannelType, RouteType, TcpFraming } from '../../../service/contracts/channels';
+import type { RequestLine } from '../../../service/contracts/transactions';
+import { readHl7 } from './hl7';
 
 /** The parts of a channel these labels read (the transactions store's channel names have them). */
 export interface TransportChannel {

@@ -70,53 +70,89 @@ function sum(points: readonly SeriesPoint[], key: 'total'): number {
   return points.reduce((n, p) => n + p[key], 0);
 }
 
-/** Requests per bucket over the period. */
-export function LoadChart({ points, id = 'metrics-load' }: { points: SeriesPoint[]; id?: string }) {
-  const total = sum(points, 'total');
-  const busiest = points.reduce<SeriesPoint | null>((best, p) => (best === null || p.total > best.total ? p : best), null);
-  const summary = `Line chart of requests over the period: ${total} in all${busiest !== null && busiest.total > 0 ? `, most (${busiest.total}) at ${busiest.label}` : ''}.`;
+interface TimeSeriesChartProps {
+  id: string;
+  title: string;
+  summary: string;
+  points: SeriesPoint[];
+  /** The one line drawn, named as in the table's second column. */
+  series: { name: 'total' | 'avgResp'; label: string; color: string };
+  unit?: string;
+  yAxisProps: { allowDecimals?: boolean; width: number };
+  /** Names the table for screen readers. */
+  tableLabel: string;
+  cell: (point: SeriesPoint) => ReactNode;
+  /** The table's total row, if the values add up. */
+  total?: number;
+}
+
+/** One value per bucket over the period, as a line and as a table by time. */
+function TimeSeriesChart({ id, title, summary, points, series, unit, yAxisProps, tableLabel, cell, total }: TimeSeriesChartProps) {
   return (
     <ChartFrame
       id={id}
-      title="Load"
+      title={title}
       summary={summary}
       chart={
         <LineChart
           h={200}
           data={points}
           dataKey="label"
-          series={[{ name: 'total', label: 'Requests', color: 'blue.6' }]}
+          series={[series]}
           curveType="linear"
           withDots={points.length <= 31}
           tickLine="y"
-          yAxisProps={{ allowDecimals: false, width: 40 }}
+          unit={unit}
+          yAxisProps={yAxisProps}
           xAxisProps={{ minTickGap: 24, fontSize: 11 }}
         />
       }
       table={
-        <Table aria-label="Load by time" verticalSpacing={2}>
+        <Table aria-label={tableLabel} verticalSpacing={2}>
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Time</Table.Th>
-              <Table.Th>Requests</Table.Th>
+              <Table.Th>{series.label}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {points.map((p) => (
               <Table.Tr key={p.at}>
                 <Table.Td>{new Date(p.at).toLocaleString()}</Table.Td>
-                <Table.Td>{p.total}</Table.Td>
+                <Table.Td>{cell(p)}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
-          <Table.Tfoot>
-            <Table.Tr>
-              <Table.Th>Total</Table.Th>
-              <Table.Td>{total}</Table.Td>
-            </Table.Tr>
-          </Table.Tfoot>
+          {total !== undefined && (
+            <Table.Tfoot>
+              <Table.Tr>
+                <Table.Th>Total</Table.Th>
+                <Table.Td>{total}</Table.Td>
+              </Table.Tr>
+            </Table.Tfoot>
+          )}
         </Table>
       }
+    />
+  );
+}
+
+/** Requests per bucket over the period. */
+export function LoadChart({ points, id = 'metrics-load' }: { points: SeriesPoint[]; id?: string }) {
+  const total = sum(points, 'total');
+  const busiest = points.reduce<SeriesPoint | null>((best, p) => (best === null || p.total > best.total ? p : best), null);
+  const summary = `Line chart of requests over the period: ${total} in all${busiest !== null && busiest.total > 0 ? `, most (${busiest.total}) at ${busiest.label}` : ''}.`;
+  return (
+    <TimeSeriesChart
+      id={id}
+      title="Load"
+      summary={summary}
+      points={points}
+      series={{ name: 'total', label: 'Requests', color: 'blue.6' }}
+      yAxisProps={{ allowDecimals: false, width: 40 }}
+      tableLabel="Load by time"
+      cell={(p) => p.total}
+      total={total}
     />
   );
 }
@@ -128,42 +164,16 @@ export function ResponseTimeChart({ points, id = 'metrics-response' }: { points:
   const summary =
     slowest === null ? 'Line chart of mean response time: no requests in the period.' : `Line chart of mean response time in milliseconds: slowest ${slowest.avgResp} ms at ${slowest.label}.`;
   return (
-    <ChartFrame
+    <TimeSeriesChart
       id={id}
       title="Response time"
       summary={summary}
-      chart={
-        <LineChart
-          h={200}
-          data={points}
-          dataKey="label"
-          series={[{ name: 'avgResp', label: 'Mean response time (ms)', color: 'grape.6' }]}
-          curveType="linear"
-          withDots={points.length <= 31}
-          tickLine="y"
-          unit=" ms"
-          yAxisProps={{ width: 60 }}
-          xAxisProps={{ minTickGap: 24, fontSize: 11 }}
-        />
-      }
-      table={
-        <Table aria-label="Response time by time" verticalSpacing={2}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Time</Table.Th>
-              <Table.Th>Mean response time (ms)</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {points.map((p) => (
-              <Table.Tr key={p.at}>
-                <Table.Td>{new Date(p.at).toLocaleString()}</Table.Td>
-                <Table.Td>{p.total === 0 ? '–' : p.avgResp}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      }
+      points={points}
+      series={{ name: 'avgResp', label: 'Mean response time (ms)', color: 'grape.6' }}
+      unit=" ms"
+      yAxisProps={{ width: 60 }}
+      tableLabel="Response time by time"
+      cell={(p) => (p.total === 0 ? '–' : p.avgResp)}
     />
   );
 }

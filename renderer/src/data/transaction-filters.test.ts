@@ -13,8 +13,8 @@ import {
   responseStatusProblem,
   splitProperty,
   toLocalInput,
-} from './filters';
-import type { ListFilters, ListQuery } from './filters';
+} from './transaction-filters';
+import type { ListFilters, ListQuery } from './transaction-filters';
 
 const FULL: ListQuery = {
   filters: {

@@ -1,7 +1,9 @@
-/** The five transaction statuses, their colours and their badge; shared by the dashboard and the transaction pages. */
-import { Badge } from '@mantine/core';
+/**
+ * The five transaction statuses, their colours, and how times are shown; shared by the dashboard, the transaction and
+ * audit pages and the stores (the badge that draws a status is `components/StatusBadge.tsx`).
+ */
 import type { MantineColor } from '@mantine/core';
-import type { TransactionStatus } from '../../../../service/contracts/transactions';
+import type { TransactionStatus } from '../../../service/contracts/transactions';
 
 export const STATUSES: readonly TransactionStatus[] = ['Processing', 'Failed', 'Completed', 'Completed with error(s)', 'Successful'];
 
@@ -15,15 +17,6 @@ export const STATUS_COLOR: Record<TransactionStatus, MantineColor> = {
 
 export function isStatus(value: string): value is TransactionStatus {
   return (STATUSES as readonly string[]).includes(value);
-}
-
-export function StatusBadge({ status }: { status: string }) {
-  const color = isStatus(status) ? STATUS_COLOR[status] : 'gray';
-  return (
-    <Badge color={color} variant="light" radius="sm" style={{ textTransform: 'none', flexShrink: 0 }}>
-      {status}
-    </Badge>
-  );
 }
 
 const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });

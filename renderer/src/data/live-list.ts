@@ -7,10 +7,10 @@
  * whether it matches one), nothing selected (rows moving under the pointer make selection unreliable), and not paused.
  * Anywhere else new arrivals are counted and announced instead.
  */
-import type { LiveTransaction } from '../../../../service/contracts/live-feed';
-import type { TransactionView } from '../../../../service/contracts/transactions';
-import { hasFilters } from './filters';
-import type { ListQuery } from './filters';
+import type { LiveTransaction } from '../../../service/contracts/live-feed';
+import type { TransactionView } from '../../../service/contracts/transactions';
+import { hasFilters } from './transaction-filters';
+import type { ListQuery } from './transaction-filters';
 import { timeFromId } from './status';
 
 /** Why the list is not following the feed. */

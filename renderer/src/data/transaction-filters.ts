@@ -5,7 +5,7 @@
  * URL keys: status (repeated), channel, client, method, response, path, from, to (ISO 8601), prop (repeated
  * `name=value`), page (from 1), size.
  */
-import type { TransactionFilters, TransactionStatus } from '../../../../service/contracts/transactions';
+import type { TransactionFilters, TransactionStatus } from '../../../service/contracts/transactions';
 import { isStatus } from './status';
 
 export interface ListFilters {
