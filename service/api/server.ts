@@ -5,12 +5,10 @@ import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { ServerCertificate } from '../tls/server-certificate.js';
-import { ChannelCatalogue } from '../channels/catalogue.js';
-import type { ChannelCatalogueOptions } from '../channels/catalogue.js';
-import { ChannelHistory } from '../channels/history.js';
-import { ClientAccounts } from '../accounts/clients.js';
-import { Roles } from '../accounts/roles.js';
-import { ContactGroups } from '../contacts/groups.js';
+import type { ChannelCatalogue } from '../channels/catalogue.js';
+import type { ClientAccounts } from '../accounts/clients.js';
+import type { Roles } from '../accounts/roles.js';
+import type { ContactGroups } from '../contacts/groups.js';
 import { answerClientError, answerIdleConnections, installErrorHandling, sendError } from './error-handler.js';
 import { installJsonBodyParser } from './json-body.js';
 import { lazySerializerFactory } from './lazy-serializers.js';
@@ -85,17 +83,22 @@ export interface ApiServerOptions {
   corsOrigins?: readonly string[];
 }
 
-/**
- * What the API is built from. The channel catalogue, client accounts and roles are built here from the store's
- * collections: the API is their only user.
- */
+/** The service modules the routes and the metadata export and import share, built once by the service (wings/services.ts). */
+export interface ApiServices {
+  channels: ChannelCatalogue;
+  contactGroups: ContactGroups;
+  clients: ClientAccounts;
+  roles: Roles;
+}
+
+/** What the API is built from: services built elsewhere; the API builds none of its own. */
 export type ApiDeps = AuthHookOptions &
   AuthRoutesDeps &
   OpenIdRoutesDeps &
   ServiceRoutesDeps &
   UserRoutesDeps &
-  Omit<ChannelCatalogueOptions, 'channels'> &
-  Omit<TransactionRoutesDeps, 'channels'> &
+  ApiServices &
+  TransactionRoutesDeps &
   MediatorRoutesDeps &
   LiveFeedDeps &
   TaskRoutesDeps &
@@ -103,7 +106,7 @@ export type ApiDeps = AuthHookOptions &
   AuditRoutesDeps &
   LogRoutesDeps &
   VisualizerRoutesDeps &
-  Omit<MetricsRoutesDeps, 'channels'> &
+  MetricsRoutesDeps &
   BackupRoutesDeps & {
     /** The keystore as export and import see it; without it, exports hold no KeystoreModelAPI. */
     metadataKeystore?: KeystoreMetadata;
@@ -208,35 +211,25 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(openidRoutes(deps));
   await app.register(userRoutes(deps));
   await app.register(passwordTokenRoutes(deps));
-  const { store } = deps;
-  const contactGroups = new ContactGroups({ groups: store.contactGroups, channels: store.channels });
-  const channels = new ChannelCatalogue({
-    channels: store.channels,
-    history: new ChannelHistory(store.channelAudits),
-    hasTransactions: deps.hasTransactions,
-    triggerPolling: deps.triggerPolling,
-    ...(deps.servicePorts === undefined ? {} : { servicePorts: deps.servicePorts }),
-    ...(deps.listeners === undefined ? {} : { listeners: deps.listeners }),
-    unknownContactGroups: (ids) => contactGroups.unknown(ids),
-  });
+  const { channels, contactGroups, clients, roles } = deps;
   await app.register(channelRoutes({ channels }));
-  await app.register(clientRoutes({ clients: new ClientAccounts({ clients: store.clients, channels: store.channels }) }));
-  await app.register(roleRoutes({ roles: new Roles({ channels: store.channels, clients: store.clients }) }));
+  await app.register(clientRoutes({ clients }));
+  await app.register(roleRoutes({ roles }));
   await app.register(contactGroupRoutes({ contactGroups }));
-  await app.register(transactionRoutes({ ...deps, channels, warmup: options.schemaWarmup }));
+  await app.register(transactionRoutes({ ...deps, warmup: options.schemaWarmup }));
   await app.register(taskRoutes(deps));
   await app.register(mediatorRoutes(deps));
   await app.register(notificationRoutes(deps));
-  await app.register(metricsRoutes({ ...deps, channels }));
+  await app.register(metricsRoutes(deps));
   await app.register(auditRoutes(deps));
   await app.register(logRoutes(deps));
   await app.register(visualizerEventRoutes(deps));
   // Export and import work through the same service modules as the routes above (the channel catalogue shared).
   await app.register(
-    metadataRoutes({ channels, contactGroups, clients: new ClientAccounts({ clients: store.clients, channels: store.channels }), users: deps.accounts, mediators: deps.mediators, sessions: deps.sessions, ...(deps.metadataKeystore === undefined ? {} : { keystore: deps.metadataKeystore }) }),
+    metadataRoutes({ channels, contactGroups, clients, users: deps.accounts, mediators: deps.mediators, sessions: deps.sessions, ...(deps.metadataKeystore === undefined ? {} : { keystore: deps.metadataKeystore }) }),
   );
   await app.register(backupRoutes(deps));
-  await app.register(keystoreRoutes({ keystore: deps.keystore, clients: new ClientAccounts({ clients: store.clients, channels: store.channels }) }));
+  await app.register(keystoreRoutes({ keystore: deps.keystore, clients }));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, { ...options.liveFeed, corsOrigins: options.corsOrigins ?? [] }).attach(app);
   return app;

@@ -1,0 +1,102 @@
+/**
+ * The services wing: the service modules the management API calls, each built once (the channel catalogue, client
+ * accounts, roles, contact groups, mediators, re-run tasks, notifications, metrics, the visualizer's events).
+ * Their reach into later parts is through functions given here: polling triggers, the listeners' states, the ports
+ * bound so far.
+ */
+import { ChannelCatalogue } from '../channels/catalogue.js';
+import { ChannelHistory } from '../channels/history.js';
+import { ClientAccounts } from '../accounts/clients.js';
+import { Roles } from '../accounts/roles.js';
+import { ContactGroups } from '../contacts/groups.js';
+import { MediatorRegistry } from '../mediators/registry.js';
+import { TaskQueue } from '../tasks/queue.js';
+import { Notifications } from '../notify/notifications.js';
+import { MetricsReader } from '../metrics/reader.js';
+import { VisualizerRecorder } from '../visualizer/recorder.js';
+import type { Store } from '../storage/store.js';
+import type { ChannelCache } from '../pipeline/channel-cache.js';
+import { clockOf } from './core.js';
+import type { Core } from './core.js';
+import type { Storage } from './storage.js';
+import type { Notify } from './notify.js';
+import type { Pipelines } from './pipeline.js';
+import type { Scheduling } from './schedulers.js';
+import type { Transports } from './transports.js';
+import type { Wing } from './lifecycle.js';
+
+/** Longest wait for a test message's first try before `POST /notifications/test` answers with it pending. */
+const TEST_MESSAGE_WAIT_MS = 20_000;
+
+export interface Services {
+  channels: ChannelCatalogue;
+  contactGroups: ContactGroups;
+  clients: ClientAccounts;
+  roles: Roles;
+  mediators: MediatorRegistry;
+  tasks: TaskQueue;
+  notifications: Notifications;
+  metrics: MetricsReader;
+  /** The visualizer's events of the last hour (`GET /events/:receivedTime`), recorded from the live event bus. */
+  visualizer: VisualizerRecorder;
+}
+
+export interface ServiceParts {
+  storage: Storage;
+  store: Store;
+  cache: ChannelCache;
+  notify: Notify;
+  pipelines: Pipelines;
+  scheduling: Scheduling;
+  transports: Transports;
+}
+
+export function servicesWing(core: Core, parts: ServiceParts): Wing<Services> {
+  const { config, logger, events, options } = core;
+  const { storage, store, cache, notify, pipelines, scheduling, transports } = parts;
+  const history = new ChannelHistory(store.channelAudits);
+  const contactGroups = new ContactGroups({ groups: store.contactGroups, channels: store.channels });
+  const channels = new ChannelCatalogue({
+    channels: store.channels,
+    history,
+    hasTransactions: (channelId) => storage.transactions.hasChannel(channelId),
+    triggerPolling: (channelId) => scheduling.polling.trigger(channelId),
+    servicePorts: () => transports.bound.claims(),
+    listeners: { state: (id) => transports.listeners.state(id), settled: () => transports.listeners.settled() },
+    unknownContactGroups: (ids) => contactGroups.unknown(ids),
+  });
+  const mediators = new MediatorRegistry({
+    mediators: store.mediators,
+    channels: store.channels,
+    history,
+    events,
+    logger: logger.child({ component: 'mediators' }),
+    offlineAfterMs: config.mediators.offlineAfterSeconds * 1000,
+    ...clockOf(options),
+  });
+  // Re-run tasks as the API creates them; the task runner (a scheduled job) is woken for each.
+  const tasks = new TaskQueue({ tasks: store.tasks, items: store.taskTransactions, channels: store.channels, log: pipelines.log, events, wake: () => scheduling.taskRunner.wake() });
+  const visualizerLogger = logger.child({ component: 'visualizer' });
+  const visualizer = new VisualizerRecorder({
+    events,
+    // From the pipeline's in-memory list first, without waiting: a store read (and deep copy) twice per transaction was
+    // 5% of the proxy's CPU (issue 19's profile). Disabled or deleted channels are not in it and still come from the
+    // store, as does any channel while the list is reloading after a write.
+    channel: (id) => cache.peek(id) ?? store.channels.findById(id),
+    ...clockOf(options),
+    onError: (err) => visualizerLogger.error({ err }, 'a visualizer event could not be recorded'),
+  }).attach();
+  return {
+    offers: {
+      channels,
+      contactGroups,
+      clients: new ClientAccounts({ clients: store.clients, channels: store.channels }),
+      roles: new Roles({ channels: store.channels, clients: store.clients }),
+      mediators,
+      tasks,
+      notifications: new Notifications({ notifications: store.notifications, outbox: notify.outbox, delivery: notify.delivery, instance: config.alerts.himInstance, testWaitMs: TEST_MESSAGE_WAIT_MS }),
+      metrics: new MetricsReader({ transactions: storage.transactions, minuteRetentionHours: config.metrics.minuteRetentionHours }),
+      visualizer,
+    },
+  };
+}
