@@ -26,7 +26,9 @@ describe('a log file on a full disk', () => {
     const log = createLogger({ level: 'info', fileDir: logsDir, maxSizeMB: 100, maxFiles: 3, stdout: false, retry: { firstMs: 50, maxMs: 200, healthyAfterMs: 100 } });
     try {
       log.logger.info('before the disk filled');
-      await until('the log file', () => (existsSync(logsDir) && readdirSync(logsDir).some((f) => f.endsWith('.log'))) || undefined);
+      // The file exists before the worker has written its first line: wait for the line itself, or the disk could fill first.
+      const written = (): string => (existsSync(logsDir) ? readdirSync(logsDir).filter((f) => f.endsWith('.log')).map((f) => readFileSync(join(logsDir, f), 'utf8')).join('') : '');
+      await until('the first line in the log file', () => written().includes('before the disk filled') || undefined);
       const filler = fillDisk(disk.dir);
       // Enough lines to be sure the worker has tried to write after the disk filled, over several retries.
       for (let round = 0; round < 20; round++) {
@@ -42,7 +44,7 @@ describe('a log file on a full disk', () => {
       await until('the log file writing again', () => log.problems().length === 0 || undefined);
       log.logger.info('after space came back');
       await log.close();
-      const file = readdirSync(logsDir).filter((f) => f.endsWith('.log')).map((f) => readFileSync(join(logsDir, f), 'utf8')).join('');
+      const file = written();
       expect(file).toContain('before the disk filled');
       expect(file).toContain('after space came back');
     } finally {
