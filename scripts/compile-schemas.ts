@@ -28,7 +28,7 @@ import type { SchemaCode, SerializerRoute, SerializerSettings, ValidatorRoute } 
 import { makeAjv } from '../service/api/validation.js';
 import { CONFIG_COMPILER, configAjv } from '../service/config/validate.js';
 import { configSchema } from '../service/config/schema.js';
-import { schemaHash } from '../service/domain/schema-hash.js';
+import { schemaHash } from '../service/domain/util/schema-hash.js';
 
 export interface Recorded<Route> {
   key: string;

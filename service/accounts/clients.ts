@@ -2,13 +2,13 @@
  * Client accounts (the systems that send transactions): creation, updates and deletion over the clients collection,
  * from bodies in OpenHIM's shape (a fetched client sent back as it came: read-only fields ignored, null and '' read as
  * "not set"). Secrets are stored as digests (client-credentials.ts). A client's roles and clientID share one namespace with the
- * channels' `allow` lists, so writes keep the two apart (domain/roles.ts) and keep channel grants following the client.
+ * channels' `allow` lists, so writes keep the two apart (domain/access/roles.ts) and keep channel grants following the client.
  */
 import { AppError } from '../errors.js';
 import type { ClientCreateInput, ClientUpdateInput } from '../contracts/clients.js';
 import type { ValidationProblem } from '../contracts/api.js';
-import { clientRolesProblem } from '../domain/roles.js';
-import type { ClientRolesInput } from '../domain/roles.js';
+import { clientRolesProblem } from '../domain/access/roles.js';
+import type { ClientRolesInput } from '../domain/access/roles.js';
 import { conflict, refusal } from '../refusals.js';
 import type { ChannelRecord, ClientRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
@@ -169,7 +169,7 @@ export class ClientAccounts {
   }
 
   /**
-   * Channel `allow` lists mix client ids and role names, so a name must not be both (domain/roles.ts). An entry found
+   * Channel `allow` lists mix client ids and role names, so a name must not be both (domain/access/roles.ts). An entry found
    * only in `allow` is not checked: it may be a grant made before the client was registered.
    */
   async #refuseRoleClash(client: ClientRolesInput, sent: { clientID: boolean; roles: boolean }): Promise<void> {

@@ -1,11 +1,11 @@
 /**
  * Failed-authentication tracking per identity, per identity and address, and per address, in memory (a restart
- * forgives, which is acceptable). The rules are in domain/login-throttle.ts; `LoginThrottle` is the management API's
+ * forgives, which is acceptable). The rules are in domain/access/login-throttle.ts; `LoginThrottle` is the management API's
  * use (identity = account email), `FailureThrottle` is shared by every transaction port (identity = client id).
  */
 import { createHash } from 'node:crypto';
-import { recentFailures, waitBeforeAttempt } from '../domain/login-throttle.js';
-import type { IdentityThrottlePolicy, ThrottlePolicy } from '../domain/login-throttle.js';
+import { recentFailures, waitBeforeAttempt } from '../domain/access/login-throttle.js';
+import type { IdentityThrottlePolicy, ThrottlePolicy } from '../domain/access/login-throttle.js';
 
 export interface FailureThrottleOptions {
   maxFailuresPerIdentityAndAddress: number;

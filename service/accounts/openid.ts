@@ -9,8 +9,8 @@ import * as oidc from 'openid-client';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { RequestInit } from 'undici';
 import { AppError } from '../errors.js';
-import { claimedUser } from '../domain/openid-claims.js';
-import type { ClaimMapping } from '../domain/openid-claims.js';
+import { claimedUser } from '../domain/access/openid-claims.js';
+import type { ClaimMapping } from '../domain/access/openid-claims.js';
 import type { UserRecord } from '../storage/records.js';
 import type { UserAccounts } from './users.js';
 

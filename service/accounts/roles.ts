@@ -1,12 +1,12 @@
 /**
  * Roles over the channels and clients collections. A role is not stored: it is a name in channels' `allow` lists and
- * clients' `roles` (domain/roles.ts plans each change); this module reads what the plans look at and writes what they
+ * clients' `roles` (domain/access/roles.ts plans each change); this module reads what the plans look at and writes what they
  * decide.
  */
 import { AppError } from '../errors.js';
 import { refusal } from '../refusals.js';
-import { findRole, listRoles, planCreateRole, planDeleteRole, planUpdateRole } from '../domain/roles.js';
-import type { RoleInput, RolePlan, RoleView, RoleWorld } from '../domain/roles.js';
+import { findRole, listRoles, planCreateRole, planDeleteRole, planUpdateRole } from '../domain/access/roles.js';
+import type { RoleInput, RolePlan, RoleView, RoleWorld } from '../domain/access/roles.js';
 import type { ChannelRecord, ClientRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 

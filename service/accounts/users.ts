@@ -6,14 +6,14 @@
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import { conflict } from '../refusals.js';
-import { ADMIN_GROUP } from '../domain/permissions.js';
-import { passwordProblem } from '../domain/password-policy.js';
+import { ADMIN_GROUP } from '../domain/access/permissions.js';
+import { passwordProblem } from '../domain/access/password-policy.js';
 import type { Collection } from '../storage/store.js';
 import type { UserRecord } from '../storage/records.js';
 import { hashPassword, isPasswordHash, legacyTokenCredential, verifyPassword } from './passwords.js';
 import { newPasswordToken, passwordTokenDigest, TOKEN_LIFETIME_MS, unsentLinks } from './password-tokens.js';
 import type { PasswordLinkSender } from './password-tokens.js';
-import type { ClaimedUser } from '../domain/openid-claims.js';
+import type { ClaimedUser } from '../domain/access/openid-claims.js';
 import type { PasswordTokenType, TokenPasswordInput, UserCreateInput, UserUpdateInput } from '../contracts/users.js';
 
 /** The built-in super user's documented first-run credentials; the password must be changed at first login. */

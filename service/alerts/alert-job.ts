@@ -14,17 +14,17 @@
  */
 import type { Logger } from 'pino';
 import type { ChannelAlert } from '../contracts/channels.js';
-import type { AlertRule, RecipientGroup, RecipientUser, Recipient, SkippedRecipient } from '../domain/alert-rules.js';
-import { expandRecipients, failureRateOf, mayAlert, notYetAlerted, reportSpan, ruleFires, ruleKey, ruleProblem, transactionMatches } from '../domain/alert-rules.js';
-import type { AlertWindow } from '../domain/alert-window.js';
-import { MAX_CATCH_UP_MINUTES, isEmptyWindow, nextWindow } from '../domain/alert-window.js';
-import { alertMessage } from '../domain/alert-message.js';
+import type { AlertRule, RecipientGroup, RecipientUser, Recipient, SkippedRecipient } from '../domain/alerts/alert-rules.js';
+import { expandRecipients, failureRateOf, mayAlert, notYetAlerted, reportSpan, ruleFires, ruleKey, ruleProblem, transactionMatches } from '../domain/alerts/alert-rules.js';
+import type { AlertWindow } from '../domain/alerts/alert-window.js';
+import { MAX_CATCH_UP_MINUTES, isEmptyWindow, nextWindow } from '../domain/alerts/alert-window.js';
+import { alertMessage } from '../domain/alerts/alert-message.js';
 import type { OutgoingMessage } from '../notify/outbox.js';
 import type { ChannelRecord, ContactGroupRecord, JobStateRecord, NotificationAlertRecord, NotificationRecord, UserRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 import type { FinishedTransaction } from '../storage/transactions.js';
 import { heldBack, notYetRecorded, previousSends } from './previous-sends.js';
-import type { TransactionStatus } from '../domain/transaction-status.js';
+import type { TransactionStatus } from '../domain/transactions/transaction-status.js';
 import type { RateHistory } from './rate-history.js';
 import { addToHistory, countsOver, minuteOf, parseHistory, rateSpan } from './rate-history.js';
 

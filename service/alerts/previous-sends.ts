@@ -1,9 +1,9 @@
 /**
- * The alert records of the outbox as the alert decisions read them (domain/alert-rules.ts `AlertSend`). A message
+ * The alert records of the outbox as the alert decisions read them (domain/alerts/alert-rules.ts `AlertSend`). A message
  * still pending counts as sent: it was handed over and delivery will try it until it is sent or fails for good, so
  * neither `maxAlerts` nor the de-duplication may treat it as missing.
  */
-import type { AlertSend } from '../domain/alert-rules.js';
+import type { AlertSend } from '../domain/alerts/alert-rules.js';
 import type { AlertMethod } from '../contracts/channels.js';
 import type { NotificationRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';

@@ -4,8 +4,8 @@
  * of commit time for the last hour, in its saved state. A run adds its window's entries and reads the hour back, so
  * the rate is never computed by re-reading an hour of the log each minute, and a restart keeps the history. Pure.
  */
-import type { AlertWindow } from '../domain/alert-window.js';
-import type { RuleCounts } from '../domain/alert-rules.js';
+import type { AlertWindow } from '../domain/alerts/alert-window.js';
+import type { RuleCounts } from '../domain/alerts/alert-rules.js';
 
 const MINUTE_MS = 60_000;
 /** How far back a failure rate looks. */

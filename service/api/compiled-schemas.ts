@@ -6,7 +6,7 @@
  * longer matches is compiled at run time as before, so stale code is never used.
  */
 import type { ValidateFunction } from 'ajv';
-import { schemaHash } from '../domain/schema-hash.js';
+import { schemaHash } from '../domain/util/schema-hash.js';
 
 /** A response serializer as fast-json-stringify builds it. */
 export type Serialize = (doc: unknown) => string;

@@ -1,14 +1,14 @@
 /**
- * The `freeForm` schema keyword: a value under it must keep the rules of domain/free-form.ts. Written as generated
+ * The `freeForm` schema keyword: a value under it must keep the rules of domain/util/free-form.ts. Written as generated
  * code calling `freeFormErrors` (not as an ajv `validate` function, which ajv cannot put in standalone code), so the
  * validators compiled at build time check it the same way (issue 19).
  */
 import { _, Name } from 'ajv';
 import type { Code, CodeKeywordDefinition, ErrorObject } from 'ajv';
-import { freeFormProblem } from '../domain/free-form.js';
-import type { FreeFormLimits } from '../domain/free-form.js';
+import { freeFormProblem } from '../domain/util/free-form.js';
+import type { FreeFormLimits } from '../domain/util/free-form.js';
 
-/** The schema keyword that puts a free-form value (settings, config values) under the rules of domain/free-form.ts. */
+/** The schema keyword that puts a free-form value (settings, config values) under the rules of domain/util/free-form.ts. */
 export const FREE_FORM_KEYWORD = 'freeForm';
 
 function pointer(segments: readonly string[]): string {

@@ -1,11 +1,11 @@
 /**
- * The API's permission guards: the one place a refused decision (domain/permissions.ts) becomes an error answer.
+ * The API's permission guards: the one place a refused decision (domain/access/permissions.ts) becomes an error answer.
  * Every route checks permissions through these, so a refusal reads and answers the same on every resource.
  */
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { adminOnly } from '../domain/permissions.js';
-import type { Decision } from '../domain/permissions.js';
+import { adminOnly } from '../domain/access/permissions.js';
+import type { Decision } from '../domain/access/permissions.js';
 import type { UserRecord } from '../storage/records.js';
 import { currentUser } from './auth/hook.js';
 

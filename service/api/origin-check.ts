@@ -2,13 +2,13 @@
  * The management API's guard against requests other sites' pages make a browser send with the user's credentials
  * (cross-site request forgery). The origin check runs first on every request, before authentication, so such a
  * request changes nothing and costs no password check; a POST without a JSON body or the console's header is refused
- * once the caller is known. The decisions are domain/request-origin.ts's; this logs each refusal (once a
+ * once the caller is known. The decisions are domain/access/request-origin.ts's; this logs each refusal (once a
  * minute per page and kind, so a hostile page cannot flood the log) and answers it in the one error shape.
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
-import { CONSOLE_MARKER_HEADER, crossSiteRefusal, unmarkedPostRefusal } from '../domain/request-origin.js';
-import type { RequestHeaders } from '../domain/request-origin.js';
+import { CONSOLE_MARKER_HEADER, crossSiteRefusal, unmarkedPostRefusal } from '../domain/access/request-origin.js';
+import type { RequestHeaders } from '../domain/access/request-origin.js';
 
 const LOG_EVERY_MS = 60_000;
 const LOG_KEYS_MAX = 1000;

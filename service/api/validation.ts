@@ -10,7 +10,7 @@ import type { SchemaWarmup } from './schema-warmup.js';
 import type { SchemaCode } from './compiled-schemas.js';
 import { freeFormKeyword } from './free-form-keyword.js';
 import type { ValidationProblem } from '../contracts/api.js';
-import { pointerToDotted as dotted } from '../domain/json-pointer.js';
+import { pointerToDotted as dotted } from '../domain/util/json-pointer.js';
 
 export { FREE_FORM_KEYWORD } from './free-form-keyword.js';
 

@@ -1,5 +1,5 @@
 /**
- * One TCP or TLS connection of an audit listener: unframes its syslog messages (domain/syslog-framing.ts) and hands
+ * One TCP or TLS connection of an audit listener: unframes its syslog messages (domain/codecs/syslog-framing.ts) and hands
  * each to the intake as soon as it is whole. Every path ends the socket: a framing problem (logged, counted, closed,
  * as the stream cannot be resynchronised), the idle timeout (which also ends a sender that never finishes a frame),
  * the sender leaving, or the listener stopping. While the intake says it is overloaded, reading pauses, so a fast
@@ -7,8 +7,8 @@
  */
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { SyslogFrameDecoder } from '../domain/syslog-framing.js';
-import type { SyslogFramingProblem } from '../domain/syslog-framing.js';
+import { SyslogFrameDecoder } from '../domain/codecs/syslog-framing.js';
+import type { SyslogFramingProblem } from '../domain/codecs/syslog-framing.js';
 import type { AuditMessageHandler, AuditPeer } from './peer.js';
 
 /** Optional flow control an intake may offer; while `overloaded()` the stream listeners stop reading. */

@@ -6,7 +6,7 @@
 import { createSocket } from 'node:dgram';
 import type { RemoteInfo, Socket } from 'node:dgram';
 import type { Logger } from 'pino';
-import { datagramMessage } from '../domain/syslog-framing.js';
+import { datagramMessage } from '../domain/codecs/syslog-framing.js';
 import type { AuditIntakeHandler, AuditListenerCounters } from './listener-connection.js';
 
 export interface UdpListenerSettings {

@@ -1,6 +1,6 @@
 /**
  * Writing a backup archive: a gzip'd tar of files, each hashed as it streams through, ending with the manifest
- * (domain/backup.ts) that lists every entry with its size and SHA-256. Nothing is held whole in memory: each file is
+ * (domain/operations/backup.ts) that lists every entry with its size and SHA-256. Nothing is held whole in memory: each file is
  * read in chunks at the pace the destination (an HTTP response, a file) takes them.
  */
 import { createHash } from 'node:crypto';
@@ -11,8 +11,8 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip, constants as zlib } from 'node:zlib';
 import tar from 'tar-stream';
 import type { Pack } from 'tar-stream';
-import { BACKUP_FORMAT, BACKUP_FORMAT_VERSION, MANIFEST_NAME } from '../domain/backup.js';
-import type { BackupManifest, BackupManifestEntry } from '../domain/backup.js';
+import { BACKUP_FORMAT, BACKUP_FORMAT_VERSION, MANIFEST_NAME } from '../domain/operations/backup.js';
+import type { BackupManifest, BackupManifestEntry } from '../domain/operations/backup.js';
 
 /** One file to put in the archive: `name` inside it, read from `path`. */
 export interface ArchiveSource {

@@ -12,8 +12,8 @@ import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
-import { MANIFEST_NAME, entryNameProblem, manifestMismatch, parseManifest } from '../domain/backup.js';
-import type { BackupManifest, BackupManifestEntry } from '../domain/backup.js';
+import { MANIFEST_NAME, entryNameProblem, manifestMismatch, parseManifest } from '../domain/operations/backup.js';
+import type { BackupManifest, BackupManifestEntry } from '../domain/operations/backup.js';
 
 /** Largest manifest read (about a million entries); anything larger is not one this version wrote. */
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;

@@ -1,7 +1,7 @@
 /**
  * The configured channels: creating, changing, deleting and restoring them, and triggering a polling channel now,
- * over the channels collection. Every write goes through the channel defaults and rules (domain/channel-draft.ts,
- * domain/channel-rules.ts); who may do it is the API's guards' concern.
+ * over the channels collection. Every write goes through the channel defaults and rules (domain/channels/channel-draft.ts,
+ * domain/channels/channel-rules.ts); who may do it is the API's guards' concern.
  *
  * A channel deleted while transactions refer to it is kept with status `deleted`, as in OpenHIM: it stays readable,
  * and an update that sets `status` to enabled or disabled restores it. Its name is free for other channels meanwhile.
@@ -10,22 +10,22 @@
 import { AppError } from '../errors.js';
 import type { ValidationProblem } from '../contracts/api.js';
 import type { ChannelListener } from '../contracts/channels.js';
-import { channelChanges } from '../domain/channel-body.js';
-import { channelDraft } from '../domain/channel-draft.js';
-import type { ChannelInput } from '../domain/channel-draft.js';
-import { channelProblems } from '../domain/channel-rules.js';
-import type { ChannelDraft } from '../domain/channel-rules.js';
-import { PASSWORD_MASK } from '../domain/password-mask.js';
+import { channelChanges } from '../domain/channels/channel-body.js';
+import { channelDraft } from '../domain/channels/channel-draft.js';
+import type { ChannelInput } from '../domain/channels/channel-draft.js';
+import { channelProblems } from '../domain/channels/channel-rules.js';
+import type { ChannelDraft } from '../domain/channels/channel-rules.js';
+import { PASSWORD_MASK } from '../domain/util/password-mask.js';
 import { conflict, refusal, refuseIfInvalid } from '../refusals.js';
 import type { Author } from '../accounts/users.js';
 import type { ChannelAuditRecord, ChannelRecord, RouteRecord } from '../storage/records.js';
 import type { Changes, Collection } from '../storage/store.js';
 import { ChannelNameTakenError } from '../storage/live-channel-names.js';
 import type { ChannelHistory } from './history.js';
-import { channelClaim, portClaimProblems } from '../domain/channel-ports.js';
-import { channelKind, LISTENING_CHANNEL_TYPES, listenerOf as listenerProtocol } from '../domain/channel-kinds.js';
-import { unknownGroupRefs } from '../domain/contact-groups.js';
-import type { PortClaim } from '../domain/channel-ports.js';
+import { channelClaim, portClaimProblems } from '../domain/channels/channel-ports.js';
+import { channelKind, LISTENING_CHANNEL_TYPES, listenerOf as listenerProtocol } from '../domain/channels/channel-kinds.js';
+import { unknownGroupRefs } from '../domain/alerts/contact-groups.js';
+import type { PortClaim } from '../domain/channels/channel-ports.js';
 
 export interface ChannelCatalogueOptions {
   /** The channels collection every writer shares, so the pipeline's channel cache sees each change. */

@@ -1,9 +1,9 @@
 /**
  * The change history of channels (`GET /channels/:id/audits`): one record per create, update and delete, holding the
- * JSON Patch operations from before to after (domain/channel-history.ts), the author and the date, as OpenHIM's patch
+ * JSON Patch operations from before to after (domain/channels/channel-history.ts), the author and the date, as OpenHIM's patch
  * history does. Records outlive the channel, so the history of a deleted channel can still be read.
  */
-import { channelPatch } from '../domain/channel-history.js';
+import { channelPatch } from '../domain/channels/channel-history.js';
 import type { Author } from '../accounts/users.js';
 import type { ChannelAuditRecord, ChannelRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';

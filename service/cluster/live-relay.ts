@@ -9,7 +9,7 @@
  */
 import type { Logger } from 'pino';
 import type { LiveTransaction } from '../contracts/live-feed.js';
-import { TRANSACTION_STATUSES } from '../domain/transaction-status.js';
+import { TRANSACTION_STATUSES } from '../domain/transactions/transaction-status.js';
 import type { CompletionDetail, LiveEvents, TransactionEvent } from '../events/live.js';
 import { MAX_NOTICE_BYTES } from './notices.js';
 import type { Notices } from './notices.js';

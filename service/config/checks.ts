@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { envNameFor } from './env.js';
 import { configLeaves, getPath } from './leaves.js';
-import { parsePollingSchedule } from '../domain/polling-schedule.js';
+import { parsePollingSchedule } from '../domain/channels/polling-schedule.js';
 
 function listeningPorts(config: unknown): { key: string; port: number }[] {
   // TCP ports only: the UDP audit listener may share a number with a TCP one. Audit listeners count when enabled.

@@ -5,5 +5,5 @@
  */
 import type { ValidateFunction } from 'ajv';
 
-/** The hash of the schema and settings it came from (domain/schema-hash.ts), and how to load it. */
+/** The hash of the schema and settings it came from (domain/util/schema-hash.ts), and how to load it. */
 export const compiledConfigValidator: readonly [hash: string, load: () => ValidateFunction] | null = null;

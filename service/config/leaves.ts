@@ -1,5 +1,5 @@
 /** Walks the config schema: the leaf keys everything else (env names, docs, messages) is derived from. */
-import { isPlainObject } from '../domain/plain-object.js';
+import { isPlainObject } from '../domain/util/plain-object.js';
 import { configSchema } from './schema.js';
 
 /** The subset of JSON Schema the config schema uses, for reading it without TypeBox's generic types. */

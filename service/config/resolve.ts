@@ -4,7 +4,7 @@ import { crossFieldProblems } from './checks.js';
 import { absoluteDataDir, defaultDataDir } from './data-dir.js';
 import { readEnvironment } from './env.js';
 import { ConfigError } from './errors.js';
-import { isPlainObject } from '../domain/plain-object.js';
+import { isPlainObject } from '../domain/util/plain-object.js';
 import { configLeaves, define, getPath, schemaDefaults, setPath } from './leaves.js';
 import type { JunctionConfig } from './schema.js';
 import { schemaProblems } from './validate.js';

@@ -7,8 +7,8 @@ import { allowedText } from './describe.js';
 import { configLeaves, getPath, schemaAt } from './leaves.js';
 import { configSchema } from './schema.js';
 import { didYouMean } from './suggest.js';
-import { pointerToDotted as dotted } from '../domain/json-pointer.js';
-import { schemaHash } from '../domain/schema-hash.js';
+import { pointerToDotted as dotted } from '../domain/util/json-pointer.js';
+import { schemaHash } from '../domain/util/schema-hash.js';
 
 /**
  * Says where a key's value came from: `api.port (in junction.json)` or `JUNCTION_API_PORT="0" (api.port)`;
@@ -19,7 +19,7 @@ export type Locate = (key: string) => { where: string; showsValue: boolean };
 // strict mode catches mistakes in the schema itself; the two annotations added below are ours (docs and secrets).
 const options: Options = { allErrors: true, strict: true, coerceTypes: false, useDefaults: false };
 
-/** The name under which the compiled validator records the settings it was made with (see domain/schema-hash.ts). */
+/** The name under which the compiled validator records the settings it was made with (see domain/util/schema-hash.ts). */
 export const CONFIG_COMPILER = `ajv config ${JSON.stringify(options)}`;
 
 /**

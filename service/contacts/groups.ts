@@ -1,11 +1,11 @@
 /**
  * Contact groups over the contactGroups collection: listed, read, created, changed and deleted through the rules of
- * domain/contact-groups.ts. A group that a channel's alert names cannot be deleted (409 naming those channels), and
+ * domain/alerts/contact-groups.ts. A group that a channel's alert names cannot be deleted (409 naming those channels), and
  * channel writes ask `unknown` which group ids they add that name no group.
  */
 import { AppError } from '../errors.js';
 import type { ContactGroupCreateInput, ContactGroupUpdateInput } from '../contracts/contact-groups.js';
-import { channelsUsingGroup, groupName, groupProblems, groupRecipients } from '../domain/contact-groups.js';
+import { channelsUsingGroup, groupName, groupProblems, groupRecipients } from '../domain/alerts/contact-groups.js';
 import { conflict, refuseIfInvalid } from '../refusals.js';
 import type { ChannelRecord, ContactGroupRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';

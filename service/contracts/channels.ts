@@ -8,7 +8,7 @@ import type { MessageAnswer } from './api.js';
 
 /**
  * The channel and route kinds, declared once: the types below and the API's TypeBox enums are read from these lists,
- * and each kind's behaviour is a row of a table keyed by them (domain/channel-kinds.ts, routing/senders.ts).
+ * and each kind's behaviour is a row of a table keyed by them (domain/channels/channel-kinds.ts, routing/senders.ts).
  */
 export const CHANNEL_TYPES = ['http', 'tcp', 'tls', 'polling'] as const;
 export const ROUTE_TYPES = ['http', 'tcp', 'mllp'] as const;

@@ -6,7 +6,7 @@ export type { MediatorConfigType };
 
 /**
  * One configuration definition of a mediator, as registered, stored and answered: its type, and for `option` its
- * values, for `struct` the fields. The rules (domain/mediator-config.ts) refuse a struct in a template (structs do not
+ * values, for `struct` the fields. The rules (domain/channels/mediator-config.ts) refuse a struct in a template (structs do not
  * nest); the type allows one so that they can say so to callers that skip the request schema.
  */
 export interface MediatorConfigDef {

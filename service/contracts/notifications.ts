@@ -22,7 +22,7 @@ export const NOTIFICATION_STATUSES: readonly NotificationStatus[] = ['pending', 
 export interface NotificationAlert {
   channelID: string;
   channelName: string;
-  /** Identifies the rule on its channel (domain/alert-rules.ts `ruleKey`). */
+  /** Identifies the rule on its channel (domain/alerts/alert-rules.ts `ruleKey`). */
   ruleKey: string;
   condition: AlertCondition;
   /** The rule's status pattern (`500`, `4xx`); unset for auto-retry rules. */

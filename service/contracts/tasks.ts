@@ -2,7 +2,7 @@
 
 import type { TaskItemStatus, TaskStatus, TransactionStatus, UserTaskStatus } from './vocabulary.js';
 
-// The status names are lists in vocabulary.ts that the rules (domain/tasks.ts) use too, so the wire and the rules cannot drift.
+// The status names are lists in vocabulary.ts that the rules (domain/transactions/tasks.ts) use too, so the wire and the rules cannot drift.
 export type { TaskItemStatus, TaskStatus, UserTaskStatus };
 
 export interface TaskView {

@@ -17,7 +17,7 @@ export type TaskItemStatus = (typeof TASK_ITEM_STATUSES)[number];
 
 /**
  * The statuses a user may ask for (`PUT /tasks/:id`): pause, resume (Queued) and cancel. Processing and Completed are
- * the runner's to set; which status each may follow is a rule (domain/tasks.ts), keyed by this list.
+ * the runner's to set; which status each may follow is a rule (domain/transactions/tasks.ts), keyed by this list.
  */
 export const USER_TASK_STATUSES = ['Paused', 'Queued', 'Cancelled'] as const satisfies readonly TaskStatus[];
 export type UserTaskStatus = (typeof USER_TASK_STATUSES)[number];
@@ -30,5 +30,5 @@ export type MediatorConfigType = (typeof CONFIG_TYPES)[number];
 export const METRIC_PERIODS = ['minute', 'hour', 'day', 'week', 'month', 'year'] as const;
 export type MetricPeriod = (typeof METRIC_PERIODS)[number];
 
-/** How full the data folder's disk is (issue 33): the levels domain/disk-space.ts decides between. */
+/** How full the data folder's disk is (issue 33): the levels domain/operations/disk-space.ts decides between. */
 export type DiskLevel = 'ok' | 'low' | 'critical';

@@ -3,8 +3,8 @@
  * with retries, like every alert), one per admin per episode: the outbox key names the episode's start.
  */
 import type { DiskSpace } from '../contracts/api.js';
-import { formatBytes } from '../domain/disk-space.js';
-import { ADMIN_GROUP } from '../domain/permissions.js';
+import { formatBytes } from '../domain/operations/disk-space.js';
+import { ADMIN_GROUP } from '../domain/access/permissions.js';
 import type { Outbox, OutgoingMessage } from '../notify/outbox.js';
 import type { UserRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';

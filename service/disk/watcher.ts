@@ -1,15 +1,15 @@
 /**
  * The data folder's free space (issue 33): measured with `fs.statfs` every `storage.disk.checkIntervalSeconds`, at
  * once when a write fails, and again when traffic asks while the last measurement is older than a second (so refusing
- * stops soon after space comes back). domain/disk-space.ts decides the level; this acts on each change once per
+ * stops soon after space comes back). domain/operations/disk-space.ts decides the level; this acts on each change once per
  * episode: a warning log line and one alert to the admins when space runs low, an error log line when new
  * transactions start being refused below the floor, and a line when it recovers. Nothing here needs a restart.
  */
 import { statfs } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { DiskSpace } from '../contracts/api.js';
-import { diskTransition, formatBytes, nextDiskLevel } from '../domain/disk-space.js';
-import type { DiskLevel, DiskThresholds } from '../domain/disk-space.js';
+import { diskTransition, formatBytes, nextDiskLevel } from '../domain/operations/disk-space.js';
+import type { DiskLevel, DiskThresholds } from '../domain/operations/disk-space.js';
 
 /** Free and total bytes of the filesystem holding a folder. */
 export type MeasureSpace = (dir: string) => Promise<{ freeBytes: number; totalBytes: number }>;

@@ -4,8 +4,8 @@
  */
 import { EventEmitter } from 'node:events';
 import type { LiveTransaction } from '../contracts/live-feed.js';
-import type { TaskStatus } from '../domain/tasks.js';
-import type { FinishedTransaction } from '../domain/visualizer-events.js';
+import type { TaskStatus } from '../domain/transactions/tasks.js';
+import type { FinishedTransaction } from '../domain/transactions/visualizer-events.js';
 
 /** A transaction started or completed: what the live feed sends (the wire shape is the contract's). */
 export type TransactionEvent = LiveTransaction;

@@ -8,11 +8,11 @@ import type { Logger } from 'pino';
 import type { Outbox, OutgoingMessage } from '../notify/outbox.js';
 import type { Collection } from '../storage/store.js';
 import type { ContactGroupRecord, NotificationRecord, UserRecord } from '../storage/records.js';
-import { expandRecipients } from '../domain/alert-rules.js';
-import type { RecipientGroup, RecipientUser } from '../domain/alert-rules.js';
-import { ADMIN_GROUP } from '../domain/permissions.js';
-import { expiringCertificates, expiryWarningKey, expiryWarningText } from '../domain/certificate-expiry.js';
-import type { WatchedCertificate } from '../domain/certificate-expiry.js';
+import { expandRecipients } from '../domain/alerts/alert-rules.js';
+import type { RecipientGroup, RecipientUser } from '../domain/alerts/alert-rules.js';
+import { ADMIN_GROUP } from '../domain/access/permissions.js';
+import { expiringCertificates, expiryWarningKey, expiryWarningText } from '../domain/alerts/certificate-expiry.js';
+import type { WatchedCertificate } from '../domain/alerts/certificate-expiry.js';
 import type { Keystore } from './keystore.js';
 import { parseCertificate } from './certificate-info.js';
 

@@ -9,8 +9,8 @@ import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { LogEntry } from '../contracts/logs.js';
-import { LEVEL_NUMBERS, lineHead, parseLogLine } from '../domain/log-lines.js';
-import type { LogQuery } from '../domain/log-lines.js';
+import { LEVEL_NUMBERS, lineHead, parseLogLine } from '../domain/operations/log-lines.js';
+import type { LogQuery } from '../domain/operations/log-lines.js';
 
 const FILE_NAME = /^junction\.(\d{4})-(\d{2})-(\d{2})\.(\d+)\.log$/;
 /** Below this gap the bisection stops and the rest is scanned. */

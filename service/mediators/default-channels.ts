@@ -5,8 +5,8 @@
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import type { ValidationProblem } from '../contracts/api.js';
-import { channelDraft } from '../domain/channel-draft.js';
-import { channelProblems } from '../domain/channel-rules.js';
+import { channelDraft } from '../domain/channels/channel-draft.js';
+import { channelProblems } from '../domain/channels/channel-rules.js';
 import type { ChannelRecord, MediatorChannelDefault, MediatorRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 import { redraft, replacement } from '../channels/catalogue.js';
@@ -45,7 +45,7 @@ export async function installDefaultChannels(
   const drafts = defaults.map((d) => channelDraft(d));
   refuseIfInvalid(drafts.flatMap((draft) => channelProblems(draft, `defaultChannelConfig.${mediator.defaultChannelConfig.findIndex((d) => d.name === draft.name)}`)));
   for (const draft of drafts) {
-    // A deleted channel kept for its transactions does not hold its name (domain/channel-names.ts).
+    // A deleted channel kept for its transactions does not hold its name (domain/channels/channel-names.ts).
     if ((await channels.findOne({ name: draft.name, status: { $ne: 'deleted' } })) !== null) {
       const problem = { path: 'body', message: `names channel "${draft.name}", but a channel with that name already exists; rename or delete it first` };
       throw new AppError('CONFLICT', `A channel named "${draft.name}" already exists`, [problem]);

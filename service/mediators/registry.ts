@@ -5,10 +5,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
-import { carryOverConfig, configProblems, unmaskConfig } from '../domain/mediator-config.js';
-import type { ConfigValues } from '../domain/mediator-config.js';
-import { configDue, isOnline, registrationAction, registrationProblems, unmaskRegistration } from '../domain/mediator-registration.js';
-import type { RegistrationAction, RegistrationDoc } from '../domain/mediator-registration.js';
+import { carryOverConfig, configProblems, unmaskConfig } from '../domain/channels/mediator-config.js';
+import type { ConfigValues } from '../domain/channels/mediator-config.js';
+import { configDue, isOnline, registrationAction, registrationProblems, unmaskRegistration } from '../domain/channels/mediator-registration.js';
+import type { RegistrationAction, RegistrationDoc } from '../domain/channels/mediator-registration.js';
 import type { LiveEvents } from '../events/live.js';
 import type { ChannelRecord, MediatorRecord } from '../storage/records.js';
 import type { Changes, Collection } from '../storage/store.js';

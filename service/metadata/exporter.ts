@@ -1,11 +1,11 @@
 /**
  * `GET /metadata`: the configuration as one object of collections (OpenHIM's shape), every document in the form an
- * import takes back (domain/metadata.ts). Secrets stay out unless a passphrase is given; then each document's
+ * import takes back (domain/operations/metadata.ts). Secrets stay out unless a passphrase is given; then each document's
  * secrets travel beside it, encrypted (secrets.ts).
  */
 import type { EncryptedSecrets } from '../contracts/metadata.js';
-import { exportChannel, exportClient, exportContactGroup, exportMediator, exportUser } from '../domain/metadata.js';
-import type { Exported, RecordModel } from '../domain/metadata.js';
+import { exportChannel, exportClient, exportContactGroup, exportMediator, exportUser } from '../domain/operations/metadata.js';
+import type { Exported, RecordModel } from '../domain/operations/metadata.js';
 import type { MetadataServices } from './services.js';
 import { SecretSealer } from './secrets.js';
 

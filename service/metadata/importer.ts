@@ -11,13 +11,13 @@ import { AppError } from '../errors.js';
 import { invalidInput } from '../refusals.js';
 import type { ValidationProblem } from '../contracts/api.js';
 import type { MetadataResult, MetadataStatus } from '../contracts/metadata.js';
-import { canUpdateUser } from '../domain/permissions.js';
-import { channelDraft } from '../domain/channel-draft.js';
-import type { ChannelInput } from '../domain/channel-draft.js';
-import { channelProblems } from '../domain/channel-rules.js';
-import { groupName, groupProblems, groupRecipients } from '../domain/contact-groups.js';
-import { registrationProblems } from '../domain/mediator-registration.js';
-import type { RegistrationDoc } from '../domain/mediator-registration.js';
+import { canUpdateUser } from '../domain/access/permissions.js';
+import { channelDraft } from '../domain/channels/channel-draft.js';
+import type { ChannelInput } from '../domain/channels/channel-draft.js';
+import { channelProblems } from '../domain/channels/channel-rules.js';
+import { groupName, groupProblems, groupRecipients } from '../domain/alerts/contact-groups.js';
+import { registrationProblems } from '../domain/channels/mediator-registration.js';
+import type { RegistrationDoc } from '../domain/channels/mediator-registration.js';
 import {
   IMPORT_ORDER,
   clientSecretFields,
@@ -29,8 +29,8 @@ import {
   uidOf,
   userPasswordHash,
   withSecrets,
-} from '../domain/metadata.js';
-import type { RecordModel, SecretEntry } from '../domain/metadata.js';
+} from '../domain/operations/metadata.js';
+import type { RecordModel, SecretEntry } from '../domain/operations/metadata.js';
 import { authorOf } from '../accounts/users.js';
 import type { Author } from '../accounts/users.js';
 import { clientSecretsProblem } from '../accounts/clients.js';

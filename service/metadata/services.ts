@@ -1,7 +1,7 @@
 /** What export and import work through: the same service modules the API's routes use, never the raw store. */
 import type { ValidationProblem } from '../contracts/api.js';
 import type { EncryptedSecrets } from '../contracts/metadata.js';
-import type { RecordModel } from '../domain/metadata.js';
+import type { RecordModel } from '../domain/operations/metadata.js';
 import type { ChannelCatalogue } from '../channels/catalogue.js';
 import type { ClientAccounts } from '../accounts/clients.js';
 import type { UserAccounts } from '../accounts/users.js';

@@ -11,7 +11,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Metric, OpenMetricsContentType } from 'prom-client';
 import type { AboutAudits } from '../contracts/api.js';
-import type { ExpositionFormat } from '../domain/metrics-negotiation.js';
+import type { ExpositionFormat } from '../domain/operations/metrics-negotiation.js';
 import type { CompletionDetail, LiveEvents, TransactionEvent } from '../events/live.js';
 
 /** The labels of both transaction metrics, OpenHIM's set. */

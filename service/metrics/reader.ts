@@ -1,12 +1,12 @@
 /**
  * Reading metrics for the API: a parsed query and the channels a caller may see become the stored buckets that
- * answer it (domain/metric-periods.ts decides which), then OpenHIM's answer items (domain/metric-buckets.ts).
+ * answer it (domain/operations/metric-periods.ts decides which), then OpenHIM's answer items (domain/operations/metric-buckets.ts).
  * Nothing here scans transactions: the buckets are kept as transactions complete.
  */
-import { expiredBefore, metricsSource } from '../domain/metric-periods.js';
-import type { MetricsQuery } from '../domain/metric-periods.js';
-import { metricItems } from '../domain/metric-buckets.js';
-import type { MetricItem, MetricsGrouping } from '../domain/metric-buckets.js';
+import { expiredBefore, metricsSource } from '../domain/operations/metric-periods.js';
+import type { MetricsQuery } from '../domain/operations/metric-periods.js';
+import { metricItems } from '../domain/operations/metric-buckets.js';
+import type { MetricItem, MetricsGrouping } from '../domain/operations/metric-buckets.js';
 import type { TransactionLog } from '../storage/transactions.js';
 import { invalidInput } from '../refusals.js';
 

@@ -1,6 +1,6 @@
 /**
  * Delivery of the outbox's messages: pending records whose `nextAttemptAt` has come are sent through the transport
- * of their method, a few at a time, and each outcome is recorded: `sent`, another try later (domain/delivery-retry.ts),
+ * of their method, a few at a time, and each outcome is recorded: `sent`, another try later (domain/alerts/delivery-retry.ts),
  * or `failed` for good. Bodies are dropped once a message is sent or failed.
  *
  * At least once: a record is marked only after its server answered, so a crash mid-send leaves it pending and it is
@@ -15,7 +15,7 @@
  */
 import type { Logger } from 'pino';
 import type { AlertMethod } from '../contracts/channels.js';
-import { afterFailedTry } from '../domain/delivery-retry.js';
+import { afterFailedTry } from '../domain/alerts/delivery-retry.js';
 import { CLAIM_FIELDS, claimFor, claimable } from '../storage/claims.js';
 import type { NotificationRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';

@@ -7,7 +7,7 @@
  * gets the same protection by calling `authenticate` with the caller's address. Which identity is counted:
  * - Basic: the client id in the header, read before anything is checked;
  * - JWT: the `sub` claim, read without verifying the signature (only to count against; a forged `sub` can only hold
- *   back the forger's own address, see domain/login-throttle.ts);
+ *   back the forger's own address, see domain/access/login-throttle.ts);
  * - custom token and unreadable credentials: none, so only the address limit applies;
  * - mutual TLS: not throttled at all. The TLS handshake proved the caller holds the certificate's key, so there is
  *   nothing to guess, and a valid certificate is never held back; a refused one is audited in summary all the same.
@@ -16,7 +16,7 @@ import { createHash, createPublicKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { decodeJwt, jwtVerify } from 'jose';
 import type { JWTVerifyOptions } from 'jose';
-import { decodeBasicCredentials } from '../domain/basic-credentials.js';
+import { decodeBasicCredentials } from '../domain/codecs/basic-credentials.js';
 import type { Collection } from '../storage/store.js';
 import type { ClientRecord } from '../storage/records.js';
 import { customTokenDigest, fingerprintMatches, verifyClientPassword } from '../accounts/client-credentials.js';

@@ -1,6 +1,6 @@
 /** Step 3: may this caller use the channel? Public channels, whitelisted addresses, or the client or a role in `allow`. */
 import { AppError } from '../errors.js';
-import { authorise } from '../domain/channel-match.js';
+import { authorise } from '../domain/channels/channel-match.js';
 import type { ChannelRecord, ClientRecord } from '../storage/records.js';
 
 /** Who is calling, whichever transport: an HTTP request's context is one as it is. */

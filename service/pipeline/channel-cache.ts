@@ -1,5 +1,5 @@
 /** The enabled channels in matching order, held in memory: matching must not query the store on every request. */
-import { byPriority } from '../domain/channel-match.js';
+import { byPriority } from '../domain/channels/channel-match.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 

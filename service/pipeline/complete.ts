@@ -14,7 +14,7 @@
  * record that, and the body is simply not stored.
  */
 import type { Logger } from 'pino';
-import type { TransactionStatus } from '../domain/transaction-status.js';
+import type { TransactionStatus } from '../domain/transactions/transaction-status.js';
 import { responseTimeOf } from '../events/live.js';
 import type { LiveEvents } from '../events/live.js';
 import { BodyStoreError } from '../storage/bodies/bodies.js';

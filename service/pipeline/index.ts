@@ -18,7 +18,7 @@ import type { ChannelRecord } from '../storage/records.js';
 import type { TransactionLog, TransactionIdFactory, TransactionRecord } from '../storage/transactions.js';
 import { answerBrokeOff } from '../routing/http.js';
 import type { RouteSenders } from '../routing/senders.js';
-import type { TransactionStatus } from '../domain/transaction-status.js';
+import type { TransactionStatus } from '../domain/transactions/transaction-status.js';
 import type { ClientAuthenticator, PresentedCredentials } from './authenticate.js';
 import type { ChannelCache } from './channel-cache.js';
 import { splitTarget } from './context.js';
@@ -37,8 +37,8 @@ import type { OtherOutcome } from './store-response.js';
 import type { Admission } from './admission.js';
 import { answerStructured } from './structured-response.js';
 import { STALL_GRACE_MS, Watchdog } from './watchdog.js';
-import { isStructuredResponse } from '../domain/mediator-response.js';
-import { storedHeaders } from '../domain/stored-headers.js';
+import { isStructuredResponse } from '../domain/channels/mediator-response.js';
+import { storedHeaders } from '../domain/transactions/stored-headers.js';
 import type { LiveEvents } from '../events/live.js';
 
 export interface PipelineLimits {

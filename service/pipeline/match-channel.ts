@@ -1,7 +1,7 @@
 /** Step 2: pick the channel. The body is read into memory only when a candidate channel matches on content. */
 import { Readable } from 'node:stream';
 import { AppError } from '../errors.js';
-import { findChannel, matchesRequest, needsBody } from '../domain/channel-match.js';
+import { findChannel, matchesRequest, needsBody } from '../domain/channels/channel-match.js';
 import type { ChannelRecord } from '../storage/records.js';
 import { readUpTo, REQUEST_CUT_SHORT } from '../streams/relay.js';
 import type { ChannelCache } from './channel-cache.js';

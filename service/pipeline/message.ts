@@ -13,7 +13,7 @@
  * 4. commit the outcome before the reply leaves (complete.ts, shared with the HTTP path), then the final write once
  *    the other routes are done.
  *
- * An HL7 ACK reply is the route's outcome (domain/hl7.ts `statusOfAck`): AA/CA count as 2xx, AE/CE as 4xx, AR/CR
+ * An HL7 ACK reply is the route's outcome (domain/codecs/hl7.ts `statusOfAck`): AA/CA count as 2xx, AE/CE as 4xx, AR/CR
  * as 5xx, so the transaction's status follows SPEC.md's table as for HTTP. Re-runs and auto retries enter at step 2
  * (`replay`), with no connection to answer.
  */
@@ -21,12 +21,12 @@ import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { RefusedNodeAudit } from '../audit/refused-nodes.js';
 import { AppError } from '../errors.js';
-import { ackBytes, negativeAck, positiveAck, readHeader, UNKNOWN_SENDER, wrongAcknowledgement } from '../domain/hl7.js';
-import type { Hl7Header } from '../domain/hl7.js';
-import { ianaCharsetOf } from '../domain/hl7-charsets.js';
-import { isStructuredResponse, parseMediatorResponse } from '../domain/mediator-response.js';
-import { storedHeaders } from '../domain/stored-headers.js';
-import type { TransactionStatus } from '../domain/transaction-status.js';
+import { ackBytes, negativeAck, positiveAck, readHeader, UNKNOWN_SENDER, wrongAcknowledgement } from '../domain/codecs/hl7.js';
+import type { Hl7Header } from '../domain/codecs/hl7.js';
+import { ianaCharsetOf } from '../domain/codecs/hl7-charsets.js';
+import { isStructuredResponse, parseMediatorResponse } from '../domain/channels/mediator-response.js';
+import { storedHeaders } from '../domain/transactions/stored-headers.js';
+import type { TransactionStatus } from '../domain/transactions/transaction-status.js';
 import type { LiveEvents } from '../events/live.js';
 import { RouteError } from '../routing/http.js';
 import type { RouteAnswer } from '../routing/http.js';

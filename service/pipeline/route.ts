@@ -12,9 +12,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { Writable } from 'node:stream';
-import { SMALL_BODY_BYTES } from '../domain/body-sizes.js';
-import { outgoingHeaders, routePath } from '../domain/route-request.js';
-import { storedHeaders } from '../domain/stored-headers.js';
+import { SMALL_BODY_BYTES } from '../domain/transactions/body-sizes.js';
+import { outgoingHeaders, routePath } from '../domain/channels/route-request.js';
+import { storedHeaders } from '../domain/transactions/stored-headers.js';
 import type { RouteRecord } from '../storage/records.js';
 import type { TransactionRequest } from '../storage/transactions.js';
 import type { RouteAnswer } from '../routing/http.js';
@@ -22,7 +22,7 @@ import type { RouteSenders } from '../routing/senders.js';
 import { readUpTo, REQUEST_CUT_SHORT } from '../streams/relay.js';
 import type { Read } from '../streams/relay.js';
 import type { TransactionContext } from './context.js';
-import { statusPasses } from '../domain/status-codes-check.js';
+import { statusPasses } from '../domain/channels/status-codes-check.js';
 
 /** The most a streamed request body is held in memory for routes that wait for the primary. */
 export const WAITING_ROUTE_BODY_BYTES = 16 * 1024 * 1024;

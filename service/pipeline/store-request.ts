@@ -1,5 +1,5 @@
 /** Step 4: the first write of the transaction (Processing), before anything is sent downstream. */
-import { storedHeaders } from '../domain/stored-headers.js';
+import { storedHeaders } from '../domain/transactions/stored-headers.js';
 import type { ChannelRecord, ClientRecord } from '../storage/records.js';
 import { StoreError, StoreWriteError } from '../storage/store.js';
 import type { TransactionLog, TransactionRecord, TransactionRequest } from '../storage/transactions.js';

@@ -4,9 +4,9 @@
  * written as "answered" (still Processing, with the status start-up recovery gives it if Junction stops before they
  * finish), and again when they have.
  */
-import { computeStatus } from '../domain/transaction-status.js';
-import type { RouteOutcome, TransactionStatus } from '../domain/transaction-status.js';
-import { storedHeaders } from '../domain/stored-headers.js';
+import { computeStatus } from '../domain/transactions/transaction-status.js';
+import type { RouteOutcome, TransactionStatus } from '../domain/transactions/transaction-status.js';
+import { storedHeaders } from '../domain/transactions/stored-headers.js';
 import type { BodyRef } from '../storage/bodies/bodies.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { ExchangeRecord, TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';

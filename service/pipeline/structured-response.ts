@@ -4,10 +4,10 @@
  * body files), properties, status and error are kept for the transaction. A body that breaks the contract is passed
  * to the client as it came and recorded as a failure, never as a success.
  */
-import { parseMediatorResponse, reportsError } from '../domain/mediator-response.js';
-import type { MediatorError, MediatorResponse, Orchestration } from '../domain/mediator-response.js';
-import { storedHeaders } from '../domain/stored-headers.js';
-import type { TransactionStatus } from '../domain/transaction-status.js';
+import { parseMediatorResponse, reportsError } from '../domain/channels/mediator-response.js';
+import type { MediatorError, MediatorResponse, Orchestration } from '../domain/channels/mediator-response.js';
+import { storedHeaders } from '../domain/transactions/stored-headers.js';
+import type { TransactionStatus } from '../domain/transactions/transaction-status.js';
 import type { BodyRef, BodySink } from '../storage/bodies/bodies.js';
 import type { ExchangeRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
 import type { RouteAnswer } from '../routing/http.js';

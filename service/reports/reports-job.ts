@@ -1,6 +1,6 @@
 /**
  * The daily and weekly reports job: every minute (and at start) it asks which report periods are due
- * (domain/reports.ts), and for each one not yet done builds every recipient's report from the metric buckets and
+ * (domain/alerts/reports.ts), and for each one not yet done builds every recipient's report from the metric buckets and
  * records one email each in the outbox, which delivers it. Cheap when nothing is due: it reads one job-state record.
  *
  * Never twice, never skipped across a restart: each email has the key `report:<kind>:<period start date>:<email>`,
@@ -10,10 +10,10 @@
  */
 import type { Logger } from 'pino';
 import type { OutgoingMessage } from '../notify/outbox.js';
-import { metricsSource } from '../domain/metric-periods.js';
-import { periodsToSend, reportMessage, reportTable, duePeriods } from '../domain/reports.js';
-import type { ReportKind, ReportPeriod, ReportsDone } from '../domain/reports.js';
-import { viewableChannels } from '../domain/transaction-access.js';
+import { metricsSource } from '../domain/operations/metric-periods.js';
+import { periodsToSend, reportMessage, reportTable, duePeriods } from '../domain/alerts/reports.js';
+import type { ReportKind, ReportPeriod, ReportsDone } from '../domain/alerts/reports.js';
+import { viewableChannels } from '../domain/transactions/transaction-access.js';
 import type { ChannelRecord, JobStateRecord, UserRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 import type { TransactionLog } from '../storage/transactions.js';

@@ -5,7 +5,7 @@
  * otherwise be read as the answer to the next message.
  */
 import type { Socket } from 'node:net';
-import { CARRIAGE_RETURN, frameMllp, MllpDecoder } from '../domain/mllp-framing.js';
+import { CARRIAGE_RETURN, frameMllp, MllpDecoder } from '../domain/codecs/mllp-framing.js';
 import { RouteError } from './http.js';
 import type { RouteTarget } from './http.js';
 import { abortFailure, caListOf, openSocket, readyEvent, socketFailure, timeoutFailure, upstreamLabel } from './socket-connect.js';

@@ -9,7 +9,7 @@
  */
 import { Readable } from 'node:stream';
 import type { RouteType } from '../contracts/channels.js';
-import { readHeader, statusOfReply, wrongAcknowledgement } from '../domain/hl7.js';
+import { readHeader, statusOfReply, wrongAcknowledgement } from '../domain/codecs/hl7.js';
 import { readUpTo } from '../streams/relay.js';
 import { HttpRouter } from './http.js';
 import type { RouteAnswer, RouteCall } from './http.js';

@@ -19,7 +19,7 @@
  */
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
-import { rerunRefusal } from '../domain/rerun.js';
+import { rerunRefusal } from '../domain/transactions/rerun.js';
 import type { LiveEvents } from '../events/live.js';
 import type { Replays } from '../pipeline/replay.js';
 import type { AutoRetryRecord, ChannelRecord } from '../storage/records.js';

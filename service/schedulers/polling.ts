@@ -7,8 +7,8 @@
  * enabling, disabling, editing or deleting a channel reschedules it at once.
  */
 import type { Logger } from 'pino';
-import { channelKind } from '../domain/channel-kinds.js';
-import { parsePollingSchedule } from '../domain/polling-schedule.js';
+import { channelKind } from '../domain/channels/channel-kinds.js';
+import { parsePollingSchedule } from '../domain/channels/polling-schedule.js';
 import type { NewTransaction, Replays } from '../pipeline/replay.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';

@@ -9,7 +9,7 @@ import type { ChannelRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 import type { TransactionLog } from '../storage/transactions.js';
 import type { ScheduledJob } from './registry.js';
-import { expiredBefore } from '../domain/metric-periods.js';
+import { expiredBefore } from '../domain/operations/metric-periods.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

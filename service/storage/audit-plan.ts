@@ -9,7 +9,7 @@
  * PREFIX_DRIVES characters or more (its candidates are sorted), else an indexed event column, else the time index.
  */
 import { StoreError } from './store.js';
-import { cachedPattern } from '../domain/safe-pattern.js';
+import { cachedPattern } from '../domain/util/safe-pattern.js';
 import type { AuditCodeField, AuditCodeMatch, AuditFilter, AuditObjectIdMatch } from './audits.js';
 import type { AuditRecord } from './records.js';
 import { CODE_COLUMNS, CODE_TERMS, TERM } from './audit-rows.js';

@@ -6,7 +6,7 @@
  */
 import type { EncodedAudit } from './audit-rows.js';
 import type { AuditCode, AuditEventIdentification } from '../contracts/audits.js';
-import type { AuditCodeField, AuditCodeMatch, AuditFilter, AuditObjectIdMatch } from '../domain/audit-filters.js';
+import type { AuditCodeField, AuditCodeMatch, AuditFilter, AuditObjectIdMatch } from '../domain/operations/audit-filters.js';
 import type { AuditRecord } from './records.js';
 
 export type { AuditRecord };
@@ -14,7 +14,7 @@ export type { AuditRecord };
 /** An audit as it is added: everything but the id the log assigns. */
 export type NewAudit = Omit<AuditRecord, '_id'>;
 
-// What a query may filter on is decided with the rules that read the API's filters (domain/audit-filters.ts).
+// What a query may filter on is decided with the rules that read the API's filters (domain/operations/audit-filters.ts).
 export type { AuditCodeField, AuditCodeMatch, AuditFilter, AuditObjectIdMatch };
 
 export interface AuditPageOptions {

@@ -12,7 +12,7 @@ import type { AutoRetryRecord } from './records.js';
 import type { Collection } from './store.js';
 import { UniqueConstraintError } from './store.js';
 import type { MetricsRange, PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from './transactions.js';
-import type { StoredPeriod } from '../domain/metric-periods.js';
+import type { StoredPeriod } from '../domain/operations/metric-periods.js';
 
 export interface QueueingTransactionLog extends TransactionLog {
   /** Resolves once no write that queued this transaction is still on its way to the log. */

@@ -1,5 +1,5 @@
 /** Checking the `Changes` of an update once, for every engine; each engine then applies the checked form its own way. */
-import { isPlainObject } from '../domain/plain-object.js';
+import { isPlainObject } from '../domain/util/plain-object.js';
 import { fieldNameProblem, toStorable } from './documents.js';
 import { StoreError } from './store.js';
 import type { StoredDoc } from './records.js';

@@ -3,7 +3,7 @@
  * SQLite JSON text, PostgreSQL jsonb), so a value that would not survive a restart (undefined, NaN, a class
  * instance, a `$` or dotted field name) is refused here, the same way whichever engine stores it.
  */
-import { isPlainObject } from '../domain/plain-object.js';
+import { isPlainObject } from '../domain/util/plain-object.js';
 import { StoreError } from './store.js';
 
 /** Why a field name cannot be stored, or null when it can. */

@@ -8,7 +8,7 @@
  *   Failed transactions cannot deliver it twice;
  * - otherwise its client got no complete answer: it is Failed, as the client saw it.
  */
-import type { TransactionStatus } from '../domain/transaction-status.js';
+import type { TransactionStatus } from '../domain/transactions/transaction-status.js';
 import type { ExchangeRecord, TransactionRecord } from './transactions.js';
 
 export const INTERRUPTED = 'Interrupted: Junction stopped before the transaction completed';

@@ -1,11 +1,11 @@
 /**
- * Keeps channel names unique among live channels (domain/channel-names.ts). No store index can say "unique where the
+ * Keeps channel names unique among live channels (domain/channels/channel-names.ts). No store index can say "unique where the
  * status is not deleted", so this wrapper checks each write that can take a name: an insert, or an update that sets
  * `name` or `status`. Those writes run one at a time, so two requests cannot both take a name that was free when
  * they looked. Every channel writer (API, mediator default channels) goes through it.
  */
-import { liveNameClash } from '../domain/channel-names.js';
-import type { NamedChannel } from '../domain/channel-names.js';
+import { liveNameClash } from '../domain/channels/channel-names.js';
+import type { NamedChannel } from '../domain/channels/channel-names.js';
 import type { ChannelRecord } from './records.js';
 import { UniqueConstraintError } from './store.js';
 import type { Changes, Collection, Filter, NewDoc } from './store.js';

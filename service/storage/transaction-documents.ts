@@ -2,8 +2,8 @@
  * Checking transaction documents, for every engine: a new transaction's id must encode its request day (lookups,
  * retention and recovery find a transaction's day from its id alone), and no update may move it to another day.
  */
-import { isPlainObject } from '../domain/plain-object.js';
-import { isTransactionStatus } from '../domain/transaction-status.js';
+import { isPlainObject } from '../domain/util/plain-object.js';
+import { isTransactionStatus } from '../domain/transactions/transaction-status.js';
 import { toStorable } from './documents.js';
 import { StoreError } from './store.js';
 import { dayOf, dayOfId, newTransactionId } from './transaction-ids.js';

@@ -2,11 +2,11 @@
  * Validating a `TransactionFilter` once, for every engine: each engine translates the normalised form into its own
  * query language, so a filter means the same thing whichever engine stores the log.
  */
-import { isPlainObject } from '../domain/plain-object.js';
-import { cachedPattern } from '../domain/safe-pattern.js';
-import type { SafePattern } from '../domain/safe-pattern.js';
-import { isTransactionStatus, parseStatusPattern } from '../domain/transaction-status.js';
-import type { TransactionStatus } from '../domain/transaction-status.js';
+import { isPlainObject } from '../domain/util/plain-object.js';
+import { cachedPattern } from '../domain/util/safe-pattern.js';
+import type { SafePattern } from '../domain/util/safe-pattern.js';
+import { isTransactionStatus, parseStatusPattern } from '../domain/transactions/transaction-status.js';
+import type { TransactionStatus } from '../domain/transactions/transaction-status.js';
 import { StoreError } from './store.js';
 import type { TransactionFilter } from './transactions.js';
 

@@ -4,10 +4,10 @@
  * `BodyRef`. Queries read newest first and only what they return; retention drops whole days.
  */
 import type { RequestLine, TransactionFields } from '../contracts/transactions.js';
-import type { TransactionStatus } from '../domain/transaction-status.js';
-import type { MetricBucket } from '../domain/metric-buckets.js';
-import type { StoredPeriod } from '../domain/metric-periods.js';
-import type { ExchangeFilter, TransactionFilter } from '../domain/transaction-access.js';
+import type { TransactionStatus } from '../domain/transactions/transaction-status.js';
+import type { MetricBucket } from '../domain/operations/metric-buckets.js';
+import type { StoredPeriod } from '../domain/operations/metric-periods.js';
+import type { ExchangeFilter, TransactionFilter } from '../domain/transactions/transaction-access.js';
 import type { BodyRef } from './bodies/bodies.js';
 import type { StoredDoc } from './records.js';
 import type { Changes } from './store.js';
@@ -50,7 +50,7 @@ export interface TransactionRecord extends StoredDoc, TransactionFields {
   orchestrations: ExchangeRecord[];
 }
 
-// What a list may filter on is decided with the rules that read the API's filters (domain/transaction-access.ts).
+// What a list may filter on is decided with the rules that read the API's filters (domain/transactions/transaction-access.ts).
 export type { ExchangeFilter, TransactionFilter };
 
 /** Rows a `stream` reads from the log at once: what an unlimited list holds in memory at most. */

@@ -10,11 +10,11 @@
 import { AppError } from '../errors.js';
 import { newObjectId } from '../storage/object-ids.js';
 import type { ValidationProblem } from '../contracts/api.js';
-import { isAdmin } from '../domain/permissions.js';
-import { canRerunChannel, rerunRefusal, rerunWarning } from '../domain/rerun.js';
-import { taskStatusChange } from '../domain/tasks.js';
-import type { TaskItemFilter, TaskListFilter, TaskStatus } from '../domain/tasks.js';
-import { restrictToChannels } from '../domain/transaction-access.js';
+import { isAdmin } from '../domain/access/permissions.js';
+import { canRerunChannel, rerunRefusal, rerunWarning } from '../domain/transactions/rerun.js';
+import { taskStatusChange } from '../domain/transactions/tasks.js';
+import type { TaskItemFilter, TaskListFilter, TaskStatus } from '../domain/transactions/tasks.js';
+import { restrictToChannels } from '../domain/transactions/transaction-access.js';
 import type { LiveEvents } from '../events/live.js';
 import type { ChannelRecord, TaskRecord, TaskTransactionRecord, UserRecord } from '../storage/records.js';
 import type { Collection, Condition } from '../storage/store.js';

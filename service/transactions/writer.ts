@@ -1,14 +1,14 @@
 /**
  * Transactions written through the API: `POST /transactions` records a whole transaction, `PUT /transactions/:id`
  * replaces fields and appends (`$push`) routes and orchestrations, so an asynchronous mediator can complete a
- * transaction after its client was answered. Everything is checked first (domain/transaction-writes.ts, the channel,
+ * transaction after its client was answered. Everything is checked first (domain/transactions/transaction-writes.ts, the channel,
  * the day, the body sizes); then the bodies go to the body store as proxied bodies do, and the record is written
  * once. A write that takes a transaction out of Processing announces its completion like the pipeline does.
  */
 import { randomBytes } from 'node:crypto';
 import type { TransactionCreate, TransactionUpdate } from '../contracts/transactions.js';
-import { completes, errorOf, exchangeDraft, Problems, pushedList, reportsError, requestDraft, responseDraft } from '../domain/transaction-writes.js';
-import type { ExchangeDraft, PartDraft } from '../domain/transaction-writes.js';
+import { completes, errorOf, exchangeDraft, Problems, pushedList, reportsError, requestDraft, responseDraft } from '../domain/transactions/transaction-writes.js';
+import type { ExchangeDraft, PartDraft } from '../domain/transactions/transaction-writes.js';
 import { responseTimeOf } from '../events/live.js';
 import type { LiveEvents } from '../events/live.js';
 import { invalidInput } from '../refusals.js';

@@ -9,9 +9,9 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
 import type { OpenMetricsContentType, PrometheusContentType, Registry } from 'prom-client';
-import { addressKey, admissionOf, shouldLogRefusal } from '../domain/admission.js';
+import { addressKey, admissionOf, shouldLogRefusal } from '../domain/access/admission.js';
 import { errorBody } from '../errors.js';
-import type { RefusalReason } from '../domain/admission.js';
+import type { RefusalReason } from '../domain/access/admission.js';
 
 export interface AdmissionOptions {
   /** Connections one address may hold on one listener, unless the listener names its own limit. */

@@ -11,7 +11,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { ChannelListener } from '../contracts/channels.js';
 import type { MessageHandler } from '../pipeline/inbound-message.js';
-import { listenerOf } from '../domain/channel-kinds.js';
+import { listenerOf } from '../domain/channels/channel-kinds.js';
 import type { ChannelRecord } from '../storage/records.js';
 import { peerCertificateOf } from '../tls/peer-certificate.js';
 import { listenerContext } from '../tls/server-certificate.js';

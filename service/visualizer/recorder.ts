@@ -5,8 +5,8 @@
  * ever asks for the last few seconds.
  */
 import type { VisualizerEvent } from '../contracts/visualizer.js';
-import { endEvents, startEvent } from '../domain/visualizer-events.js';
-import type { EventChannel, FinishedExchange, FinishedTransaction } from '../domain/visualizer-events.js';
+import { endEvents, startEvent } from '../domain/transactions/visualizer-events.js';
+import type { EventChannel, FinishedExchange, FinishedTransaction } from '../domain/transactions/visualizer-events.js';
 import type { CompletionDetail, LiveEvents, TransactionEvent } from '../events/live.js';
 
 /** How long an event is kept, as OpenHIM's TTL. */

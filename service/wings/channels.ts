@@ -9,7 +9,7 @@ import { upgradeLegacyChannels } from '../storage/legacy-channels.js';
 import type { Store } from '../storage/store.js';
 import type { Keystore } from '../keystore/keystore.js';
 import { ChannelCache } from '../pipeline/channel-cache.js';
-import { unusablePatterns } from '../domain/channel-rules.js';
+import { unusablePatterns } from '../domain/channels/channel-rules.js';
 import type { Core } from './core.js';
 import type { Storage } from './storage.js';
 import type { Wing } from './lifecycle.js';

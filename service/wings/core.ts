@@ -7,7 +7,7 @@ import type { JobTimers } from '../schedulers/timers.js';
 import type { MeasureSpace } from '../disk/watcher.js';
 import type { LiveEvents } from '../events/live.js';
 import type { PrometheusMetrics } from '../metrics/prometheus.js';
-import type { PortClaim } from '../domain/channel-ports.js';
+import type { PortClaim } from '../domain/channels/channel-ports.js';
 import type { ServicePort } from '../contracts/api.js';
 import { consoleLinks } from '../notify/console-url.js';
 import type { ConsoleLinks } from '../notify/console-url.js';

@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { guardHttpServer } from '../transports/admission.js';
-import { listeningPorts } from '../domain/listening-ports.js';
+import { listeningPorts } from '../domain/operations/listening-ports.js';
 import { localUrl } from './core.js';
 import type { Core } from './core.js';
 import type { Storage } from './storage.js';

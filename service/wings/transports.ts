@@ -8,7 +8,7 @@ import { TransactionPorts } from '../transports/http.js';
 import { Admission } from '../transports/admission.js';
 import { readFileLimit } from '../transports/file-limit.js';
 import { ChannelListeners } from '../transports/sockets.js';
-import { connectionCapOf } from '../domain/admission.js';
+import { connectionCapOf } from '../domain/access/admission.js';
 import { AuditListeners } from '../audit/listeners.js';
 import type { AuditListenerStats } from '../audit/listeners.js';
 import { AuditIntake } from '../audit/intake.js';

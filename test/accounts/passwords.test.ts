@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashPassword, legacyTokenCredential, legacyTokenMatches, verifyPassword } from '../../service/accounts/passwords.js';
-import { passwordProblem } from '../../service/domain/password-policy.js';
+import { passwordProblem } from '../../service/domain/access/password-policy.js';
 
 describe('password hashing', () => {
   it('hashes with scrypt and a random salt, and verifies only the right password', async () => {

@@ -12,7 +12,7 @@ import { createSqliteTransactionLog } from '../../service/storage/sqlite/transac
 import type { Store } from '../../service/storage/store.js';
 import type { TransactionLog, TransactionRecord } from '../../service/storage/transactions.js';
 import { newTransactionId } from '../../service/storage/transaction-ids.js';
-import type { TransactionStatus } from '../../service/domain/transaction-status.js';
+import type { TransactionStatus } from '../../service/domain/transactions/transaction-status.js';
 import { tempDir } from '../helpers/junction.js';
 
 export const silent = pino({ level: 'silent' });

@@ -7,7 +7,7 @@ import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
-import { frameMllp } from '../../service/domain/mllp-framing.js';
+import { frameMllp } from '../../service/domain/codecs/mllp-framing.js';
 import type { AuditRecord } from '../../service/storage/audits.js';
 import { adt, rawPeer } from '../transports/fixtures.js';
 import { listeningChannel } from '../messages/hl7-peers.js';

@@ -9,7 +9,7 @@ import { basic, ROOT_EMAIL, startJunction, unlockRoot } from '../helpers/junctio
 import type { TestJunction, TestResponse } from '../helpers/junction.js';
 import type { Audit, AuditFilterOptions } from '../../service/contracts/audits.js';
 import type { AuditFilter, AuditRecord } from '../../service/storage/audits.js';
-import { AUDIT_FILTER_KEYS, MAX_AUDIT_PAGE, PATIENT_ID_CHARACTERS } from '../../service/domain/audit-filters.js';
+import { AUDIT_FILTER_KEYS, MAX_AUDIT_PAGE, PATIENT_ID_CHARACTERS } from '../../service/domain/operations/audit-filters.js';
 
 const SOURCE = 'test-source';
 

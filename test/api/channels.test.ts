@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
 import { basic, completedTransaction, ROOT_EMAIL, startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction, TestResponse } from '../helpers/junction.js';
-import { PASSWORD_MASK } from '../../service/domain/password-mask.js';
+import { PASSWORD_MASK } from '../../service/domain/util/password-mask.js';
 
 interface Channel {
   _id: string;

@@ -9,7 +9,7 @@ import { basic, startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction, TestResponse } from '../helpers/junction.js';
 import { finishedTransaction } from '../helpers/transactions.js';
 import type { MetricItem } from '../../service/contracts/metrics.js';
-import type { TransactionStatus } from '../../service/domain/transaction-status.js';
+import type { TransactionStatus } from '../../service/domain/transactions/transaction-status.js';
 
 type Item = MetricItem;
 

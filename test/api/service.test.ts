@@ -6,7 +6,7 @@ import { generateSelfSigned } from '../../service/tls/self-signed.js';
 import { basic, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import type { AboutAnswer } from '../../service/contracts/api.js';
-import { listeningPorts } from '../../service/domain/listening-ports.js';
+import { listeningPorts } from '../../service/domain/operations/listening-ports.js';
 
 describe('service endpoints', () => {
   let t: TestJunction;

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveTransaction } from '../../service/contracts/live-feed.js';
-import { SMALL_BODY_BYTES } from '../../service/domain/body-sizes.js';
+import { SMALL_BODY_BYTES } from '../../service/domain/transactions/body-sizes.js';
 import { startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 

@@ -1,6 +1,6 @@
 /** Syslog framing over a stream: octet counting and newline framing, however the bytes are split, and every problem. */
 import { describe, expect, it } from 'vitest';
-import { SyslogFrameDecoder, datagramMessage, frameOctetCounted } from '../../service/domain/syslog-framing.js';
+import { SyslogFrameDecoder, datagramMessage, frameOctetCounted } from '../../service/domain/codecs/syslog-framing.js';
 
 const syslog = (n: number, payload = `<AuditMessage n="${n}"/>`) => `<85>1 2024-01-01T12:00:00Z host app 1 IHE+RFC-3881 - ${payload}`;
 

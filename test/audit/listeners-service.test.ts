@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AboutAnswer } from '../../service/contracts/api.js';
-import { frameOctetCounted } from '../../service/domain/syslog-framing.js';
+import { frameOctetCounted } from '../../service/domain/codecs/syslog-framing.js';
 import { startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { freePorts } from '../helpers/process.js';

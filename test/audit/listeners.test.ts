@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditListeners } from '../../service/audit/listeners.js';
-import { frameOctetCounted } from '../../service/domain/syslog-framing.js';
+import { frameOctetCounted } from '../../service/domain/codecs/syslog-framing.js';
 import { memoryLogger } from '../helpers/logger.js';
 import { freePorts } from '../helpers/process.js';
 import { until } from '../helpers/wait.js';

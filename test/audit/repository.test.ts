@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Audit, AuditFilterOptions } from '../../service/contracts/audits.js';
-import { frameOctetCounted } from '../../service/domain/syslog-framing.js';
+import { frameOctetCounted } from '../../service/domain/codecs/syslog-framing.js';
 import { startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { freePorts } from '../helpers/process.js';

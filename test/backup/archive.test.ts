@@ -11,7 +11,7 @@ import tar from 'tar-stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeArchive } from '../../service/backup/archive-writer.js';
 import { restoreArchive, verifyArchive } from '../../service/backup/restore.js';
-import { MANIFEST_NAME } from '../../service/domain/backup.js';
+import { MANIFEST_NAME } from '../../service/domain/operations/backup.js';
 import { tempDir } from '../helpers/junction.js';
 
 let dir: string;

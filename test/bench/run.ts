@@ -164,7 +164,7 @@ const scenarios: Scenario[] = [
     name: 'patterns',
     run: () => Promise.resolve(patternsScenario(quick ? 3 : 9)),
     print: (f: ReturnType<typeof patternsScenario>) => {
-      console.log('\nPatterns: RegExp against RE2 (domain/safe-pattern.ts), ns per call, median round');
+      console.log('\nPatterns: RegExp against RE2 (domain/util/safe-pattern.ts), ns per call, median round');
       const row = (r: PatternRow) => ({ 'RegExp ns': r.regexpNs, 'RE2 ns': r.re2Ns, 'RE2 / RegExp': r.ratio });
       console.table({
         'URL check of one request against 10 channels': row(f.urlMatch),

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleSession, NEW_ROOT_PASSWORD, ROOT_EMAIL, startCompat } from './openhim-caller.js';
 import type { Caller, CompatJunction } from './openhim-caller.js';
 import { finishedTransaction } from '../helpers/transactions.js';
-import type { TransactionStatus } from '../../service/domain/transaction-status.js';
+import type { TransactionStatus } from '../../service/domain/transactions/transaction-status.js';
 
 const ITEM_KEYS = ['_id', 'avgResp', 'completed', 'completedWErrors', 'failed', 'maxResp', 'minResp', 'processing', 'successful', 'total'];
 const TIME_KEYS = ['day', 'hour', 'minute', 'month', 'week', 'year'];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressKey, admissionOf, connectionCapOf, shouldLogRefusal, UNKNOWN_LIMIT_CAP } from '../../service/domain/admission.js';
+import { addressKey, admissionOf, connectionCapOf, shouldLogRefusal, UNKNOWN_LIMIT_CAP } from '../../service/domain/access/admission.js';
 import { parseFileLimit } from '../../service/transports/file-limit.js';
 
 describe('connection admission', () => {

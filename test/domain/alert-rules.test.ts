@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertRecipient, ChannelAlert } from '../../service/contracts/channels.js';
-import { MAX_CATCH_UP_MINUTES, inWindow, isEmptyWindow, isTimeZone, nextWindow, startOfDay } from '../../service/domain/alert-window.js';
-import type { AlertSend, RecipientGroup, RecipientUser } from '../../service/domain/alert-rules.js';
+import { MAX_CATCH_UP_MINUTES, inWindow, isEmptyWindow, isTimeZone, nextWindow, startOfDay } from '../../service/domain/alerts/alert-window.js';
+import type { AlertSend, RecipientGroup, RecipientUser } from '../../service/domain/alerts/alert-rules.js';
 import {
   expandRecipients,
   failureRateOf,
@@ -14,8 +14,8 @@ import {
   ruleProblem,
   statusMatches,
   transactionMatches,
-} from '../../service/domain/alert-rules.js';
-import { MAX_LINKED, SMS_MAX_LENGTH, alertMessage, escapeHtml, formatWindow, ruleLabel, transactionListUrl } from '../../service/domain/alert-message.js';
+} from '../../service/domain/alerts/alert-rules.js';
+import { MAX_LINKED, SMS_MAX_LENGTH, alertMessage, escapeHtml, formatWindow, ruleLabel, transactionListUrl } from '../../service/domain/alerts/alert-message.js';
 
 // The console's own reader of its list URL, so the link is checked against what the list really understands. It
 // compiles under the renderer's tsconfig, not the service's, so it is loaded by path when the test runs.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AUDIT_FILTER_KEYS, literalPrefix, MAX_AUDIT_PAGE, parseAuditFilters, parseAuditQuery, PATIENT_ID_CHARACTERS } from '../../service/domain/audit-filters.js';
+import { AUDIT_FILTER_KEYS, literalPrefix, MAX_AUDIT_PAGE, parseAuditFilters, parseAuditQuery, PATIENT_ID_CHARACTERS } from '../../service/domain/operations/audit-filters.js';
 
 const filters = (value: Record<string, unknown>) => parseAuditFilters(JSON.stringify(value));
 const PATIENT = 'participantObjectIdentification.participantObjectID';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBasicCredentials, parseBasicAuthorization } from '../../service/domain/basic-credentials.js';
+import { decodeBasicCredentials, parseBasicAuthorization } from '../../service/domain/codecs/basic-credentials.js';
 
 const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 

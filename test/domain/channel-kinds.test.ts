@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHANNEL_TYPES, ROUTE_TYPES } from '../../service/contracts/channels.js';
-import { CHANNEL_KINDS, channelKind, LISTENING_CHANNEL_TYPES, listenerOf } from '../../service/domain/channel-kinds.js';
+import { CHANNEL_KINDS, channelKind, LISTENING_CHANNEL_TYPES, listenerOf } from '../../service/domain/channels/channel-kinds.js';
 import { RouteSenderPool } from '../../service/routing/senders.js';
 
 describe('channel and route kind tables', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { authorise, byPriority, findChannel, matchesBody, matchesRequest } from '../../service/domain/channel-match.js';
-import type { MatchableChannel } from '../../service/domain/channel-match.js';
+import { authorise, byPriority, findChannel, matchesBody, matchesRequest } from '../../service/domain/channels/channel-match.js';
+import type { MatchableChannel } from '../../service/domain/channels/channel-match.js';
 
 function channel(overrides: Partial<MatchableChannel> & { _id: string }): MatchableChannel {
   return { name: overrides._id, type: 'http', status: 'enabled', urlPattern: '^/.*$', methods: [], matchContentTypes: [], ...overrides };

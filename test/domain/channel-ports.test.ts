@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressesOverlap, channelClaim, portClaimProblems } from '../../service/domain/channel-ports.js';
+import { addressesOverlap, channelClaim, portClaimProblems } from '../../service/domain/channels/channel-ports.js';
 
 const tcp = (tcpPort: number, tcpHost = '0.0.0.0') => ({ name: 'Lab', type: 'tcp' as const, tcpHost, tcpPort, status: 'enabled' as const });
 

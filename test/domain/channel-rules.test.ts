@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { channelProblems, isPollingSchedule, parsePathTransform, unusablePatterns } from '../../service/domain/channel-rules.js';
-import type { ChannelDraft } from '../../service/domain/channel-rules.js';
+import { channelProblems, isPollingSchedule, parsePathTransform, unusablePatterns } from '../../service/domain/channels/channel-rules.js';
+import type { ChannelDraft } from '../../service/domain/channels/channel-rules.js';
 import type { RouteRecord } from '../../service/storage/records.js';
 
 function route(overrides: Partial<RouteRecord> = {}): RouteRecord {

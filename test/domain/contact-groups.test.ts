@@ -1,6 +1,6 @@
-/** The contact group rules (domain/contact-groups.ts): stored shape, refusals, which channels use a group, unknown ids. */
+/** The contact group rules (domain/alerts/contact-groups.ts): stored shape, refusals, which channels use a group, unknown ids. */
 import { describe, expect, it } from 'vitest';
-import { channelsUsingGroup, groupName, groupProblems, groupRecipients, unknownGroupRefs } from '../../service/domain/contact-groups.js';
+import { channelsUsingGroup, groupName, groupProblems, groupRecipients, unknownGroupRefs } from '../../service/domain/alerts/contact-groups.js';
 
 describe('contact group rules', () => {
   it('trims names and recipients, and defaults maxAlerts to "no max" as OpenHIM does', () => {

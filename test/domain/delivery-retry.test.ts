@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterFailedTry, retryDelayMs } from '../../service/domain/delivery-retry.js';
+import { afterFailedTry, retryDelayMs } from '../../service/domain/alerts/delivery-retry.js';
 
 describe('retryDelayMs', () => {
   it('starts at 30 s and doubles up to one hour', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diskTransition, formatBytes, nextDiskLevel } from '../../service/domain/disk-space.js';
+import { diskTransition, formatBytes, nextDiskLevel } from '../../service/domain/operations/disk-space.js';
 
 const MiB = 1024 * 1024;
 const thresholds = { warningBytes: 100 * MiB, floorBytes: 10 * MiB };

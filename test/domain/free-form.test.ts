@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FREE_FORM_LIMITS, freeFormKeyProblem, freeFormProblem } from '../../service/domain/free-form.js';
+import { DEFAULT_FREE_FORM_LIMITS, freeFormKeyProblem, freeFormProblem } from '../../service/domain/util/free-form.js';
 
 function nested(levels: number): unknown {
   let value: unknown = 1;

@@ -1,7 +1,7 @@
 /** HL7 table 0211 names to IANA charsets, and the decoder each stored body is read with. */
 import { describe, expect, it } from 'vitest';
-import { HL7_CHARACTER_SETS, ianaCharsetOf } from '../../service/domain/hl7-charsets.js';
-import { textEncodingOfContentType } from '../../service/domain/hl7.js';
+import { HL7_CHARACTER_SETS, ianaCharsetOf } from '../../service/domain/codecs/hl7-charsets.js';
+import { textEncodingOfContentType } from '../../service/domain/codecs/hl7.js';
 
 describe('ianaCharsetOf', () => {
   it('names the IANA charset of each HL7 name, whatever its case and spaces around it', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { textEncodingOfContentType, ackCodeOf, acknowledgedIdOf, escapeField, negativeAck, positiveAck, readHeader, statusOfAck, wrongAcknowledgement } from '../../service/domain/hl7.js';
+import { textEncodingOfContentType, ackCodeOf, acknowledgedIdOf, escapeField, negativeAck, positiveAck, readHeader, statusOfAck, wrongAcknowledgement } from '../../service/domain/codecs/hl7.js';
 
 const ORU = 'MSH|^~\\&|LAB|NORTH|EMR|CLINIC|20261124101500||ORU^R01^ORU_R01|MSG00042|P|2.5.1\rPID|1||12345\rOBX|1|NM|GLU||5.4|mmol/L\r';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LOG_WINDOW_MS, levelName, parseLogLine, parseLogQuery } from '../../service/domain/log-lines.js';
+import { DEFAULT_LOG_WINDOW_MS, levelName, parseLogLine, parseLogQuery } from '../../service/domain/operations/log-lines.js';
 
 describe('log lines for GET /logs', () => {
   it('reads a pino line into OpenHIM\'s shape', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recentFailures, waitBeforeAttempt, waitBeforeNextAttempt } from '../../service/domain/login-throttle.js';
+import { recentFailures, waitBeforeAttempt, waitBeforeNextAttempt } from '../../service/domain/access/login-throttle.js';
 import { FailureThrottle, LoginThrottle } from '../../service/accounts/login-throttle.js';
 
 const policy = { maxFailures: 3, windowMs: 60_000 };

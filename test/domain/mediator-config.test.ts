@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { carryOverConfig, configDefProblems, configProblems, maskConfig, unmaskConfig, valueProblems } from '../../service/domain/mediator-config.js';
+import { carryOverConfig, configDefProblems, configProblems, maskConfig, unmaskConfig, valueProblems } from '../../service/domain/channels/mediator-config.js';
 import type { MediatorConfigDef } from '../../service/storage/records.js';
 
 const defs: MediatorConfigDef[] = [

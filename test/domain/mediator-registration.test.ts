@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { castRegistrationValues, configDue, isOnline, registrationAction, registrationProblems, unmaskRegistration } from '../../service/domain/mediator-registration.js';
+import { castRegistrationValues, configDue, isOnline, registrationAction, registrationProblems, unmaskRegistration } from '../../service/domain/channels/mediator-registration.js';
 
 describe('registrationAction', () => {
   it('creates new mediators, upgrades only to higher versions', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isStructuredResponse, parseMediatorResponse, reportsError } from '../../service/domain/mediator-response.js';
+import { isStructuredResponse, parseMediatorResponse, reportsError } from '../../service/domain/channels/mediator-response.js';
 
 const base = { 'x-mediator-urn': 'urn:m', response: { status: 200 } };
 const parse = (doc: unknown) => parseMediatorResponse(typeof doc === 'string' ? doc : JSON.stringify(doc));

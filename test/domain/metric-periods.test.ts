@@ -11,10 +11,10 @@ import {
   parseMetricsQuery,
   sourcePeriod,
   zonedParts,
-} from '../../service/domain/metric-periods.js';
-import type { MetricPeriod } from '../../service/domain/metric-periods.js';
-import { completionKeys, mergeBuckets, metricItems, recordCompletion, rollUp } from '../../service/domain/metric-buckets.js';
-import type { MetricBucket, MetricCompletion } from '../../service/domain/metric-buckets.js';
+} from '../../service/domain/operations/metric-periods.js';
+import type { MetricPeriod } from '../../service/domain/operations/metric-periods.js';
+import { completionKeys, mergeBuckets, metricItems, recordCompletion, rollUp } from '../../service/domain/operations/metric-buckets.js';
+import type { MetricBucket, MetricCompletion } from '../../service/domain/operations/metric-buckets.js';
 
 const d = (iso: string): Date => new Date(iso);
 const iso = (date: Date): string => date.toISOString();

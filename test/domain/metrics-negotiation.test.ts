@@ -1,6 +1,6 @@
 /** Which answer `GET /metrics` gives, and in which exposition format, by Accept and the query's dates. */
 import { describe, expect, it } from 'vitest';
-import { expositionFormat, metricsAnswer } from '../../service/domain/metrics-negotiation.js';
+import { expositionFormat, metricsAnswer } from '../../service/domain/operations/metrics-negotiation.js';
 
 const DATES = { startDate: '2024-01-01T00:00:00Z', endDate: '2024-01-02T00:00:00Z' };
 

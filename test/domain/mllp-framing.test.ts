@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { frameMllp, MllpDecoder } from '../../service/domain/mllp-framing.js';
+import { frameMllp, MllpDecoder } from '../../service/domain/codecs/mllp-framing.js';
 
 const ORU = Buffer.from('MSH|^~\\&|LAB|CLINIC|EMR|CLINIC|20261124||ORU^R01|MSG001|P|2.5\rPID|1||12345\rOBX|1|NM|GLU||5.4|mmol/L\r', 'latin1');
 const ADT = Buffer.from('MSH|^~\\&|ADM|CLINIC|EMR|CLINIC|20261124||ADT^A01|MSG002|P|2.5\rPID|1||67890\r', 'latin1');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimAt, claimedUser } from '../../service/domain/openid-claims.js';
+import { claimAt, claimedUser } from '../../service/domain/access/openid-claims.js';
 
 const mapping = { emailClaim: 'email', nameClaim: 'name', groupsClaim: 'groups', adminGroups: ['ops'] };
 

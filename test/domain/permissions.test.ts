@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adminOnly, canAddressUser, canCreateUser, canDeleteUser, canListUsers, canReadUser, canUpdateUser, canViewChannel, isAdmin } from '../../service/domain/permissions.js';
+import { adminOnly, canAddressUser, canCreateUser, canDeleteUser, canListUsers, canReadUser, canUpdateUser, canViewChannel, isAdmin } from '../../service/domain/access/permissions.js';
 
 const admin = { _id: 'a', groups: ['admin'] };
 const nurse = { _id: 'n', groups: ['nurses'] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePollingSchedule } from '../../service/domain/polling-schedule.js';
+import { parsePollingSchedule } from '../../service/domain/channels/polling-schedule.js';
 
 describe('parsePollingSchedule', () => {
   it('reads descriptive intervals in seconds, minutes, hours and days', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canRerunChannel, rerunRefusal, rerunWarning } from '../../service/domain/rerun.js';
-import type { RerunnableTransaction } from '../../service/domain/rerun.js';
+import { canRerunChannel, rerunRefusal, rerunWarning } from '../../service/domain/transactions/rerun.js';
+import type { RerunnableTransaction } from '../../service/domain/transactions/rerun.js';
 
 const body = (size: number, receivedBytes = size) => ({ path: '2024-01-01/c/b', size, receivedBytes, truncated: receivedBytes > size });
 const tx = (method: string, extra: Partial<RerunnableTransaction> = {}): RerunnableTransaction => ({

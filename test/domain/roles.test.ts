@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clientRolesProblem, findRole, listRoles, planCreateRole, planDeleteRole, planUpdateRole } from '../../service/domain/roles.js';
-import type { RoleChanges, RolePlan, RoleWorld } from '../../service/domain/roles.js';
+import { clientRolesProblem, findRole, listRoles, planCreateRole, planDeleteRole, planUpdateRole } from '../../service/domain/access/roles.js';
+import type { RoleChanges, RolePlan, RoleWorld } from '../../service/domain/access/roles.js';
 
 const world: RoleWorld = {
   channels: [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyPathTransform, outgoingHeaders, responseHeaders, routePath, TRANSACTION_ID_HEADER } from '../../service/domain/route-request.js';
+import { applyPathTransform, outgoingHeaders, responseHeaders, routePath, TRANSACTION_ID_HEADER } from '../../service/domain/channels/route-request.js';
 
 describe('route request shaping', () => {
   it('uses the route path, else the path transform, else the request path', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cachedPattern, compilePattern, MAX_PROGRAM_SIZE, patternProblem } from '../../service/domain/safe-pattern.js';
-import type { SafePattern } from '../../service/domain/safe-pattern.js';
+import { cachedPattern, compilePattern, MAX_PROGRAM_SIZE, patternProblem } from '../../service/domain/util/safe-pattern.js';
+import type { SafePattern } from '../../service/domain/util/safe-pattern.js';
 
 function compiled(source: string): SafePattern {
   const result = compilePattern(source);

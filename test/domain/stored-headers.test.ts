@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HEADER_MASK, SECRET_HEADERS, storedHeaders } from '../../service/domain/stored-headers.js';
+import { HEADER_MASK, SECRET_HEADERS, storedHeaders } from '../../service/domain/transactions/stored-headers.js';
 
 describe('headers as the transaction log keeps them', () => {
   it('masks every credential header, whatever the case of its name', () => {

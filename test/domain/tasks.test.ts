@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTaskItemFilters, parseTaskListFilters, taskStatusChange } from '../../service/domain/tasks.js';
+import { parseTaskItemFilters, parseTaskListFilters, taskStatusChange } from '../../service/domain/transactions/tasks.js';
 
 describe('taskStatusChange', () => {
   it('lets users pause, resume and cancel, and nothing else', () => {

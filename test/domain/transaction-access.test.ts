@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFilters, parseTransactionQuery, restrictToChannels, transactionAccess, viewableChannels } from '../../service/domain/transaction-access.js';
+import { parseFilters, parseTransactionQuery, restrictToChannels, transactionAccess, viewableChannels } from '../../service/domain/transactions/transaction-access.js';
 
 const admin = { groups: ['admin'] };
 const nurse = { groups: ['nurses'] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeStatus, parseStatusPattern, statusMatches } from '../../service/domain/transaction-status.js';
+import { computeStatus, parseStatusPattern, statusMatches } from '../../service/domain/transactions/transaction-status.js';
 
 describe('transaction status (SPEC.md table)', () => {
   it('is Successful when the primary and every other route return 2xx', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { rewriteBody, rewriteUrl } from '../../service/domain/url-rewrite.js';
-import type { RewriteRule } from '../../service/domain/url-rewrite.js';
+import { rewriteBody, rewriteUrl } from '../../service/domain/channels/url-rewrite.js';
+import type { RewriteRule } from '../../service/domain/channels/url-rewrite.js';
 
 const rules: RewriteRule[] = [
   { fromHost: 'fhir.internal', fromPort: 8080, toHost: 'junction.clinic', toPort: 5000, toProtocol: 'https' },

@@ -1,6 +1,6 @@
 /** Transactions for tests that seed the log directly: whole records with chosen request times, statuses and response times. */
 import { newTransactionId } from '../../service/storage/transaction-ids.js';
-import type { TransactionStatus } from '../../service/domain/transaction-status.js';
+import type { TransactionStatus } from '../../service/domain/transactions/transaction-status.js';
 import type { TransactionRecord } from '../../service/storage/transactions.js';
 
 export interface FinishedOptions {

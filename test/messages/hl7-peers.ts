@@ -13,7 +13,7 @@ import { Server } from 'node-hl7-server';
 import type { InboundRequest, SendResponse } from 'node-hl7-server';
 import { connect as tlsConnect } from 'node:tls';
 import type { ConnectionOptions } from 'node:tls';
-import { frameMllp, MllpDecoder } from '../../service/domain/mllp-framing.js';
+import { frameMllp, MllpDecoder } from '../../service/domain/codecs/mllp-framing.js';
 import type { BodyRef } from '../../service/storage/bodies/bodies.js';
 import type { TransactionRecord } from '../../service/storage/transactions.js';
 import { completedTransaction } from '../helpers/junction.js';

@@ -5,8 +5,8 @@
  * and the ACKs Junction builds when the primary route fails.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { frameMllp } from '../../service/domain/mllp-framing.js';
-import { readHeader } from '../../service/domain/hl7.js';
+import { frameMllp } from '../../service/domain/codecs/mllp-framing.js';
+import { readHeader } from '../../service/domain/codecs/hl7.js';
 import { startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { until } from '../helpers/wait.js';

@@ -8,7 +8,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction, TestResponse } from '../helpers/junction.js';
-import { frameMllp } from '../../service/domain/mllp-framing.js';
+import { frameMllp } from '../../service/domain/codecs/mllp-framing.js';
 import { until } from '../helpers/wait.js';
 import { adt, freePort, hl7Send, msaOf, rawPeer } from '../transports/fixtures.js';
 import { hl7Upstream } from './hl7-peers.js';

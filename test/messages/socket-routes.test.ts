@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { frameMllp } from '../../service/domain/mllp-framing.js';
+import { frameMllp } from '../../service/domain/codecs/mllp-framing.js';
 import { startJunction, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { httpUpstream } from '../helpers/upstream.js';

@@ -7,7 +7,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { frameMllp } from '../../service/domain/mllp-framing.js';
+import { frameMllp } from '../../service/domain/codecs/mllp-framing.js';
 import type { TransactionEvent } from '../../service/events/live.js';
 import { generateSelfSigned } from '../../service/tls/self-signed.js';
 import { startJunction, tempDir, unlockRoot } from '../helpers/junction.js';

@@ -5,7 +5,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import type { TransactionStatus } from '../../service/domain/transaction-status.js';
+import type { TransactionStatus } from '../../service/domain/transactions/transaction-status.js';
 import { Outbox } from '../../service/notify/outbox.js';
 import { ReportsJob } from '../../service/reports/reports-job.js';
 import type { ReportsJobOptions } from '../../service/reports/reports-job.js';

@@ -1,8 +1,8 @@
-/** One user's report table and its words (domain/reports.ts). */
+/** One user's report table and its words (domain/alerts/reports.ts). */
 import { describe, expect, it } from 'vitest';
-import type { MetricBucket } from '../../service/domain/metric-buckets.js';
-import { latestDuePeriod, reportListUrl, reportMessage, reportTable } from '../../service/domain/reports.js';
-import type { ReportChannel } from '../../service/domain/reports.js';
+import type { MetricBucket } from '../../service/domain/operations/metric-buckets.js';
+import { latestDuePeriod, reportListUrl, reportMessage, reportTable } from '../../service/domain/alerts/reports.js';
+import type { ReportChannel } from '../../service/domain/alerts/reports.js';
 import { CONSOLE, htmlRow, textRow } from './fixture.js';
 
 const ZONE = 'Africa/Nairobi';

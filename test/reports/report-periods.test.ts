@@ -1,6 +1,6 @@
-/** Which report periods are due when, in a zone, across clock changes (domain/reports.ts). */
+/** Which report periods are due when, in a zone, across clock changes (domain/alerts/reports.ts). */
 import { describe, expect, it } from 'vitest';
-import { duePeriods, formatPeriod, latestDuePeriod, periodsToSend } from '../../service/domain/reports.js';
+import { duePeriods, formatPeriod, latestDuePeriod, periodsToSend } from '../../service/domain/alerts/reports.js';
 
 const iso = (d: Date): string => d.toISOString();
 const hours = (p: { from: Date; to: Date }): number => (p.to.getTime() - p.from.getTime()) / 3_600_000;

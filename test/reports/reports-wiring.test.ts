@@ -1,6 +1,6 @@
 /** The reports job runs in a started Junction: at start it notes the periods already due, in the configured zone. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { duePeriods } from '../../service/domain/reports.js';
+import { duePeriods } from '../../service/domain/alerts/reports.js';
 import { REPORTS_JOB } from '../../service/reports/reports-job.js';
 import { startJunction } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { frameMllp } from '../../service/domain/mllp-framing.js';
+import { frameMllp } from '../../service/domain/codecs/mllp-framing.js';
 import type { Pipeline } from '../../service/pipeline/index.js';
 import type { ChannelRecord } from '../../service/storage/records.js';
 import { generateSelfSigned } from '../../service/tls/self-signed.js';

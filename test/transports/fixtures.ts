@@ -3,8 +3,8 @@ import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { Client, Message } from 'node-hl7-client';
 import type { ConnectionOptions } from 'node:tls';
-import { MllpDecoder } from '../../service/domain/mllp-framing.js';
-import { readHeader } from '../../service/domain/hl7.js';
+import { MllpDecoder } from '../../service/domain/codecs/mllp-framing.js';
+import { readHeader } from '../../service/domain/codecs/hl7.js';
 import type { InboundMessage, MessageHandler, MessageReply } from '../../service/pipeline/inbound-message.js';
 import type { ChannelRecord } from '../../service/storage/records.js';
 

@@ -1,6 +1,6 @@
 /** A tcp channel's listener on real sockets: MLLP and stream framing, order, size, garbage and the idle timeout. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { frameMllp } from '../../service/domain/mllp-framing.js';
+import { frameMllp } from '../../service/domain/codecs/mllp-framing.js';
 import { ChannelListeners } from '../../service/transports/sockets.js';
 import { generateSelfSigned } from '../../service/tls/self-signed.js';
 import type { ServerCertificate } from '../../service/tls/server-certificate.js';

@@ -2,7 +2,7 @@
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { frameMllp } from '../../service/domain/mllp-framing.js';
+import { frameMllp } from '../../service/domain/codecs/mllp-framing.js';
 import type { ChannelRecord } from '../../service/storage/records.js';
 import { generateSelfSigned } from '../../service/tls/self-signed.js';
 import type { ServerCertificate } from '../../service/tls/server-certificate.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { frameMllp } from '../../service/domain/mllp-framing.js';
+import { frameMllp } from '../../service/domain/codecs/mllp-framing.js';
 import { generateSelfSigned } from '../../service/tls/self-signed.js';
 import type { ServerCertificate } from '../../service/tls/server-certificate.js';
 import { Admission } from '../../service/transports/admission.js';

@@ -2,7 +2,7 @@
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { MllpDecoder } from '../../service/domain/mllp-framing.js';
+import { MllpDecoder } from '../../service/domain/codecs/mllp-framing.js';
 
 /** One client socket and what became of it. */
 export interface Peer {

@@ -3,7 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
 import type { ConnectionOptions } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { frameMllp } from '../../service/domain/mllp-framing.js';
+import { frameMllp } from '../../service/domain/codecs/mllp-framing.js';
 import type { ChannelRecord } from '../../service/storage/records.js';
 import { generateSelfSigned } from '../../service/tls/self-signed.js';
 import type { ServerCertificate } from '../../service/tls/server-certificate.js';

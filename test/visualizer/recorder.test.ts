@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LiveEvents } from '../../service/events/live.js';
 import { VisualizerRecorder } from '../../service/visualizer/recorder.js';
-import { END_NORMALIZATION_MS, endEvents, startEvent } from '../../service/domain/visualizer-events.js';
-import type { FinishedTransaction } from '../../service/domain/visualizer-events.js';
+import { END_NORMALIZATION_MS, endEvents, startEvent } from '../../service/domain/transactions/visualizer-events.js';
+import type { FinishedTransaction } from '../../service/domain/transactions/visualizer-events.js';
 
 const channel = { name: 'ward', routes: [{ name: 'copy' }, { name: 'main', primary: true }] };
 

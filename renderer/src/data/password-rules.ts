@@ -1,4 +1,4 @@
-/** The password rules the server applies (domain/password-policy.ts), checked before sending so mistakes show at once. */
+/** The password rules the server applies (domain/access/password-policy.ts), checked before sending so mistakes show at once. */
 
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 256;

@@ -5,8 +5,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import type { ApiAuthenticationType } from '../../contracts/api.js';
-import { parseBasicAuthorization } from '../../domain/basic-credentials.js';
-import { isBrowserRequest } from '../../domain/request-origin.js';
+import { parseBasicAuthorization } from '../../domain/codecs/basic-credentials.js';
+import { isBrowserRequest } from '../../domain/access/request-origin.js';
 import type { SessionRecord, UserRecord } from '../../storage/records.js';
 import type { Authenticator } from './authenticator.js';
 

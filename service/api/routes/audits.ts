@@ -12,7 +12,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { invalidInput } from '../../refusals.js';
-import { parseAuditFilters, parseAuditQuery } from '../../domain/audit-filters.js';
+import { parseAuditFilters, parseAuditQuery } from '../../domain/operations/audit-filters.js';
 import type { AuditRecorder } from '../../audit/recorder.js';
 import { OUTCOME_MAJOR_FAILURE, OUTCOME_MINOR_FAILURE, OUTCOME_SUCCESS } from '../../audit/events.js';
 import type { AuditLog, NewAudit } from '../../storage/audits.js';

@@ -7,9 +7,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
-import { canViewChannel, isAdmin } from '../../domain/permissions.js';
+import { canViewChannel, isAdmin } from '../../domain/access/permissions.js';
 import { authorOf } from '../../accounts/users.js';
-import { READ_ONLY_CHANNEL_FIELDS } from '../../domain/channel-body.js';
+import { READ_ONLY_CHANNEL_FIELDS } from '../../domain/channels/channel-body.js';
 import type { ChannelCatalogue } from '../../channels/catalogue.js';
 import { currentUser } from '../auth/hook.js';
 import { requireAdmin } from '../guards.js';

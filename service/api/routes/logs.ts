@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { invalidInput } from '../../refusals.js';
-import { parseLogQuery } from '../../domain/log-lines.js';
+import { parseLogQuery } from '../../domain/operations/log-lines.js';
 import { readLogs } from '../../logs/reader.js';
 import { requireAdmin } from '../guards.js';
 import { LogsAnswer, LogsQuery } from '../schemas/logs.js';

@@ -7,9 +7,9 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { castRegistrationValues } from '../../domain/mediator-registration.js';
+import { castRegistrationValues } from '../../domain/channels/mediator-registration.js';
 import { authorOf } from '../../accounts/users.js';
-import type { RegistrationDoc } from '../../domain/mediator-registration.js';
+import type { RegistrationDoc } from '../../domain/channels/mediator-registration.js';
 import type { MediatorRecord } from '../../storage/records.js';
 import type { MediatorRegistry } from '../../mediators/registry.js';
 import type { AuditRecorder } from '../../audit/recorder.js';

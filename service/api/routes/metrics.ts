@@ -2,21 +2,21 @@
  * Metrics: `GET /metrics`, `/metrics/channels[/:channelID]` and `/metrics/timeseries/:timeSeries[/channels[/:channelID]]`,
  * over the channels whose transactions the caller may view (OpenHIM has no named permission for these). Each answer
  * says in the `Metrics-Time-Zone` header which zone its buckets were cut in. The Prometheus exposition is
- * `GET /metrics/prometheus`, and `GET /metrics` too when a scraper asks for it (`domain/metrics-negotiation.ts`):
+ * `GET /metrics/prometheus`, and `GET /metrics` too when a scraper asks for it (`domain/operations/metrics-negotiation.ts`):
  * admins only, or anyone when `prometheus.public` is set.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { invalidInput } from '../../refusals.js';
-import { isAdmin } from '../../domain/permissions.js';
-import { transactionAccess, viewableChannels } from '../../domain/transaction-access.js';
-import { parseMetricsQuery } from '../../domain/metric-periods.js';
-import type { MetricItem, MetricsGrouping } from '../../domain/metric-buckets.js';
+import { isAdmin } from '../../domain/access/permissions.js';
+import { transactionAccess, viewableChannels } from '../../domain/transactions/transaction-access.js';
+import { parseMetricsQuery } from '../../domain/operations/metric-periods.js';
+import type { MetricItem, MetricsGrouping } from '../../domain/operations/metric-buckets.js';
 import type { ChannelCatalogue } from '../../channels/catalogue.js';
 import type { MetricsReader } from '../../metrics/reader.js';
-import { expositionFormat, metricsAnswer } from '../../domain/metrics-negotiation.js';
-import type { ExpositionFormat } from '../../domain/metrics-negotiation.js';
+import { expositionFormat, metricsAnswer } from '../../domain/operations/metrics-negotiation.js';
+import type { ExpositionFormat } from '../../domain/operations/metrics-negotiation.js';
 import { PrometheusMetrics } from '../../metrics/prometheus.js';
 import type { UserRecord } from '../../storage/records.js';
 import { currentUser } from '../auth/hook.js';

@@ -6,10 +6,10 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors.js';
-import { isPlainObject } from '../../domain/plain-object.js';
+import { isPlainObject } from '../../domain/util/plain-object.js';
 import { X509Certificate } from 'node:crypto';
 import type { AboutAnswer, AboutAudits, AboutCertificate, AboutStorage, DiskSpace, HealthAnswer, HeartbeatAnswer, ServicePort } from '../../contracts/api.js';
-import { isAdmin } from '../../domain/permissions.js';
+import { isAdmin } from '../../domain/access/permissions.js';
 import type { Store } from '../../storage/store.js';
 import { currentUser } from '../auth/hook.js';
 import { requireAdmin } from '../guards.js';

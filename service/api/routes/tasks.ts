@@ -6,11 +6,11 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { invalidInput } from '../../refusals.js';
-import { parseTaskItemFilters, parseTaskListFilters } from '../../domain/tasks.js';
-import { parseFilters, translateFilters } from '../../domain/transaction-access.js';
+import { parseTaskItemFilters, parseTaskListFilters } from '../../domain/transactions/tasks.js';
+import { parseFilters, translateFilters } from '../../domain/transactions/transaction-access.js';
 import type { TaskQueue } from '../../tasks/queue.js';
-import { pageWindow } from '../../domain/paging.js';
-import type { PageWindow } from '../../domain/paging.js';
+import { pageWindow } from '../../domain/util/paging.js';
+import type { PageWindow } from '../../domain/util/paging.js';
 import { currentUser } from '../auth/hook.js';
 import { itemView, taskView } from '../views/tasks.js';
 import { MessageAnswerSchema, NoQuery } from '../schemas/common.js';

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
-import { canAddressUser, canCreateUser, canDeleteUser, canListUsers, canReadUser, canUpdateUser } from '../../domain/permissions.js';
+import { canAddressUser, canCreateUser, canDeleteUser, canListUsers, canReadUser, canUpdateUser } from '../../domain/access/permissions.js';
 import type { UserAccounts } from '../../accounts/users.js';
 import type { Sessions } from '../../accounts/sessions.js';
 import type { UserRecord } from '../../storage/records.js';

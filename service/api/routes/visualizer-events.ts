@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { VisualizerEvent } from '../../contracts/visualizer.js';
-import { canViewChannel, isAdmin } from '../../domain/permissions.js';
+import { canViewChannel, isAdmin } from '../../domain/access/permissions.js';
 import type { Store } from '../../storage/store.js';
 import type { VisualizerRecorder } from '../../visualizer/recorder.js';
 import { currentUser } from '../auth/hook.js';

@@ -1,12 +1,12 @@
 /**
  * Request and response schemas of the audits routes (OpenHIM's query names). `filters` is checked by
- * domain/audit-filters.ts. `POST /audits` takes an audit in the model's shape (contracts/audits.ts): every text field a
+ * domain/operations/audit-filters.ts. `POST /audits` takes an audit in the model's shape (contracts/audits.ts): every text field a
  * string, every list an array, unknown fields refused with a 400 naming them (OpenHIM's Mongoose schema drops them
  * silently, so a misspelt field would be lost without a word).
  */
 import { Type } from 'typebox';
 import type { Static, TSchema } from 'typebox';
-import { MAX_AUDIT_PAGE } from '../../domain/audit-filters.js';
+import { MAX_AUDIT_PAGE } from '../../domain/operations/audit-filters.js';
 
 const strict = { additionalProperties: false };
 const Text = (maxLength = 1000) => Type.Optional(Type.String({ maxLength }));
@@ -94,7 +94,7 @@ export const Representation = Type.Enum(['default', 'simpledetails', 'full'], {
 
 export const AuditListQuery = Type.Object(
   {
-    // No maximum here: domain/audit-filters.ts refuses a larger page with a message that points at the export.
+    // No maximum here: domain/operations/audit-filters.ts refuses a larger page with a message that points at the export.
     filterLimit: Type.Optional(Type.Integer({ minimum: 0, description: `audits per page, at most ${MAX_AUDIT_PAGE}; 0 is ${MAX_AUDIT_PAGE}` })),
     filterPage: Type.Optional(Type.Integer({ minimum: 0, maximum: Math.floor(Number.MAX_SAFE_INTEGER / MAX_AUDIT_PAGE), description: 'the page, counted from 0' })),
     filterRepresentation: Type.Optional(Representation),

@@ -1,6 +1,6 @@
 /**
  * Request and response schemas of the channels routes (OpenHIM field names). The schemas check shapes; the rules
- * that span fields (one primary route, compiling regexes, path transforms) live in domain/channel-rules.ts.
+ * that span fields (one primary route, compiling regexes, path transforms) live in domain/channels/channel-rules.ts.
  * Defaults are applied by the routes, not here, so a partial PUT never gains defaults that overwrite stored values.
  */
 import { Type } from 'typebox';
@@ -94,7 +94,7 @@ const RewriteRule = Type.Object(
 );
 
 // Fields that may be removed by a PUT; ranges are repeated in the channel rules for callers that skip HTTP. Their
-// texts may be empty: OpenHIM's console sends '' for an unused one, which means "not set" (domain/channel-body.ts).
+// texts may be empty: OpenHIM's console sends '' for an unused one, which means "not set" (domain/channels/channel-body.ts).
 const clearable = {
   description: Text,
   priority: Count,

@@ -1,9 +1,9 @@
 /** Schema pieces shared by several routes. */
 import { Type } from 'typebox';
 import type { Static, TSchema, TSchemaOptions } from 'typebox';
-import { DEFAULT_FREE_FORM_LIMITS } from '../../domain/free-form.js';
-import type { FreeFormLimits } from '../../domain/free-form.js';
-import { MAX_PAGE_LIMIT } from '../../domain/paging.js';
+import { DEFAULT_FREE_FORM_LIMITS } from '../../domain/util/free-form.js';
+import type { FreeFormLimits } from '../../domain/util/free-form.js';
+import { MAX_PAGE_LIMIT } from '../../domain/util/paging.js';
 import { FREE_FORM_KEYWORD } from '../validation.js';
 
 /** The JSON error shape, for response documentation. */
@@ -40,7 +40,7 @@ export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 // Beyond this, page × limit is no longer an exact integer even at the smallest useful limit; routes check the product
-// (domain/paging.ts), as a larger limit lowers the bound.
+// (domain/util/paging.ts), as a larger limit lowers the bound.
 const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
 
 /** OpenHIM's paging query: `filterLimit` items per page (0: no limit, streamed), `filterPage` counted from 0. */
@@ -51,7 +51,7 @@ export const Paging = {
 
 /**
  * An object of any keys and values that is stored as given (settings, configuration values): its depth, size, key
- * names and numbers are checked by domain/free-form.ts, so a value the store cannot hold is refused with a 400 here.
+ * names and numbers are checked by domain/util/free-form.ts, so a value the store cannot hold is refused with a 400 here.
  */
 export function FreeFormObject(options: TSchemaOptions & { limits?: Partial<FreeFormLimits> } = {}) {
   const { limits, ...rest } = options;

@@ -1,9 +1,9 @@
 /** Request and response schemas of `GET /logs` and `GET /events/:receivedTime` (OpenHIM's names and shapes). */
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
-import { MAX_LOG_LIMIT } from '../../domain/log-lines.js';
+import { MAX_LOG_LIMIT } from '../../domain/operations/log-lines.js';
 
-/** `from` and `until` are checked by the route (domain/log-lines.ts), so a bad date is named in the same words as a bad level. */
+/** `from` and `until` are checked by the route (domain/operations/log-lines.ts), so a bad date is named in the same words as a bad level. */
 export const LogsQuery = Type.Object(
   {
     from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 or epoch ms; default: five minutes ago' })),

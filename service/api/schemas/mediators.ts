@@ -5,7 +5,7 @@
  */
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
-import { CONFIG_TYPES } from '../../domain/mediator-config.js';
+import { CONFIG_TYPES } from '../../domain/channels/mediator-config.js';
 import { ChannelCreateBody, RouteBody } from './channels.js';
 import { FreeFormObject, OrNull } from './common.js';
 

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { Static } from 'typebox';
 
 /**
- * `startDate` and `endDate` are required, but checked by the route (domain/metric-periods.ts `parseMetricsQuery`) so
+ * `startDate` and `endDate` are required, but checked by the route (domain/operations/metric-periods.ts `parseMetricsQuery`) so
  * that a missing one gets OpenHIM's words, and so that a Prometheus scrape of `GET /metrics`, which sends neither,
  * reaches the route at all.
  */

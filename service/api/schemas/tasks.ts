@@ -4,8 +4,8 @@
  */
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
-import { TASK_ITEM_STATUSES, TASK_STATUSES } from '../../domain/tasks.js';
-import { TRANSACTION_STATUSES } from '../../domain/transaction-status.js';
+import { TASK_ITEM_STATUSES, TASK_STATUSES } from '../../domain/transactions/tasks.js';
+import { TRANSACTION_STATUSES } from '../../domain/transactions/transaction-status.js';
 import { MAX_BATCH_SIZE, MAX_TASK_TRANSACTIONS } from '../../tasks/queue.js';
 import { FreeFormObject, OrNull, Paging } from './common.js';
 

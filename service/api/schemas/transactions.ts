@@ -1,11 +1,11 @@
 /**
  * Request and response schemas of the transactions routes (OpenHIM query names). The `filters` JSON is checked by
- * domain/transaction-access.ts. The answers are the contracts' (contracts/transactions.ts; test/types/ keeps them
+ * domain/transactions/transaction-access.ts. The answers are the contracts' (contracts/transactions.ts; test/types/ keeps them
  * equal): what permissions shape, so the serializer's dropping of unlisted fields is a second guard.
  */
 import { Type } from 'typebox';
 import type { Static, TOptional, TSchema } from 'typebox';
-import { TRANSACTION_STATUSES } from '../../domain/transaction-status.js';
+import { TRANSACTION_STATUSES } from '../../domain/transactions/transaction-status.js';
 import { EitherAnswer, OrNull, Paging, TextMapAnswer } from './common.js';
 
 const Filters = Type.String({ maxLength: 10_000, description: 'a JSON object of OpenHIM transaction filters' });

@@ -1,7 +1,7 @@
 /** Request and response schemas of the users routes. */
 import { Type } from 'typebox';
 import type { Static, TSchema } from 'typebox';
-import { PASSWORD_MAX_LENGTH } from '../../domain/password-policy.js';
+import { PASSWORD_MAX_LENGTH } from '../../domain/access/password-policy.js';
 import { Email, FreeFormObject, OrNull } from './common.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 100 });

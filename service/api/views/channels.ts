@@ -1,7 +1,7 @@
 /** The public views of a channel, as every answer shows it (the channel routes, and the channels a mediator installs), and of its history. */
 import type { Static } from 'typebox';
 import type { ChannelListener } from '../../contracts/channels.js';
-import { PASSWORD_MASK } from '../../domain/password-mask.js';
+import { PASSWORD_MASK } from '../../domain/util/password-mask.js';
 import type { ChannelAuditRecord, ChannelRecord, RouteRecord } from '../../storage/records.js';
 import type { ChannelAuditSchema, PublicChannelSchema } from '../schemas/channels.js';
 

@@ -1,6 +1,6 @@
 /** The public view of a mediator, as every answer but the heartbeat shows it (the heartbeat hands the mediator its real configuration). */
-import { maskConfig } from '../../domain/mediator-config.js';
-import { PASSWORD_MASK } from '../../domain/password-mask.js';
+import { maskConfig } from '../../domain/channels/mediator-config.js';
+import { PASSWORD_MASK } from '../../domain/util/password-mask.js';
 import type { MediatorRecord, MediatorRoute } from '../../storage/records.js';
 import type { PublicMediator } from '../schemas/mediators.js';
 

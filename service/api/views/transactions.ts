@@ -1,11 +1,11 @@
 /**
  * The public views of a transaction: OpenHIM's representations (`bulkrerun`, `simple`, `simpledetails`, `full`,
  * `fulltruncate`) for the transaction routes, and the NDJSON export's line. Bodies are read from the body files and
- * shown only where the caller's access allows them; what may be seen is decided by domain/transaction-access.ts.
+ * shown only where the caller's access allows them; what may be seen is decided by domain/transactions/transaction-access.ts.
  */
 import type { BodyFields, ExchangeView, TransactionRerunView, TransactionView } from '../../contracts/transactions.js';
-import type { TransactionAccess } from '../../domain/transaction-access.js';
-import { textEncodingOfContentType } from '../../domain/hl7.js';
+import type { TransactionAccess } from '../../domain/transactions/transaction-access.js';
+import { textEncodingOfContentType } from '../../domain/codecs/hl7.js';
 import type { Bodies, BodyRef } from '../../storage/bodies/bodies.js';
 import type { ExchangeRecord, TransactionRecord, TransactionRequest, TransactionResponse } from '../../storage/transactions.js';
 import type { Representation } from '../schemas/transactions.js';

@@ -9,7 +9,7 @@ import type { WriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { SMALL_BODY_BYTES } from '../../domain/body-sizes.js';
+import { SMALL_BODY_BYTES } from '../../domain/transactions/body-sizes.js';
 import { bodyPathParts, bodyStoreFailure, checkSegments, isDay } from './bodies.js';
 import type { Bodies, BodyRef, BodySink, SinkOptions } from './bodies.js';
 import { readBodyText } from './read-text.js';

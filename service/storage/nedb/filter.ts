@@ -8,7 +8,7 @@
  */
 import { StoreError } from '../store.js';
 import type { Filter } from '../store.js';
-import { isPlainObject } from '../../domain/plain-object.js';
+import { isPlainObject } from '../../domain/util/plain-object.js';
 import { checkFieldPath, isScalar, ordered, scalar, scalarList } from '../filter-values.js';
 
 export type NedbQuery = Record<string, unknown>;

@@ -1,7 +1,7 @@
 /** Validating `FindOptions` before they reach a NeDB cursor, which would accept nonsense and misbehave quietly. */
 import { StoreError } from '../store.js';
 import type { FindOptions } from '../store.js';
-import { isPlainObject } from '../../domain/plain-object.js';
+import { isPlainObject } from '../../domain/util/plain-object.js';
 import { checkFieldPath } from '../filter-values.js';
 
 export interface CursorOptions {

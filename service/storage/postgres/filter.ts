@@ -12,7 +12,7 @@
  */
 import { StoreError } from '../store.js';
 import type { Filter, Scalar } from '../store.js';
-import { isPlainObject } from '../../domain/plain-object.js';
+import { isPlainObject } from '../../domain/util/plain-object.js';
 import { checkFieldPath, isScalar, ordered, scalar, scalarList } from '../filter-values.js';
 import { indexPrefilter } from './index-lookups.js';
 import type { IndexedFields, Prefilter } from './index-lookups.js';

@@ -1,7 +1,7 @@
 /** Validating `FindOptions` and turning them into ORDER BY, LIMIT and OFFSET. */
 import { StoreError } from '../store.js';
 import type { FindOptions } from '../store.js';
-import { isPlainObject } from '../../domain/plain-object.js';
+import { isPlainObject } from '../../domain/util/plain-object.js';
 import { checkFieldPath } from '../filter-values.js';
 import type { Params } from './filter.js';
 

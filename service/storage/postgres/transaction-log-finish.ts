@@ -9,7 +9,7 @@
  * commits whole, and the next one starts from where it ended.
  */
 import type { PoolClient } from 'pg';
-import type { BucketStarts } from '../../domain/metric-buckets.js';
+import type { BucketStarts } from '../../domain/operations/metric-buckets.js';
 import type { TransactionRecord } from '../transactions.js';
 
 /** Appends the finished entries and metric counts of `records`, which have just reached their first final status. */

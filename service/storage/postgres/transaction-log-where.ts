@@ -3,7 +3,7 @@
  * exactly go into the WHERE clause as bound parameters; the regular expressions (the request's path and query
  * string, and every route or orchestration condition, which may hold one) are tested in JavaScript on the rows the
  * SQL kept. PostgreSQL's own `~` is a different regular expression language from the one the API accepts
- * (domain/safe-pattern.ts: JavaScript syntax, run in linear time), so a pattern means the same thing on every engine.
+ * (domain/util/safe-pattern.ts: JavaScript syntax, run in linear time), so a pattern means the same thing on every engine.
  */
 import type { NormalisedExchangeFilter, NormalisedFilter } from '../transaction-filter.js';
 import type { ExchangeRecord, TransactionRecord } from '../transactions.js';

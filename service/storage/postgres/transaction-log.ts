@@ -7,10 +7,10 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from 'pino';
-import { BucketStarts } from '../../domain/metric-buckets.js';
-import type { MetricBucket } from '../../domain/metric-buckets.js';
-import type { StoredPeriod } from '../../domain/metric-periods.js';
-import type { TransactionStatus } from '../../domain/transaction-status.js';
+import { BucketStarts } from '../../domain/operations/metric-buckets.js';
+import type { MetricBucket } from '../../domain/operations/metric-buckets.js';
+import type { StoredPeriod } from '../../domain/operations/metric-periods.js';
+import type { TransactionStatus } from '../../domain/transactions/transaction-status.js';
 import { checkChanges } from '../changes.js';
 import type { CheckedChanges } from '../changes.js';
 import { finishInterrupted } from '../interrupted.js';

@@ -9,8 +9,8 @@ import type { AddressInfo, Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ackCodeOf, readHeader } from '../../../service/domain/hl7.js';
-import { MllpDecoder, frameMllp } from '../../../service/domain/mllp-framing.js';
+import { ackCodeOf, readHeader } from '../../../service/domain/codecs/hl7.js';
+import { MllpDecoder, frameMllp } from '../../../service/domain/codecs/mllp-framing.js';
 import { compileMllpPrograms, runMllpLoad, startAckServer } from './programs.js';
 import type { AckServerReply, MllpPrograms, RunningAckServer } from './programs.js';
 

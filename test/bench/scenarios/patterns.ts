@@ -1,14 +1,14 @@
 /**
- * Patterns: what running user-supplied patterns on RE2 (domain/safe-pattern.ts) costs against V8's RegExp, on the
+ * Patterns: what running user-supplied patterns on RE2 (domain/util/safe-pattern.ts) costs against V8's RegExp, on the
  * patterns channels really use, and what it saves on a hostile one. In-process micro-benchmark: each figure is the
  * median of several rounds, RegExp and RE2 measured in the same round so a noisy neighbour hits both alike.
  */
 import { performance } from 'node:perf_hooks';
-import { matchesRequest } from '../../../service/domain/channel-match.js';
-import type { MatchableChannel } from '../../../service/domain/channel-match.js';
-import { applyPathTransform } from '../../../service/domain/route-request.js';
-import { cachedPattern, compilePattern, MAX_PROGRAM_SIZE } from '../../../service/domain/safe-pattern.js';
-import type { SafePattern } from '../../../service/domain/safe-pattern.js';
+import { matchesRequest } from '../../../service/domain/channels/channel-match.js';
+import type { MatchableChannel } from '../../../service/domain/channels/channel-match.js';
+import { applyPathTransform } from '../../../service/domain/channels/route-request.js';
+import { cachedPattern, compilePattern, MAX_PROGRAM_SIZE } from '../../../service/domain/util/safe-pattern.js';
+import type { SafePattern } from '../../../service/domain/util/safe-pattern.js';
 
 // The URL patterns of a typical installation: FHIR, HL7, XDS, DHIS2 and a few site-specific ones.
 const URL_PATTERNS = [

@@ -5,7 +5,7 @@
  */
 import type { MediatorConfig, MediatorConfigDef } from '../../../../service/contracts/mediators';
 
-/** What the API shows instead of a stored password (service/domain/password-mask.ts); sent back, it keeps it. */
+/** What the API shows instead of a stored password (service/domain/util/password-mask.ts); sent back, it keeps it. */
 export const PASSWORD_MASK = '********';
 
 /** A single value: text (also a number being typed), number, true/false, or null for "not set". */
