@@ -15,28 +15,27 @@ import type { RefusedNodeAudit } from '../audit/refused-nodes.js';
 import { dayOf } from '../storage/bodies/bodies.js';
 import type { Bodies, BodyRef } from '../storage/bodies/bodies.js';
 import type { ChannelRecord } from '../storage/records.js';
-import type { TransactionLog, TransactionIdFactory, TransactionRecord } from '../storage/transactions.js';
+import type { TransactionLog, TransactionIdFactory } from '../storage/transactions.js';
 import { answerBrokeOff } from '../routing/http.js';
 import type { RouteSenders } from '../routing/senders.js';
-import type { TransactionStatus } from '../domain/transactions/transaction-status.js';
 import type { ClientAuthenticator, PresentedCredentials } from './authenticate.js';
 import type { ChannelCache } from './channel-cache.js';
 import { splitTarget } from './context.js';
 import type { TransactionContext } from './context.js';
 import { matchChannel } from './match-channel.js';
-import { authoriseRequest } from './authorise.js';
-import { requestSection, storeRequest } from './store-request.js';
+import { admit } from './admit.js';
+import { requestSection } from './store-request.js';
 import { hasBody, startRoutes } from './route.js';
 import type { RouteRun } from './route.js';
 import { answerWithError, internalFailure, routeFailure, sendError, sendPrimary, storedBody } from './respond.js';
 import type { Answering } from './respond.js';
 import { copy } from '../streams/relay.js';
-import type { MoveOptions } from '../streams/relay.js';
-import { announceCompleted, Completion, markFailed } from './complete.js';
+import type { Completion } from './complete.js';
 import type { OtherOutcome } from './store-response.js';
 import type { Admission } from './admission.js';
 import { answerStructured } from './structured-response.js';
-import { STALL_GRACE_MS, Watchdog } from './watchdog.js';
+import { runTransaction } from './run.js';
+import type { Moving, RunAdapter } from './run.js';
 import { isStructuredResponse } from '../domain/channels/mediator-response.js';
 import { storedHeaders } from '../domain/transactions/stored-headers.js';
 import type { LiveEvents } from '../events/live.js';
@@ -70,15 +69,6 @@ export interface PipelineDeps {
 
 /** What a sender refused for lack of disk space is told to wait before trying again (the watcher measures every few seconds). */
 const REFUSED_RETRY_AFTER_SECONDS = 30;
-
-/** How far one transaction got, so that a failure anywhere finishes it exactly once. */
-interface RunState {
-  /** The Processing record was inserted (before that there is nothing to finish). */
-  stored: boolean;
-  /** `transaction.completed` was emitted: the transaction is finished. */
-  finished: boolean;
-  completion?: Completion;
-}
 
 export class Pipeline {
   readonly #deps: PipelineDeps;
@@ -126,48 +116,45 @@ export class Pipeline {
 
   /**
    * Steps 4–6 for a request already admitted: the transaction ports after step 3, and replay.ts for re-runs, auto
-   * retries and polling ticks, which have no caller to authenticate. Never rejects.
+   * retries and polling ticks, which have no caller to authenticate. The steps are every transport's (run.ts); what is
+   * HTTP's own is how the routes get the streamed request and how the answer is written. Never rejects.
    */
   async run(ctx: TransactionContext, channel: ChannelRecord): Promise<void> {
-    const state: RunState = { stored: false, finished: false };
-    try {
-      await this.#process(ctx, channel, state);
-    } catch (err) {
-      const answer = internalFailure(err);
-      if (answer.code === 'STORE_UNAVAILABLE') this.#deps.admission?.storeFailed();
-      this.#deps.logger.error({ err, transactionId: ctx.id, channel: channel.name }, answer.code === 'STORE_UNAVAILABLE' ? 'transaction could not be stored; the client was answered 503' : 'transaction failed inside Junction');
-      await this.#fail(ctx, channel, state, (err as Error).message);
-      sendError(ctx.res, answer, ctx.id);
-    }
+    const { log, events, logger, admission, limits } = this.#deps;
+    const { finished } = await runTransaction(
+      { log, events, logger, ...(admission === undefined ? {} : { admission }) },
+      {
+        channel,
+        fields: { id: ctx.id, client: ctx.client, clientIp: ctx.clientIp, request: requestSection(ctx), ...(ctx.rerun === undefined ? {} : { rerun: ctx.rerun }) },
+        announced: ctx,
+        timeoutMs: channel.timeout ?? limits.defaultTimeoutMs,
+      },
+      this.#adapter(ctx, channel),
+    );
+    // The exchange lasts until the transaction is final, as the answer is streamed while the other routes finish.
+    await finished;
   }
 
-  /** Steps 1–3: who is calling, which channel, and may they use it. */
+  /** Steps 1–3 (admit.ts), worded as HTTP answers: a Basic challenge where it helps, `retry-after` when throttled. */
   async #admit(ctx: TransactionContext, peer: PresentedCredentials['peer']): Promise<ChannelRecord> {
-    const { clientAuth } = this.#deps;
-    const challenge = clientAuth.challengesBasic ? { 'www-authenticate': 'Basic realm="Junction"' } : undefined;
-    // The authenticator counts and audits failures itself (in summary), so a flood costs no audit write per attempt.
-    const result = await clientAuth.authenticate({ authorization: ctx.req.headers.authorization, peer, address: ctx.clientIp });
-    if (result.outcome === 'throttled') {
-      const wait = result.retryAfterSeconds;
-      throw new AppError('CLIENT_THROTTLED', `Too many failed authentication attempts from this address; try again in ${wait} s`, { retryAfterSeconds: wait }, {
-        headers: { 'retry-after': String(wait) },
-      });
-    }
-    if (result.outcome === 'refused') {
-      throw new AppError('CLIENT_UNAUTHENTICATED', undefined, null, challenge === undefined ? {} : { headers: challenge });
-    }
-    ctx.client = result.outcome === 'authenticated' ? result.client : null;
-    const channel = await matchChannel(ctx, this.#deps.channels, this.#deps.limits.matchBodyLimitBytes);
-    if (channel === undefined) throw new AppError('CHANNEL_NOT_FOUND', `No channel matches ${ctx.method} ${ctx.path}`);
-    try {
-      authoriseRequest(ctx, channel);
-    } catch (err) {
-      if (err instanceof AppError) await this.#deps.refusedNodes?.refused({ address: ctx.clientIp, channel: channel.name, reason: err.message });
-      if (ctx.client === null && challenge !== undefined && err instanceof AppError) {
-        throw new AppError(err.code, err.message, null, { headers: challenge });
-      }
-      throw err;
-    }
+    const { clientAuth, channels, limits } = this.#deps;
+    const challenge = clientAuth.challengesBasic ? { headers: { 'www-authenticate': 'Basic realm="Junction"' } } : {};
+    const { client, channel } = await admit(this.#deps, {
+      credentials: { ...(ctx.req.headers.authorization === undefined ? {} : { authorization: ctx.req.headers.authorization }), ...(peer === undefined ? {} : { peer }), address: ctx.clientIp },
+      match: async (caller) => {
+        ctx.client = caller;
+        const matched = await matchChannel(ctx, channels, limits.matchBodyLimitBytes);
+        if (matched === undefined) throw new AppError('CHANNEL_NOT_FOUND', `No channel matches ${ctx.method} ${ctx.path}`);
+        return matched;
+      },
+      refusals: {
+        throttled: (wait) =>
+          new AppError('CLIENT_THROTTLED', `Too many failed authentication attempts from this address; try again in ${wait} s`, { retryAfterSeconds: wait }, { headers: { 'retry-after': String(wait) } }),
+        unauthenticated: () => new AppError('CLIENT_UNAUTHENTICATED', undefined, null, challenge),
+        notAllowed: (client, refusedOn) => new AppError('CLIENT_NOT_AUTHORISED', `The client is not allowed to use channel ${refusedOn.name}`, null, client === null ? challenge : {}),
+      },
+    });
+    ctx.client = client;
     return channel;
   }
 
@@ -176,52 +163,41 @@ export class Pipeline {
     return this.#deps.bodies.sink({ day: dayOf(ctx.receivedAt), channelId: channel._id, bodyId: `${ctx.id}-${suffix}`, capBytes: this.#deps.limits.bodyCapBytes });
   }
 
-  /** Steps 4–6: store, route, answer, store again. */
-  async #process(ctx: TransactionContext, channel: ChannelRecord, state: RunState): Promise<void> {
-    const { log, events, senders, limits } = this.#deps;
-    const stored = await storeRequest(ctx, channel, log);
-    state.stored = true;
-    events.emit('transaction.started', { transactionId: ctx.id, channelID: channel._id, status: stored.status, method: ctx.method, path: ctx.path });
-
-    const timeoutMs = channel.timeout ?? limits.defaultTimeoutMs;
-    const abort = new AbortController();
-    const watchdog = new Watchdog(timeoutMs + STALL_GRACE_MS, () => this.#stalled(ctx, channel, state, abort, timeoutMs + STALL_GRACE_MS));
-    const touch = (): void => watchdog.touch();
-    const moving: MoveOptions = { touch, signal: abort.signal };
-    try {
-      // Requests without a body (most GETs) get no body file at all.
-      const requestSink = this.#sink(ctx, channel, 'req', channel.requestBody && hasBody(ctx));
-      const routes = channel.routes.filter((r) => r.status === 'enabled');
-      const started = startRoutes(ctx, routes, { timeoutMs, signal: abort.signal, touch, senders }, requestSink?.stream);
-      // Other routes' answers are read as soon as they come, not after the primary's: a body left unread would stall.
-      const others = started.others.map(({ started: begun, run }, index) => ({
-        started: begun,
-        outcome: run.then((done) => this.#readOther(ctx, channel, done, index, timeoutMs, moving)),
-      }));
-      const completion = new Completion({
-        log,
-        id: ctx.id,
-        channel,
-        request: requestSection(ctx),
-        others,
-        ...(requestSink === undefined ? {} : { requestBody: requestSink.done }),
-        requestComplete: () => ctx.req.complete,
-      });
-      state.completion = completion;
-      await this.#answer(ctx, channel, await started.primary, completion, timeoutMs, moving);
-      const record = await completion.finished();
-      this.#completed(ctx, channel, state, record?.status ?? 'Failed', record);
-    } finally {
-      watchdog.stop();
-    }
+  /** How an HTTP exchange starts its routes, is answered, is refused, and is torn down when it stalls. */
+  #adapter(ctx: TransactionContext, channel: ChannelRecord): RunAdapter<void> {
+    const { senders } = this.#deps;
+    return {
+      begin: (moving) => {
+        // Requests without a body (most GETs) get no body file at all.
+        const requestSink = this.#sink(ctx, channel, 'req', channel.requestBody && hasBody(ctx));
+        const routes = channel.routes.filter((r) => r.status === 'enabled');
+        const started = startRoutes(ctx, routes, { ...moving, senders }, requestSink?.stream);
+        return {
+          primary: started.primary,
+          // Other routes' answers are read as soon as they come, not after the primary's: a body left unread would stall.
+          others: started.others.map(({ started: begun, run }, index) => ({ started: begun, outcome: run.then((done) => this.#readOther(ctx, channel, done, index, moving)) })),
+          ...(requestSink === undefined ? {} : { requestBody: requestSink.done }),
+          requestComplete: () => ctx.req.complete,
+        };
+      },
+      answer: (primary, completion, moving) => this.#answer(ctx, channel, primary, completion, moving),
+      // Written after the failure is recorded; when the answer had already started, the socket is closed instead.
+      refuse: (err) => sendError(ctx.res, internalFailure(err), ctx.id),
+      stalled: () => {
+        ctx.res.destroy();
+        ctx.req.destroy();
+      },
+    };
   }
 
   /** Step 5b/6: answers the client from the primary route (or with Junction's error), committing the outcome first. */
-  async #answer(ctx: TransactionContext, channel: ChannelRecord, primary: RouteRun, completion: Completion, timeoutMs: number, moving: MoveOptions): Promise<void> {
+  async #answer(ctx: TransactionContext, channel: ChannelRecord, primary: RouteRun, completion: Completion, moving: Moving): Promise<void> {
     const { limits, logger } = this.#deps;
+    const { timeoutMs } = moving;
     const { route, answer } = primary;
     const answering: Answering = {
-      ...moving,
+      touch: moving.touch,
+      signal: moving.signal,
       ctx,
       channel,
       capBytes: limits.bodyCapBytes,
@@ -256,12 +232,13 @@ export class Pipeline {
   }
 
   /** Reads another route's answer into its body file (or discards it), recording where it broke off. Never rejects. */
-  async #readOther(ctx: TransactionContext, channel: ChannelRecord, run: RouteRun, index: number, timeoutMs: number, moving: MoveOptions): Promise<OtherOutcome> {
+  async #readOther(ctx: TransactionContext, channel: ChannelRecord, run: RouteRun, index: number, moving: Moving): Promise<OtherOutcome> {
     const { answer } = run;
+    const { timeoutMs } = moving;
     if (answer === undefined) return { run };
     try {
       const sink = this.#sink(ctx, channel, `r${index + 1}`, channel.responseBody);
-      const copied = await copy(answer.body, [], { ...moving, ...(sink === undefined ? {} : { sink: sink.stream }) });
+      const copied = await copy(answer.body, [], { touch: moving.touch, signal: moving.signal, ...(sink === undefined ? {} : { sink: sink.stream }) });
       // What arrived is stored, up to where it broke.
       sink?.stream.end(copied.last);
       if (copied.failure !== undefined) run.brokeOff = copied.failure.side === 'source' ? answerBrokeOff(copied.failure.error, run.route, timeoutMs) : copied.failure.error;
@@ -271,37 +248,5 @@ export class Pipeline {
       run.brokeOff = err as Error;
       return { run };
     }
-  }
-
-  /**
-   * Nothing moved for the route timeout plus a grace (watchdog.ts): gives up on the transaction. Everything it waits
-   * on is aborted, so the ordinary path finishes it as Failed with this reason; should even that not happen (a
-   * defect), it is marked Failed here after another grace.
-   */
-  #stalled(ctx: TransactionContext, channel: ChannelRecord, state: RunState, abort: AbortController, limitMs: number): void {
-    const reason = new Error(
-      `nothing moved for ${limitMs} ms (the client stopped reading its answer or sending its request, or a part of Junction stalled); Junction gave up on the transaction`,
-    );
-    this.#deps.logger.warn({ transactionId: ctx.id, channel: channel.name, limitMs }, 'transaction stalled; giving up on it');
-    abort.abort(reason);
-    ctx.res.destroy();
-    ctx.req.destroy();
-    const last = setTimeout(() => void this.#fail(ctx, channel, state, reason.message), STALL_GRACE_MS);
-    last.unref();
-  }
-
-  /** Finishes a transaction as Failed with `message`, unless it is finished already; never rejects. */
-  async #fail(ctx: TransactionContext, channel: ChannelRecord, state: RunState, message: string): Promise<void> {
-    if (state.finished || !state.stored) return;
-    state.completion?.abandon();
-    const record = await markFailed(this.#deps.log, this.#deps.logger, ctx.id, message);
-    this.#completed(ctx, channel, state, 'Failed', record);
-  }
-
-  /** Emits `transaction.completed`, once per transaction. */
-  #completed(ctx: TransactionContext, channel: ChannelRecord, state: RunState, status: TransactionStatus, record: TransactionRecord | null): void {
-    if (state.finished) return;
-    state.finished = true;
-    announceCompleted(this.#deps.events, ctx, channel, status, record);
   }
 }

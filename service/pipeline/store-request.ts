@@ -57,8 +57,3 @@ export function storeTransaction(log: TransactionLog, fields: NewTransactionFiel
     throw err instanceof StoreError ? err : new StoreWriteError('the transaction could not be stored', err);
   });
 }
-
-/** Step 4 for an HTTP request (or its replay). */
-export function storeRequest(ctx: TransactionContext, channel: ChannelRecord, log: TransactionLog): Promise<TransactionRecord> {
-  return storeTransaction(log, { id: ctx.id, channel, client: ctx.client, clientIp: ctx.clientIp, request: requestSection(ctx), ...(ctx.rerun === undefined ? {} : { rerun: ctx.rerun }) });
-}
