@@ -6,6 +6,7 @@
 import type { ChannelType, RouteType, TcpFraming } from '../../../service/contracts/channels';
 import type { RequestLine } from '../../../service/contracts/transactions';
 import { readHl7 } from './hl7';
+import { channelKind, routeKind } from './kinds';
 
 /** The parts of a channel these labels read (the transactions store's channel names have them). */
 export interface TransportChannel {
@@ -13,14 +14,14 @@ export interface TransportChannel {
   tcpFraming?: TcpFraming;
 }
 
-const isSocket = (channel: TransportChannel | undefined): channel is TransportChannel & { type: 'tcp' | 'tls' } =>
-  channel?.type === 'tcp' || channel?.type === 'tls';
+/** The transport layer of a channel that listens on its own port (tcp, tls); undefined for the other kinds. */
+const layerOf = (channel: TransportChannel | undefined): 'TCP' | 'TLS' | undefined => (channel?.type === undefined ? undefined : channelKind(channel.type).layer);
 
 /** `MLLP over TCP`, `TLS stream`, ...: the transport of a tcp or tls channel; null for the other channel types. */
 export function socketTransport(channel: TransportChannel | undefined): string | null {
-  if (!isSocket(channel)) return null;
-  const layer = channel.type === 'tls' ? 'TLS' : 'TCP';
-  switch (channel.tcpFraming ?? 'auto') {
+  const layer = layerOf(channel);
+  if (layer === undefined) return null;
+  switch (channel?.tcpFraming ?? 'auto') {
     case 'mllp':
       return `MLLP over ${layer}`;
     case 'stream':
@@ -32,9 +33,9 @@ export function socketTransport(channel: TransportChannel | undefined): string |
 
 /** The short form for the list's narrow method column: `MLLP`, `MLLP/TLS`, `TCP` or `TLS`; null for other channels. */
 export function socketTransportShort(channel: TransportChannel | undefined): string | null {
-  if (!isSocket(channel)) return null;
-  const layer = channel.type === 'tls' ? 'TLS' : 'TCP';
-  if (channel.tcpFraming === 'mllp') return channel.type === 'tls' ? 'MLLP/TLS' : 'MLLP';
+  const layer = layerOf(channel);
+  if (layer === undefined) return null;
+  if (channel?.tcpFraming === 'mllp') return layer === 'TLS' ? 'MLLP/TLS' : 'MLLP';
   return layer;
 }
 
@@ -82,8 +83,8 @@ export interface TransportRoute {
  * method and path are then shown as they are.
  */
 export function socketRouteLabel(route: TransportRoute | undefined, request: Pick<RequestLine, 'host' | 'port'>): string | null {
-  if (route === undefined || route.type === 'http') return null;
-  const kind = `${route.type === 'mllp' ? 'MLLP' : 'TCP'}${route.secured === true ? ' over TLS' : ''}`;
+  if (route === undefined || !routeKind(route.type).socket) return null;
+  const kind = `${routeKind(route.type).label}${route.secured === true ? ' over TLS' : ''}`;
   const target = hostPort(request);
   return target === '' ? kind : `${kind} to ${target}`;
 }

@@ -5,6 +5,7 @@ import { isSocketChannel, newProperty } from './form';
 import type { NumberField, PropertyForm } from './form';
 import { bind, fieldId } from './fields';
 import type { TabProps } from './fields';
+import { channelKind } from '../../data/kinds';
 
 /** A number input's value in the form's terms. */
 export function numberValue(value: number | string): NumberField {
@@ -64,7 +65,7 @@ function SocketSettings({ form, update, errors }: TabProps) {
           ))}
         </Stack>
       </Radio.Group>
-      {form.type === 'tls' && (
+      {channelKind(form.type).secure && (
         <Switch
           id={fieldId('requireClientCertificate')}
           label="Require a client certificate"
@@ -164,7 +165,7 @@ export function BasicsTab(props: TabProps) {
           label="URL pattern"
           required
           description={
-            form.type === 'polling'
+            channelKind(form.type).polls
               ? 'A regular expression; it names the path the polls are recorded under, for example ^/poll/lab$.'
               : 'A regular expression matched against the request path, for example ^/fhir/.*$.'
           }
@@ -175,7 +176,7 @@ export function BasicsTab(props: TabProps) {
         />
       )}
       {socket && <SocketSettings {...props} />}
-      {form.type === 'polling' && (
+      {channelKind(form.type).polls && (
         <TextInput
           label="Polling schedule"
           required

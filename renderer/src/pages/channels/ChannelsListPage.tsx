@@ -15,6 +15,7 @@ import { isAdmin, useSession } from '../../stores/session';
 import { STATUS_COLOR, TYPE_LABEL } from './labels';
 import { listenerSummary } from './listener';
 import { RestoreChannelForm } from './RestoreChannelForm';
+import { channelKind } from '../../data/kinds';
 
 const column = createColumnHelper<Channel>();
 
@@ -50,12 +51,12 @@ const FRAMING_LABEL = { auto: 'MLLP or stream', mllp: 'MLLP', stream: 'stream' }
 /** How a tcp or tls channel reads its messages, and whether it wants a client certificate. */
 function socketDetail(channel: Channel): string {
   const framing = FRAMING_LABEL[channel.tcpFraming ?? 'auto'];
-  return channel.type === 'tls' && channel.requireClientCertificate === true ? `${framing}, client certificate required` : framing;
+  return channelKind(channel.type).secure && channel.requireClientCertificate === true ? `${framing}, client certificate required` : framing;
 }
 
 function TypeCell({ channel }: { channel: Channel }) {
-  const detail =
-    channel.type === 'polling' ? channel.pollingSchedule : channel.type === 'tcp' || channel.type === 'tls' ? socketDetail(channel) : undefined;
+  const kind = channelKind(channel.type);
+  const detail = kind.polls ? channel.pollingSchedule : kind.listens ? socketDetail(channel) : undefined;
   return (
     <Stack gap={0}>
       <Text size="sm">{TYPE_LABEL[channel.type]}</Text>
@@ -70,7 +71,7 @@ function TypeCell({ channel }: { channel: Channel }) {
 
 /** Where a channel takes its requests from: the URL pattern of an http or polling channel, the listener of a tcp or tls one. */
 function SourceCell({ channel }: { channel: Channel }) {
-  if (channel.type === 'tcp' || channel.type === 'tls') {
+  if (channelKind(channel.type).listens) {
     const summary = listenerSummary(channel);
     // A service that does not report the listener (or a deleted channel) still shows the port.
     if (summary === null) return <Text size="sm">port {channel.tcpPort ?? '?'}</Text>;
@@ -132,7 +133,7 @@ function ActionsCell({ channel, onDelete, onRestore }: ActionsProps) {
           onChange={(e) => void setStatus(channel, e.currentTarget.checked)}
         />
       </Tooltip>
-      {channel.type === 'polling' && (
+      {channelKind(channel.type).polls && (
         <Button
           size="compact-xs"
           variant="light"

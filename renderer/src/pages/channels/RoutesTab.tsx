@@ -1,17 +1,14 @@
 /** The routes a request is sent to: one primary (its answer goes back to the client), any number of others. */
 import { Alert, Badge, Button, Fieldset, Group, NativeSelect, NumberInput, PasswordInput, Radio, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import type { RouteType } from '../../../../service/contracts/channels';
+import { ROUTE_KINDS, routeKind } from '../../data/kinds';
 import { isSocketRoute, newRoute } from './form';
 import type { RouteForm } from './form';
 import { bind, fieldId } from './fields';
 import type { TabProps } from './fields';
 import { numberValue } from './BasicsTab';
 
-const ROUTE_TYPES = [
-  { value: 'http', label: 'HTTP' },
-  { value: 'tcp', label: 'TCP' },
-  { value: 'mllp', label: 'MLLP' },
-];
+const ROUTE_TYPES = Object.entries(ROUTE_KINDS).map(([value, kind]) => ({ value, label: kind.label }));
 
 function RouteCard({ route, index, count, props }: { route: RouteForm; index: number; count: number; props: TabProps }) {
   const { form, update, errors } = props;
@@ -104,14 +101,12 @@ function RouteCard({ route, index, count, props }: { route: RouteForm; index: nu
             <Switch
               id={fieldId(at('secured'))}
               label="TLS"
-              description={route.type === 'mllp' ? 'Send the MLLP frames over TLS.' : 'Send the bytes over TLS.'}
+              description={routeKind(route.type).tlsHelp}
               checked={route.secured}
               onChange={(e) => change({ secured: e.currentTarget.checked })}
             />
             <Text size="sm" c="dimmed" style={{ gridColumn: 'span 2' }}>
-              {route.type === 'mllp'
-                ? 'The message is sent in an MLLP frame and the route waits for one framed reply (the ACK).'
-                : 'The message is written, the connection half-closed, and everything the upstream sends until it closes is the reply.'}
+              {routeKind(route.type).replyHelp}
             </Text>
           </SimpleGrid>
         ) : (

@@ -3,6 +3,7 @@
  * in words, so a refused save can be shown next to the input it concerns and in a summary that says where to look.
  */
 import type { ChannelForm } from './form';
+import { isSocketChannel } from './form';
 
 export type TabId = 'basics' | 'access' | 'matching' | 'routes' | 'rewriting' | 'retries' | 'alerts';
 
@@ -100,7 +101,7 @@ const HTTP_ONLY_TABS: readonly TabId[] = ['matching', 'rewriting'];
  * names can be reached.
  */
 export function tabsFor(type: ChannelForm['type'], errors: FieldErrors): { id: TabId; label: string }[] {
-  const socket = type === 'tcp' || type === 'tls';
+  const socket = isSocketChannel(type);
   return TABS.filter(({ id }) => !socket || !HTTP_ONLY_TABS.includes(id) || errors.countIn(id) > 0);
 }
 

@@ -18,6 +18,7 @@ import type {
   TcpFraming,
 } from '../../../../service/contracts/channels';
 import { ROUTE_PASSWORD_MASK } from '../../api/channels';
+import { channelKind, routeKind } from '../../data/kinds';
 
 /** A number input's content: a number, or nothing typed. */
 export type NumberField = number | '';
@@ -324,7 +325,7 @@ function optional<T extends object, K extends string, V>(target: T, key: K, valu
 
 /** Route types sent over a socket (tcp, mllp): paths, basic authentication and forwarded headers mean nothing to them. */
 export function isSocketRoute(type: RouteType): boolean {
-  return type !== 'http';
+  return routeKind(type).socket;
 }
 
 function routeBody(route: RouteForm): ChannelRouteInput {
@@ -376,7 +377,7 @@ function unique(values: string[]): string[] {
 
 /** Channel types that listen on their own port (tcp, tls) rather than being matched by URL. */
 export function isSocketChannel(type: ChannelType): boolean {
-  return type === 'tcp' || type === 'tls';
+  return channelKind(type).listens;
 }
 
 /**
@@ -399,8 +400,8 @@ export function updateBody(form: ChannelForm): ChannelUpdate {
     tcpHost: socket ? text(form.tcpHost) : null,
     tcpPort: socket ? num(form.tcpPort) : null,
     tcpFraming: socket ? form.tcpFraming : null,
-    requireClientCertificate: form.type === 'tls' ? form.requireClientCertificate : null,
-    pollingSchedule: form.type === 'polling' ? text(form.pollingSchedule) : null,
+    requireClientCertificate: channelKind(form.type).secure ? form.requireClientCertificate : null,
+    pollingSchedule: channelKind(form.type).polls ? text(form.pollingSchedule) : null,
     authType: form.authType,
     allow: unique([...form.allowClients, ...form.allowRoles]),
     whitelist: form.whitelist,

@@ -3,6 +3,7 @@
  * that could not be bound, why, said plainly (the service's error text is shown with it). Never colour alone.
  */
 import type { Channel, ChannelListener } from '../../../../service/contracts/channels';
+import { channelKind } from '../../data/kinds';
 
 export interface ListenerSummary {
   /** The badge text: `Listening on 2575`, `Port 2575: in use by another program`. */
@@ -31,7 +32,7 @@ export function failureReason(error: string | undefined): string {
 /** The listener of a channel as the list shows it, or null for channels that have none (or a service that does not report it). */
 export function listenerSummary(channel: Pick<Channel, 'type' | 'listener'>): ListenerSummary | null {
   const listener = channel.listener;
-  if ((channel.type !== 'tcp' && channel.type !== 'tls') || listener === undefined) return null;
+  if (!channelKind(channel.type).listens || listener === undefined) return null;
   switch (listener.state) {
     case 'listening':
       return { label: `Listening on ${place(listener)}`, color: 'teal' };

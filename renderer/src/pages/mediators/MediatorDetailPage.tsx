@@ -14,9 +14,13 @@ import { ConfigForm } from './ConfigForm';
 import { currentUptime, formatAgo, formatTime, formatUptime } from './format';
 import { useMediatorsLive, useNow } from './live';
 import { OnlineBadge } from './MediatorsPage';
+import { ROUTE_KINDS } from '../../data/kinds';
+import type { RouteKind } from '../../data/kinds';
 
 function address(route: MediatorRouteView): string {
-  const scheme = route.type === 'tcp' || route.type === 'mllp' ? route.type : route.secured === true ? 'https' : 'http';
+  // A kind this console does not know (OpenHIM's kafka, which Junction refuses) is written as its own name.
+  const kind = (ROUTE_KINDS as Record<string, RouteKind | undefined>)[route.type ?? 'http'];
+  const scheme = kind === undefined ? String(route.type) : kind.scheme(route.secured === true);
   return `${scheme}://${route.host}:${route.port}${route.path ?? ''}`;
 }
 
