@@ -325,7 +325,7 @@ class Directory {
   }
 
   groups(): Promise<Map<string, RecipientGroup>> {
-    this.#groups ??= this.#deps.contactGroups.find({}).then((groups) => new Map(groups.map((g) => [g._id, { _id: g._id, group: g.group, users: g.users }])));
+    this.#groups ??= this.#deps.contactGroups.find({}).then((groups) => new Map(groups.map((g) => [g._id, { _id: g._id, group: g.group, users: g.users, ...(g.external === undefined ? {} : { external: g.external }) }])));
     return this.#groups;
   }
 

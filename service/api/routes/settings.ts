@@ -6,7 +6,7 @@
  * who made it and which keys, never the values of secrets.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ClinicSettingsAnswer, ClinicSettingsInput } from '../../contracts/settings.js';
+import type { ClinicSettingsAnswer } from '../../contracts/settings.js';
 import type { ClinicSettings } from '../../settings/clinic-settings.js';
 import type { SettingsTests } from '../../settings/settings-tests.js';
 import { requireAdmin } from '../guards.js';
@@ -39,7 +39,7 @@ export function settingsRoutes(deps: SettingsRoutesDeps): FastifyPluginAsyncType
 
     app.put('/settings', { schema: { querystring: NoQuery, body: SettingsBody, response: { 200: SettingsAnswer } } }, async (request) => {
       const admin = requireAdmin(request, 'change the settings');
-      const changed = await clinicSettings.save(request.body as ClinicSettingsInput, admin.email);
+      const changed = await clinicSettings.save(request.body, admin.email);
       const cleared = Object.entries(request.body).filter(([, v]) => v === null).map(([k]) => k);
       request.log.info({ by: admin.email, changed, cleared }, 'settings changed in the console');
       return answer();
@@ -48,7 +48,7 @@ export function settingsRoutes(deps: SettingsRoutesDeps): FastifyPluginAsyncType
     for (const method of ['email', 'sms'] as const) {
       app.post(`/settings/${method}/test`, { schema: { querystring: NoQuery, body: SettingsTestBody, response: { 200: SettingsTestAnswer } } }, async (request) => {
         const admin = requireAdmin(request, `test the ${method === 'email' ? 'email' : 'SMS'} settings`);
-        const body = request.body as { to: string; settings?: ClinicSettingsInput };
+        const body = request.body;
         try {
           const sent = await settingsTests.send(method, body, admin.email);
           request.log.info({ by: admin.email, method, to: sent.to, response: sent.response }, 'settings test message sent');

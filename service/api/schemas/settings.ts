@@ -15,7 +15,7 @@ function valueSchema(key: string): TSchema {
   const leaf = schemaAt(key);
   if (leaf === undefined) throw new Error(`no configuration key ${key}`);
   const { default: _default, secret: _secret, defaultText: _text, unavailable: _unavailable, ...rest } = leaf as Record<string, unknown>;
-  return rest as TSchema;
+  return rest;
 }
 
 /** `PUT /settings`: the keys to change; null clears a saved value. */
