@@ -62,6 +62,11 @@ function asProblem(text: string): ValidationProblem {
   return isClinicSettingKey(key) ? { path: `body.${key}`, message: text.slice(colon + 2) } : { path: 'body', message: text };
 }
 
+/** What the configuration file's checks say of a whole configuration. */
+function configProblems(merged: Record<string, unknown>): string[] {
+  return [...schemaProblems(merged, (key) => ({ where: key, showsValue: !SECRETS.has(key) })), ...crossFieldProblems(merged)];
+}
+
 export class ClinicSettings {
   readonly #o: ClinicSettingsOptions;
   /** The saved values, opened, by key. */
@@ -148,10 +153,12 @@ export class ClinicSettings {
   problems(input: ClinicSettingsInput): ValidationProblem[] {
     const unknown = Object.keys(input).filter((key) => !isClinicSettingKey(key));
     if (unknown.length > 0) return unknown.map((key) => ({ path: `body.${key}`, message: `is not a setting the console can change (those are ${CLINIC_SETTING_KEYS.join(', ')})` }));
-    const merged = this.#merged(input);
-    // Only problems the change brings: the configuration as loaded was accepted at start.
-    const texts = [...schemaProblems(merged, (key) => ({ where: key, showsValue: !SECRETS.has(key) })), ...crossFieldProblems(merged)];
-    return texts.map(asProblem);
+    // Only the problems the change brings: what the configuration held already was accepted at start (an embedding
+    // may pass values the file could not hold, such as port 0 for any free port).
+    const before = new Set(configProblems(this.#merged()));
+    return configProblems(this.#merged(input))
+      .filter((text) => !before.has(text))
+      .map(asProblem);
   }
 
   /** Saves `input` (null clears a key), after checking the whole; 400 naming each problem. Tells the subscribers. */
