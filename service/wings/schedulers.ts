@@ -69,7 +69,7 @@ export function schedulersWing(core: Core, parts: SchedulerParts): Wing<Scheduli
   );
   if (config.alerts.enableAlerts) {
     registry.add(
-      alertJob({ log: transactions, channels, users, contactGroups, notifications, jobStates, outbox, pollPeriodMinutes: config.alerts.pollPeriodMinutes, timeZone, instance: config.alerts.himInstance, consoleUrl, defaultTimeoutMs: config.router.timeoutMs, logger: logger.child({ component: 'alerts' }) }),
+      alertJob({ log: transactions, channels, users, contactGroups, notifications, jobStates, outbox, pollPeriodMinutes: config.alerts.pollPeriodMinutes, minuteMs: config.alerts.minuteMs, timeZone, instance: config.alerts.himInstance, consoleUrl, defaultTimeoutMs: config.router.timeoutMs, logger: logger.child({ component: 'alerts' }) }),
     );
   }
   // Certificates near expiry are announced whatever alerts.enableAlerts says: an expired certificate stops every client.

@@ -150,7 +150,20 @@ const CONSOLE_PAGES: ConsolePage[] = [
     name: 'contact groups',
     path: () => '/#/contact-groups',
     heading: 'Contact groups',
-    states: [emptyFormErrors('Add contact group', 'Add contact group', 'Save group', 'Enter a name for the group')],
+    states: [
+      emptyFormErrors('Add contact group', 'Add contact group', 'Save group', 'Enter a name for the group'),
+      {
+        name: 'Add contact group, an other recipient with its error',
+        async reach(page) {
+          await page.getByRole('button', { name: 'Add contact group', exact: true }).click();
+          const form = page.getByRole('dialog', { name: 'Add contact group' });
+          await form.getByRole('button', { name: 'Add email address or phone number' }).click();
+          await form.getByLabel('Other recipient 1 email address').fill('vendor');
+          await form.getByRole('button', { name: 'Save group' }).click();
+          await expect(form.getByText('Must be an email address, such as support@vendor.example')).toBeVisible();
+        },
+      },
+    ],
   },
   { name: 'alerts and messages', path: () => '/#/notifications', heading: 'Alerts and messages' },
   { name: 'mediators', path: () => '/#/mediators', heading: 'Mediators' },
@@ -163,6 +176,24 @@ const CONSOLE_PAGES: ConsolePage[] = [
   { name: 'import/export', path: () => '/#/import-export', heading: 'Import/Export' },
   { name: 'backup', path: () => '/#/backup', heading: 'Backup' },
   { name: 'certificates', path: () => '/#/certificates', heading: 'Certificates' },
+  {
+    name: 'settings',
+    path: () => '/#/settings',
+    heading: 'Settings',
+    states: [
+      {
+        name: 'errors shown',
+        async reach(page) {
+          const form = page.getByRole('form', { name: 'Email (SMTP)' });
+          await form.getByLabel('Port').fill('99999');
+          await form.getByRole('button', { name: 'Save email (smtp)' }).click();
+          await expect(form.getByText('Must be a whole number from 1 to 65535')).toBeVisible();
+          await page.getByRole('button', { name: 'Send test SMS' }).click();
+          await expect(page.getByText('Enter the mobile number the test goes to')).toBeVisible();
+        },
+      },
+    ],
+  },
   { name: 'about', path: () => '/#/about', heading: 'About' },
   { name: 'my account', path: () => '/#/account', heading: 'My account' },
   { name: 'page not found', path: () => '/#/no-such-page', heading: /not found/i },
