@@ -185,7 +185,7 @@ const CONSOLE_PAGES: ConsolePage[] = [
         name: 'errors shown',
         async reach(page) {
           const form = page.getByRole('form', { name: 'Email (SMTP)' });
-          await form.getByLabel('Port').fill('99999');
+          await form.getByLabel('Port', { exact: true }).fill('99999');
           await form.getByRole('button', { name: 'Save email (smtp)' }).click();
           await expect(form.getByText('Must be a whole number from 1 to 65535')).toBeVisible();
           await page.getByRole('button', { name: 'Send test SMS' }).click();

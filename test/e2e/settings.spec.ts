@@ -94,16 +94,16 @@ test.describe('email set up in the console', () => {
     const form = page.getByRole('form', { name: 'Email (SMTP)' });
 
     // Checked before anything is sent.
-    await form.getByLabel('SMTP server').fill('127.0.0.1');
-    await form.getByLabel('Port').fill('99999');
+    await form.getByLabel('SMTP server', { exact: true }).fill('127.0.0.1');
+    await form.getByLabel('Port', { exact: true }).fill('99999');
     await form.getByRole('button', { name: 'Save email (smtp)' }).click();
     await expect(form.getByText('Must be a whole number from 1 to 65535')).toBeVisible();
     await expect(form.getByText('Must be set when an SMTP server is set')).toBeVisible();
 
-    await form.getByLabel('Port').fill(String(smtp.port));
+    await form.getByLabel('Port', { exact: true }).fill(String(smtp.port));
     await form.getByLabel('Refuse to send unless the connection is encrypted (STARTTLS)').click({ force: true });
     await form.getByLabel('User name').fill(SMTP_USER);
-    await form.getByLabel('Password').fill('not-the-smtp-password');
+    await form.getByLabel('Password', { exact: true }).fill('not-the-smtp-password');
     await form.getByLabel('Sender address').fill('Junction <junction@clinic.example>');
 
     // A wrong password: the server's own answer is shown, and nothing is saved.
@@ -114,7 +114,7 @@ test.describe('email set up in the console', () => {
     await expect(refused).toContainText('Invalid username or password');
     expect(smtp.received).toEqual([]);
 
-    await form.getByLabel('Password').fill(SMTP_PASSWORD);
+    await form.getByLabel('Password', { exact: true }).fill(SMTP_PASSWORD);
     await page.getByRole('button', { name: 'Send test email' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Test sent' })).toContainText('The mail server answered: 250');
     expect(smtp.received.map((m) => ({ to: m.to, user: m.user }))).toEqual([{ to: ['it@clinic.example'], user: SMTP_USER }]);
@@ -135,7 +135,7 @@ test.describe('email set up in the console', () => {
 
     // Kept: the page shows it saved, the password only as saved.
     await page.reload();
-    await expect(form.getByLabel('SMTP server')).toHaveValue('127.0.0.1');
+    await expect(form.getByLabel('SMTP server', { exact: true })).toHaveValue('127.0.0.1');
     await expect(form.getByText('One is saved: leave blank to keep it')).toBeVisible();
     const settings = await junction.api('GET', '/settings');
     expect(settings.text).not.toContain(SMTP_PASSWORD);
@@ -143,7 +143,7 @@ test.describe('email set up in the console', () => {
     // Back to the file's values.
     await form.getByRole('button', { name: "Use the file's values" }).click();
     await expect(form.getByText("Back to the configuration file's values.")).toBeVisible();
-    await expect(form.getByLabel('SMTP server')).toHaveValue('');
+    await expect(form.getByLabel('SMTP server', { exact: true })).toHaveValue('');
   });
 });
 
