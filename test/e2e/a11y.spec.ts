@@ -186,7 +186,7 @@ const CONSOLE_PAGES: ConsolePage[] = [
         async reach(page) {
           const form = page.getByRole('form', { name: 'Email (SMTP)' });
           await form.getByLabel('Port', { exact: true }).fill('99999');
-          await form.getByRole('button', { name: 'Save email (smtp)' }).click();
+          await form.getByRole('button', { name: 'Save email settings' }).click();
           await expect(form.getByText('Must be a whole number from 1 to 65535')).toBeVisible();
           await page.getByRole('button', { name: 'Send test SMS' }).click();
           await expect(page.getByText('Enter the mobile number the test goes to')).toBeVisible();

@@ -96,7 +96,7 @@ test.describe('email set up in the console', () => {
     // Checked before anything is sent.
     await form.getByLabel('SMTP server', { exact: true }).fill('127.0.0.1');
     await form.getByLabel('Port', { exact: true }).fill('99999');
-    await form.getByRole('button', { name: 'Save email (smtp)' }).click();
+    await form.getByRole('button', { name: 'Save email settings' }).click();
     await expect(form.getByText('Must be a whole number from 1 to 65535')).toBeVisible();
     await expect(form.getByText('Must be set when an SMTP server is set')).toBeVisible();
 
@@ -122,7 +122,7 @@ test.describe('email set up in the console', () => {
     expect((before.json as { email: { configured: boolean } }).email.configured).toBe(false);
     await shot(page, testInfo, 'settings-tested');
 
-    await form.getByRole('button', { name: 'Save email (smtp)' }).click();
+    await form.getByRole('button', { name: 'Save email settings' }).click();
     await expect(form.getByText('Saved. Junction uses these values from now on.')).toBeVisible();
     await expect(form.getByText('Saved here').first()).toBeVisible();
     await expect(page.getByText('Email: email is not set up')).toHaveCount(0);

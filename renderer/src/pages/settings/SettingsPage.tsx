@@ -212,7 +212,7 @@ function SettingsSection({ section, answer, onSaved }: { section: SettingsSectio
           </div>
           <Group>
             <Button type="submit" loading={busy}>
-              Save {section.title.toLowerCase()}
+              {section.save}
             </Button>
             {saved.length > 0 && (
               <Button variant="default" disabled={busy} onClick={() => apply(saveSettings(Object.fromEntries(saved.map((f) => [f.key, null]))), "Back to the configuration file's values.")}>

@@ -25,6 +25,8 @@ export interface SettingField {
 export interface SettingsSectionSpec {
   id: 'email' | 'sms' | 'links' | 'backup';
   title: string;
+  /** The save button's words. */
+  save: string;
   intro: string;
   fields: SettingField[];
   /** The Test button's method, if the section has one. */
@@ -35,6 +37,7 @@ export const SECTIONS: SettingsSectionSpec[] = [
   {
     id: 'email',
     title: 'Email (SMTP)',
+    save: 'Save email settings',
     intro: 'Alerts, reports and invitations to set a password are sent through this mail server.',
     test: 'email',
     fields: [
@@ -52,6 +55,7 @@ export const SECTIONS: SettingsSectionSpec[] = [
   {
     id: 'sms',
     title: 'SMS gateway',
+    save: 'Save SMS settings',
     intro: 'SMS alerts are sent as one HTTP POST per message to this gateway.',
     test: 'sms',
     fields: [
@@ -67,12 +71,14 @@ export const SECTIONS: SettingsSectionSpec[] = [
   {
     id: 'links',
     title: 'Links in messages',
+    save: 'Save console address',
     intro: 'Alerts, reports and invitations link to the console at this address.',
     fields: [{ key: 'alerts.consoleURL', label: 'Console address', kind: 'text', format: 'url', description: 'The address other computers reach the console at; empty guesses it', placeholder: 'https://junction.clinic.example:8080' }],
   },
   {
     id: 'backup',
     title: 'Scheduled backups',
+    save: 'Save backup schedule',
     intro: 'A backup of the whole appliance is written to this folder on this schedule.',
     fields: [
       { key: 'backup.folder', label: 'Backup folder', kind: 'text', description: 'Ideally on another disk; empty turns scheduled backups off', placeholder: '/srv/junction-backups' },
