@@ -7,7 +7,11 @@ const settings = byKey([
   { key: 'email.smtp.host', value: 'smtp.clinic.example', source: 'file', secret: false, fileValue: 'smtp.clinic.example' },
   { key: 'email.smtp.port', value: 587, source: 'default', secret: false, fileValue: 587 },
   { key: 'email.smtp.secure', value: false, source: 'default', secret: false },
+  { key: 'email.smtp.requireTLS', value: true, source: 'default', secret: false },
+  { key: 'email.smtp.rejectUnauthorized', value: true, source: 'default', secret: false },
+  { key: 'email.smtp.user', value: '', source: 'default', secret: false },
   { key: 'email.smtp.password', set: true, source: 'console', secret: true },
+  { key: 'email.smtp.timeoutSeconds', value: 30, source: 'default', secret: false },
   { key: 'email.fromAddress', value: 'junction@clinic.example', source: 'file', secret: false },
 ] satisfies ClinicSetting[]);
 
