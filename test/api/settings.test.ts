@@ -140,6 +140,33 @@ for (const engine of ['embedded', 'postgres'] as const) {
       expect(setting(await get(), 'email.smtp.port')).toMatchObject({ source: 'file', value: fileSmtp.port });
     });
 
+    it('tests SMS gateway values before they are saved, with what the gateway answered', async () => {
+      const posted: string[] = [];
+      const gateway = await httpUpstream((req, res) => {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        req.on('end', () => {
+          posted.push(body);
+          const allowed = req.headers.authorization === 'Bearer right-key';
+          res.writeHead(allowed ? 202 : 401, { 'content-type': 'text/plain' });
+          res.end(allowed ? 'queued' : 'bad key');
+        });
+      });
+      try {
+        const form = { 'sms.gatewayUrl': `http://127.0.0.1:${gateway.port}/send`, 'sms.authorization': 'Bearer right-key' };
+        const sent = await t.inject('/settings/sms/test', { method: 'POST', headers: admin, json: { to: '+254 700 000 001', settings: form } });
+        expect(sent.status, sent.text).toBe(200);
+        expect(sent.body).toEqual({ sent: true, to: '+254700000001', response: '202 queued' });
+        expect(JSON.parse(posted[0] ?? '{}')).toMatchObject({ to: '+254700000001', text: expect.stringContaining('test of the SMS settings') as string });
+        const refused = await t.inject('/settings/sms/test', { method: 'POST', headers: admin, json: { to: '+254700000001', settings: { ...form, 'sms.authorization': 'Bearer wrong' } } });
+        expect(refused.status).toBe(502);
+        expect((refused.body as ErrorAnswer).error.message).toContain('the SMS gateway answered 401: bad key');
+        expect(setting(await get(), 'sms.gatewayUrl')?.source).toBe('default');
+      } finally {
+        await gateway.close();
+      }
+    });
+
     it('saves over the file, seals the password at rest, masks it, and sends the next alert through the new server without a restart', async () => {
       const saved = await put({ 'email.smtp.port': consoleSmtp.port, 'email.smtp.user': 'mailer', 'email.smtp.password': SMTP_PASSWORD, 'alerts.consoleURL': 'https://junction.clinic.example:9443' });
       expect(saved.status, saved.text).toBe(200);
