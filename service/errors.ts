@@ -51,6 +51,7 @@ export const errorCatalogue = {
   TRANSACTION_NOT_RERUNNABLE: { status: 400, message: 'The transaction cannot be re-run' },
   INTERNAL: { status: 500, message: 'An internal error occurred; the details are in the service log' },
   STORE_UNAVAILABLE: { status: 503, message: 'The data store is not available' },
+  SETTINGS_TEST_FAILED: { status: 502, message: 'The test message was not accepted by the SMTP server or SMS gateway' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -21,6 +21,7 @@ import { logsArea } from './pages/logs/area';
 import { importExportArea } from './pages/import-export/area';
 import { backupArea } from './pages/backup/area';
 import { certificatesArea } from './pages/certificates/area';
+import { settingsArea } from './pages/settings/area';
 import { aboutArea } from './pages/about/area';
 
 const AREAS: Area[] = [
@@ -39,6 +40,7 @@ const AREAS: Area[] = [
   importExportArea,
   backupArea,
   certificatesArea,
+  settingsArea,
   aboutArea,
 ];
 

@@ -42,6 +42,8 @@ export interface AlertJobDeps {
   jobStates: Collection<JobStateRecord>;
   outbox: { enqueue(messages: readonly OutgoingMessage[]): Promise<NotificationRecord[]> };
   pollPeriodMinutes: number;
+  /** Milliseconds in one minute of `pollPeriodMinutes` (`alerts.minuteMs`): only tests shorten it. */
+  minuteMs?: number;
   /** The IANA zone times are shown in and `1 per day` is counted in (the `timeZone` setting). */
   timeZone: string;
   /** Which Junction this is in messages (`alerts.himInstance`). */
@@ -87,7 +89,7 @@ function statusCounts(ids: readonly string[], statuses: ReadonlyMap<string, Tran
 /** The job for the scheduler registry (a `ScheduledJob`): runs at start, then every `pollPeriodMinutes`. */
 export function alertJob(deps: AlertJobDeps): { name: string; everyMs: number; runAtStart: boolean; run: () => Promise<void> } {
   const job = new AlertJob(deps);
-  return { name: ALERT_JOB_NAME, everyMs: deps.pollPeriodMinutes * 60_000, runAtStart: true, run: () => job.run() };
+  return { name: ALERT_JOB_NAME, everyMs: deps.pollPeriodMinutes * (deps.minuteMs ?? 60_000), runAtStart: true, run: () => job.run() };
 }
 
 /** Evaluates every enabled channel's alert rules over the transactions finished since the last run. */
@@ -325,7 +327,7 @@ class Directory {
   }
 
   groups(): Promise<Map<string, RecipientGroup>> {
-    this.#groups ??= this.#deps.contactGroups.find({}).then((groups) => new Map(groups.map((g) => [g._id, { _id: g._id, group: g.group, users: g.users }])));
+    this.#groups ??= this.#deps.contactGroups.find({}).then((groups) => new Map(groups.map((g) => [g._id, { _id: g._id, group: g.group, users: g.users, ...(g.external === undefined ? {} : { external: g.external }) }])));
     return this.#groups;
   }
 

@@ -48,6 +48,11 @@ export async function registerConsole(app: FastifyInstance, dir: string): Promis
     scope.addHook('onRoute', (route) => {
       route.config = { ...route.config, public: true };
     });
+    // Browsers ask for /favicon.ico on their own, without the session cookie. Behind authentication that request was
+    // an anonymous failed login in the audit log each time the sign-in page opened (issue 35); the console has no icon.
+    scope.get('/favicon.ico', async (_request, reply) => {
+      await reply.code(204).header('cache-control', 'public, max-age=86400').send();
+    });
     await scope.register(fastifyStatic, {
       root: dir,
       prefix: '/',

@@ -53,6 +53,8 @@ import type { VisualizerRoutesDeps } from './routes/visualizer-events.js';
 import { metadataRoutes } from './routes/metadata.js';
 import type { KeystoreMetadata } from '../metadata/services.js';
 import { keystoreRoutes } from './routes/keystore.js';
+import { settingsRoutes } from './routes/settings.js';
+import type { SettingsRoutesDeps } from './routes/settings.js';
 import type { Keystore } from '../keystore/keystore.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole } from './console.js';
@@ -107,7 +109,8 @@ export type ApiDeps = AuthHookOptions &
   LogRoutesDeps &
   VisualizerRoutesDeps &
   MetricsRoutesDeps &
-  BackupRoutesDeps & {
+  BackupRoutesDeps &
+  SettingsRoutesDeps & {
     /** The keystore as export and import see it; without it, exports hold no KeystoreModelAPI. */
     metadataKeystore?: KeystoreMetadata;
     keystore: Keystore;
@@ -230,6 +233,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   );
   await app.register(backupRoutes(deps));
   await app.register(keystoreRoutes({ keystore: deps.keystore, clients }));
+  await app.register(settingsRoutes(deps));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, { ...options.liveFeed, corsOrigins: options.corsOrigins ?? [] }).attach(app);
   return app;

@@ -58,8 +58,16 @@ export class Backups {
   #idle: Promise<void> = Promise.resolve();
 
   constructor(options: BackupsOptions) {
-    this.#o = options;
+    this.#o = { ...options };
     this.#now = options.now ?? (() => new Date());
+  }
+
+  /**
+   * The folder, schedule and count saved in the console (issue 35): the next run writes and prunes with them. The
+   * caller re-registers `job()`, whose schedule may have changed or been turned off.
+   */
+  useSettings(settings: BackupsOptions['settings']): void {
+    this.#o.settings = settings;
   }
 
   /** What is running now, how the last run ended, the schedule and the scheduled backups kept. */

@@ -9,7 +9,7 @@ import { storeOf } from '../storage/store.js';
 import type { Changes, Collection, Filter, NewDoc, Store } from '../storage/store.js';
 import type { ChangeBus, ChangeKind } from './change-bus.js';
 
-/** `store` with its writes to channels, clients, users, mediators and contact groups announced on `bus`. */
+/** `store` with its writes to channels, clients, users, mediators, contact groups and settings announced on `bus`. */
 export function announcingStore(store: Store, bus: ChangeBus): Store {
   return storeOf(
     {
@@ -19,6 +19,8 @@ export function announcingStore(store: Store, bus: ChangeBus): Store {
       clients: announced(store.clients, 'clients', bus),
       mediators: announced(store.mediators, 'mediators', bus),
       contactGroups: announced(store.contactGroups, 'contactGroups', bus),
+      // The settings saved in the console: every instance applies them (settings/clinic-settings.ts).
+      settings: announced(store.settings, 'settings', bus),
     },
     store,
   );

@@ -7,7 +7,7 @@
 import { MAX_NOTICE_BYTES } from './notices.js';
 
 /** What an instance may hold in memory and must refresh when another instance writes it. */
-export const CHANGE_KINDS = ['channels', 'clients', 'users', 'mediators', 'contactGroups', 'keystore'] as const;
+export const CHANGE_KINDS = ['channels', 'clients', 'users', 'mediators', 'contactGroups', 'keystore', 'settings'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** One write made by another instance: the ids it touched, or null when it may have touched any of that kind. */

@@ -417,6 +417,7 @@ export const configSchema = Type.Object(
       {
         enableAlerts: bool(true, "Evaluate channels' alert rules and send alerts."),
         pollPeriodMinutes: int(1, 1440, 1, 'How often alert rules are evaluated, in minutes; each run covers exactly the time since the previous one.'),
+        minuteMs: int(1, 60_000, 60_000, 'Milliseconds in one minute of alerts.pollPeriodMinutes; only tests set less than 60000.'),
         himInstance: Type.String({ default: 'Junction', minLength: 1, maxLength: 200, description: 'Name of this instance in alert and report messages.' }),
         consoleURL: Type.String({ default: '', maxLength: 2000, description: "The console's address as recipients reach it, such as `https://junction.clinic.example:8080`, for links in alert, report and set-password messages; empty uses the management API's own address, with the machine's first LAN IPv4 address for a wildcard host (a guess, logged at start and shown on the console's Alerts and messages page)." }),
       },

@@ -5,7 +5,7 @@
  */
 import { AppError } from '../errors.js';
 import type { ContactGroupCreateInput, ContactGroupUpdateInput } from '../contracts/contact-groups.js';
-import { channelsUsingGroup, groupName, groupProblems, groupRecipients } from '../domain/alerts/contact-groups.js';
+import { channelsUsingGroup, externalProblems, groupExternal, groupName, groupProblems, groupRecipients } from '../domain/alerts/contact-groups.js';
 import { conflict, refuseIfInvalid } from '../refusals.js';
 import type { ChannelRecord, ContactGroupRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
@@ -43,8 +43,9 @@ export class ContactGroups {
   async create(input: ContactGroupCreateInput): Promise<ContactGroupRecord> {
     const group = groupName(input.group);
     const users = groupRecipients(input.users ?? []);
-    refuseIfInvalid(groupProblems(group, users));
-    return this.#groups.insert({ group, users }).catch(nameTaken);
+    const external = groupExternal(input.external ?? []);
+    refuseIfInvalid([...groupProblems(group, users), ...externalProblems(external)]);
+    return this.#groups.insert({ group, users, ...(external.length === 0 ? {} : { external }) }).catch(nameTaken);
   }
 
   /** Changes the name and/or replaces the recipients (an `_id` in the body is ignored: the URL names the group). 404 when unknown. */
@@ -52,10 +53,12 @@ export class ContactGroups {
     const target = await this.get(id);
     const group = changes.group === undefined ? undefined : groupName(changes.group);
     const users = changes.users === undefined ? undefined : groupRecipients(changes.users);
-    refuseIfInvalid(groupProblems(group, users));
+    const external = changes.external === undefined ? undefined : groupExternal(changes.external);
+    refuseIfInvalid([...groupProblems(group, users), ...externalProblems(external)]);
     const set: Partial<Omit<ContactGroupRecord, '_id'>> = {};
     if (group !== undefined) set.group = group;
     if (users !== undefined) set.users = users;
+    if (external !== undefined) set.external = external;
     if (Object.keys(set).length === 0) return target;
     const updated = await this.#groups.updateById(target._id, { set }).catch(nameTaken);
     if (updated === null) throw new AppError('NOT_FOUND', `No contact group with _id ${id}`);

@@ -4,11 +4,32 @@
  */
 import type { AlertMaxFrequency, AlertMethod, AlertRecipient } from './channels.js';
 
+/**
+ * Someone who is not a console user, told of the group's alerts directly (issue 35): a vendor, an IT mailing list, a
+ * phone. `address` is an email address for `email`, a phone number (6 to 15 digits, optional leading +) for `sms`.
+ */
+export interface ExternalRecipient {
+  address: string;
+  method: AlertMethod;
+  maxAlerts: AlertMaxFrequency;
+}
+
+/** One external recipient as sent; `maxAlerts` defaults to `no max`. */
+export interface ExternalRecipientInput {
+  address: string;
+  method: AlertMethod;
+  maxAlerts?: AlertMaxFrequency;
+  /** What a store gives sub-documents, in a group sent back as it came: accepted and ignored. */
+  _id?: string;
+}
+
 /** A contact group: its unique name and who gets the alerts sent to it. */
 export interface ContactGroup {
   _id: string;
   group: string;
   users: AlertRecipient[];
+  /** Recipients who are not users (Junction's own field; answered only when there are some, so OpenHIM's shape stays). */
+  external?: ExternalRecipient[];
 }
 
 /** One recipient as sent; `maxAlerts` defaults to `no max` (OpenHIM). `_id` is what OpenHIM gives sub-documents: accepted and ignored. */
@@ -25,6 +46,8 @@ export interface ContactGroupCreateInput {
   group: string;
   /** Omitted: no recipients yet. */
   users?: ContactGroupUserInput[];
+  /** Recipients who are not users; omitted: none (on update: unchanged). */
+  external?: ExternalRecipientInput[];
   _id?: string;
   __v?: number;
 }

@@ -55,7 +55,7 @@ export async function runExpiryCheck(deps: ExpiryJobDeps): Promise<NotificationR
     rule = { users: users.filter((u) => u.groups.includes(ADMIN_GROUP)).map((u) => ({ user: u.email, method: 'email', maxAlerts: 'no max' })), groups: [] };
   } else {
     const groups = await deps.contactGroups.find({ group: { $in: [...deps.groups] } });
-    for (const g of groups) groupMap.set(g._id, { _id: g._id, group: g.group, users: g.users });
+    for (const g of groups) groupMap.set(g._id, { _id: g._id, group: g.group, users: g.users, ...(g.external === undefined ? {} : { external: g.external }) });
     const missing = deps.groups.filter((name) => !groups.some((g) => g.group === name));
     if (missing.length > 0) deps.logger.warn({ groups: missing }, 'keystore.expiryAlertGroups names contact groups that do not exist');
     rule = { users: [], groups: groups.map((g) => g._id) };

@@ -24,31 +24,47 @@ export interface EmailSettings {
 
 /** Sends email through the configured SMTP server. */
 export class EmailTransport implements Transport {
-  readonly #from: string;
+  #from: string;
   /**
    * Made on the first message: nodemailer is loaded only then (dynamic import), since most installs send little or
    * no mail and loading it was part of every start (issue 19).
    */
   #transporter: Promise<Transporter> | null = null;
   #trustedCAs: readonly string[];
-  readonly #notSetUp: string | null;
-  readonly #settings: EmailSettings;
+  #notSetUp: string | null;
+  #settings: EmailSettings;
 
   constructor(settings: EmailSettings, trustedCAs: readonly string[] = []) {
-    const { smtp } = settings;
     this.#settings = settings;
     this.#trustedCAs = trustedCAs;
     this.#from = settings.fromAddress.trim();
-    this.#notSetUp = smtp.host.trim() === '' ? 'email is not set up (email.smtp.host is empty)' : this.#from === '' ? 'email is not set up (email.fromAddress is empty)' : null;
+    this.#notSetUp = emailProblem(settings);
+  }
+
+  /** Why email cannot be sent with these settings, or null when it can be tried. */
+  get problem(): string | null {
+    return this.#notSetUp;
+  }
+
+  /** Sends with new settings (saved in the console) from the next message on; a message being sent finishes with the old. */
+  useSettings(settings: EmailSettings): void {
+    this.#settings = settings;
+    this.#from = settings.fromAddress.trim();
+    this.#notSetUp = emailProblem(settings);
+    this.#dropTransporter();
+  }
+
+  #dropTransporter(): void {
+    const old = this.#transporter;
+    this.#transporter = null;
+    // A transporter that failed to load has nothing to close.
+    old?.then((transporter) => transporter.close()).catch(() => undefined);
   }
 
   /** Checks the SMTP server against a new CA list from the next message on. */
   useTrustedCAs(trustedCAs: readonly string[]): void {
     this.#trustedCAs = trustedCAs;
-    const old = this.#transporter;
-    this.#transporter = null;
-    // A transporter that failed to load has nothing to close.
-    old?.then((transporter) => transporter.close()).catch(() => undefined);
+    this.#dropTransporter();
   }
 
   async #transporterFor(trustedCAs: readonly string[]): Promise<Transporter> {
@@ -72,17 +88,23 @@ export class EmailTransport implements Transport {
 
   /** Sends one email; rejects with a `DeliveryError` saying what the server or the connection answered. */
   async send(message: MessageToSend): Promise<void> {
+    await this.sendAnswered(message);
+  }
+
+  /** Sends one email and resolves with the SMTP server's last answer (`250 ...`), for a test a person reads. */
+  async sendAnswered(message: MessageToSend): Promise<string> {
     if (this.#notSetUp !== null) throw new DeliveryError(this.#notSetUp, true);
     this.#transporter ??= this.#transporterFor(this.#trustedCAs);
     const transporter = this.#transporter;
     try {
-      await (await transporter).sendMail({
+      const info = (await (await transporter).sendMail({
         from: this.#from,
         to: message.to,
         subject: message.subject,
         text: message.text ?? '',
         ...(message.html === undefined ? {} : { html: message.html }),
-      });
+      })) as { response?: unknown };
+      return typeof info.response === 'string' ? info.response : '';
     } catch (err) {
       throw new DeliveryError(`email not sent: ${smtpProblem(err)}`, false, { cause: err });
     }
@@ -95,10 +117,17 @@ export class EmailTransport implements Transport {
   }
 }
 
+/** Why email cannot be sent with `settings`, or null. */
+export function emailProblem(settings: EmailSettings): string | null {
+  if (settings.smtp.host.trim() === '') return 'email is not set up (email.smtp.host is empty)';
+  if (settings.fromAddress.trim() === '') return 'email is not set up (email.fromAddress is empty)';
+  return null;
+}
+
 /** nodemailer's error as one line: its message, with the SMTP code when the server answered. */
 function smtpProblem(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const { code, responseCode } = err as Error & { code?: string; responseCode?: number };
-  const tags = [code, responseCode === undefined ? undefined : `SMTP ${responseCode}`].filter((t) => t !== undefined);
+  const tags = [code, responseCode === undefined ? undefined : `SMTP ${String(responseCode)}`].filter((t) => t !== undefined);
   return tags.length === 0 ? err.message : `${err.message} (${tags.join(', ')})`;
 }

@@ -10,6 +10,9 @@ import type { Collection } from '../storage/store.js';
 import type { Delivery } from './delivery.js';
 import type { Outbox } from './outbox.js';
 import { escapeHtml } from './password-links.js';
+import { addressProblem } from '../domain/alerts/addresses.js';
+
+export { addressProblem };
 
 /** What the list may be narrowed to, and the page. */
 export interface NotificationQuery {
@@ -32,14 +35,6 @@ export interface NotificationsOptions {
   now?: () => Date;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const MSISDN = /^\+?[0-9]{6,15}$/;
-
-/** The address problem of a test message, or null when `to` suits `method`. */
-export function addressProblem(method: AlertMethod, to: string): string | null {
-  if (method === 'email') return EMAIL.test(to) ? null : 'must be an email address';
-  return MSISDN.test(to) ? null : 'must be a phone number: 6 to 15 digits, with an optional leading +';
-}
 
 /** Lists message records and sends test messages. */
 export class Notifications {

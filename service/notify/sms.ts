@@ -35,21 +35,36 @@ export function gatewayBody(settings: Pick<SmsSettings, 'format' | 'toField' | '
 
 /** Sends SMS through the configured gateway. */
 export class SmsTransport implements Transport {
-  readonly #settings: SmsSettings;
-  readonly #url: URL | null;
-  readonly #notSetUp: string | null;
+  #settings: SmsSettings;
+  #url: URL | null;
+  #notSetUp: string | null;
   #agent: Agent;
-  readonly #timeoutMs: number;
+  #timeoutMs: number;
+  #trustedCAs: readonly string[];
 
   constructor(settings: SmsSettings, trustedCAs: readonly string[] = []) {
     this.#settings = settings;
-    const url = settings.gatewayUrl.trim();
-    const parsed = url === '' ? null : URL.canParse(url) ? new URL(url) : null;
-    this.#url = parsed !== null && (parsed.protocol === 'https:' || parsed.protocol === 'http:') ? parsed : null;
-    this.#notSetUp = url === '' ? 'SMS is not set up (sms.gatewayUrl is empty)' : this.#url === null ? 'SMS is not set up (sms.gatewayUrl is not an http or https URL)' : null;
-    const timeoutMs = settings.timeoutSeconds * 1000;
-    this.#timeoutMs = timeoutMs;
+    this.#trustedCAs = trustedCAs;
+    const { url, problem } = gatewayOf(settings);
+    this.#url = url;
+    this.#notSetUp = problem;
+    this.#timeoutMs = settings.timeoutSeconds * 1000;
     this.#agent = this.#agentFor(trustedCAs);
+  }
+
+  /** Why SMS cannot be sent with these settings, or null when it can be tried. */
+  get problem(): string | null {
+    return this.#notSetUp;
+  }
+
+  /** Sends through new settings (saved in the console) from the next message on; sends in progress finish on the old agent. */
+  useSettings(settings: SmsSettings): void {
+    this.#settings = settings;
+    const { url, problem } = gatewayOf(settings);
+    this.#url = url;
+    this.#notSetUp = problem;
+    this.#timeoutMs = settings.timeoutSeconds * 1000;
+    this.useTrustedCAs(this.#trustedCAs);
   }
 
   #agentFor(trustedCAs: readonly string[]): Agent {
@@ -59,6 +74,7 @@ export class SmsTransport implements Transport {
 
   /** Checks the gateway against a new CA list from the next message on; the old agent closes after its sends. */
   useTrustedCAs(trustedCAs: readonly string[]): void {
+    this.#trustedCAs = trustedCAs;
     const old = this.#agent;
     this.#agent = this.#agentFor(trustedCAs);
     void old.close().catch(() => undefined);
@@ -66,6 +82,11 @@ export class SmsTransport implements Transport {
 
   /** Posts one message to the gateway; rejects with a `DeliveryError` naming the status and the start of the answer. */
   async send(message: MessageToSend): Promise<void> {
+    await this.sendAnswered(message);
+  }
+
+  /** Posts one message and resolves with the gateway's status and the start of its answer, for a test a person reads. */
+  async sendAnswered(message: MessageToSend): Promise<string> {
     if (this.#url === null) throw new DeliveryError(this.#notSetUp ?? 'SMS is not set up', true);
     const { contentType, body } = gatewayBody(this.#settings, message.to, message.sms ?? message.text ?? message.subject);
     const headers: Record<string, string> = { 'content-type': contentType };
@@ -83,13 +104,22 @@ export class SmsTransport implements Transport {
       throw new DeliveryError(`the SMS gateway could not be reached: ${reason(err)}`, false, { cause: err });
     }
     const excerpt = await startOf(answer.body);
-    if (answer.statusCode >= 200 && answer.statusCode < 300) return;
+    if (answer.statusCode >= 200 && answer.statusCode < 300) return `${String(answer.statusCode)}${excerpt === '' ? '' : ` ${excerpt}`}`;
     throw new DeliveryError(`the SMS gateway answered ${answer.statusCode}${excerpt === '' ? '' : `: ${excerpt}`}`);
   }
 
   close(): Promise<void> {
     return this.#agent.close();
   }
+}
+
+/** The gateway's URL, or why SMS cannot be sent with `settings`. */
+export function gatewayOf(settings: Pick<SmsSettings, 'gatewayUrl'>): { url: URL | null; problem: string | null } {
+  const text = settings.gatewayUrl.trim();
+  if (text === '') return { url: null, problem: 'SMS is not set up (sms.gatewayUrl is empty)' };
+  const parsed = URL.canParse(text) ? new URL(text) : null;
+  if (parsed === null || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) return { url: null, problem: 'SMS is not set up (sms.gatewayUrl is not an http or https URL)' };
+  return { url: parsed, problem: null };
 }
 
 /** The first characters of an answer, reading no more of it than that needs (a gateway's answer may be long). */

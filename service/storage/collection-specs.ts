@@ -5,7 +5,7 @@
  * wrapper of a store are built from these, so a new collection is one entry in each.
  */
 import type { ChannelAuditRecord, ChannelRecord, ClientRecord, MediatorRecord, SessionRecord, UserRecord } from './records.js';
-import type { AutoRetryRecord, ContactGroupRecord, JobStateRecord, NotificationRecord, TaskRecord, TaskTransactionRecord } from './records.js';
+import type { AutoRetryRecord, ContactGroupRecord, JobStateRecord, NotificationRecord, SettingRecord, TaskRecord, TaskTransactionRecord } from './records.js';
 import type { Collection, CollectionSpec } from './store.js';
 
 /** The record each configuration collection holds. */
@@ -27,6 +27,8 @@ export interface CollectionRecords {
   notifications: NotificationRecord;
   /** What scheduled jobs keep between runs, by job name. */
   jobStates: JobStateRecord;
+  /** Settings saved in the console (email, SMS, the console's address, backups), one per key, over the file's. */
+  settings: SettingRecord;
 }
 
 export type CollectionName = keyof CollectionRecords;
@@ -51,6 +53,7 @@ export const collectionSpecs = {
   // Read by status and due time (delivery), by creation time (listing, expiry) and by alert rule (de-duplication).
   notifications: { name: 'notifications', unique: ['key'], indexed: ['status', 'created', 'alert.ruleKey'] },
   jobStates: { name: 'jobStates', unique: ['name'], indexed: [] },
+  settings: { name: 'settings', unique: ['key'], indexed: [] },
 } as const satisfies Record<CollectionName, CollectionSpec>;
 
 /** The collection names, in the order above. */

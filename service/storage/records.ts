@@ -167,6 +167,17 @@ export interface NotificationRecord extends StoredDoc, Claimed, Omit<Stored<Noti
   key?: string;
 }
 
+/**
+ * A setting saved in the console (contracts/settings.ts), one record per key: it overrides the configuration file's
+ * value until removed. A secret's value is sealed with the keystore secret (settings/clinic-settings.ts).
+ */
+export interface SettingRecord extends StoredDoc {
+  key: string;
+  value: string | number | boolean;
+  changed: Date;
+  changedBy: string;
+}
+
 /** What a scheduled job keeps between runs (the alert job's last window and cursor, say), by the job's name. */
 export interface JobStateRecord extends StoredDoc {
   name: string;

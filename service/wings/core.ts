@@ -82,6 +82,9 @@ export class Periodic {
  */
 export class ConsoleAddress {
   #links: ConsoleLinks = { url: '', configured: false };
+  /** `alerts.consoleURL` as saved in the console or set in the file; null until the settings wing has read it. */
+  #configured: string | null = null;
+  #api: Parameters<typeof consoleLinks>[1] | null = null;
 
   get url(): string {
     return this.#links.url;
@@ -91,9 +94,16 @@ export class ConsoleAddress {
     return this.#links;
   }
 
+  /** The address saved in the console (or the file's when cleared): links use it from the next message on. */
+  useConfigured(url: string): void {
+    this.#configured = url;
+    if (this.#api !== null) this.#links = consoleLinks(url, this.#api);
+  }
+
   /** Called once the API listens on `port`; warns when the address had to be guessed. */
   bound(config: JunctionOptions['config'], port: number, logger: Logger): void {
-    this.#links = consoleLinks(config.alerts.consoleURL, { protocol: config.api.protocol, host: config.api.host, port, machineName: hostname(), lanAddresses: lanAddresses() });
+    this.#api = { protocol: config.api.protocol, host: config.api.host, port, machineName: hostname(), lanAddresses: lanAddresses() };
+    this.#links = consoleLinks(this.#configured ?? config.alerts.consoleURL, this.#api);
     if (!this.#links.configured) {
       logger.warn({ consoleUrl: this.#links.url }, 'alerts.consoleURL is not set: links in alert, report and set-password emails use a guessed address; set it to the console address other machines reach');
     }

@@ -17,6 +17,7 @@ import { Replays } from '../pipeline/replay.js';
 import { newTransactionId } from '../storage/transaction-ids.js';
 import type { Store } from '../storage/store.js';
 import type { Backups } from '../backup/backups.js';
+import type { ClinicSettings } from '../settings/clinic-settings.js';
 import type { Core } from './core.js';
 import type { Storage } from './storage.js';
 import type { Notify } from './notify.js';
@@ -36,12 +37,13 @@ export interface SchedulerParts {
   pipelines: Pipelines;
   keystore: Keystore;
   backups: Backups;
+  settings: ClinicSettings;
 }
 
 export function schedulersWing(core: Core, parts: SchedulerParts): Wing<Scheduling> {
   const { config, logger, events, timeZone, options } = core;
   const { timers } = options;
-  const { storage, store, notify, pipelines, keystore, backups } = parts;
+  const { storage, store, notify, pipelines, keystore, backups, settings } = parts;
   const { transactions, bodies, audits, claimer } = storage;
   const { outbox } = notify;
   const { pipeline, messages, log } = pipelines;
@@ -67,7 +69,7 @@ export function schedulersWing(core: Core, parts: SchedulerParts): Wing<Scheduli
   );
   if (config.alerts.enableAlerts) {
     registry.add(
-      alertJob({ log: transactions, channels, users, contactGroups, notifications, jobStates, outbox, pollPeriodMinutes: config.alerts.pollPeriodMinutes, timeZone, instance: config.alerts.himInstance, consoleUrl, defaultTimeoutMs: config.router.timeoutMs, logger: logger.child({ component: 'alerts' }) }),
+      alertJob({ log: transactions, channels, users, contactGroups, notifications, jobStates, outbox, pollPeriodMinutes: config.alerts.pollPeriodMinutes, minuteMs: config.alerts.minuteMs, timeZone, instance: config.alerts.himInstance, consoleUrl, defaultTimeoutMs: config.router.timeoutMs, logger: logger.child({ component: 'alerts' }) }),
     );
   }
   // Certificates near expiry are announced whatever alerts.enableAlerts says: an expired certificate stops every client.
@@ -81,7 +83,14 @@ export function schedulersWing(core: Core, parts: SchedulerParts): Wing<Scheduli
   registry.add(
     new ReportsJob({ enabled: config.reports.enableReports, users, channels, jobStates, log: transactions, outbox, timeZone, instance: config.alerts.himInstance, consoleUrl, minuteRetentionHours: config.metrics.minuteRetentionHours, logger: logger.child({ component: 'reports' }) }).job(),
   );
-  const backupJob = backups.job();
-  if (backupJob !== undefined) registry.add(backupJob);
-  return { offers: { registry, polling, taskRunner } };
+  // The backup folder and schedule saved in the console replace the job (or remove it when the folder is cleared).
+  const scheduleBackups = (): void => {
+    backups.useSettings(settings.effective().backup);
+    const backupJob = backups.job();
+    if (backupJob !== undefined) registry.add(backupJob);
+    else if (registry.has('backup')) registry.remove('backup');
+  };
+  scheduleBackups();
+  const stopSettings = settings.onChange(scheduleBackups);
+  return { offers: { registry, polling, taskRunner }, stop: stopSettings };
 }

@@ -14,6 +14,8 @@ import { TaskQueue } from '../tasks/queue.js';
 import { Notifications } from '../notify/notifications.js';
 import { MetricsReader } from '../metrics/reader.js';
 import { VisualizerRecorder } from '../visualizer/recorder.js';
+import { SettingsTests } from '../settings/settings-tests.js';
+import type { ClinicSettings } from '../settings/clinic-settings.js';
 import type { Store } from '../storage/store.js';
 import type { ChannelCache } from '../pipeline/channel-cache.js';
 import { clockOf } from './core.js';
@@ -39,6 +41,11 @@ export interface Services {
   metrics: MetricsReader;
   /** The visualizer's events of the last hour (`GET /events/:receivedTime`), recorded from the live event bus. */
   visualizer: VisualizerRecorder;
+  /** The settings a clinic changes in the console (`/settings`), and their Test buttons. */
+  clinicSettings: ClinicSettings;
+  settingsTests: SettingsTests;
+  /** Why email or SMS cannot be sent with the settings in force, or null. */
+  notifyProblems: () => { email: string | null; sms: string | null };
 }
 
 export interface ServiceParts {
@@ -49,11 +56,12 @@ export interface ServiceParts {
   pipelines: Pipelines;
   scheduling: Scheduling;
   transports: Transports;
+  settings: ClinicSettings;
 }
 
 export function servicesWing(core: Core, parts: ServiceParts): Wing<Services> {
   const { config, logger, events, options } = core;
-  const { storage, store, cache, notify, pipelines, scheduling, transports } = parts;
+  const { storage, store, cache, notify, pipelines, scheduling, transports, settings } = parts;
   const history = new ChannelHistory(store.channelAudits);
   const contactGroups = new ContactGroups({ groups: store.contactGroups, channels: store.channels });
   const channels = new ChannelCatalogue({
@@ -97,6 +105,9 @@ export function servicesWing(core: Core, parts: ServiceParts): Wing<Services> {
       notifications: new Notifications({ notifications: store.notifications, outbox: notify.outbox, delivery: notify.delivery, instance: config.alerts.himInstance, testWaitMs: TEST_MESSAGE_WAIT_MS }),
       metrics: new MetricsReader({ transactions: storage.transactions, minuteRetentionHours: config.metrics.minuteRetentionHours }),
       visualizer,
+      clinicSettings: settings,
+      settingsTests: new SettingsTests({ settings, trustedCAs: notify.trustedCAs, instance: config.alerts.himInstance, ...clockOf(options) }),
+      notifyProblems: notify.problems,
     },
   };
 }

@@ -38,14 +38,14 @@ export interface Storage {
   auditOutbox: () => AuditOutbox;
   /** What an online backup copies, or why the engine takes none. */
   backup: StorageBackup;
-  /** Another instance changed the channels or the keystore (the channels wing also announces local channel writes). */
-  changes: { channels: Topic; keystore: Topic };
+  /** Another instance changed the channels, the keystore or the console's settings (the channels wing also announces local channel writes). */
+  changes: { channels: Topic; keystore: Topic; settings: Topic };
 }
 
 export function storageWing(core: Core): Wing<Storage> {
   const { config, logger, options, events, timeZone } = core;
   const instanceId = randomUUID();
-  const changes = { channels: new Topic(), keystore: new Topic() };
+  const changes = { channels: new Topic(), keystore: new Topic(), settings: new Topic() };
   const storage = createStorage({ ...config.storage, dataDir: config.dataDir }, { logger, instanceId, metricsTimeZone: timeZone });
   const cluster = createCluster({
     backend: storage.cluster,
@@ -58,7 +58,7 @@ export function storageWing(core: Core): Wing<Storage> {
       logger.warn({ instance: id, transactions: finished }, 'another instance stopped beating; finished the transactions it left open');
     },
     // Another instance's write refreshes here exactly what the same write made here would.
-    invalidations: { channels: () => void changes.channels.emit(), keystore: () => changes.keystore.emit() },
+    invalidations: { channels: () => void changes.channels.emit(), keystore: () => changes.keystore.emit(), settings: () => changes.settings.emit() },
     logger,
     timing: { beatMs: config.storage.postgres.cluster.heartbeatMs, deadAfterMs: config.storage.postgres.cluster.deadAfterMs, leaseMs: config.storage.postgres.cluster.leaseMs },
     ...(options.timers === undefined ? {} : { timers: options.timers }),

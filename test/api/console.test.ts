@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findConsoleDir } from '../../service/api/console.js';
 import { startJunction, tempDir } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
+import { loginEvents } from '../helpers/audits.js';
 
 describe('the console on the management port', () => {
   let t: TestJunction;
@@ -48,6 +49,26 @@ describe('the console on the management port', () => {
     expect(missing.status).toBe(401);
     expect(missing.headers.get('content-type')).toContain('application/json');
     expect(missing.body).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
+  });
+
+  it("answers the browser's own icon request without credentials and writes no failed login (issue 35)", async () => {
+    // Anonymous requests are audited once a minute per address: this test's own address keeps earlier tests out.
+    const from = { remoteAddress: '10.35.0.1' };
+    const failures = async () => (await loginEvents(t)).filter((e) => e.outcome !== '0');
+    const before = (await failures()).length;
+    const icon = await t.junction.inject({ method: 'GET', url: '/favicon.ico', ...from });
+    expect(icon.statusCode).toBe(204);
+    // The session probe the sign-in page makes is no failed login either.
+    expect((await t.junction.inject({ method: 'GET', url: '/me', ...from })).statusCode).toBe(404);
+    expect((await failures()).length).toBe(before);
+    // A wrong password still is, and so is an anonymous call of the API from that address.
+    const wrong = await t.junction.inject({ method: 'POST', url: '/authenticate/local', payload: { username: 'root@junction.local', password: 'not-the-password' }, ...from });
+    expect(wrong.statusCode).toBe(401);
+    expect((await t.junction.inject({ method: 'GET', url: '/channels', ...from })).statusCode).toBe(401);
+    const after = await failures();
+    expect(after.length).toBe(before + 2);
+    expect(after).toContainEqual({ user: 'root@junction.local', outcome: '4', method: 'local' });
+    expect(after).toContainEqual({ user: 'anonymous', outcome: '4', method: 'none' });
   });
 
   it('keeps every API route behind authentication', async () => {

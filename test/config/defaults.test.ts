@@ -72,7 +72,7 @@ describe('defaults', () => {
       },
       sms: { gatewayUrl: '', format: 'json', toField: 'to', textField: 'text', from: '', authorization: undefined, timeoutSeconds: 30 },
       notifications: { maxAttempts: 10, keepDays: 30 },
-      alerts: { enableAlerts: true, pollPeriodMinutes: 1, himInstance: 'Junction', consoleURL: '' },
+      alerts: { enableAlerts: true, pollPeriodMinutes: 1, minuteMs: 60_000, himInstance: 'Junction', consoleURL: '' },
       reports: { enableReports: true },
       autoRetry: { scanIntervalMs: 60_000, minuteMs: 60_000 },
       backup: { folder: '', schedule: '0 2 * * *', keep: 7 },

@@ -205,6 +205,20 @@ describe('alert recipients', () => {
     ]);
   });
 
+  it('adds a group\'s recipients who are not users at their own address, once, with the more frequent limit (issue 35)', () => {
+    const vendor = new Map<string, RecipientGroup>([
+      ['g3', { _id: 'g3', group: 'Vendor', users: [entry('amina@clinic.example', 'email')], external: [{ address: 'support@vendor.example', method: 'email', maxAlerts: '1 per day' }, { address: '+254711000000', method: 'sms', maxAlerts: 'no max' }, { address: 'Amina@clinic.example', method: 'email', maxAlerts: '1 per hour' }] }],
+      ['g4', { _id: 'g4', group: 'IT', users: [], external: [{ address: 'SUPPORT@vendor.example', method: 'email', maxAlerts: '1 per hour' }] }],
+    ]);
+    const { recipients, skipped } = expandRecipients({ users: [], groups: ['g3', 'g4'] }, vendor, users);
+    expect(recipients).toEqual([
+      { user: 'amina@clinic.example', method: 'email', maxAlerts: 'no max', address: 'amina@clinic.example' },
+      { user: 'support@vendor.example', method: 'email', maxAlerts: '1 per hour', address: 'support@vendor.example' },
+      { user: '+254711000000', method: 'sms', maxAlerts: 'no max', address: '+254711000000' },
+    ]);
+    expect(skipped).toEqual([]);
+  });
+
   it('names the group a skipped member came through', () => {
     const withSms = new Map<string, RecipientGroup>([['g2', { _id: 'g2', group: 'Night shift', users: [entry('ben@clinic.example', 'sms')] }]]);
     expect(expandRecipients({ users: [], groups: ['g2'] }, withSms, users).skipped).toEqual([

@@ -1,8 +1,25 @@
 /** The contact group rules (domain/alerts/contact-groups.ts): stored shape, refusals, which channels use a group, unknown ids. */
 import { describe, expect, it } from 'vitest';
-import { channelsUsingGroup, groupName, groupProblems, groupRecipients, unknownGroupRefs } from '../../service/domain/alerts/contact-groups.js';
+import { channelsUsingGroup, externalProblems, groupExternal, groupName, groupProblems, groupRecipients, unknownGroupRefs } from '../../service/domain/alerts/contact-groups.js';
 
 describe('contact group rules', () => {
+  it('stores external recipients trimmed, phone numbers without spaces or dashes, and refuses bad or repeated ones (issue 35)', () => {
+    const external = groupExternal([
+      { address: ' it@vendor.example ', method: 'email' },
+      { address: '+254 (700) 000-001', method: 'sms', maxAlerts: '1 per day', _id: 'sub' },
+    ]);
+    expect(external).toEqual([
+      { address: 'it@vendor.example', method: 'email', maxAlerts: 'no max' },
+      { address: '+254700000001', method: 'sms', maxAlerts: '1 per day' },
+    ]);
+    expect(externalProblems(external)).toEqual([]);
+    expect(externalProblems(groupExternal([{ address: 'vendor', method: 'email' }, { address: 'it@vendor.example', method: 'sms' }, { address: 'IT@vendor.example', method: 'email' }, { address: 'it@vendor.example', method: 'email' }]))).toEqual([
+      { path: 'body.external.0.address', message: 'must be an email address' },
+      { path: 'body.external.1.address', message: 'must be a phone number: 6 to 15 digits, with an optional leading +' },
+      { path: 'body.external.3', message: 'repeats body.external.2 (the same address and method); list each recipient once' },
+    ]);
+  });
+
   it('trims names and recipients, and defaults maxAlerts to "no max" as OpenHIM does', () => {
     expect(groupName('  Lab  ')).toBe('Lab');
     expect(groupRecipients([{ user: ' a@x.example ', method: 'sms', _id: 'sub' }, { user: 'b@x.example', method: 'email', maxAlerts: '1 per day' }])).toEqual([

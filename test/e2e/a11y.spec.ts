@@ -150,7 +150,23 @@ const CONSOLE_PAGES: ConsolePage[] = [
     name: 'contact groups',
     path: () => '/#/contact-groups',
     heading: 'Contact groups',
-    states: [emptyFormErrors('Add contact group', 'Add contact group', 'Save group', 'Enter a name for the group')],
+    states: [
+      emptyFormErrors('Add contact group', 'Add contact group', 'Save group', 'Enter a name for the group'),
+      {
+        name: 'Add contact group, an other recipient with its error',
+        async reach(page) {
+          // The state before left its dialog open on the same address: start from the page as it loads.
+          await page.reload();
+          await expect(page.getByRole('heading', { level: 1, name: 'Contact groups' })).toBeVisible();
+          await page.getByRole('button', { name: 'Add contact group', exact: true }).click();
+          const form = page.getByRole('dialog', { name: 'Add contact group' });
+          await form.getByRole('button', { name: 'Add email address or phone number' }).click();
+          await form.getByLabel('Other recipient 1 email address').fill('vendor');
+          await form.getByRole('button', { name: 'Save group' }).click();
+          await expect(form.getByText('Must be an email address, such as support@vendor.example')).toBeVisible();
+        },
+      },
+    ],
   },
   { name: 'alerts and messages', path: () => '/#/notifications', heading: 'Alerts and messages' },
   { name: 'mediators', path: () => '/#/mediators', heading: 'Mediators' },
@@ -163,6 +179,24 @@ const CONSOLE_PAGES: ConsolePage[] = [
   { name: 'import/export', path: () => '/#/import-export', heading: 'Import/Export' },
   { name: 'backup', path: () => '/#/backup', heading: 'Backup' },
   { name: 'certificates', path: () => '/#/certificates', heading: 'Certificates' },
+  {
+    name: 'settings',
+    path: () => '/#/settings',
+    heading: 'Settings',
+    states: [
+      {
+        name: 'errors shown',
+        async reach(page) {
+          const form = page.getByRole('form', { name: 'Email (SMTP)' });
+          await form.getByLabel('Port', { exact: true }).fill('99999');
+          await form.getByRole('button', { name: 'Save email settings' }).click();
+          await expect(form.getByText('Must be a whole number from 1 to 65535')).toBeVisible();
+          await page.getByRole('button', { name: 'Send test SMS' }).click();
+          await expect(page.getByText('Enter the mobile number the test goes to')).toBeVisible();
+        },
+      },
+    ],
+  },
   { name: 'about', path: () => '/#/about', heading: 'About' },
   { name: 'my account', path: () => '/#/account', heading: 'My account' },
   { name: 'page not found', path: () => '/#/no-such-page', heading: /not found/i },

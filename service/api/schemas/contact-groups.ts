@@ -19,18 +19,30 @@ const GroupUserBody = Type.Object(
 );
 const GroupUsers = Type.Array(GroupUserBody, { maxItems: 1000 });
 
+/** A recipient who is not a user (issue 35): an email address, or a phone number for SMS. */
+const ExternalBody = Type.Object(
+  {
+    address: Type.String({ minLength: 1, maxLength: 254, description: 'an email address (email) or a phone number, 6 to 15 digits with an optional leading + (sms)' }),
+    method: Method,
+    maxAlerts: Type.Optional(MaxAlerts),
+    _id: Type.Optional(Id),
+  },
+  { additionalProperties: false },
+);
+const GroupExternal = Type.Array(ExternalBody, { maxItems: 1000 });
+
 /** What an answer (or a group fetched from OpenHIM) carries and a caller may send back as it came: accepted and ignored. */
 const readOnly = {
   _id: Type.Optional(Id),
   __v: Type.Optional(Type.Integer({ minimum: 0 })),
 };
 
-export const ContactGroupCreateBody = Type.Object({ group: GroupName, users: Type.Optional(GroupUsers), ...readOnly }, { additionalProperties: false });
+export const ContactGroupCreateBody = Type.Object({ group: GroupName, users: Type.Optional(GroupUsers), external: Type.Optional(GroupExternal), ...readOnly }, { additionalProperties: false });
 export type ContactGroupCreateBody = Static<typeof ContactGroupCreateBody>;
 
 // An empty body changes nothing and is answered 200, as by OpenHIM (whose tests send {} to see the 403 first).
 export const ContactGroupUpdateBody = Type.Object(
-  { group: Type.Optional(GroupName), users: Type.Optional(GroupUsers), ...readOnly },
+  { group: Type.Optional(GroupName), users: Type.Optional(GroupUsers), external: Type.Optional(GroupExternal), ...readOnly },
   { additionalProperties: false },
 );
 export type ContactGroupUpdateBody = Static<typeof ContactGroupUpdateBody>;
@@ -41,4 +53,5 @@ export const ContactGroupSchema = Type.Object({
   _id: Type.String(),
   group: Type.String(),
   users: Type.Array(Type.Object({ user: Type.String(), method: Method, maxAlerts: MaxAlerts })),
+  external: Type.Optional(Type.Array(Type.Object({ address: Type.String(), method: Method, maxAlerts: MaxAlerts }))),
 });

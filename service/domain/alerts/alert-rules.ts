@@ -105,6 +105,8 @@ export interface RecipientGroup {
   _id: string;
   group: string;
   users: readonly AlertRecipient[];
+  /** Recipients who are not users: sent to their address as it is. */
+  external?: readonly { address: string; method: AlertMethod; maxAlerts: AlertRecipient['maxAlerts'] }[];
 }
 
 /** A user as the expansion reads it: the address book. */
@@ -184,6 +186,15 @@ export function expandRecipients(rule: Pick<ChannelAlert, 'users' | 'groups'>, g
       continue;
     }
     for (const entry of group.users) consider(entry, group.group);
+    // Keyed by address like users by email: an address listed as a user's and as external is alerted once.
+    for (const entry of group.external ?? []) {
+      const address = entry.address.trim();
+      const key = `${address.toLowerCase()}\n${entry.method}`;
+      const maxAlerts = FREQUENCY_RANK[entry.maxAlerts] === undefined ? 'no max' : entry.maxAlerts;
+      const known = byKey.get(key);
+      if (known === undefined) byKey.set(key, { user: address, method: entry.method, maxAlerts, address });
+      else if (FREQUENCY_RANK[maxAlerts] < FREQUENCY_RANK[known.maxAlerts]) known.maxAlerts = maxAlerts;
+    }
   }
   return { recipients: [...byKey.values()], skipped };
 }

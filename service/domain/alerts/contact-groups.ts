@@ -3,8 +3,9 @@
  * group (those must let go of it before it may be deleted, or their alerts would name a group that is gone).
  */
 import type { ValidationProblem } from '../../contracts/api.js';
-import type { ChannelUsingGroup, ContactGroupUserInput } from '../../contracts/contact-groups.js';
+import type { ChannelUsingGroup, ContactGroupUserInput, ExternalRecipient, ExternalRecipientInput } from '../../contracts/contact-groups.js';
 import type { AlertRecipient } from '../../contracts/channels.js';
+import { addressProblem, phoneNumber } from './addresses.js';
 
 /** What a channel offers the in-use check: its alerts' group ids, and how a refusal names it. */
 export interface GroupReferrer {
@@ -22,6 +23,26 @@ export function groupName(name: string): string {
 /** The recipients as stored: `maxAlerts` defaults to `no max`, as in OpenHIM; sub-document ids are dropped. */
 export function groupRecipients(users: readonly ContactGroupUserInput[]): AlertRecipient[] {
   return users.map((u) => ({ user: u.user.trim(), method: u.method, maxAlerts: u.maxAlerts ?? 'no max' }));
+}
+
+/** The external recipients as stored: an email trimmed, a phone number without its spaces and dashes, `maxAlerts` defaulted. */
+export function groupExternal(external: readonly ExternalRecipientInput[]): ExternalRecipient[] {
+  return external.map((e) => ({ address: e.method === 'sms' ? phoneNumber(e.address) : e.address.trim(), method: e.method, maxAlerts: e.maxAlerts ?? 'no max' }));
+}
+
+/** Problems of the external recipients about to be stored: an address that does not suit its method, or one listed twice. */
+export function externalProblems(external: readonly ExternalRecipient[] | undefined): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  const seen = new Map<string, number>();
+  external?.forEach((e, i) => {
+    const problem = addressProblem(e.method, e.address);
+    if (problem !== null) problems.push({ path: `body.external.${i}.address`, message: problem });
+    const key = `${e.address.toLowerCase()}\u0000${e.method}`;
+    const first = seen.get(key);
+    if (first !== undefined) problems.push({ path: `body.external.${i}`, message: `repeats body.external.${first} (the same address and method); list each recipient once` });
+    else seen.set(key, i);
+  });
+  return problems;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { keystoreMigration } from './keystore-migration.js';
+import { settingsMigration } from './settings-migration.js';
 
 /**
  * The PostgreSQL schema, one versioned migration at a time. A migration is never edited once released: a change to
@@ -99,4 +100,5 @@ export const migrations: readonly Migration[] = [
   AUDITS_MIGRATION,
   clusterMigration,
   keystoreMigration,
+  settingsMigration,
 ];

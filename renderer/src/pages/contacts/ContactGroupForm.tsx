@@ -7,10 +7,10 @@ import type { PublicUser } from '../../../../service/contracts/users';
 import { FormButtons } from '../../components/FormButtons';
 import { SaveProblems } from '../../components/SaveProblems';
 import { useFormState } from '../../components/form-errors';
-import { MAX_ALERTS_OPTIONS, METHOD_OPTIONS, createGroupBody, groupForm, groupProblems, newRecipientRow, recipientWarnings, updateGroupBody } from './group-form';
-import type { GroupForm, RecipientRow } from './group-form';
+import { MAX_ALERTS_OPTIONS, METHOD_OPTIONS, createGroupBody, groupForm, groupProblems, newExternalRow, newRecipientRow, recipientWarnings, updateGroupBody } from './group-form';
+import type { ExternalRow, GroupForm, RecipientRow } from './group-form';
 
-const FIELDS = ['group', 'users'] as const;
+const FIELDS = ['group', 'users', 'external'] as const;
 
 export interface ContactGroupFormProps {
   /** null adds a new group. */
@@ -36,6 +36,7 @@ export function ContactGroupForm({ group, users, save, onSaved, onCancel }: Cont
   const warnings = recipientWarnings(values, phones);
 
   const changeRow = (i: number, patch: Partial<RecipientRow>) => set('users', values.users.map((row, j) => (j === i ? { ...row, ...patch } : row)));
+  const changeExternal = (i: number, patch: Partial<ExternalRow>) => set('external', values.external.map((row, j) => (j === i ? { ...row, ...patch } : row)));
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -108,6 +109,50 @@ export function ContactGroupForm({ group, users, save, onSaved, onCancel }: Cont
             <Group>
               <Button variant="light" size="xs" onClick={() => set('users', [...values.users, newRecipientRow()])}>
                 Add recipient
+              </Button>
+            </Group>
+          </Stack>
+        </Fieldset>
+        <Fieldset legend="Other recipients">
+          <Stack gap="sm">
+            <Text size="xs" c="dimmed">
+              People who are not console users, such as a vendor or an IT mailing list: an email address, or a mobile number for SMS.
+            </Text>
+            {fieldError('external') !== undefined && (
+              <Text size="sm" c="red" role="alert">
+                {fieldError('external')}
+              </Text>
+            )}
+            {values.external.map((row, i) => {
+              const n = i + 1;
+              return (
+                <Group key={row.key} align="flex-start" wrap="nowrap">
+                  <TextInput
+                    label={row.method === 'sms' ? `Other recipient ${n} mobile number` : `Other recipient ${n} email address`}
+                    type={row.method === 'sms' ? 'tel' : 'email'}
+                    value={row.address}
+                    onChange={(e) => changeExternal(i, { address: e.currentTarget.value })}
+                    error={fieldError(`external.${i}.address`)}
+                    autoComplete="off"
+                    style={{ flex: 2 }}
+                  />
+                  <NativeSelect label={`Send other recipient ${n} by`} data={METHOD_OPTIONS} value={row.method} onChange={(e) => changeExternal(i, { method: e.currentTarget.value as AlertMethod })} style={{ flex: 1 }} />
+                  <NativeSelect
+                    label={`Alert other recipient ${n} at most`}
+                    data={MAX_ALERTS_OPTIONS}
+                    value={row.maxAlerts}
+                    onChange={(e) => changeExternal(i, { maxAlerts: e.currentTarget.value as AlertMaxFrequency })}
+                    style={{ flex: 1 }}
+                  />
+                  <Button variant="subtle" color="red" mt={24} aria-label={`Remove other recipient ${n}`} onClick={() => set('external', values.external.filter((_, j) => j !== i))}>
+                    Remove
+                  </Button>
+                </Group>
+              );
+            })}
+            <Group>
+              <Button variant="light" size="xs" onClick={() => set('external', [...values.external, newExternalRow()])}>
+                Add email address or phone number
               </Button>
             </Group>
           </Stack>

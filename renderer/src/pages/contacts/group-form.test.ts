@@ -1,7 +1,7 @@
 /** The contact group editor's form model: stored group to form and back, and the problems found before saving. */
 import { describe, expect, it } from 'vitest';
 import type { ContactGroup } from '../../../../service/contracts/contact-groups';
-import { createGroupBody, groupForm, groupProblems, newRecipientRow, recipientWarnings, updateGroupBody } from './group-form';
+import { createGroupBody, groupForm, groupProblems, newExternalRow, newRecipientRow, recipientWarnings, updateGroupBody } from './group-form';
 
 const stored: ContactGroup = {
   _id: '65f0c0ffee00000000000001',
@@ -68,5 +68,30 @@ describe('contact group form', () => {
     form.users.push({ ...newRecipientRow(), user: 'Nurse@clinic.example', method: 'sms' });
     form.users.push({ ...newRecipientRow(), user: 'gone@clinic.example', method: 'sms' });
     expect(recipientWarnings(form, phones)).toEqual({ 2: 'Nurse@clinic.example has no mobile number yet, so SMS alerts cannot reach them' });
+  });
+
+  it('takes recipients who are not users: checked, sent normalised, and only when changed', () => {
+    const form = groupForm(stored);
+    expect(form.external).toEqual([]);
+    expect(updateGroupBody(stored, form)).toEqual({});
+    form.external = [
+      { ...newExternalRow(), address: ' support@vendor.example ' },
+      { ...newExternalRow(), address: '+254 700-000 001', method: 'sms' },
+    ];
+    expect(groupProblems(form)).toEqual({});
+    const external = [
+      { address: 'support@vendor.example', method: 'email', maxAlerts: 'no max' },
+      { address: '+254700000001', method: 'sms', maxAlerts: 'no max' },
+    ];
+    expect(updateGroupBody(stored, form)).toEqual({ external });
+    expect(updateGroupBody({ ...stored, external } as ContactGroup, form)).toEqual({});
+    expect(groupForm({ ...stored, external } as ContactGroup).external.map((e) => e.address)).toEqual(['support@vendor.example', '+254700000001']);
+    form.external.push({ ...newExternalRow(), address: 'vendor' }, { ...newExternalRow(), address: 'call me', method: 'sms' }, { ...newExternalRow(), address: 'SUPPORT@vendor.example' }, newExternalRow());
+    expect(groupProblems(form)).toEqual({
+      'external.2.address': 'Must be an email address, such as support@vendor.example',
+      'external.3.address': 'Must be a mobile number: 6 to 15 digits, with an optional leading +',
+      'external.4.address': 'SUPPORT@vendor.example is already other recipient 1 by email',
+      'external.5.address': 'Enter an email address',
+    });
   });
 });

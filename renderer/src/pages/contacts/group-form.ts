@@ -13,9 +13,18 @@ export interface RecipientRow {
   maxAlerts: AlertMaxFrequency;
 }
 
+/** One recipient who is not a user: an email address or a phone number. */
+export interface ExternalRow {
+  key: string;
+  address: string;
+  method: AlertMethod;
+  maxAlerts: AlertMaxFrequency;
+}
+
 export interface GroupForm {
   group: string;
   users: RecipientRow[];
+  external: ExternalRow[];
 }
 
 export const METHOD_OPTIONS: { value: AlertMethod; label: string }[] = [
@@ -30,6 +39,9 @@ export const MAX_ALERTS_OPTIONS: { value: AlertMaxFrequency; label: string }[] =
   { value: '1 per day', label: 'Once a day' },
 ];
 
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const MSISDN = /^\+?[0-9]{6,15}$/;
+
 let nextKey = 0;
 /** A new, empty recipient row: by email, no limit (OpenHIM's default). */
 export function newRecipientRow(): RecipientRow {
@@ -37,19 +49,39 @@ export function newRecipientRow(): RecipientRow {
   return { key: `r${nextKey}`, user: '', method: 'email', maxAlerts: 'no max' };
 }
 
+/** A new, empty row for someone who is not a user: by email, no limit. */
+export function newExternalRow(): ExternalRow {
+  nextKey += 1;
+  return { key: `x${nextKey}`, address: '', method: 'email', maxAlerts: 'no max' };
+}
+
 /** The form for a stored group, or an empty one for a new group. */
 export function groupForm(group: ContactGroup | null): GroupForm {
-  if (group === null) return { group: '', users: [] };
-  return { group: group.group, users: group.users.map((u) => ({ ...newRecipientRow(), user: u.user, method: u.method, maxAlerts: u.maxAlerts })) };
+  if (group === null) return { group: '', users: [], external: [] };
+  return {
+    group: group.group,
+    users: group.users.map((u) => ({ ...newRecipientRow(), user: u.user, method: u.method, maxAlerts: u.maxAlerts })),
+    external: (group.external ?? []).map((e) => ({ ...newExternalRow(), address: e.address, method: e.method, maxAlerts: e.maxAlerts })),
+  };
 }
 
 function recipients(form: GroupForm) {
   return form.users.map((u) => ({ user: u.user.trim(), method: u.method, maxAlerts: u.maxAlerts }));
 }
 
+/** A phone number as the server keeps it: spaces, dashes, dots and brackets dropped. */
+function phoneNumber(text: string): string {
+  return text.trim().replace(/[\s\-.()]/g, '');
+}
+
+function externals(form: GroupForm) {
+  return form.external.map((e) => ({ address: e.method === 'sms' ? phoneNumber(e.address) : e.address.trim(), method: e.method, maxAlerts: e.maxAlerts }));
+}
+
 /** The `POST /groups` body. */
 export function createGroupBody(form: GroupForm): ContactGroupCreateInput {
-  return { group: form.group.trim(), users: recipients(form) };
+  const external = externals(form);
+  return { group: form.group.trim(), users: recipients(form), ...(external.length === 0 ? {} : { external }) };
 }
 
 /** The `PUT /groups/:id` body: only what changed (the recipients go whole, as the API replaces the list). */
@@ -62,6 +94,13 @@ export function updateGroupBody(group: ContactGroup, form: GroupForm): ContactGr
     return was !== undefined && was.user === u.user && was.method === u.method && was.maxAlerts === u.maxAlerts;
   });
   if (!same) changes.users = users;
+  const external = externals(form);
+  const before = group.external ?? [];
+  const sameExternal = external.length === before.length && external.every((e, i) => {
+    const was = before[i];
+    return was !== undefined && was.address === e.address && was.method === e.method && was.maxAlerts === e.maxAlerts;
+  });
+  if (!sameExternal) changes.external = external;
   return changes;
 }
 
@@ -83,6 +122,20 @@ export function groupProblems(form: GroupForm): Record<string, string> {
     const first = seen.get(key);
     if (first !== undefined) problems[`users.${i}.user`] = `${user} is already recipient ${first + 1} by ${row.method === 'sms' ? 'SMS' : 'email'}`;
     else seen.set(key, i);
+  });
+  const seenExternal = new Map<string, number>();
+  externals(form).forEach((row, i) => {
+    const field = `external.${i}.address`;
+    if (row.address === '') {
+      problems[field] = row.method === 'sms' ? 'Enter a mobile number' : 'Enter an email address';
+      return;
+    }
+    if (row.method === 'email' && !EMAIL.test(row.address)) problems[field] = 'Must be an email address, such as support@vendor.example';
+    else if (row.method === 'sms' && !MSISDN.test(row.address)) problems[field] = 'Must be a mobile number: 6 to 15 digits, with an optional leading +';
+    const key = `${row.address.toLowerCase()}\u0000${row.method}`;
+    const first = seenExternal.get(key);
+    if (first !== undefined) problems[field] ??= `${row.address} is already other recipient ${first + 1} by ${row.method === 'sms' ? 'SMS' : 'email'}`;
+    else seenExternal.set(key, i);
   });
   return problems;
 }

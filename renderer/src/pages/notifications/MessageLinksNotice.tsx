@@ -3,7 +3,8 @@
  * `alerts.consoleURL`, since the address Junction guessed may not be one the recipients' machines reach.
  */
 import { useEffect, useState } from 'react';
-import { Alert, Code, Text } from '@mantine/core';
+import { Alert, Anchor, Code, Text } from '@mantine/core';
+import { Link } from 'react-router';
 import type { AboutAnswer } from '../../../../service/contracts/api';
 import { getAbout } from '../../api/about';
 
@@ -31,8 +32,11 @@ export function MessageLinksNotice() {
   return (
     <Alert color="yellow" title="Links in emails use a guessed address" data-testid="message-links">
       No console address is configured, so links in alert, report and set-password emails open <Code>{links.url}</Code>,
-      which Junction guessed from its own listening address. Other machines may not reach it: set <Code>alerts.consoleURL</Code>{' '}
-      (environment <Code>JUNCTION_ALERTS_CONSOLE_URL</Code>) to the address people open the console at, then restart.
+      which Junction guessed from its own listening address. Other machines may not reach it: set the address people open the console at on the{' '}
+      <Anchor component={Link} to="/settings">
+        Settings
+      </Anchor>{' '}
+      page (Links in messages), or <Code>alerts.consoleURL</Code> in the configuration file.
     </Alert>
   );
 }
