@@ -44,6 +44,9 @@ export class Attention {
   /** The list as `viewer` may see it. */
   async list(viewer: Viewer): Promise<AttentionList> {
     const checkedAt = new Date(this.#now()).toISOString();
-    return { items: visibleItems(await this.items(), viewer), checkedAt };
+    const items = visibleItems(await this.items(), viewer);
+    if (!viewer.admin) return { items, checkedAt };
+    const { email, sms } = await this.#deps.messaging();
+    return { items, checkedAt, messaging: { ...(email === null ? {} : { email }), ...(sms === null ? {} : { sms }) } };
   }
 }

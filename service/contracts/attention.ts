@@ -50,4 +50,9 @@ export interface AttentionItem {
 export interface AttentionList {
   items: AttentionItem[];
   checkedAt: string;
+  /**
+   * For admins: why email and SMS cannot be sent (the missing setting), absent when they can; the console's alert
+   * editor warns with it whether or not anything sends by them yet.
+   */
+  messaging?: { email?: string; sms?: string };
 }

@@ -66,6 +66,8 @@ describe('GET /attention', () => {
   it('names email that is not set up, with what would send by it, and fixes it in email.smtp.host', async () => {
     const [email] = await ofKind('email-not-set-up');
     expect(email).toMatchObject({ severity: 'warning', fix: { setting: 'email.smtp.host' } });
+    expect((await t.inject('/attention', { headers: admin })).body).toMatchObject({ messaging: { email: 'email.smtp.host is empty', sms: 'sms.gatewayUrl is empty' } });
+    expect((await t.inject('/attention', { headers: nurse })).body).not.toHaveProperty('messaging');
     expect(email?.message).toMatch(/^Email is not set up \(email\.smtp\.host is empty\), so disk and certificate warnings to admins cannot be sent\.$/);
     // A channel alert by email makes it an error; one by SMS brings SMS in.
     await create({

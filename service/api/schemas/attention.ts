@@ -14,4 +14,5 @@ export const AttentionItemSchema = Type.Object({
 export const AttentionListSchema = Type.Object({
   items: Type.Array(AttentionItemSchema),
   checkedAt: Type.String(),
+  messaging: Type.Optional(Type.Object({ email: Type.Optional(Type.String()), sms: Type.Optional(Type.String()) })),
 });
