@@ -12,7 +12,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, ROOT_EMAIL, startJunction, unlockRoot } from '../helpers/junction.js';
+import { basic, ROOT_EMAIL, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
+import { createTestDatabase } from '../helpers/postgres.js';
+import type { TestDatabase } from '../helpers/postgres.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { mountSmallDisk } from '../helpers/small-disk.js';
 import type { SmallDisk } from '../helpers/small-disk.js';
@@ -23,8 +25,9 @@ import type { AttentionItem, AttentionList } from '../../service/contracts/atten
 
 const route = (port: number) => ({ name: 'lab system', type: 'mllp', host: '127.0.0.1', port, primary: true });
 
-describe('GET /attention', () => {
+describe.each(['embedded', 'postgres'] as const)('GET /attention on the %s engine', (engine) => {
   let t: TestJunction;
+  let db: TestDatabase | undefined;
   let admin: { authorization: string };
   let nurse: { authorization: string };
   let skewMs = 0;
@@ -44,7 +47,9 @@ describe('GET /attention', () => {
   };
 
   beforeAll(async () => {
-    t = await startJunction({ mediators: { offlineAfterSeconds: 1 }, attention: { autoRetryQueueWarning: 1 } }, { clock: () => Date.now() + skewMs });
+    db = engine === 'postgres' ? await createTestDatabase() : undefined;
+    const storage = db === undefined ? {} : { storage: { engine: 'postgres' as const, postgres: { url: db.url, poolSize: 4 } }, keystore: { secretFile: join(await tempDir(), 'keystore.secret') } };
+    t = await startJunction({ ...storage, mediators: { offlineAfterSeconds: 1 }, attention: { autoRetryQueueWarning: 1 } }, { clock: () => Date.now() + skewMs });
     admin = { authorization: await unlockRoot(t) };
     const user = { email: 'nina@clinic.example', firstname: 'Nina', surname: 'Nurse', groups: ['nurses'], password: 'nina-password-12' };
     const made = await t.inject('/users', { method: 'POST', headers: admin, json: user });
@@ -57,6 +62,7 @@ describe('GET /attention', () => {
   afterAll(async () => {
     await new Promise<void>((resolve) => holder.close(() => resolve()));
     await t.destroy();
+    await db?.drop();
   });
 
   it('answers 401 without credentials', async () => {

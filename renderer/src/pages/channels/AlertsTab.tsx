@@ -183,7 +183,7 @@ function MessagingWarning({ form }: { form: TabProps['form'] }) {
         ))}
         <Text size="sm">
           An administrator sets it up in Junction&apos;s configuration; see{' '}
-          <Anchor component={Link} to="/notifications" size="sm">
+          <Anchor component={Link} to="/notifications" size="sm" underline="always">
             Alerts and messages
           </Anchor>
           .

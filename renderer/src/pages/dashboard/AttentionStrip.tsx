@@ -28,7 +28,7 @@ function Item({ item }: { item: AttentionItem }) {
         <Text size="sm">
           {item.message}{' '}
           {item.fix.path !== undefined && (
-            <Anchor component={Link} to={item.fix.path} size="sm">
+            <Anchor component={Link} to={item.fix.path} size="sm" underline="always">
               Fix it<VisuallyHidden>: {item.message}</VisuallyHidden>
             </Anchor>
           )}
