@@ -41,6 +41,7 @@ import type { Scheduling } from './wings/schedulers.js';
 import { transportsWing } from './wings/transports.js';
 import type { Transports } from './wings/transports.js';
 import { servicesWing } from './wings/services.js';
+import { attentionWing } from './wings/attention.js';
 import { apiWing } from './wings/api.js';
 import { listenWing } from './wings/listen.js';
 import type { Listening } from './wings/listen.js';
@@ -106,7 +107,8 @@ export class Junction {
     const transports = await life.add('transports', () => transportsWing(core, { storage, store, keystore, audit, pipelines }));
     const services = await life.add('services', () => servicesWing(core, { storage, store, cache, notify, pipelines, scheduling, transports, settings }));
     const requestRestart = (by: string) => this.#requestRestart(by);
-    const api = await life.add('api', () => apiWing(core, { storage, store, keystore, accounts, audit, disk, backups, pipelines, transports, services, requestRestart }));
+    const attention = await life.add('attention', () => attentionWing(core, { storage, store, keystore, backups, disk, transports, services }));
+    const api = await life.add('api', () => apiWing(core, { storage, store, keystore, accounts, audit, disk, backups, pipelines, transports, services, attention, requestRestart }));
     const listening = await life.add('listen', () => listenWing(core, storage, transports, api));
     await life.add('ready', () => readyWing(core, { storage, keystore, audit, scheduling, api, listening }));
     this.#running = { storage, store, backups, keystore, outbox: notify.outbox, disk, audit, scheduling, transports, visualizer: services.visualizer, api: api.app };

@@ -55,7 +55,10 @@ import type { KeystoreMetadata } from '../metadata/services.js';
 import { keystoreRoutes } from './routes/keystore.js';
 import { settingsRoutes } from './routes/settings.js';
 import type { SettingsRoutesDeps } from './routes/settings.js';
+import { attentionRoutes } from './routes/attention.js';
+import type { Attention } from '../attention/attention.js';
 import type { Keystore } from '../keystore/keystore.js';
+import type { AccessCheckedChannel } from '../domain/channels/channel-access.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole } from './console.js';
 import { installCors } from './cors.js';
@@ -114,6 +117,10 @@ export type ApiDeps = AuthHookOptions &
     /** The keystore as export and import see it; without it, exports hold no KeystoreModelAPI. */
     metadataKeystore?: KeystoreMetadata;
     keystore: Keystore;
+    /** The needs-attention list (`GET /attention`). */
+    attention: Attention;
+    /** Why nobody may use a channel, for the channel answers (wings/attention.ts). */
+    channelAdmission: () => Promise<(channel: AccessCheckedChannel) => string | null>;
   };
 
 /** Longest path parameter the router accepts; longer ones get 414 PATH_PARAMETER_TOO_LONG. */
@@ -215,7 +222,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(userRoutes(deps));
   await app.register(passwordTokenRoutes(deps));
   const { channels, contactGroups, clients, roles } = deps;
-  await app.register(channelRoutes({ channels }));
+  await app.register(channelRoutes({ channels, channelAdmission: deps.channelAdmission }));
   await app.register(clientRoutes({ clients }));
   await app.register(roleRoutes({ roles }));
   await app.register(contactGroupRoutes({ contactGroups }));
@@ -234,6 +241,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(backupRoutes(deps));
   await app.register(keystoreRoutes({ keystore: deps.keystore, clients }));
   await app.register(settingsRoutes(deps));
+  await app.register(attentionRoutes({ attention: deps.attention, channels }));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   new LiveFeed(deps, app.log, { ...options.liveFeed, corsOrigins: options.corsOrigins ?? [] }).attach(app);
   return app;

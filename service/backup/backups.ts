@@ -130,7 +130,9 @@ export class Backups {
       await this.#write(run, prepared, createWriteStream(partial, { flags: 'wx', mode: 0o600, flush: true }));
       await rename(partial, final);
     } catch (err) {
-      await rm(partial, { force: true });
+      // A folder that cannot be made fails this removal too (ENOTDIR): the run must still end, or it holds every
+      // later backup and the service's stop forever.
+      await rm(partial, { force: true }).catch(() => undefined);
       if (this.#current === run) this.#finish(run, err);
       throw err;
     }

@@ -444,6 +444,14 @@ export const configSchema = Type.Object(
       },
       'Automatic retry of transactions that could not reach their route.',
     ),
+    attention: section(
+      {
+        refusalWindowMinutes: int(1, 10_080, 60, 'How far back `GET /attention` counts refused requests and messages per channel, in minutes.'),
+        failedMessagesHours: int(1, 8_760, 24, 'How far back `GET /attention` counts messages to people (alerts, reports, links) that failed to send, in hours.'),
+        autoRetryQueueWarning: int(1, 1_000_000, 20, 'Transactions waiting for auto retry on one channel from which `GET /attention` shows it: its routes are not answering.'),
+      },
+      'The "needs attention" list (`GET /attention`) and the dashboard\'s strip.',
+    ),
   },
   { additionalProperties: false },
 );

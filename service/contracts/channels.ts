@@ -151,6 +151,8 @@ export interface Channel {
   updatedAt: string;
   /** tcp and tls channels that are not deleted: the listener's state, computed when answered. */
   listener?: ChannelListener;
+  /** A private channel nobody may use (no client, role or address it admits): why, computed when answered (issue 35). */
+  admitsNobody?: string;
 }
 
 /** Settings a PUT may remove by sending null. */
@@ -170,7 +172,7 @@ export type ClearableChannelField =
   | 'timeout'
   | 'maxBodyAgeDays';
 
-type Writable = Omit<Channel, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy' | 'status' | 'routes' | 'alerts' | 'listener'> & {
+type Writable = Omit<Channel, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy' | 'status' | 'routes' | 'alerts' | 'listener' | 'admitsNobody'> & {
   status: 'enabled' | 'disabled';
   routes: ChannelRouteInput[];
   alerts: ChannelAlertInput[];
@@ -201,6 +203,8 @@ export interface ReadOnlyChannelFields {
   lastBodyCleared?: string;
   /** The computed listener state of an answer: checked, then ignored. */
   listener?: Partial<ChannelListener>;
+  /** The computed access warning of an answer: ignored. */
+  admitsNobody?: string;
 }
 
 /** Junction's earlier name for `whitelist`, still accepted on input (scripts written against Junction's API). */

@@ -32,8 +32,8 @@ export interface ExpiryJobDeps {
   everyMs?: number;
 }
 
-/** The certificates the job watches: the one served and every trusted CA. */
-function watched(keystore: ExpiryJobDeps['keystore']): WatchedCertificate[] {
+/** The certificates the job watches (and the needs-attention list): the one served and every trusted CA. */
+export function watched(keystore: ExpiryJobDeps['keystore']): WatchedCertificate[] {
   const served = parseCertificate(keystore.certificate().cert);
   const commonName = (served.subject.split('\n').find((l) => l.startsWith('CN=')) ?? '').slice(3);
   return [

@@ -73,7 +73,7 @@ export type AlertRecord = ChannelAlert;
 export type RewriteRuleRecord = RewriteRule;
 
 /** A channel, as answered but for its dates and its route passwords (in clear here, masked in answers). */
-export interface ChannelRecord extends StoredDoc, Stored<Omit<Channel, 'listener'>, 'createdAt' | 'updatedAt'> {}
+export interface ChannelRecord extends StoredDoc, Stored<Omit<Channel, 'listener' | 'admitsNobody'>, 'createdAt' | 'updatedAt'> {}
 
 /** One create, update or delete of a channel (the channelAudits collection): OpenHIM's patch-history record. */
 export interface ChannelAuditRecord extends StoredDoc, Stored<ChannelAudit, 'date'> {}

@@ -26,6 +26,7 @@ import type { Disk } from './disk.js';
 import type { Pipelines } from './pipeline.js';
 import type { Transports } from './transports.js';
 import type { Services } from './services.js';
+import type { AttentionWing } from './attention.js';
 import type { Wing } from './lifecycle.js';
 
 export interface Api {
@@ -44,6 +45,7 @@ export interface ApiParts {
   pipelines: Pipelines;
   transports: Transports;
   services: Services;
+  attention: AttentionWing;
   /** Asks the process to restart (`POST /restart`). */
   requestRestart: (by: string) => void;
 }
@@ -96,6 +98,8 @@ export async function apiWing(core: Core, parts: ApiParts): Promise<Wing<Api>> {
       keystore,
       serverCertificate: () => keystore.certificate(),
       condition: disk.condition,
+      attention: parts.attention.attention,
+      channelAdmission: parts.attention.channelAdmission,
       storage: async (withInstances: boolean) => {
         if (!withInstances) return { engine: storage.cluster.engine };
         const about = await storage.cluster.about();

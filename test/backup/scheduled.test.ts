@@ -65,3 +65,25 @@ describe('backups', () => {
     expect((await t.inject('/backup/status', { headers: clerk })).status).toBe(403);
   });
 });
+
+describe('a scheduled backup into a folder that cannot be made', () => {
+  it('ends as failed, saying why, and the next backup may start', async () => {
+    const dir = await tempDir('junction-backups-');
+    // A file where a folder of the path should be: the folder cannot be made, nor its partial file removed.
+    const blocker = join(dir, 'not-a-folder');
+    await writeFile(blocker, 'x');
+    const t = await startJunction({ backup: { folder: join(blocker, 'backups') } });
+    try {
+      const admin = { authorization: await unlockRoot(t) };
+      await t.junction.runJob('backup');
+      const status = (await t.inject('/backup/status', { headers: admin })).body as BackupStatus;
+      expect(status.state).toBe('idle');
+      expect(status.last).toMatchObject({ trigger: 'schedule', outcome: 'failed', error: expect.stringContaining('ENOTDIR') as unknown });
+      // Not held by the first run: a download starts.
+      expect((await t.junction.inject({ method: 'GET', url: '/backup', headers: admin })).statusCode).toBe(200);
+    } finally {
+      await t.destroy();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -52,6 +52,7 @@ describe('defaults', () => {
         idleTimeoutSeconds: 600,
         retentionDays: 0,
       },
+      attention: { refusalWindowMinutes: 60, failedMessagesHours: 24, autoRetryQueueWarning: 20 },
       auditEvents: { interface: 'internal', host: '', port: 5051, auditSourceID: 'Junction', maxQueued: 100_000, retryMaxSeconds: 300 },
       logging: { level: 'info', file: { enabled: true, maxSizeMB: 10, maxFiles: 7 } },
       retention: { maxAgeDays: 0 },

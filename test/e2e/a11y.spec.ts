@@ -24,6 +24,8 @@ interface Populated {
   taskId: string;
   mediatorUrn: string;
   setPasswordToken: string;
+  /** A private channel nobody may use: the channel editor's warning. */
+  lockedChannelId: string;
 }
 
 /** One state of a page to check, reached from the page as loaded (a tab chosen, a form opened with its errors). */
@@ -123,7 +125,19 @@ const CONSOLE_PAGES: ConsolePage[] = [
       },
     ],
   },
-  { name: 'dashboard', path: () => '/#/', heading: 'Dashboard' },
+  {
+    name: 'dashboard',
+    path: () => '/#/',
+    heading: 'Dashboard',
+    states: [
+      {
+        name: 'needs attention strip',
+        async reach(page) {
+          await expect(page.getByRole('region', { name: /^Needs attention/ })).toContainText('Email is not set up');
+        },
+      },
+    ],
+  },
   { name: 'transactions', path: () => '/#/transactions', heading: 'Transactions' },
   { name: 'transaction detail', path: (d) => `/#/transactions/${d.transactionId}`, heading: 'Transaction' },
   { name: 'channels', path: () => '/#/channels', heading: 'Channels' },
@@ -142,6 +156,21 @@ const CONSOLE_PAGES: ConsolePage[] = [
     ],
   },
   { name: 'channel editor', path: (d) => `/#/channels/${d.channelId}`, heading: /^Channel “/, states: CHANNEL_TABS },
+  {
+    name: 'channel editor, nobody admitted',
+    path: (d) => `/#/channels/${d.lockedChannelId}`,
+    heading: /^Channel “/,
+    states: [
+      {
+        name: 'access warning and the alert editor warning',
+        async reach(page) {
+          await expect(page.getByTestId('channel-access-warning')).toBeVisible();
+          await page.getByRole('tab', { name: /^Alerts/ }).click();
+          await expect(page.getByTestId('alerts-messaging-warning')).toBeVisible();
+        },
+      },
+    ],
+  },
   { name: 'channel metrics', path: (d) => `/#/channels/${d.channelId}/metrics`, heading: /metrics/ },
   { name: 'clients', path: () => '/#/clients', heading: 'Clients', states: [emptyFormErrors('Add client', 'Add client', 'Save client', 'Enter a client ID')] },
   { name: 'roles', path: () => '/#/roles', heading: 'Roles', states: [emptyFormErrors('Add role', 'Add role', 'Add role', 'Enter a role name')] },
@@ -263,7 +292,8 @@ async function populate(junction: E2EJunction, lab: LabSetup): Promise<Populated
   expect(invite.status, invite.text).toBe(201);
   const token = await junction.api('POST', `/users/${encodeURIComponent(invited)}/password-token`);
   expect(token.status, token.text).toBeLessThan(300);
-  return { transactionId, channelId: lab.labChannelId, auditId, taskId, mediatorUrn, setPasswordToken: (token.json as { token: string }).token };
+  const lockedChannelId = await created(junction, '/channels', { name: 'Locked feed', urlPattern: '^/locked$', authType: 'private', routes: [{ name: 'nowhere', host: '127.0.0.1', port: 9, primary: true }] });
+  return { transactionId, channelId: lab.labChannelId, auditId, taskId, mediatorUrn, setPasswordToken: (token.json as { token: string }).token, lockedChannelId };
 }
 
 /** One violation, told as a line a person can act on. */

@@ -36,11 +36,14 @@ import type { LoginAnswerSchema, PasswordTokenAnswerSchema, PublicUserSchema, Se
 import type { LoginAnswer, PasswordTokenAnswer, SessionAnswer, TokenUserAnswer } from '../../service/contracts/users.js';
 import type { Plain, SchemaShape } from './plain.js';
 import type { BackupStatusSchema } from '../../service/api/schemas/backup.js';
+import type { AttentionListSchema } from '../../service/api/schemas/attention.js';
+import type { AttentionList } from '../../service/contracts/attention.js';
 import type { BackupStatus } from '../../service/contracts/backup.js';
 
 describe('answer schemas and contracts', () => {
   it('describe the backup status alike', () => {
     expectTypeOf<SchemaShape<typeof BackupStatusSchema>>().toEqualTypeOf<Plain<BackupStatus>>();
+    expectTypeOf<SchemaShape<typeof AttentionListSchema>>().toEqualTypeOf<Plain<AttentionList>>();
   });
 
   it('describe metric items alike', () => {

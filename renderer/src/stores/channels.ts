@@ -16,6 +16,7 @@ import {
 } from '../api/channels';
 import type { ClientChoice, UserChoice } from '../api/channels';
 import { listContactGroups } from '../api/contact-groups';
+import { getAttention } from '../api/attention';
 import type { ContactGroupChoice } from '../api/contact-groups';
 
 export type ChannelAction = 'status' | 'delete' | 'restore' | 'trigger';
@@ -40,6 +41,8 @@ export interface ChannelLookups {
   groups: string[];
   /** The contact groups alerts can name; null until fetched, or when they could not be. */
   contactGroups: ContactGroupChoice[] | null;
+  /** Why email or SMS cannot be sent (the missing setting), for the alert editor's warning; null when not known. */
+  messaging: { email?: string; sms?: string } | null;
   loaded: boolean;
   /** Suggestions that could not be fetched; the editor still works without them. */
   error: unknown;
@@ -71,7 +74,7 @@ interface ChannelsState {
 
 let loadSeq = 0;
 
-const emptyLookups: ChannelLookups = { clients: [], roles: [], users: [], groups: [], contactGroups: null, loaded: false, error: null };
+const emptyLookups: ChannelLookups = { clients: [], roles: [], users: [], groups: [], contactGroups: null, messaging: null, loaded: false, error: null };
 
 function replace(channels: Channel[], updated: Channel): Channel[] {
   const found = channels.some((c) => c._id === updated._id);
@@ -161,7 +164,7 @@ export const useChannels = create<ChannelsState>()((set, get) => {
       set((s) => ({
         channels: replace(s.channels, channel),
         actionError: null,
-        notice: { text: `Channel “${channel.name}” was ${created ? 'created' : 'saved'}.` },
+        notice: { text: `Channel “${channel.name}” was ${created ? 'created' : 'saved'}.${channel.admitsNobody === undefined ? '' : ` Nobody may use it: ${channel.admitsNobody}.`}` },
       }));
     },
 
@@ -171,6 +174,8 @@ export const useChannels = create<ChannelsState>()((set, get) => {
 
     async loadLookups() {
       const [clients, roles, users, contactGroups] = await Promise.allSettled([listClientChoices(), listRoleNames(), listUserChoices(), listContactGroups()]);
+      // Not a suggestion: without it the alert editor only cannot warn that mail is not set up.
+      const messaging = (await getAttention().catch(() => null))?.messaging ?? null;
       const failed = [clients, roles, users, contactGroups].find((r) => r.status === 'rejected');
       const userList = users.status === 'fulfilled' ? users.value : [];
       const clientList = clients.status === 'fulfilled' ? clients.value : [];
@@ -185,6 +190,7 @@ export const useChannels = create<ChannelsState>()((set, get) => {
           users: userList,
           groups,
           contactGroups: contactGroups.status === 'fulfilled' ? contactGroups.value.map((g) => ({ _id: g._id, group: g.group })) : null,
+          messaging,
           loaded: true,
           error: failed === undefined ? null : failed.reason,
         },

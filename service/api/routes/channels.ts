@@ -11,6 +11,7 @@ import { canViewChannel, isAdmin } from '../../domain/access/permissions.js';
 import { authorOf } from '../../accounts/users.js';
 import { READ_ONLY_CHANNEL_FIELDS } from '../../domain/channels/channel-body.js';
 import type { ChannelCatalogue } from '../../channels/catalogue.js';
+import type { ChannelRecord } from '../../storage/records.js';
 import { currentUser } from '../auth/hook.js';
 import { requireAdmin } from '../guards.js';
 import { publicChannel, publicChannelAudit } from '../views/channels.js';
@@ -19,10 +20,12 @@ import { ChannelAuditSchema, ChannelCreateBody, ChannelListQuery, ChannelParams,
 
 export interface ChannelRoutesDeps {
   channels: ChannelCatalogue;
+  /** Why nobody may use a channel (null: someone may), over the clients as they are now: shown in every answer (issue 35). */
+  channelAdmission: () => Promise<(channel: ChannelRecord) => string | null>;
 }
 
 export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebox {
-  const { channels } = deps;
+  const { channels, channelAdmission } = deps;
 
   return async (app) => {
     const params = ChannelParams;
@@ -31,7 +34,8 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
     app.get('/channels', { schema: { querystring: ChannelListQuery, response: { 200: Type.Array(PublicChannelSchema) } } }, async (request) => {
       const user = currentUser(request);
       const all = await channels.list(request.query.includeDeleted === true);
-      return all.filter((c) => canViewChannel(user, c)).map((c) => publicChannel(c, channels.listenerOf(c)));
+      const admits = await channelAdmission();
+      return all.filter((c) => canViewChannel(user, c)).map((c) => publicChannel(c, channels.listenerOf(c), admits(c)));
     });
 
     app.post('/channels', { schema: { querystring, body: ChannelCreateBody, response: { 201: PublicChannelSchema } } }, async (request, reply) => {
@@ -39,7 +43,9 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
       const created = await channels.create(request.body, authorOf(user));
       request.log.info({ channel: created.name, by: user.email }, 'channel created');
       await channels.listenersSettled();
-      return reply.code(201).send(publicChannel(created, channels.listenerOf(created)));
+      const admitsNobody = (await channelAdmission())(created);
+      if (admitsNobody !== null) request.log.warn({ channel: created.name, by: user.email, admitsNobody }, 'channel saved that admits nobody');
+      return reply.code(201).send(publicChannel(created, channels.listenerOf(created), admitsNobody));
     });
 
     app.get('/channels/:channelId', { schema: { params, querystring, response: { 200: PublicChannelSchema } } }, async (request) => {
@@ -48,7 +54,7 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
       // Non-admins get 403 for unknown ids too, so ids of channels they cannot see are not confirmed.
       if (!isAdmin(user) && (channel === null || !canViewChannel(user, channel))) throw new AppError('FORBIDDEN', 'You are not allowed to view this channel');
       if (channel === null) throw new AppError('NOT_FOUND', `No channel with id ${request.params.channelId}`);
-      return publicChannel(channel, channels.listenerOf(channel));
+      return publicChannel(channel, channels.listenerOf(channel), (await channelAdmission())(channel));
     });
 
     app.put('/channels/:channelId', { schema: { params, querystring, body: ChannelUpdateBody, response: { 200: PublicChannelSchema } } }, async (request) => {
@@ -56,7 +62,9 @@ export function channelRoutes(deps: ChannelRoutesDeps): FastifyPluginAsyncTypebo
       const { channel, restoring } = await channels.update(request.params.channelId, request.body, authorOf(user));
       request.log.info({ channel: channel.name, by: user.email, fields: Object.keys(request.body).filter((k) => !(READ_ONLY_CHANNEL_FIELDS as readonly string[]).includes(k)) }, restoring ? 'channel restored' : 'channel updated');
       await channels.listenersSettled();
-      return publicChannel(channel, channels.listenerOf(channel));
+      const admitsNobody = (await channelAdmission())(channel);
+      if (admitsNobody !== null) request.log.warn({ channel: channel.name, by: user.email, admitsNobody }, 'channel saved that admits nobody');
+      return publicChannel(channel, channels.listenerOf(channel), admitsNobody);
     });
 
     app.delete('/channels/:channelId', { schema: { params, querystring } }, async (request) => {

@@ -175,7 +175,9 @@ const readOnly = {
       since: Type.Optional(Type.String({ maxLength: 100 })),
     },
     { additionalProperties: false, description: 'computed by the service; ignored' },
-  ),};
+  ),
+  admitsNobody: Type.String({ maxLength: 2000, description: 'computed by the service; ignored' }),
+};
 
 // Junction's earlier name for `whitelist`: accepted on input so scripts written against Junction's API keep working.
 const legacy = { whitelistedIPs: Addresses };
@@ -250,6 +252,7 @@ export const PublicChannelSchema = Type.Object({
       since: Type.String(),
     }),
   ),
+  admitsNobody: Type.Optional(Type.String({ description: 'a private channel nobody may use: why (no client, role or address it admits)' })),
 });
 
 /** One change of a channel (contracts/channels.ts `ChannelAudit`), as OpenHIM's patch history answers it. */

@@ -14,13 +14,14 @@ function publicRoute(route: RouteRecord): RouteRecord {
 }
 
 /** The answer view: dates as text, route passwords masked, and a tcp or tls channel's listener state when it has one. */
-export function publicChannel(channel: ChannelRecord, listener?: ChannelListener): PublicChannel {
+export function publicChannel(channel: ChannelRecord, listener?: ChannelListener, admitsNobody?: string | null): PublicChannel {
   return {
     ...channel,
     routes: channel.routes.map(publicRoute),
     createdAt: channel.createdAt.toISOString(),
     updatedAt: channel.updatedAt.toISOString(),
     ...(listener === undefined ? {} : { listener }),
+    ...(admitsNobody === undefined || admitsNobody === null ? {} : { admitsNobody }),
   };
 }
 

@@ -5,7 +5,7 @@
  */
 
 /** Fields of an answer (and of OpenHIM's documents) that a body may carry back; the service sets them itself. */
-export const READ_ONLY_CHANNEL_FIELDS = ['_id', 'createdAt', 'updatedAt', 'updatedBy', '__v', 'lastBodyCleared', 'listener'] as const;
+export const READ_ONLY_CHANNEL_FIELDS = ['_id', 'createdAt', 'updatedAt', 'updatedBy', '__v', 'lastBodyCleared', 'listener', 'admitsNobody'] as const;
 
 /** Optional texts of a channel where '' (OpenHIM console's value for an unused field) means "not set". */
 const OPTIONAL_TEXTS = ['description', 'matchContentRegex', 'matchContentXpath', 'matchContentJson', 'matchContentValue', 'tcpHost', 'pollingSchedule'];

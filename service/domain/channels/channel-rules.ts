@@ -12,7 +12,7 @@ import { patternProblem } from '../util/safe-pattern.js';
 import { parseStatusCodesCheck } from './status-codes-check.js';
 
 /** A channel as it would be stored, without the fields the service assigns (nor the listener, which answers compute). */
-export type ChannelDraft = Omit<Channel, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy' | 'listener'>;
+export type ChannelDraft = Omit<Channel, '_id' | 'createdAt' | 'updatedAt' | 'updatedBy' | 'listener' | 'admitsNobody'>;
 
 export interface PathTransform {
   /** Pattern source, run by safe-pattern.ts. */

@@ -1,7 +1,7 @@
 /** Alert rules: when a transaction of this channel gets a given status (or auto retry gives up), who is told and how. */
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
-import { Anchor, Autocomplete, Button, Fieldset, Group, MultiSelect, NativeSelect, NumberInput, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Anchor, Autocomplete, Button, Fieldset, Group, MultiSelect, NativeSelect, NumberInput, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import type { AlertCondition, AlertMaxFrequency, AlertMethod } from '../../../../service/contracts/channels';
 import { useChannels } from '../../stores/channels';
 import type { ChannelLookups } from '../../stores/channels';
@@ -163,10 +163,41 @@ function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; p
   );
 }
 
+/** Email or SMS that is not set up, said where alerts are chosen: an alert by either would be recorded and never sent. */
+function MessagingWarning({ form }: { form: TabProps['form'] }) {
+  const messaging = useChannels((s) => s.lookups.messaging);
+  if (messaging === null) return null;
+  const smsUsed = form.alerts.some((a) => a.users.some((u) => u.method === 'sms'));
+  const problems = [
+    messaging.email === undefined ? null : `Email is not set up (${messaging.email}): alerts by email are recorded on the Alerts and messages page but not sent.`,
+    messaging.sms === undefined || !smsUsed ? null : `SMS is not set up (${messaging.sms}): alerts by SMS are recorded but not sent.`,
+  ].filter((p) => p !== null);
+  if (problems.length === 0) return null;
+  return (
+    <Alert color="yellow" title={messaging.email === undefined ? 'SMS is not set up' : 'Email is not set up'} data-testid="alerts-messaging-warning">
+      <Stack gap={4}>
+        {problems.map((p) => (
+          <Text key={p} size="sm">
+            {p}
+          </Text>
+        ))}
+        <Text size="sm">
+          An administrator sets it up in Junction&apos;s configuration; see{' '}
+          <Anchor component={Link} to="/notifications" size="sm" underline="always">
+            Alerts and messages
+          </Anchor>
+          .
+        </Text>
+      </Stack>
+    </Alert>
+  );
+}
+
 export function AlertsTab(props: TabProps) {
   const { form, update } = props;
   return (
     <Stack>
+      <MessagingWarning form={form} />
       <Text size="sm" c="dimmed">
         Alerts are checked every minute. Each rule names the status that triggers it and who is told.
       </Text>

@@ -23,6 +23,7 @@ import type { TabId, TabProps } from './fields';
 import { BasicsTab } from './BasicsTab';
 import { RoutesTab } from './RoutesTab';
 import { AccessTab } from './AccessTab';
+import { nobodyAdmitted } from './access-warning';
 import { MatchingTab } from './MatchingTab';
 import { RewritingTab } from './RewritingTab';
 import { RetriesTab } from './RetriesTab';
@@ -87,6 +88,8 @@ function Editor({ id }: { id: string | undefined }) {
   const admin = isAdmin(useSession((s) => s.user));
   const loadLookups = useChannels((s) => s.loadLookups);
   const lookupError = useChannels((s) => s.lookups.error);
+  const lookupsLoaded = useChannels((s) => s.lookups.loaded);
+  const lookupClients = useChannels((s) => s.lookups.clients);
   const saved = useChannels((s) => s.saved);
   const restore = useChannels((s) => s.restore);
   const [restoring, setRestoring] = useState(false);
@@ -229,6 +232,7 @@ function Editor({ id }: { id: string | undefined }) {
   const Panel = PANELS[shown];
   const deleted = stored?.status === 'deleted';
   const editable = admin && !deleted;
+  const nobody = nobodyAdmitted(form, lookupClients);
   return (
     <>
       <form onSubmit={submit} aria-label={title} noValidate>
@@ -266,6 +270,20 @@ function Editor({ id }: { id: string | undefined }) {
           {admin && lookupError !== null && (
             <Alert color="yellow" title="No suggestions">
               Clients, roles, user groups or contact groups could not all be loaded to suggest them; you can still type clients, roles and user groups in.
+            </Alert>
+          )}
+          {editable && lookupsLoaded && nobody !== null && (
+            <Alert color="yellow" title="Nobody may use this channel" data-testid="channel-access-warning">
+              <Stack gap="xs" align="flex-start">
+                <Text size="sm">
+                  {nobody} Every request or message sent to it will be refused. Add allowed clients, roles or whitelisted IP addresses, or make it public.
+                </Text>
+                {shown !== 'access' && (
+                  <Button size="xs" variant="light" onClick={() => setTab('access')}>
+                    Open the Access tab
+                  </Button>
+                )}
+              </Stack>
             </Alert>
           )}
           <ProblemSummary errors={errors} form={form} onGo={goTo} />

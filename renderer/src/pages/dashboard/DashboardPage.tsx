@@ -12,6 +12,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { useDashboard } from '../../stores/dashboard';
 import { DashboardMetrics } from './DashboardMetrics';
+import { AttentionStrip } from './AttentionStrip';
 import { STATUSES, STATUS_COLOR, formatTime } from '../../data/status';
 import { StatusBadge } from '../../components/StatusBadge';
 import { rowRequest } from '../../data/transport';
@@ -279,6 +280,7 @@ export function DashboardPage() {
   return (
     <>
       <PageHeader title="Dashboard" />
+      <AttentionStrip />
       <Title order={2} size="h4" mb="xs">
         Today&apos;s transactions
       </Title>

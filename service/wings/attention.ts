@@ -1,0 +1,75 @@
+/**
+ * The attention wing: the "needs attention" list (`GET /attention`, issue 35) over the parts built before it, and
+ * the check the channel routes answer with when a channel admits nobody. Two of its inputs are single functions
+ * meant to be swapped: whether email and SMS are set up (from the configuration today) and the refusals per channel
+ * (from the refused-client audit events today).
+ */
+import { Attention } from '../attention/attention.js';
+import { messagingFromConfig } from '../attention/messaging.js';
+import { refusalsFromAudits } from '../attention/audit-refusals.js';
+import type { MessagingCheck, RecentRefusals } from '../attention/sources.js';
+import { watched } from '../keystore/expiry-job.js';
+import { nobodyAdmitted } from '../domain/channels/channel-access.js';
+import type { AccessCheckedChannel } from '../domain/channels/channel-access.js';
+import type { Keystore } from '../keystore/keystore.js';
+import type { Backups } from '../backup/backups.js';
+import type { Store } from '../storage/store.js';
+import { clockOf } from './core.js';
+import type { Core } from './core.js';
+import type { Storage } from './storage.js';
+import type { Disk } from './disk.js';
+import type { Transports } from './transports.js';
+import type { Services } from './services.js';
+import type { Wing } from './lifecycle.js';
+
+export interface AttentionWing {
+  attention: Attention;
+  /** A check of why nobody can use a channel (null: someone can), over the clients as they are now: the channel answers' warning. */
+  channelAdmission: () => Promise<(channel: AccessCheckedChannel) => string | null>;
+  /** Whether email and SMS are set up, for the console's warnings. */
+  messaging: MessagingCheck;
+}
+
+export interface AttentionParts {
+  storage: Storage;
+  store: Store;
+  keystore: Keystore;
+  backups: Backups;
+  disk: Disk;
+  transports: Transports;
+  services: Services;
+}
+
+export function attentionWing(core: Core, parts: AttentionParts): Wing<AttentionWing> {
+  const { config, logger, options } = core;
+  const { storage, store, keystore, backups, disk, transports, services } = parts;
+  const messaging: MessagingCheck = () => messagingFromConfig(config);
+  const recentRefusals: RecentRefusals = refusalsFromAudits(storage.audits, store.channels);
+  const attention = new Attention(
+    {
+      store,
+      messaging,
+      recentRefusals,
+      listenerState: (id) => transports.listeners.state(id),
+      transactionChannel: async (id) => (await storage.transactions.get(id))?.channelID,
+      mediatorOnline: (m) => services.mediators.isOnline(m),
+      certificates: () => watched(keystore),
+      backups: () => backups.status(),
+      disk: () => disk.watcher.space,
+      settings: {
+        reportsEnabled: config.reports.enableReports,
+        refusalWindowMinutes: config.attention.refusalWindowMinutes,
+        failedMessagesHours: config.attention.failedMessagesHours,
+        autoRetryQueueWarning: config.attention.autoRetryQueueWarning,
+        certificateWarningDays: config.keystore.expiryWarningDays,
+      },
+    },
+    logger.child({ component: 'attention' }),
+    clockOf(options).now,
+  );
+  const channelAdmission = async () => {
+    const clients = await store.clients.find({});
+    return (channel: AccessCheckedChannel) => nobodyAdmitted(channel, clients);
+  };
+  return { offers: { attention, channelAdmission, messaging } };
+}
