@@ -1,11 +1,9 @@
 /**
  * The attention wing: the "needs attention" list (`GET /attention`, issue 35) over the parts built before it, and
- * the check the channel routes answer with when a channel admits nobody. Two of its inputs are single functions
- * meant to be swapped: whether email and SMS are set up (from the configuration today) and the refusals per channel
- * (from the refused-client audit events today).
+ * the check the channel routes answer with when a channel admits nobody. Whether email and SMS are set up is the
+ * notify wing's answer for the settings in force (the file's, or those saved in the console).
  */
 import { Attention } from '../attention/attention.js';
-import { messagingFromConfig } from '../attention/messaging.js';
 import { refusalsFromAudits } from '../attention/audit-refusals.js';
 import type { MessagingCheck, RecentRefusals } from '../attention/sources.js';
 import { watched } from '../keystore/expiry-job.js';
@@ -18,6 +16,7 @@ import { clockOf } from './core.js';
 import type { Core } from './core.js';
 import type { Storage } from './storage.js';
 import type { Disk } from './disk.js';
+import type { Notify } from './notify.js';
 import type { Transports } from './transports.js';
 import type { Services } from './services.js';
 import type { Wing } from './lifecycle.js';
@@ -38,12 +37,13 @@ export interface AttentionParts {
   disk: Disk;
   transports: Transports;
   services: Services;
+  notify: Notify;
 }
 
 export function attentionWing(core: Core, parts: AttentionParts): Wing<AttentionWing> {
   const { config, logger, options } = core;
-  const { storage, store, keystore, backups, disk, transports, services } = parts;
-  const messaging: MessagingCheck = () => messagingFromConfig(config);
+  const { storage, store, keystore, backups, disk, transports, services, notify } = parts;
+  const messaging: MessagingCheck = () => notify.problems();
   const recentRefusals: RecentRefusals = refusalsFromAudits(storage.audits, store.channels);
   const attention = new Attention(
     {
