@@ -40,6 +40,8 @@ import { STALL_GRACE_MS, Watchdog } from './watchdog.js';
 import { isStructuredResponse } from '../domain/channels/mediator-response.js';
 import { storedHeaders } from '../domain/transactions/stored-headers.js';
 import type { LiveEvents } from '../events/live.js';
+import type { RefusalSink } from '../domain/operations/refusals.js';
+import { requestRefusedAt } from './refused-at.js';
 
 export interface PipelineLimits {
   /** Largest body stored per request or response; longer ones are stored truncated. */
@@ -66,6 +68,8 @@ export interface PipelineDeps {
   refusedNodes?: Pick<RefusedNodeAudit, 'refused'>;
   /** Refuses new transactions before any write (the data folder below its free-space floor). */
   admission?: Admission;
+  /** Where every refused request is recorded (issue 35): one call per refusal site below. */
+  refusals?: RefusalSink;
 }
 
 /** What a sender refused for lack of disk space is told to wait before trying again (the watcher measures every few seconds). */
@@ -92,6 +96,7 @@ export class Pipeline {
     const refused = this.#deps.admission?.refusal();
     if (refused !== undefined) {
       // Before anything is written; the watcher logs the refusing once per episode, not once per request.
+      this.#deps.refusals?.refusedWith({ code: 'STORE_UNAVAILABLE', message: refused }, requestRefusedAt(req, transport.secure));
       req.resume();
       sendError(res, new AppError('STORE_UNAVAILABLE', `Junction is not accepting transactions: ${refused}`, null, { headers: { 'retry-after': String(REFUSED_RETRY_AFTER_SECONDS) } }));
       return;
@@ -117,6 +122,8 @@ export class Pipeline {
     } catch (err) {
       const error = err instanceof AppError ? err : new AppError('INTERNAL', undefined, null, { cause: err });
       if (error.status >= 500) this.#deps.logger.error({ err, transactionId: ctx.id }, 'transaction could not be admitted');
+      // A client not allowed on its channel is recorded in #admit, where the channel is known.
+      if (error.code !== 'CLIENT_NOT_AUTHORISED') this.#deps.refusals?.refusedWith(error, requestRefusedAt(req, transport.secure, { client: ctx.client }));
       req.resume();
       sendError(res, error);
       return;
@@ -163,6 +170,7 @@ export class Pipeline {
       authoriseRequest(ctx, channel);
     } catch (err) {
       if (err instanceof AppError) await this.#deps.refusedNodes?.refused({ address: ctx.clientIp, channel: channel.name, reason: err.message });
+      if (err instanceof AppError) this.#deps.refusals?.refusedWith(err, requestRefusedAt(ctx.req, ctx.secure, { channel, client: ctx.client }));
       if (ctx.client === null && challenge !== undefined && err instanceof AppError) {
         throw new AppError(err.code, err.message, null, { headers: challenge });
       }

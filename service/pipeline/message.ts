@@ -50,6 +50,8 @@ import type { OtherOutcome } from './store-response.js';
 import { mediatorOutcome } from './structured-response.js';
 import type { MediatorOutcome } from './structured-response.js';
 import { STALL_GRACE_MS } from './watchdog.js';
+import type { RefusalSink } from '../domain/operations/refusals.js';
+import { messageRefusedAt } from './refused-at.js';
 
 export interface MessageLimits {
   /** Largest body stored per message or reply; longer ones are stored truncated. */
@@ -74,6 +76,8 @@ export interface MessagePipelineDeps {
   refusedNodes?: Pick<RefusedNodeAudit, 'refused'>;
   /** Refuses new messages before any write (the data folder below its free-space floor). */
   admission?: Admission;
+  /** Where every refused message is recorded (issue 35): one call per refusal site below. */
+  refusals?: RefusalSink;
 }
 
 /** One message on its way through steps 2–4: from a connection, or replayed. */
@@ -151,6 +155,7 @@ export class MessagePipeline implements MessageHandler {
     const header = readHeader(message);
     const refused = this.#deps.admission?.refusal();
     // Before anything is written; the watcher logs the refusing once per episode, not once per message.
+    if (refused !== undefined) this.#deps.refusals?.refusedWith({ code: 'STORE_UNAVAILABLE', message: refused }, messageRefusedAt(inbound));
     if (refused !== undefined) return { reply: this.#nak(header, inbound.framing === 'mllp', 'AR', `Junction is not accepting messages: ${refused}`) };
     let client: ClientRecord | null;
     try {
@@ -159,6 +164,7 @@ export class MessagePipeline implements MessageHandler {
       const reason = err instanceof AppError ? err.message : 'Junction could not check the sender';
       if (!(err instanceof AppError)) this.#deps.logger.error({ err, channel: channel.name }, 'a message could not be admitted');
       else this.#deps.logger.info({ channel: channel.name, peer: peer.address, reason }, 'message refused');
+      if (err instanceof AppError) this.#deps.refusals?.refusedWith(err, messageRefusedAt(inbound));
       return { reply: this.#nak(header, inbound.framing === 'mllp', 'AR', reason) };
     }
     const job: MessageJob = {
