@@ -106,7 +106,7 @@ export class Junction {
     const transports = await life.add('transports', () => transportsWing(core, { storage, store, keystore, audit, pipelines, refusals }));
     const services = await life.add('services', () => servicesWing(core, { storage, store, cache, notify, pipelines, scheduling, transports }));
     const requestRestart = (by: string) => this.#requestRestart(by);
-    const api = await life.add('api', () => apiWing(core, { storage, store, keystore, accounts, audit, disk, backups, pipelines, transports, services, requestRestart }));
+    const api = await life.add('api', () => apiWing(core, { storage, store, keystore, accounts, audit, disk, backups, pipelines, transports, services, requestRestart, refusals }));
     const listening = await life.add('listen', () => listenWing(core, storage, transports, api));
     await life.add('ready', () => readyWing(core, { storage, keystore, audit, scheduling, api, listening }));
     this.#running = { storage, store, backups, keystore, outbox: notify.outbox, disk, audit, scheduling, transports, visualizer: services.visualizer, api: api.app };

@@ -13,7 +13,7 @@ import type { RefusalReason as ConnectionRefusal } from '../domain/access/admiss
 import { addressKey } from '../domain/access/admission.js';
 import { channelOfListener, foldKey, minuteOf, refusalKindOfCode, refusalKindOfConnection, storedDetail } from '../domain/operations/refusals.js';
 import type { RefusalEvent, RefusalSink, RefusedAt } from '../domain/operations/refusals.js';
-import type { ChannelRefusalCount, RefusalLog, RefusalRow } from '../storage/refusals.js';
+import type { ChannelRefusalCount, RefusalFilter, RefusalLog, RefusalRow, StoredRefusal } from '../storage/refusals.js';
 
 /** The address of the row that folds senders beyond the bound. */
 export const OVERFLOW_ADDRESS = '*';
@@ -139,6 +139,12 @@ export class RefusalRecorder implements RefusalSink {
     await this.flush();
     const now = this.#now();
     return this.#options.log.countsByChannel(minuteOf(now - sinceMs), Number.MAX_SAFE_INTEGER);
+  }
+
+  /** A page of the refusal log (storage/refusals.ts), after writing what is held, so the list is current. */
+  async page(filter: RefusalFilter, window: { limit: number; skip: number }): Promise<{ items: StoredRefusal[]; total: number }> {
+    await this.flush();
+    return this.#options.log.page(filter, window);
   }
 
   /** Per channel, the refusals whose minute is in [from, to) (epoch ms), written first. */
