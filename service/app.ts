@@ -138,6 +138,11 @@ export class Junction {
     return this.#ran().storage.audits;
   }
 
+  /** Refused requests and messages as stored (issue 35); the recorder folds them before they reach it. */
+  get refusals(): Storage['refusals'] {
+    return this.#ran().storage.refusals;
+  }
+
   get bodies(): Storage['bodies'] {
     return this.#ran().storage.bodies;
   }

@@ -49,7 +49,7 @@ export function schedulersWing(core: Core, parts: SchedulerParts): Wing<Scheduli
   const consoleUrl = () => core.console.url;
   const registry = new Schedulers(
     [
-      retentionJob({ transactions, bodies, channels, maxAgeDays: config.retention.maxAgeDays, logger }),
+      retentionJob({ transactions, bodies, channels, maxAgeDays: config.retention.maxAgeDays, refusals: storage.refusals, refusalsMaxAgeDays: config.refusals.maxAgeDays, logger }),
       metricsRetentionJob({ transactions, minuteRetentionHours: config.metrics.minuteRetentionHours, logger }),
     ],
     logger.child({ component: 'schedulers' }),
