@@ -102,7 +102,7 @@ export class Junction {
     const guard = await life.add('client guard', () => clientGuardWing(core, store, audit.recorder));
     const refusals = await life.add('refusals', () => refusalsWing(core, storage, store));
     const pipelines = await life.add('pipeline', () => pipelineWing(core, { storage, store, channels: cache, guard, audit: audit.recorder, keystore, disk: disk.watcher, refusals }));
-    const scheduling = await life.add('schedulers', () => schedulersWing(core, { storage, store, notify, pipelines, keystore, backups }));
+    const scheduling = await life.add('schedulers', () => schedulersWing(core, { storage, store, notify, pipelines, keystore, backups, refusals }));
     const transports = await life.add('transports', () => transportsWing(core, { storage, store, keystore, audit, pipelines, refusals }));
     const services = await life.add('services', () => servicesWing(core, { storage, store, cache, notify, pipelines, scheduling, transports }));
     const requestRestart = (by: string) => this.#requestRestart(by);

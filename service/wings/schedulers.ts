@@ -22,6 +22,7 @@ import type { Storage } from './storage.js';
 import type { Notify } from './notify.js';
 import type { Pipelines } from './pipeline.js';
 import type { Wing } from './lifecycle.js';
+import type { RefusalRecorder } from '../refused/recorder.js';
 
 export interface Scheduling {
   registry: Schedulers;
@@ -36,6 +37,8 @@ export interface SchedulerParts {
   pipelines: Pipelines;
   keystore: Keystore;
   backups: Backups;
+  /** Refusals per channel for the alert job's `refusals` rules (issue 35). */
+  refusals: RefusalRecorder;
 }
 
 export function schedulersWing(core: Core, parts: SchedulerParts): Wing<Scheduling> {
@@ -67,7 +70,7 @@ export function schedulersWing(core: Core, parts: SchedulerParts): Wing<Scheduli
   );
   if (config.alerts.enableAlerts) {
     registry.add(
-      alertJob({ log: transactions, channels, users, contactGroups, notifications, jobStates, outbox, pollPeriodMinutes: config.alerts.pollPeriodMinutes, timeZone, instance: config.alerts.himInstance, consoleUrl, defaultTimeoutMs: config.router.timeoutMs, logger: logger.child({ component: 'alerts' }) }),
+      alertJob({ log: transactions, channels, users, contactGroups, notifications, jobStates, outbox, pollPeriodMinutes: config.alerts.pollPeriodMinutes, timeZone, instance: config.alerts.himInstance, consoleUrl, defaultTimeoutMs: config.router.timeoutMs, refusals: parts.refusals, logger: logger.child({ component: 'alerts' }) }),
     );
   }
   // Certificates near expiry are announced whatever alerts.enableAlerts says: an expired certificate stops every client.

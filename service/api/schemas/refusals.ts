@@ -11,7 +11,7 @@ export const RefusalListQuery = Type.Object(
     to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601: rows whose first refusal is at or before this' })),
     channelID: Type.Optional(Type.String({ maxLength: 2500, description: 'channel ids, comma-separated' })),
     reason: Type.Optional(Type.String({ maxLength: 500, description: `reasons, comma-separated: ${REFUSAL_KINDS.join(', ')}` })),
-    address: Type.Optional(Type.String({ maxLength: 100, description: "the sender's address, exactly" })),
+    address: Type.Optional(Type.String({ maxLength: 100, pattern: '^[0-9A-Za-z.:*_-]*$', description: "the sender's address, exactly (IPv4, IPv6, or * for the senders folded together)" })),
     filterLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_REFUSAL_PAGE, description: 'rows per page, default 50' })),
     filterPage: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'page, counted from 0' })),
   },
