@@ -37,8 +37,9 @@ export interface Refusal {
   detail: string;
 }
 
-/** A page of refusals, newest first, and how many match the filters in all. */
+/** A page of refusals, newest first, how many rows match the filters in all, and how many refusals those rows count. */
 export interface RefusalPage {
   items: Refusal[];
   total: number;
+  refused: number;
 }

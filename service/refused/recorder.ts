@@ -13,7 +13,7 @@ import type { RefusalReason as ConnectionRefusal } from '../domain/access/admiss
 import { addressKey } from '../domain/access/admission.js';
 import { channelOfListener, foldKey, minuteOf, refusalKindOfCode, refusalKindOfConnection, storedDetail } from '../domain/operations/refusals.js';
 import type { RefusalEvent, RefusalSink, RefusedAt } from '../domain/operations/refusals.js';
-import type { ChannelRefusalCount, RefusalFilter, RefusalLog, RefusalRow, StoredRefusal } from '../storage/refusals.js';
+import type { ChannelRefusalCount, RefusalFilter, RefusalLog, RefusalLogPage, RefusalRow } from '../storage/refusals.js';
 
 /** The address of the row that folds senders beyond the bound. */
 export const OVERFLOW_ADDRESS = '*';
@@ -142,7 +142,7 @@ export class RefusalRecorder implements RefusalSink {
   }
 
   /** A page of the refusal log (storage/refusals.ts), after writing what is held, so the list is current. */
-  async page(filter: RefusalFilter, window: { limit: number; skip: number }): Promise<{ items: StoredRefusal[]; total: number }> {
+  async page(filter: RefusalFilter, window: { limit: number; skip: number }): Promise<RefusalLogPage> {
     await this.flush();
     return this.#options.log.page(filter, window);
   }

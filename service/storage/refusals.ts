@@ -47,12 +47,18 @@ export interface ChannelRefusalCount {
   last: number;
 }
 
+export interface RefusalLogPage {
+  items: StoredRefusal[];
+  total: number;
+  refused: number;
+}
+
 export interface RefusalLog {
   open(): Promise<void>;
   /** Adds the rows in one write; a row whose key is stored adds its count and widens its times. */
   add(rows: readonly RefusalRow[]): Promise<void>;
-  /** A page of the rows matching `filter`, newest last refusal first, and how many match in all. */
-  page(filter: RefusalFilter, window: { limit: number; skip: number }): Promise<{ items: StoredRefusal[]; total: number }>;
+  /** A page of the rows matching `filter`, newest last refusal first, how many rows match in all and the sum of their counts. */
+  page(filter: RefusalFilter, window: { limit: number; skip: number }): Promise<RefusalLogPage>;
   /** Per channel, the refusals whose minute is in [from, to): rows without a channel are left out. */
   countsByChannel(from: number, to: number): Promise<ChannelRefusalCount[]>;
   /** Removes the rows whose minute is before `before`; resolves with how many. */

@@ -165,6 +165,7 @@ describe.each(['embedded', 'postgres'] as const)('refusals on the %s engine', (e
   it('filters by reason, channel, address and time, and pages', async () => {
     const all = await list('');
     expect(all.total).toBeGreaterThanOrEqual(6);
+    expect(all.refused).toBe(all.items.reduce((sum, r) => sum + r.count, 0));
     expect(all.items.some((r) => r.reason === 'connection_limit')).toBe(true);
     expect(all.items.every((r, i, rows) => i === 0 || Date.parse(rows[i - 1]?.lastAt ?? '') >= Date.parse(r.lastAt))).toBe(true);
     expect((await list('?reason=no_channel,unauthenticated')).items.map((r) => r.reason).sort()).toEqual(['no_channel', 'unauthenticated']);

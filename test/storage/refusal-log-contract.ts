@@ -63,8 +63,9 @@ export function describeRefusalLogContract(engine: string, openFixture: OpenRefu
       await log.add([row({ count: 2, first: T0 + 1000, last: T0 + 30_000, detail: 'another', client: 'lab-client' }), row({ count: 4, first: T0 + 2000, last: T0 + 3000 })]);
       await log.close();
       const reopened = (await open(location)).log;
-      const { items, total } = await reopened.page({}, { limit: 10, skip: 0 });
+      const { items, total, refused } = await reopened.page({}, { limit: 10, skip: 0 });
       expect(total).toBe(1);
+      expect(refused).toBe(9);
       expect(items).toHaveLength(1);
       expect(items[0]).toMatchObject({ count: 9, first: T0 + 1000, last: T0 + 30_000, detail: 'address 10.0.0.5 may not use channel Lab', client: 'lab-client', reason: 'not_allowed', channelId: CH1, channelName: 'Lab', port: 2575, minute: T0 });
       expect(typeof items[0]?.id).toBe('string');

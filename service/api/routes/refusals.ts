@@ -11,7 +11,7 @@ import { invalidInput } from '../../refusals.js';
 import { isAdmin } from '../../domain/access/permissions.js';
 import { parseRefusalQuery } from '../../domain/operations/refusals.js';
 import { viewableChannels } from '../../domain/transactions/transaction-access.js';
-import type { RefusalFilter, StoredRefusal } from '../../storage/refusals.js';
+import type { RefusalFilter, RefusalLogPage } from '../../storage/refusals.js';
 import { currentUser } from '../auth/hook.js';
 import { RefusalListQuery, RefusalPageAnswer } from '../schemas/refusals.js';
 import { presentRefusal } from '../views/refusals.js';
@@ -19,7 +19,7 @@ import { presentRefusal } from '../views/refusals.js';
 export interface RefusalRoutesDeps {
   channels: ChannelCatalogue;
   /** The refusal recorder: writes what it holds, then reads the log. */
-  refusals: { page(filter: RefusalFilter, window: { limit: number; skip: number }): Promise<{ items: StoredRefusal[]; total: number }> };
+  refusals: { page(filter: RefusalFilter, window: { limit: number; skip: number }): Promise<RefusalLogPage> };
 }
 
 export function refusalRoutes(deps: RefusalRoutesDeps): FastifyPluginAsyncTypebox {
@@ -48,7 +48,7 @@ export function refusalRoutes(deps: RefusalRoutesDeps): FastifyPluginAsyncTypebo
         ...(query.address === undefined ? {} : { address: query.address }),
       };
       const page = await refusals.page(filter, { limit: query.limit, skip: query.limit * query.page });
-      return { items: page.items.map(presentRefusal), total: page.total };
+      return { items: page.items.map(presentRefusal), total: page.total, refused: page.refused };
     });
   };
 }

@@ -37,4 +37,4 @@ export const RefusalSchema = Type.Object({
   detail: Type.String(),
 });
 
-export const RefusalPageAnswer = Type.Object({ items: Type.Array(RefusalSchema), total: Type.Integer() });
+export const RefusalPageAnswer = Type.Object({ items: Type.Array(RefusalSchema), total: Type.Integer({ description: 'rows matching the filters' }), refused: Type.Integer({ description: 'refusals those rows count' }) });

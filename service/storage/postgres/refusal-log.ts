@@ -4,7 +4,7 @@
  * minute are the cluster's. The table is migration 8 (`REFUSALS_MIGRATION`).
  */
 import type { Pool } from 'pg';
-import type { ChannelRefusalCount, RefusalFilter, RefusalLog, RefusalRow, StoredRefusal } from '../refusals.js';
+import type { ChannelRefusalCount, RefusalFilter, RefusalLog, RefusalLogPage, RefusalRow, StoredRefusal } from '../refusals.js';
 import { StoreError } from '../store.js';
 import type { PostgresDatabase } from './database.js';
 import { Params } from './filter.js';
@@ -140,7 +140,7 @@ export class PostgresRefusalLog implements RefusalLog {
     }
   }
 
-  async page(filter: RefusalFilter, window: { limit: number; skip: number }): Promise<{ items: StoredRefusal[]; total: number }> {
+  async page(filter: RefusalFilter, window: { limit: number; skip: number }): Promise<RefusalLogPage> {
     const pool = this.#ready();
     const counted = new Params();
     const page = new Params();
@@ -148,10 +148,10 @@ export class PostgresRefusalLog implements RefusalLog {
     const limit = window.limit <= 0 ? 'ALL' : page.add(window.limit);
     try {
       const [{ rows: totals }, { rows }] = await Promise.all([
-        pool.query<{ n: string }>(`SELECT count(*) AS n FROM refusals ${where(filter, counted)}`, counted.values),
+        pool.query<{ n: string; s: string }>(`SELECT count(*) AS n, coalesce(sum(count), 0) AS s FROM refusals ${where(filter, counted)}`, counted.values),
         pool.query<Row>(`SELECT * FROM refusals ${pageWhere} ORDER BY last DESC, id DESC LIMIT ${limit} OFFSET ${page.add(window.skip)}`, page.values),
       ]);
-      return { items: rows.map(storedOf), total: Number(totals[0]?.n ?? 0) };
+      return { items: rows.map(storedOf), total: Number(totals[0]?.n ?? 0), refused: Number(totals[0]?.s ?? 0) };
     } catch (err) {
       throw failure('page', err);
     }

@@ -4,7 +4,7 @@
  * transaction with an upsert per row.
  */
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
-import type { ChannelRefusalCount, RefusalFilter, RefusalLog, RefusalRow, StoredRefusal } from '../refusals.js';
+import type { ChannelRefusalCount, RefusalFilter, RefusalLog, RefusalLogPage, RefusalRow, StoredRefusal } from '../refusals.js';
 import { StoreError } from '../store.js';
 import { openSqliteFile } from './database-file.js';
 
@@ -155,14 +155,14 @@ export class SqliteRefusalLog implements RefusalLog {
     }
   }
 
-  page(filter: RefusalFilter, window: { limit: number; skip: number }): Promise<{ items: StoredRefusal[]; total: number }> {
+  page(filter: RefusalFilter, window: { limit: number; skip: number }): Promise<RefusalLogPage> {
     try {
       const db = this.#readyDb();
       const { sql, params } = where(filter);
-      const total = (db.prepare(`SELECT count(*) AS n FROM refusals ${sql}`).get(...params) as { n: number }).n;
+      const totals = db.prepare(`SELECT count(*) AS n, coalesce(sum(count), 0) AS s FROM refusals ${sql}`).get(...params) as { n: number; s: number };
       const limit = window.limit <= 0 ? -1 : window.limit;
       const rows = db.prepare(`SELECT * FROM refusals ${sql} ORDER BY last DESC, id DESC LIMIT ? OFFSET ?`).all(...params, limit, window.skip) as Row[];
-      return Promise.resolve({ items: rows.map(storedOf), total });
+      return Promise.resolve({ items: rows.map(storedOf), total: totals.n, refused: Number(totals.s) });
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
