@@ -12,6 +12,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { useDashboard } from '../../stores/dashboard';
 import { DashboardMetrics } from './DashboardMetrics';
+import { RefusedToday } from './RefusedToday';
 import { STATUSES, STATUS_COLOR, formatTime } from '../../data/status';
 import { StatusBadge } from '../../components/StatusBadge';
 import { rowRequest } from '../../data/transport';
@@ -284,6 +285,7 @@ export function DashboardPage() {
       </Title>
       <ErrorAlert error={countsError} action="count today's transactions" />
       <StatusCards />
+      <RefusedToday />
       <Grid gap="md">
         <Grid.Col span={{ base: 12, md: 7 }}>
           <LiveFeed />
