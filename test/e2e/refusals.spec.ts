@@ -25,8 +25,11 @@ test('a refused MLLP message is counted on the dashboard and shown with its reas
   const [ack = ''] = await hl7Send(tcpPort, [oru('ORU-9001', 0)]);
   expect(msaOf(ack)).toMatchObject({ code: 'AR', controlId: 'ORU-9001' });
 
-  // The dashboard counts it (it counts again when opened).
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }).click();
+  // The dashboard counts it when opened (the sign-in opened it before the message came: it is opened again).
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await nav.getByRole('link', { name: 'Transactions' }).click();
+  await expect(page.getByRole('heading', { name: 'Transactions', level: 1 })).toBeVisible();
+  await nav.getByRole('link', { name: 'Dashboard' }).click();
   const card = page.getByRole('link', { name: /Refused today/ });
   await expect(card).toContainText('1');
   await shot(page, testInfo, 'dashboard-refused');
@@ -46,10 +49,10 @@ test('a refused MLLP message is counted on the dashboard and shown with its reas
   await shot(page, testInfo, 'refused-list');
 
   // Narrowed to another reason, the row goes; back to this one, it returns.
-  await page.getByRole('textbox', { name: 'Reason' }).click();
+  await page.getByRole('combobox', { name: 'Reason' }).click();
   await page.getByRole('option', { name: 'No channel matched' }).click();
   await expect(page.getByText('No refusals match these filters.')).toBeVisible();
-  await page.getByRole('textbox', { name: 'Reason' }).click();
+  await page.getByRole('combobox', { name: 'Reason' }).click();
   await page.getByRole('option', { name: 'Not allowed on the channel' }).click();
   await expect(table.getByRole('row').nth(1)).toContainText('Lab analyser');
   expect(new URL(page.url().replace('/#/', '/')).searchParams.get('reason')).toBe('not_allowed');
