@@ -48,15 +48,17 @@ export class RefusalRecorder implements RefusalSink {
   /** Records one refusal: folded in memory, written with the next batch. Never throws, never waits. */
   record(event: RefusalEvent): void {
     const now = this.#now();
-    const channelName = event.channelName ?? channelOfListener(event.listener);
-    this.#options.count?.(channelName ?? '', event.reason);
+    const channelName = event.channelName ?? channelOfListener(event.listener) ?? '';
+    this.#options.count?.(channelName, event.reason);
     const minute = minuteOf(now);
-    let folded: RefusalEvent = { ...event, address: addressKey(event.address), ...(channelName === undefined ? {} : { channelName }) };
-    let key = foldKey(minute, folded);
+    const channel = event.channelId ?? channelName;
+    let address = addressKey(event.address);
+    let key = foldKey(minute, event.listener, channel, address, event.reason);
     let row = this.#pending.get(key);
+    // A repeat (the flood's common case) costs one key and one lookup: no object is made.
     if (row === undefined && this.#pending.size >= this.#options.maxPendingRows) {
-      folded = { ...folded, address: OVERFLOW_ADDRESS, client: undefined, detail: `more senders were refused than refusals.maxPendingRows (${String(this.#options.maxPendingRows)}) keeps apart in one batch; folded together` };
-      key = foldKey(minute, folded);
+      address = OVERFLOW_ADDRESS;
+      key = foldKey(minute, event.listener, channel, address, event.reason);
       row = this.#pending.get(key);
       if (row === undefined && this.#pending.size >= this.#options.maxPendingRows + OVERFLOW_ROOM) {
         this.#dropped++;
@@ -66,22 +68,23 @@ export class RefusalRecorder implements RefusalSink {
     if (row !== undefined) {
       row.count++;
       row.last = now;
-      if (row.client === null && folded.client !== undefined) row.client = folded.client;
+      if (row.client === null && event.client !== undefined && address !== OVERFLOW_ADDRESS) row.client = event.client;
       return;
     }
+    const overflow = address === OVERFLOW_ADDRESS;
     this.#pending.set(key, {
       minute,
       first: now,
       last: now,
-      reason: folded.reason,
-      listener: folded.listener,
-      port: folded.port ?? null,
-      channelId: folded.channelId ?? '',
-      channelName: folded.channelName ?? '',
-      address: folded.address,
-      client: folded.client ?? null,
+      reason: event.reason,
+      listener: event.listener,
+      port: event.port ?? null,
+      channelId: event.channelId ?? '',
+      channelName,
+      address,
+      client: overflow ? null : (event.client ?? null),
       count: 1,
-      detail: storedDetail(folded.detail),
+      detail: overflow ? `more senders were refused than refusals.maxPendingRows (${String(this.#options.maxPendingRows)}) keeps apart in one batch; folded together` : storedDetail(event.detail),
     });
   }
 

@@ -85,9 +85,9 @@ export interface RefusalSink {
   refusedWith(error: { code: string; message: string }, at: RefusedAt): void;
 }
 
-/** The key repeats fold under within one minute: listener, channel, address and reason. */
-export function foldKey(minute: number, event: RefusalEvent): string {
-  return `${String(minute)}\u0000${event.listener}\u0000${event.channelId ?? event.channelName ?? ''}\u0000${event.address}\u0000${event.reason}`;
+/** The key repeats fold under within one minute: listener, channel (id or name), address and reason. */
+export function foldKey(minute: number, listener: string, channel: string, address: string, reason: RefusalKind): string {
+  return `${String(minute)}\u0000${listener}\u0000${channel}\u0000${address}\u0000${reason}`;
 }
 
 /** Longest detail kept: one sample sentence, not a body. */
