@@ -36,6 +36,7 @@ import { auditWing } from './wings/audit.js';
 import type { Audit } from './wings/audit.js';
 import { clientGuardWing } from './wings/client-guard.js';
 import { pipelineWing } from './wings/pipeline.js';
+import { refusalsWing } from './wings/refusals.js';
 import { schedulersWing } from './wings/schedulers.js';
 import type { Scheduling } from './wings/schedulers.js';
 import { transportsWing } from './wings/transports.js';
@@ -102,13 +103,14 @@ export class Junction {
     const accounts = await life.add('accounts', () => accountsWing(core, store, notify.outbox));
     const audit = await life.add('audit', () => auditWing(core, storage, keystore));
     const guard = await life.add('client guard', () => clientGuardWing(core, store, audit.recorder));
-    const pipelines = await life.add('pipeline', () => pipelineWing(core, { storage, store, channels: cache, guard, audit: audit.recorder, keystore, disk: disk.watcher }));
-    const scheduling = await life.add('schedulers', () => schedulersWing(core, { storage, store, notify, pipelines, keystore, backups, settings }));
-    const transports = await life.add('transports', () => transportsWing(core, { storage, store, keystore, audit, pipelines }));
+    const refusals = await life.add('refusals', () => refusalsWing(core, storage, store));
+    const pipelines = await life.add('pipeline', () => pipelineWing(core, { storage, store, channels: cache, guard, audit: audit.recorder, keystore, disk: disk.watcher, refusals }));
+    const scheduling = await life.add('schedulers', () => schedulersWing(core, { storage, store, notify, pipelines, keystore, backups, settings, refusals }));
+    const transports = await life.add('transports', () => transportsWing(core, { storage, store, keystore, audit, pipelines, refusals }));
     const services = await life.add('services', () => servicesWing(core, { storage, store, cache, notify, pipelines, scheduling, transports, settings }));
     const requestRestart = (by: string) => this.#requestRestart(by);
-    const attention = await life.add('attention', () => attentionWing(core, { storage, store, keystore, backups, disk, transports, services, notify }));
-    const api = await life.add('api', () => apiWing(core, { storage, store, keystore, accounts, audit, disk, backups, pipelines, transports, services, attention, requestRestart }));
+    const attention = await life.add('attention', () => attentionWing(core, { storage, store, keystore, backups, disk, transports, services, notify, refusals }));
+    const api = await life.add('api', () => apiWing(core, { storage, store, keystore, accounts, audit, disk, backups, pipelines, transports, services, attention, requestRestart, refusals }));
     const listening = await life.add('listen', () => listenWing(core, storage, transports, api));
     await life.add('ready', () => readyWing(core, { storage, keystore, audit, scheduling, api, listening }));
     this.#running = { storage, store, backups, keystore, outbox: notify.outbox, disk, audit, scheduling, transports, visualizer: services.visualizer, api: api.app };
@@ -138,6 +140,11 @@ export class Junction {
   /** The ATNA audit repository: received audits and Junction's own audit events. */
   get audits(): Storage['audits'] {
     return this.#ran().storage.audits;
+  }
+
+  /** Refused requests and messages as stored (issue 35); the recorder folds them before they reach it. */
+  get refusals(): Storage['refusals'] {
+    return this.#ran().storage.refusals;
   }
 
   get bodies(): Storage['bodies'] {

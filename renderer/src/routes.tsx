@@ -8,6 +8,7 @@ import type { Area } from './components/Layout';
 import { NotFoundPage } from './components/NotFoundPage';
 import { dashboardArea } from './pages/dashboard/area';
 import { transactionsArea } from './pages/transactions/area';
+import { refusalsArea } from './pages/refusals/area';
 import { channelsArea } from './pages/channels/area';
 import { clientsArea } from './pages/clients/area';
 import { rolesArea } from './pages/roles/area';
@@ -27,6 +28,7 @@ import { aboutArea } from './pages/about/area';
 const AREAS: Area[] = [
   dashboardArea,
   transactionsArea,
+  refusalsArea,
   channelsArea,
   clientsArea,
   rolesArea,

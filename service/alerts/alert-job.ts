@@ -35,6 +35,8 @@ export const READ_BATCH = 1000;
 
 export interface AlertJobDeps {
   log: { finishedAfter(afterSeq: number, limit: number): Promise<FinishedTransaction[]> };
+  /** Refusals per channel over whole minutes [from, to) (refused/recorder.ts), for `refusals` rules (issue 35). */
+  refusals?: { countsByChannel(from: number, to: number): Promise<readonly { channelId: string; count: number }[]> };
   channels: Collection<ChannelRecord>;
   users: Collection<UserRecord>;
   contactGroups: Collection<ContactGroupRecord>;
@@ -74,6 +76,8 @@ interface RuleMatches {
   statuses: Map<string, TransactionStatus>;
   /** Per minute of commit time: the channel's finished transactions and the rule's matches (failure-rate rules). */
   minutes: Map<number, { total: number; matching: number }>;
+  /** A `refusals` rule: the channel's refusals in the run's whole minutes. */
+  refused?: number;
 }
 
 /** How many of `ids` ended in each status, of those whose status this run read (held-back ones are from earlier runs). */
@@ -150,6 +154,8 @@ export class AlertJob {
       }
     });
 
+    await this.#countRefusals(channels, window);
+
     const rates: Record<string, RateHistory> = {};
     const messages: OutgoingMessage[] = [];
     const directory = new Directory(this.#deps);
@@ -172,6 +178,29 @@ export class AlertJob {
     if (messages.length > 0) await this.#deps.outbox.enqueue(messages);
     // Saved only after the messages are recorded (see the file's comment for why a crash here alerts no one twice).
     await this.#saveState({ lastEnd: window.to, lastSeq, rates }, now);
+  }
+
+  /**
+   * Gives each `refusals` rule its channel's refusals in the window's whole minutes, and one stand-in id for the
+   * window, so the de-duplication and `maxAlerts` treat a window of refusals as one event. Consecutive windows tile
+   * minute by minute (a minute is counted by the run whose window reaches past its end), so none is counted twice.
+   */
+  async #countRefusals(channels: ReadonlyMap<string, { rules: RuleMatches[] }>, window: AlertWindow): Promise<void> {
+    const wanting = [...channels.values()].flatMap((c) => c.rules).filter((m) => m.rule.condition === 'refusals');
+    if (wanting.length === 0 || this.#deps.refusals === undefined) return;
+    const from = minuteStart(window.from.getTime());
+    const to = minuteStart(window.to.getTime());
+    if (to <= from) return;
+    const counts = new Map((await this.#deps.refusals.countsByChannel(from, to)).map((c) => [c.channelId, c.count]));
+    for (const [channelId, { rules }] of channels) {
+      const count = counts.get(channelId) ?? 0;
+      if (count === 0) continue;
+      for (const matches of rules) {
+        if (matches.rule.condition !== 'refusals') continue;
+        matches.refused = count;
+        matches.ids.push(`refusals:${channelId}:${new Date(to).toISOString()}`);
+      }
+    }
   }
 
   /**
@@ -234,7 +263,7 @@ export class AlertJob {
         continue;
       }
       // A failure-rate message reports its hour's counts; the others the transactions it names.
-      const shown = rate === undefined ? { window: span, count: fresh.length } : { window: rate.span, count: rate.counts.matching };
+      const shown = rate === undefined ? { window: span, count: matches.refused ?? fresh.length } : { window: rate.span, count: rate.counts.matching };
       const message = alertMessage({
         rule,
         channel,
@@ -242,7 +271,7 @@ export class AlertJob {
         count: shown.count,
         ...(rate === undefined ? {} : { failureRate: failureRateOf(rate.counts), total: rate.counts.total }),
         statuses: statusCounts(rate === undefined ? fresh : ids, matches.statuses),
-        transactionIds: fresh,
+        transactionIds: matches.refused === undefined ? fresh : [],
         consoleUrl: this.#deps.consoleUrl(),
         timeZone: this.#deps.timeZone,
         instance: this.#deps.instance,
@@ -314,6 +343,11 @@ export class AlertJob {
     if (existing === null) await this.#deps.jobStates.insert({ name: ALERT_JOB_NAME, data, updated: now });
     else await this.#deps.jobStates.updateById(existing._id, { set: { data, updated: now } });
   }
+}
+
+/** The start of the minute `ms` falls in (refusals are counted per minute). */
+function minuteStart(ms: number): number {
+  return ms - (ms % 60_000);
 }
 
 /** Users and contact groups, read once per run and only when a rule fires. */

@@ -50,6 +50,8 @@ import { logRoutes } from './routes/logs.js';
 import type { LogRoutesDeps } from './routes/logs.js';
 import { visualizerEventRoutes } from './routes/visualizer-events.js';
 import type { VisualizerRoutesDeps } from './routes/visualizer-events.js';
+import { refusalRoutes } from './routes/refusals.js';
+import type { RefusalRoutesDeps } from './routes/refusals.js';
 import { metadataRoutes } from './routes/metadata.js';
 import type { KeystoreMetadata } from '../metadata/services.js';
 import { keystoreRoutes } from './routes/keystore.js';
@@ -112,6 +114,7 @@ export type ApiDeps = AuthHookOptions &
   LogRoutesDeps &
   VisualizerRoutesDeps &
   MetricsRoutesDeps &
+  RefusalRoutesDeps &
   BackupRoutesDeps &
   SettingsRoutesDeps & {
     /** The keystore as export and import see it; without it, exports hold no KeystoreModelAPI. */
@@ -234,6 +237,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(auditRoutes(deps));
   await app.register(logRoutes(deps));
   await app.register(visualizerEventRoutes(deps));
+  await app.register(refusalRoutes(deps));
   // Export and import work through the same service modules as the routes above (the channel catalogue shared).
   await app.register(
     metadataRoutes({ channels, contactGroups, clients, users: deps.accounts, mediators: deps.mediators, sessions: deps.sessions, ...(deps.metadataKeystore === undefined ? {} : { keystore: deps.metadataKeystore }) }),

@@ -36,8 +36,7 @@ import type { ChannelRefusals, MessagingSetup } from '../domain/operations/atten
 export type MessagingCheck = () => MessagingSetup | Promise<MessagingSetup>;
 
 /**
- * Refusals per channel since a time (epoch ms). Today counted from the refused-client audit events; the one
- * function to swap for a refusal store's `recentByChannel(sinceMs)`.
+ * Refusals per channel since a time (epoch ms), from the refusal recorder (recorded-refusals.ts).
  */
 export type RecentRefusals = (sinceMs: number) => Promise<ChannelRefusals[]>;
 

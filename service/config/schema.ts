@@ -298,6 +298,14 @@ export const configSchema = Type.Object(
       },
       'Retention of the transaction log.',
     ),
+    refusals: section(
+      {
+        flushIntervalSeconds: int(1, 3600, 5, 'Seconds between writes of the refusals recorded in memory (folded per minute, address, listener, channel and reason) to the refusal log; GET /refusals and the alert job write them first.'),
+        maxPendingRows: int(100, 1_000_000, 10_000, 'Refusal rows (distinct minute, address, listener, channel and reason) kept apart between two writes; beyond it new senders are folded into one row with the address *, so a flood from many addresses cannot exhaust memory or the disk.'),
+        maxAgeDays: int(0, 36_500, 0, 'Days of refusals kept (checked daily with the transactions); 0: as long as transactions (retention.maxAgeDays; kept forever when that is 0 too).'),
+      },
+      'The record of refused requests and messages (GET /refusals).',
+    ),
     storage: section(
       {
         engine: Type.Enum(['embedded', 'postgres'], {

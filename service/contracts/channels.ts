@@ -37,7 +37,8 @@ export interface ChannelListener {
   /** When it reached this state (ISO 8601). */
   since: string;
 }
-export type AlertCondition = 'status' | 'auto-retry-max-attempted';
+/** `refusals`: requests or messages refused on the channel (issue 35), counted per minute from the refusal log. */
+export type AlertCondition = 'status' | 'auto-retry-max-attempted' | 'refusals';
 export type AlertMethod = 'email' | 'sms';
 export type AlertMaxFrequency = 'no max' | '1 per hour' | '1 per day';
 

@@ -66,6 +66,9 @@ export class PrometheusMetrics {
   readonly #transactions: Counter<(typeof LABELS)[number]>;
   readonly #duration: Histogram<(typeof LABELS)[number]>;
   readonly #children = new Map<string, LabelChildren>();
+  readonly #refusals: Counter<'channel' | 'reason'>;
+  /** Each channel and reason's counter child, so a refusal in a flood costs a map lookup, not label hashing. */
+  readonly #refusalChildren = new Map<string, { inc(): void }>();
   #detach: (() => void) | undefined;
 
   constructor() {
@@ -80,6 +83,24 @@ export class PrometheusMetrics {
       buckets: DURATION_BUCKETS_SECONDS,
       registers: [this.registry],
     });
+    this.#refusals = new Counter({
+      name: 'junction_refusals_total',
+      help: 'Requests and messages refused before they became transactions (issue 35), by channel (empty when none was known) and reason',
+      labelNames: ['channel', 'reason'],
+      registers: [this.registry],
+    });
+  }
+
+  /** One refused request or message (refused/recorder.ts counts each one here). */
+  refused(channel: string, reason: string): void {
+    const key = `${channel}\u0000${reason}`;
+    let child = this.#refusalChildren.get(key);
+    if (child === undefined) {
+      child = this.#refusals.labels({ channel, reason });
+      if (this.#refusalChildren.size >= MAX_CACHED_LABEL_SETS) this.#refusalChildren.clear();
+      this.#refusalChildren.set(key, child);
+    }
+    child.inc();
   }
 
   /** The content type of `exposition()` without a format: OpenMetrics text 1.0.0. */

@@ -9,6 +9,7 @@ import type { LiveEvents } from '../events/live.js';
 import type { RouteSenders } from '../routing/senders.js';
 import type { Bodies } from '../storage/bodies/bodies.js';
 import type { TransactionIdFactory, TransactionLog } from '../storage/transactions.js';
+import type { RefusalSink } from '../domain/operations/refusals.js';
 import type { Admission } from './admission.js';
 import type { ClientAuthenticator } from './authenticate.js';
 import type { ChannelCache } from './channel-cache.js';
@@ -33,6 +34,8 @@ export interface TransactionPathsDeps {
   };
   refusedNodes?: RefusedNodeAudit | undefined;
   admission?: Admission | undefined;
+  /** Where every refused request or message is recorded (issue 35). */
+  refusals?: RefusalSink | undefined;
 }
 
 export interface TransactionPaths {
@@ -43,7 +46,7 @@ export interface TransactionPaths {
 }
 
 export function transactionPaths(deps: TransactionPathsDeps): TransactionPaths {
-  const { limits, refusedNodes, admission } = deps;
+  const { limits, refusedNodes, admission, refusals } = deps;
   const shared = {
     clientAuth: deps.clientAuth,
     log: deps.log,
@@ -53,6 +56,7 @@ export function transactionPaths(deps: TransactionPathsDeps): TransactionPaths {
     newId: deps.newId,
     ...(refusedNodes === undefined ? {} : { refusedNodes }),
     ...(admission === undefined ? {} : { admission }),
+    ...(refusals === undefined ? {} : { refusals }),
   };
   return {
     pipeline: new Pipeline({

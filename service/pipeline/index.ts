@@ -39,6 +39,8 @@ import type { Moving, RunAdapter } from './run.js';
 import { isStructuredResponse } from '../domain/channels/mediator-response.js';
 import { storedHeaders } from '../domain/transactions/stored-headers.js';
 import type { LiveEvents } from '../events/live.js';
+import type { RefusalSink } from '../domain/operations/refusals.js';
+import { requestRefusedAt } from './refused-at.js';
 
 export interface PipelineLimits {
   /** Largest body stored per request or response; longer ones are stored truncated. */
@@ -65,6 +67,8 @@ export interface PipelineDeps {
   refusedNodes?: Pick<RefusedNodeAudit, 'refused'>;
   /** Refuses new transactions before any write (the data folder below its free-space floor). */
   admission?: Admission;
+  /** Where every refused request is recorded (issue 35): the admission's refusals (admit.ts) and the disk floor's. */
+  refusals?: RefusalSink;
 }
 
 /** What a sender refused for lack of disk space is told to wait before trying again (the watcher measures every few seconds). */
@@ -82,6 +86,7 @@ export class Pipeline {
     const refused = this.#deps.admission?.refusal();
     if (refused !== undefined) {
       // Before anything is written; the watcher logs the refusing once per episode, not once per request.
+      this.#deps.refusals?.refusedWith({ code: 'STORE_UNAVAILABLE', message: refused }, requestRefusedAt(req, transport.secure));
       req.resume();
       sendError(res, new AppError('STORE_UNAVAILABLE', `Junction is not accepting transactions: ${refused}`, null, { headers: { 'retry-after': String(REFUSED_RETRY_AFTER_SECONDS) } }));
       return;
@@ -147,6 +152,7 @@ export class Pipeline {
         if (matched === undefined) throw new AppError('CHANNEL_NOT_FOUND', `No channel matches ${ctx.method} ${ctx.path}`);
         return matched;
       },
+      refusedAt: (known) => requestRefusedAt(ctx.req, ctx.secure, known),
       refusals: {
         throttled: (wait) =>
           new AppError('CLIENT_THROTTLED', `Too many failed authentication attempts from this address; try again in ${wait} s`, { retryAfterSeconds: wait }, { headers: { 'retry-after': String(wait) } }),

@@ -42,6 +42,8 @@ import type { RunAdapter } from './run.js';
 import type { OtherOutcome } from './store-response.js';
 import { mediatorOutcome } from './structured-response.js';
 import type { MediatorOutcome } from './structured-response.js';
+import type { RefusalSink } from '../domain/operations/refusals.js';
+import { messageRefusedAt } from './refused-at.js';
 
 export interface MessageLimits {
   /** Largest body stored per message or reply; longer ones are stored truncated. */
@@ -66,6 +68,8 @@ export interface MessagePipelineDeps {
   refusedNodes?: Pick<RefusedNodeAudit, 'refused'>;
   /** Refuses new messages before any write (the data folder below its free-space floor). */
   admission?: Admission;
+  /** Where every refused message is recorded (issue 35): the admission's refusals (admit.ts) and the disk floor's. */
+  refusals?: RefusalSink;
 }
 
 /** One message on its way through steps 2–4: from a connection, or replayed. */
@@ -127,7 +131,10 @@ export class MessagePipeline implements MessageHandler {
     const sender: Sender = { header: readHeader(message), framed: inbound.framing === 'mllp' };
     const refused = this.#deps.admission?.refusal();
     // Before anything is written; the watcher logs the refusing once per episode, not once per message.
-    if (refused !== undefined) return { reply: nak(sender, 'AR', `Junction is not accepting messages: ${refused}`) };
+    if (refused !== undefined) {
+      this.#deps.refusals?.refusedWith({ code: 'STORE_UNAVAILABLE', message: refused }, messageRefusedAt(inbound));
+      return { reply: nak(sender, 'AR', `Junction is not accepting messages: ${refused}`) };
+    }
     let client: ClientRecord | null;
     try {
       ({ client } = await this.#admit(inbound));
@@ -174,6 +181,7 @@ export class MessagePipeline implements MessageHandler {
       credentials: { ...(peer.certificate === undefined ? {} : { peer: peer.certificate }), address: peer.address },
       // The listener's own channel.
       match: () => Promise.resolve(channel),
+      refusedAt: () => messageRefusedAt(inbound),
       refusals: {
         throttled: (wait) => new AppError('CLIENT_THROTTLED', `too many failed authentications from ${peer.address}; try again in ${wait} s`),
         unauthenticated: (reason) => new AppError('CLIENT_UNAUTHENTICATED', `the client certificate was refused: ${reason}`),

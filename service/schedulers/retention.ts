@@ -1,6 +1,7 @@
 /**
  * Retention, daily: the global maximum age drops whole day partitions of the transaction log and their body
- * folders; each channel's maxBodyAgeDays removes that channel's older bodies.
+ * folders; each channel's maxBodyAgeDays removes that channel's older bodies; refused requests and messages go after
+ * `refusals.maxAgeDays`, or with the transactions.
  */
 import type { Logger } from 'pino';
 import { dayOf } from '../storage/bodies/bodies.js';
@@ -8,6 +9,7 @@ import type { Bodies } from '../storage/bodies/bodies.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 import type { TransactionLog } from '../storage/transactions.js';
+import type { RefusalLog } from '../storage/refusals.js';
 import type { ScheduledJob } from './registry.js';
 import { expiredBefore } from '../domain/operations/metric-periods.js';
 
@@ -24,6 +26,9 @@ export interface RetentionDeps {
   channels: Collection<ChannelRecord>;
   /** 0 keeps transactions forever. */
   maxAgeDays: number;
+  /** The refusal log (issue 35), kept `refusalsMaxAgeDays` days, or `maxAgeDays` when that is 0 or unset. */
+  refusals?: Pick<RefusalLog, 'removeBefore'>;
+  refusalsMaxAgeDays?: number;
   logger: Logger;
   now?: () => Date;
 }
@@ -36,6 +41,12 @@ export async function applyRetention(deps: RetentionDeps): Promise<void> {
     const dropped = await deps.transactions.dropDaysBefore(keepFrom);
     const bodyDays = await deps.bodies.removeDaysBefore(keepFrom);
     if (dropped.length > 0 || bodyDays.length > 0) deps.logger.info({ keepFrom, days: dropped, bodyDays }, 'retention removed old transactions');
+  }
+  const refusalDays = deps.refusalsMaxAgeDays !== undefined && deps.refusalsMaxAgeDays > 0 ? deps.refusalsMaxAgeDays : deps.maxAgeDays;
+  if (deps.refusals !== undefined && refusalDays > 0) {
+    const keepFrom = firstDayKept(today, refusalDays);
+    const removed = await deps.refusals.removeBefore(Date.parse(`${keepFrom}T00:00:00Z`));
+    if (removed > 0) deps.logger.info({ keepFrom, rows: removed }, 'retention removed old refusals');
   }
   for (const channel of await deps.channels.find({ maxBodyAgeDays: { $exists: true } })) {
     if (channel.maxBodyAgeDays === undefined) continue;

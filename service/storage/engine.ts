@@ -10,6 +10,7 @@ import type { AuditLog } from './audits.js';
 import type { Bodies } from './bodies/bodies.js';
 import type { KeystoreDocumentStore } from './keystore-document.js';
 import type { StorageSnapshotter } from './snapshots.js';
+import type { RefusalLog } from './refusals.js';
 import type { Store } from './store.js';
 import type { TransactionLog } from './transactions.js';
 
@@ -34,6 +35,8 @@ export interface StorageEngine {
   readonly bodies: Bodies;
   /** The ATNA audit repository and Junction's own audit events. */
   readonly audits: AuditLog;
+  /** Requests and messages refused before they became transactions, folded per minute (issue 35). */
+  readonly refusals: RefusalLog;
   /** The shared database's part in the cluster (instances, leases, notices); undefined when one instance is all. */
   readonly cluster: ClusterBackend | undefined;
   /** The data folder's backups, or why they are refused (a shared database is backed up with its own tools). */

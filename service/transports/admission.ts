@@ -24,6 +24,8 @@ export interface AdmissionOptions {
   /** A refusal of one kind from one address on one listener is logged at most once per this window. */
   logWindowMs?: number;
   now?: () => number;
+  /** Where each refusal is recorded as well (the refusal recorder, issue 35): called synchronously, must not throw. */
+  record?: (listener: string, address: string | undefined, reason: RefusalReason, fields: Record<string, unknown>) => void;
 }
 
 const DEFAULT_LOG_WINDOW_MS = 60_000;
@@ -42,6 +44,8 @@ const MESSAGES: Record<RefusalReason, string> = {
   frame_timeout: 'closed a connection whose message did not arrive whole in time',
   handshake_timeout: 'closed a connection whose TLS handshake did not finish in time',
   not_hl7: 'refused an MLLP frame that is not HL7 v2 (no MSH segment): answered AR, not forwarded or stored',
+  too_large: 'closed a connection whose message is longer than tcp.maxMessageBytes allows',
+  bad_frame: 'closed a connection whose framing could not be read',
 };
 
 interface LogState {
@@ -121,6 +125,7 @@ export class Admission {
   /** Counts a refusal or a deadline's close, and logs it unless this listener, address and reason logged within the window. */
   refused(listener: string, address: string | undefined, reason: RefusalReason, fields: Record<string, unknown> = {}): void {
     this.#counter?.inc({ listener, reason });
+    this.#options.record?.(listener, address, reason, fields);
     const peer = addressKey(address);
     const key = `${listener}|${peer}|${reason}`;
     const now = this.#now();

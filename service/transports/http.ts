@@ -73,6 +73,8 @@ export class TransactionPorts {
       this.#sockets.push(track(server));
       server.on('clientError', (err, socket) => {
         options.logger.info({ err: (err).message }, 'malformed request on a transaction port');
+        // Parse errors only (HPE_*): a reset or a timeout is the sender's connection ending, not a refused request.
+        if ((err as NodeJS.ErrnoException).code?.startsWith('HPE_') === true) options.admission.refused(server === this.#http ? 'http' : 'https', (socket as Socket).remoteAddress, 'bad_frame', { problem: `malformed HTTP request: ${err.message}` });
         if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
         else socket.destroy();
       });

@@ -185,10 +185,11 @@ export class SocketConnection {
       const end = chunk.indexOf(MLLP_END, at);
       const stop = end === -1 ? chunk.length : end + 1;
       const piece = chunk.subarray(at, stop);
-      const { messages, problem } = this.#decoder.push(piece);
+      const { messages, problem, problemKind } = this.#decoder.push(piece);
       const receivedAt = new Date();
       for (const message of messages) this.#queue.push({ message, receivedAt });
       if (problem !== undefined) {
+        this.#settings.deadline?.(problemKind ?? 'bad_frame', { problem });
         this.#keepHead(piece);
         this.#queue.push({ problem, head: Buffer.concat(this.#head) });
         this.#broken = true;
@@ -218,7 +219,9 @@ export class SocketConnection {
     if (this.#size + chunk.length > this.#settings.maxMessageBytes) {
       const head = Buffer.concat([...this.#parts, chunk]).subarray(0, HEAD_BYTES);
       this.#parts = [];
-      this.#queue.push({ problem: `a message is longer than the ${this.#settings.maxMessageBytes} bytes allowed`, head });
+      const problem = `a message is longer than the ${this.#settings.maxMessageBytes} bytes allowed`;
+      this.#settings.deadline?.('too_large', { problem });
+      this.#queue.push({ problem, head });
       this.#broken = true;
       this.#socket.pause();
       return;

@@ -28,6 +28,7 @@ import type { Transports } from './transports.js';
 import type { Services } from './services.js';
 import type { AttentionWing } from './attention.js';
 import type { Wing } from './lifecycle.js';
+import type { RefusalRecorder } from '../refused/recorder.js';
 
 export interface Api {
   app: FastifyInstance;
@@ -48,6 +49,8 @@ export interface ApiParts {
   attention: AttentionWing;
   /** Asks the process to restart (`POST /restart`). */
   requestRestart: (by: string) => void;
+  /** Refused requests and messages (`GET /refusals`). */
+  refusals: RefusalRecorder;
 }
 
 export async function apiWing(core: Core, parts: ApiParts): Promise<Wing<Api>> {
@@ -80,6 +83,7 @@ export async function apiWing(core: Core, parts: ApiParts): Promise<Wing<Api>> {
       mediatorUptimes: () => services.mediators.uptimes(),
       listeningPorts: () => [...transports.bound.listening(), ...transports.listeners.bound().map((b) => ({ purpose: 'transactions' as const, ...b }))],
       requestRestart: parts.requestRestart,
+      refusals: parts.refusals,
       audit: audit.recorder,
       audits: storage.audits,
       events,

@@ -1,10 +1,12 @@
 /**
  * The attention wing: the "needs attention" list (`GET /attention`, issue 35) over the parts built before it, and
  * the check the channel routes answer with when a channel admits nobody. Whether email and SMS are set up is the
- * notify wing's answer for the settings in force (the file's, or those saved in the console).
+ * notify wing's answer for the settings in force (the file's, or those saved in the console); the channels refusing
+ * traffic are the refusal recorder's.
  */
 import { Attention } from '../attention/attention.js';
-import { refusalsFromAudits } from '../attention/audit-refusals.js';
+import { recordedRefusals } from '../attention/recorded-refusals.js';
+import type { RefusalRecorder } from '../refused/recorder.js';
 import type { MessagingCheck, RecentRefusals } from '../attention/sources.js';
 import { watched } from '../keystore/expiry-job.js';
 import { nobodyAdmitted } from '../domain/channels/channel-access.js';
@@ -38,13 +40,14 @@ export interface AttentionParts {
   transports: Transports;
   services: Services;
   notify: Notify;
+  refusals: RefusalRecorder;
 }
 
 export function attentionWing(core: Core, parts: AttentionParts): Wing<AttentionWing> {
   const { config, logger, options } = core;
-  const { storage, store, keystore, backups, disk, transports, services, notify } = parts;
+  const { storage, store, keystore, backups, disk, transports, services, notify, refusals } = parts;
   const messaging: MessagingCheck = () => notify.problems();
-  const recentRefusals: RecentRefusals = refusalsFromAudits(storage.audits, store.channels);
+  const recentRefusals: RecentRefusals = recordedRefusals(refusals);
   const attention = new Attention(
     {
       store,

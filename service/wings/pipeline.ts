@@ -14,6 +14,7 @@ import type { Store } from '../storage/store.js';
 import type { AuditRecorder } from '../audit/recorder.js';
 import type { Keystore } from '../keystore/keystore.js';
 import type { DiskWatcher } from '../disk/watcher.js';
+import type { RefusalRecorder } from '../refused/recorder.js';
 import type { Core } from './core.js';
 import type { Storage } from './storage.js';
 import type { ClientGuard } from './client-guard.js';
@@ -34,11 +35,12 @@ export interface PipelineParts {
   audit: AuditRecorder;
   keystore: Keystore;
   disk: DiskWatcher;
+  refusals: RefusalRecorder;
 }
 
 export function pipelineWing(core: Core, parts: PipelineParts): Wing<Pipelines> {
   const { config, logger, events } = core;
-  const { storage, store, channels, guard, audit, keystore, disk } = parts;
+  const { storage, store, channels, guard, audit, keystore, disk, refusals } = parts;
   const { tcp } = config;
   const { bodies } = storage;
   // Whatever flags a transaction for auto retry writes through this log, which queues it (auto-retry-queue.ts).
@@ -48,7 +50,7 @@ export function pipelineWing(core: Core, parts: PipelineParts): Wing<Pipelines> 
   keystore.onChange(({ trustedCAs }) => senders.useTrustedCAs(trustedCAs));
   const { router } = config;
   const limits = { bodyCapBytes: router.maxBodyBytes, matchBodyLimitBytes: router.matchBodyLimitBytes, defaultTimeoutMs: router.timeoutMs, maxReplyBytes: tcp.maxMessageBytes };
-  const { pipeline, messages } = transactionPaths({ channels, clientAuth: guard.clientAuth, log, bodies, audit, events, logger, newId: newTransactionId, senders: senders.senders, limits, refusedNodes: guard.refusedNodes, admission: disk });
+  const { pipeline, messages } = transactionPaths({ channels, clientAuth: guard.clientAuth, log, bodies, audit, events, logger, newId: newTransactionId, senders: senders.senders, limits, refusedNodes: guard.refusedNodes, admission: disk, refusals });
   return {
     offers: { log, pipeline, messages },
     async stop() {

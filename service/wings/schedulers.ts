@@ -23,6 +23,7 @@ import type { Storage } from './storage.js';
 import type { Notify } from './notify.js';
 import type { Pipelines } from './pipeline.js';
 import type { Wing } from './lifecycle.js';
+import type { RefusalRecorder } from '../refused/recorder.js';
 
 export interface Scheduling {
   registry: Schedulers;
@@ -38,6 +39,8 @@ export interface SchedulerParts {
   keystore: Keystore;
   backups: Backups;
   settings: ClinicSettings;
+  /** Refusals per channel for the alert job's `refusals` rules (issue 35). */
+  refusals: RefusalRecorder;
 }
 
 export function schedulersWing(core: Core, parts: SchedulerParts): Wing<Scheduling> {
@@ -51,7 +54,7 @@ export function schedulersWing(core: Core, parts: SchedulerParts): Wing<Scheduli
   const consoleUrl = () => core.console.url;
   const registry = new Schedulers(
     [
-      retentionJob({ transactions, bodies, channels, maxAgeDays: config.retention.maxAgeDays, logger }),
+      retentionJob({ transactions, bodies, channels, maxAgeDays: config.retention.maxAgeDays, refusals: storage.refusals, refusalsMaxAgeDays: config.refusals.maxAgeDays, logger }),
       metricsRetentionJob({ transactions, minuteRetentionHours: config.metrics.minuteRetentionHours, logger }),
     ],
     logger.child({ component: 'schedulers' }),
@@ -69,7 +72,7 @@ export function schedulersWing(core: Core, parts: SchedulerParts): Wing<Scheduli
   );
   if (config.alerts.enableAlerts) {
     registry.add(
-      alertJob({ log: transactions, channels, users, contactGroups, notifications, jobStates, outbox, pollPeriodMinutes: config.alerts.pollPeriodMinutes, minuteMs: config.alerts.minuteMs, timeZone, instance: config.alerts.himInstance, consoleUrl, defaultTimeoutMs: config.router.timeoutMs, logger: logger.child({ component: 'alerts' }) }),
+      alertJob({ log: transactions, channels, users, contactGroups, notifications, jobStates, outbox, pollPeriodMinutes: config.alerts.pollPeriodMinutes, minuteMs: config.alerts.minuteMs, timeZone, instance: config.alerts.himInstance, consoleUrl, defaultTimeoutMs: config.router.timeoutMs, refusals: parts.refusals, logger: logger.child({ component: 'alerts' }) }),
     );
   }
   // Certificates near expiry are announced whatever alerts.enableAlerts says: an expired certificate stops every client.

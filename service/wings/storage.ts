@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createStorage } from '../storage/index.js';
 import type { StorageBackup } from '../storage/index.js';
+import type { RefusalLog } from '../storage/refusals.js';
 import type { AuditLog } from '../storage/audits.js';
 import type { AuditOutbox } from '../storage/audit-outbox.js';
 import type { KeystoreDocumentStore } from '../storage/keystore-document.js';
@@ -26,6 +27,8 @@ export interface Storage {
   bodies: Bodies;
   /** The ATNA audit repository: received audits and Junction's own audit events. */
   audits: AuditLog;
+  /** Refused requests and messages, folded per minute (issue 35); written through the refusals wing's recorder. */
+  refusals: RefusalLog;
   /** This instance's part in a cluster on PostgreSQL (instances, job leases, change notices, the shared live feed). */
   cluster: Cluster;
   /** Who claims shared work (storage/claims.ts): this instance on PostgreSQL; alone, the engines' fixed default. */
@@ -71,6 +74,7 @@ export function storageWing(core: Core): Wing<Storage> {
       transactions: storage.transactions,
       bodies: storage.bodies,
       audits: storage.audits,
+      refusals: storage.refusals,
       cluster,
       claimer: storage.claimer,
       refuseBelowFloor: storage.refuseBelowFloor,

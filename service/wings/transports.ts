@@ -22,6 +22,7 @@ import type { Storage } from './storage.js';
 import type { Audit } from './audit.js';
 import type { Pipelines } from './pipeline.js';
 import type { Wing } from './lifecycle.js';
+import type { RefusalRecorder } from '../refused/recorder.js';
 
 export interface Transports {
   admission: Admission;
@@ -36,11 +37,11 @@ export interface Transports {
   auditListenerStats: () => AuditListenerStats[];
 }
 
-export async function transportsWing(core: Core, parts: { storage: Storage; store: Store; keystore: Keystore; audit: Audit; pipelines: Pipelines }): Promise<Wing<Transports>> {
+export async function transportsWing(core: Core, parts: { storage: Storage; store: Store; keystore: Keystore; audit: Audit; pipelines: Pipelines; refusals: RefusalRecorder }): Promise<Wing<Transports>> {
   const { config, logger, prometheus } = core;
   const { storage, store, keystore, audit, pipelines } = parts;
   const { connections, auditing } = config;
-  const admission = await connectionAdmission(core);
+  const admission = await connectionAdmission(core, parts.refusals);
   const certificate = keystore.certificate();
   const trustedCAs = keystore.trustedCAs();
   const ports = new TransactionPorts(pipelines.pipeline, {
@@ -125,10 +126,10 @@ export async function transportsWing(core: Core, parts: { storage: Storage; stor
  * The connection admission every listener shares: its process-wide cap is `connections.maxTotal`, or computed from
  * the open-file limit (which Node raised to the hard limit as it started, and index.ts where Node could not).
  */
-async function connectionAdmission(core: Core): Promise<Admission> {
+async function connectionAdmission(core: Core, refusals: RefusalRecorder): Promise<Admission> {
   const { config, logger, prometheus } = core;
   const limit = await readFileLimit();
   const total = config.connections.maxTotal > 0 ? config.connections.maxTotal : connectionCapOf(limit?.soft ?? null);
   logger.info({ maxTotal: total, openFileLimit: limit?.soft ?? 'unknown', maxPerAddress: config.connections.maxPerAddress, tcpMaxPerAddress: config.tcp.maxConnectionsPerAddress }, 'inbound connection limits');
-  return new Admission({ perAddress: config.connections.maxPerAddress, total, logger: logger.child({ component: 'connections' }), registry: prometheus.registry });
+  return new Admission({ perAddress: config.connections.maxPerAddress, total, logger: logger.child({ component: 'connections' }), registry: prometheus.registry, record: (listener, address, reason, fields) => refusals.connectionRefused(listener, address, reason, fields) });
 }

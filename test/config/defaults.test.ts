@@ -67,6 +67,7 @@ describe('defaults', () => {
       timeZone: '',
       metrics: { minuteRetentionHours: 24 },
       prometheus: { public: false },
+      refusals: { flushIntervalSeconds: 5, maxPendingRows: 10_000, maxAgeDays: 0 },
       email: {
         fromAddress: '',
         smtp: { host: '', port: 587, secure: false, requireTLS: true, rejectUnauthorized: true, user: '', password: undefined, timeoutSeconds: 30 },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nobodyAdmitted } from '../../service/domain/channels/channel-access.js';
-import { alertRulesByMethod, foldRefusals, messagingItems, visibleItems, worstFirst } from '../../service/domain/operations/attention.js';
+import { alertRulesByMethod, messagingItems, visibleItems, worstFirst } from '../../service/domain/operations/attention.js';
 import type { AttentionItem } from '../../service/contracts/attention.js';
 
 const privateChannel = (fields: Partial<{ type: 'http' | 'tcp' | 'tls' | 'polling'; allow: string[]; whitelist: string[] }> = {}) => ({ type: 'http' as const, authType: 'private' as const, allow: [], whitelist: [], ...fields });
@@ -43,20 +43,6 @@ describe('the needs-attention decisions', () => {
     expect(messagingItems({ email: 'email.smtp.host is empty', sms: null }, none)).toEqual([]);
     const [item] = messagingItems({ email: 'email.smtp.host is empty', sms: 'sms.gatewayUrl is empty' }, { ...none, reportReaders: 2, invites: 1 });
     expect(item).toMatchObject({ kind: 'email-not-set-up', severity: 'error', message: 'Email is not set up (email.smtp.host is empty), so reports to 2 users and 1 set-password invite cannot be sent.' });
-  });
-
-  it('folds refusal events per channel, newest reason last', () => {
-    const at = (s: number) => new Date(s * 1000);
-    expect(
-      foldRefusals([
-        { channels: ['a', 'b'], attempts: 1, reason: 'first', at: at(1) },
-        { channels: ['a'], attempts: 5, reason: 'later', at: at(3) },
-        { channels: ['a'], attempts: 1, reason: 'middle', at: at(2) },
-      ]),
-    ).toEqual([
-      { name: 'a', count: 7, lastReason: 'later' },
-      { name: 'b', count: 1, lastReason: 'first' },
-    ]);
   });
 
   it('orders worst first and shows non-admins only items about channels they may view', () => {

@@ -140,6 +140,7 @@ const CONSOLE_PAGES: ConsolePage[] = [
   },
   { name: 'transactions', path: () => '/#/transactions', heading: 'Transactions' },
   { name: 'transaction detail', path: (d) => `/#/transactions/${d.transactionId}`, heading: 'Transaction' },
+  { name: 'refused list', path: () => '/#/refusals', heading: 'Refused' },
   { name: 'channels', path: () => '/#/channels', heading: 'Channels' },
   {
     name: 'new channel',
@@ -245,6 +246,8 @@ async function populate(junction: E2EJunction, lab: LabSetup): Promise<Populated
   await lab.send('/lab/hl7');
   const failed = await lab.send('/lab/fail', { method: 'POST', body: '{"order":2}', contentType: 'application/json' });
   const taskId = await created(junction, '/tasks', { tids: [failed], paused: true, batchSize: 1 });
+  // A request no channel matches, so the Refused list has a row.
+  expect((await fetch(`${junction.httpUrl}/no-channel-here`)).status).toBe(404);
 
   const audit = await junction.api('POST', '/audits', {
     eventIdentification: {

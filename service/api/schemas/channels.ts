@@ -26,7 +26,7 @@ const RouteType = Type.Enum([...ROUTE_TYPES]);
 const RouteInputType = Type.Enum([...ROUTE_INPUT_TYPES]);
 // OpenHIM's sub-document ids, carried by its documents and ignored here.
 const SubId = Type.String({ maxLength: 100 });
-const AlertCondition = Type.Enum(['status', 'auto-retry-max-attempted']);
+const AlertCondition = Type.Enum(['status', 'auto-retry-max-attempted', 'refusals']);
 // NeDB cannot store field names with a dot or a leading $, so property keys exclude them.
 const Property = Type.Record(Type.String({ pattern: '^[^.$][^.]{0,99}$' }), Type.String({ maxLength: 2000 }), {
   additionalProperties: false,

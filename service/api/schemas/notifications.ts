@@ -55,7 +55,7 @@ export const NotificationSchema = Type.Object({
       channelID: Type.String(),
       channelName: Type.String(),
       ruleKey: Type.String(),
-      condition: Type.Enum(['status', 'auto-retry-max-attempted']),
+      condition: Type.Enum(['status', 'auto-retry-max-attempted', 'refusals']),
       status: Type.Optional(Type.String()),
       failureRate: Type.Optional(Type.Number()),
       window: Type.Object({ from: Iso, to: Iso }),

@@ -4,8 +4,11 @@
  * its file-descriptor limit, so a flood ends in refused connections instead of EMFILE for everyone.
  */
 
-/** Why a connection was refused or cut off (or, not_hl7, an MLLP frame refused); the Prometheus label and the log say the same. */
-export const REFUSAL_REASONS = ['per_address', 'total', 'listener_full', 'silent', 'head_timeout', 'frame_timeout', 'handshake_timeout', 'not_hl7'] as const;
+/**
+ * Why a connection was refused or cut off (or, not_hl7, an MLLP frame refused; too_large and bad_frame, a message over
+ * `tcp.maxMessageBytes` or unreadable framing, which end the connection); the Prometheus label and the log say the same.
+ */
+export const REFUSAL_REASONS = ['per_address', 'total', 'listener_full', 'silent', 'head_timeout', 'frame_timeout', 'handshake_timeout', 'not_hl7', 'too_large', 'bad_frame'] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 export interface AdmissionCounts {

@@ -61,6 +61,7 @@ export function escapeHtml(text: string): string {
 /** The rule in a few words: `status 500`, `status 4xx at over 20 %`, `auto-retry max reached`. */
 export function ruleLabel(rule: AlertRule): string {
   if (rule.condition === 'auto-retry-max-attempted') return 'auto-retry max reached';
+  if (rule.condition === 'refusals') return 'refused requests';
   const status = `status ${(rule.status ?? '').trim().toLowerCase()}`;
   return rule.failureRate === undefined ? status : `${status} at over ${String(rule.failureRate)} %`;
 }
@@ -94,6 +95,12 @@ function consoleBase(consoleUrl: string): string {
 export function transactionListUrl(input: Pick<AlertMessageInput, 'rule' | 'channel' | 'window' | 'consoleUrl' | 'requestLeadMs'>): string {
   const params = new URLSearchParams();
   params.set('channel', input.channel._id);
+  if (input.rule.condition === 'refusals') {
+    // Refusals are listed on their own page (renderer/src/pages/refusals), filtered the same way.
+    params.set('from', input.window.from.toISOString());
+    params.set('to', new Date(input.window.to.getTime() - 1).toISOString());
+    return `${consoleBase(input.consoleUrl)}/#/refusals?${params.toString()}`;
+  }
   if (input.rule.condition === 'status' && input.rule.status !== undefined) params.set('response', input.rule.status.trim().toLowerCase());
   params.set('from', new Date(input.window.from.getTime() - Math.max(0, input.requestLeadMs ?? 0)).toISOString());
   params.set('to', new Date(input.window.to.getTime() - 1).toISOString());
@@ -126,7 +133,8 @@ function plainAscii(text: string): string {
     .replace(/[^\x20-\x7e]/g, '?');
 }
 
-function transactionsWord(count: number): string {
+function transactionsWord(count: number, rule?: AlertRule): string {
+  if (rule?.condition === 'refusals') return count === 1 ? '1 refusal' : `${String(count)} refusals`;
   return count === 1 ? '1 transaction' : `${String(count)} transactions`;
 }
 
@@ -158,6 +166,9 @@ function statusBreakdown(statuses: AlertMessageInput['statuses']): string {
 
 function whatHappened(input: AlertMessageInput): string {
   const { rule, count } = input;
+  if (rule.condition === 'refusals') {
+    return `${count === 1 ? '1 request or message was' : `${String(count)} requests or messages were`} refused before becoming transactions (see each one's reason in the console's Refused list)`;
+  }
   if (rule.condition === 'auto-retry-max-attempted') {
     const max = input.channel.autoRetryMaxAttempts;
     const times = max === undefined || max <= 0 ? '' : ` ${String(max)} time${max === 1 ? '' : 's'}`;
@@ -223,7 +234,7 @@ function smsText(input: AlertMessageInput, label: string): string {
   const rate = input.rule.condition === 'status' && input.rule.failureRate !== undefined && input.failureRate !== undefined ? ` (${String(input.failureRate)} %)` : '';
   const instance = input.instance === undefined ? '' : plainAscii(input.instance).trim();
   const head = `Junction alert${instance === '' ? '' : ` (${instance})`}: ${label} on `;
-  const tail = `, ${transactionsWord(input.count)}${rate}, ${formatWindow(input.window, input.timeZone)}`;
+  const tail = `, ${transactionsWord(input.count, input.rule)}${rate}, ${formatWindow(input.window, input.timeZone)}`;
   let channel = plainAscii(input.channel.name).trim();
   const room = SMS_MAX_LENGTH - plainAscii(head).length - plainAscii(tail).length;
   if (channel.length > room) channel = room > 3 ? `${channel.slice(0, room - 3).trimEnd()}...` : '';

@@ -54,6 +54,8 @@ export function reachedRetryMax(channel: Pick<AlertChannel, 'autoRetryEnabled' |
  * event), not when it was received: that may be long before.
  */
 export function transactionMatches(rule: AlertRule, channel: AlertChannel, transaction: AlertTransaction): boolean {
+  // Refusals never became transactions: the alert job counts them from the refusal log.
+  if (rule.condition === 'refusals') return false;
   if (rule.condition === 'auto-retry-max-attempted') return reachedRetryMax(channel, transaction) && (transaction.status === 'Failed' || transaction.autoRetry === true);
   if (rule.status === undefined || transaction.responseStatus === undefined) return false;
   return statusMatches(rule.status, transaction.responseStatus);
@@ -61,7 +63,7 @@ export function transactionMatches(rule: AlertRule, channel: AlertChannel, trans
 
 /** Why a rule can never fire (a status rule without a usable status, a failure rate outside 0-100), or null. */
 export function ruleProblem(rule: AlertRule): string | null {
-  if (rule.condition === 'auto-retry-max-attempted') return null;
+  if (rule.condition === 'auto-retry-max-attempted' || rule.condition === 'refusals') return null;
   if (rule.status === undefined || parseStatusPattern(rule.status) === null) return 'a status rule needs a status code such as 500 or a class such as 5xx';
   const rate = rule.failureRate;
   if (rate !== undefined && (!Number.isFinite(rate) || rate < 0 || rate > 100)) return 'failureRate is a percentage from 0 to 100';
@@ -94,6 +96,7 @@ export function failureRateOf(counts: RuleCounts): number {
  */
 export function ruleKey(channelId: string, rule: AlertRule): string {
   if (rule.condition === 'auto-retry-max-attempted') return `${channelId}/auto-retry-max-attempted`;
+  if (rule.condition === 'refusals') return `${channelId}/refusals`;
   const status = (rule.status ?? '').trim().toLowerCase();
   return rule.failureRate === undefined ? `${channelId}/status/${status}` : `${channelId}/status/${status}/over/${String(rule.failureRate)}`;
 }

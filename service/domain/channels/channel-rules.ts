@@ -191,6 +191,7 @@ function settingProblems(channel: ChannelDraft, at: string): ValidationProblem[]
   });
   channel.alerts.forEach((alert, i) => {
     if (alert.condition === 'status' && !set(alert.status)) problems.push({ path: `${at}.alerts.${i}.status`, message: 'is required for a status alert' });
+    if (alert.condition === 'refusals' && alert.failureRate !== undefined) problems.push({ path: `${at}.alerts.${i}.failureRate`, message: 'does not apply to a refusals alert (it fires on any refusal)' });
   });
   return problems;
 }

@@ -26,6 +26,8 @@ export interface MllpDecoded {
   messages: Buffer[];
   /** Set once; everything after it is ignored, as the stream can no longer be trusted to be in step. */
   problem?: string;
+  /** What kind of problem: a message over the size limit, or framing that cannot be read. */
+  problemKind?: 'too_large' | 'bad_frame';
 }
 
 /** Reassembles MLLP frames from the chunks of one connection. */
@@ -79,7 +81,7 @@ export class MllpDecoder {
       const stop = end === -1 ? chunk.length : end;
       const start = chunk.indexOf(MLLP_START, at);
       if (start !== -1 && start < stop) return this.#fail(messages, 'a new message (0x0B) began before the previous one ended (0x1C 0x0D)');
-      if (this.#size + (stop - at) > this.#max) return this.#fail(messages, `a message is longer than the ${this.#max} bytes allowed`);
+      if (this.#size + (stop - at) > this.#max) return this.#fail(messages, `a message is longer than the ${this.#max} bytes allowed`, 'too_large');
       if (stop > at) {
         this.#parts.push(chunk.subarray(at, stop));
         this.#size += stop - at;
@@ -99,11 +101,11 @@ export class MllpDecoder {
     return message;
   }
 
-  #fail(messages: Buffer[], problem: string): MllpDecoded {
+  #fail(messages: Buffer[], problem: string, problemKind: 'too_large' | 'bad_frame' = 'bad_frame'): MllpDecoded {
     this.#failed = problem;
     this.#parts = [];
     this.#size = 0;
-    return { messages, problem };
+    return { messages, problem, problemKind };
   }
 }
 

@@ -273,27 +273,3 @@ export function visibleItems(items: readonly AttentionItem[], viewer: { admin: b
   if (viewer.admin) return [...items];
   return items.filter((item) => item.channel !== undefined && viewer.mayViewChannel(item.channel._id));
 }
-
-// ---- refusals read from the refused-client audit events ----
-
-/** One refused-client audit event's facts (audit/events.ts `nodeAuthenticationEvent`). */
-export interface RefusalEvent {
-  channels: readonly string[];
-  attempts: number;
-  reason: string;
-  at: Date;
-}
-
-/** Refusals per channel name; each channel's last reason is its newest event's. */
-export function foldRefusals(events: readonly RefusalEvent[]): { name: string; count: number; lastReason: string }[] {
-  const byName = new Map<string, { name: string; count: number; lastReason: string; lastAt: number }>();
-  for (const event of events) {
-    for (const name of event.channels) {
-      const seen = byName.get(name) ?? { name, count: 0, lastReason: event.reason, lastAt: -Infinity };
-      seen.count += event.attempts;
-      if (event.at.getTime() >= seen.lastAt) [seen.lastReason, seen.lastAt] = [event.reason, event.at.getTime()];
-      byName.set(name, seen);
-    }
-  }
-  return [...byName.values()].sort((a, b) => b.count - a.count).map(({ name, count, lastReason }) => ({ name, count, lastReason }));
-}

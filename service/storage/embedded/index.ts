@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { StorageContext, StorageEngine } from '../engine.js';
 import { importNedbAudits } from '../import-nedb-audits.js';
 import { SqliteAuditOutbox } from '../sqlite/audit-outbox.js';
+import { SqliteRefusalLog } from '../sqlite/refusal-log.js';
 import { EMBEDDED_FILES, embeddedStores } from './layout.js';
 import { embeddedSnapshot } from './snapshot.js';
 
@@ -25,12 +26,14 @@ export function createEmbeddedStorage(settings: EmbeddedSettings, context: Stora
     compactionIntervalMs: settings.compactionIntervalMinutes * 60_000,
     metricsTimeZone: context.metricsTimeZone,
   });
+  const refusals = new SqliteRefusalLog({ file: join(dataDir, EMBEDDED_FILES.refusals) });
   return {
     engine: 'embedded',
     store,
     transactions,
     bodies,
     audits,
+    refusals,
     cluster: undefined,
     backup: { snapshot: embeddedSnapshot(dataDir, store) },
     refuseBelowFloor: true,
@@ -40,6 +43,7 @@ export function createEmbeddedStorage(settings: EmbeddedSettings, context: Stora
       await transactions.open();
       await bodies.open();
       await audits.open();
+      await refusals.open();
       await importNedbAudits({ file: join(dataDir, EMBEDDED_FILES.nedbAudits), audits, logger: auditsLogger });
       return { interrupted: await transactions.failInterrupted() };
     },
@@ -48,6 +52,7 @@ export function createEmbeddedStorage(settings: EmbeddedSettings, context: Stora
     // No other instance ever writes here.
     finishDeadInstance: () => Promise.resolve(0),
     close: async () => {
+      await refusals.close();
       await audits.close();
       await transactions.close();
       await bodies.close();

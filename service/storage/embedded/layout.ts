@@ -22,6 +22,7 @@ export const EMBEDDED_FILES = {
   bodies: 'bodies',
   audits: 'audits.sqlite',
   auditOutbox: 'audit-outbox.sqlite',
+  refusals: 'refusals.sqlite',
   /** Where versions before the SQLite audit log kept audits (imported once, then renamed). */
   nedbAudits: 'audits.db',
 } as const;

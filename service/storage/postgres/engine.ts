@@ -11,6 +11,7 @@ import type { PostgresSettings } from './connection.js';
 import { PostgresDatabase } from './database.js';
 import { PostgresKeystoreDocument } from './keystore-document.js';
 import { createPostgresStore } from './postgres-store.js';
+import { PostgresRefusalLog } from './refusal-log.js';
 import { createPostgresTransactionLog } from './transaction-log.js';
 
 /** Why Junction's own backups are refused on this engine, as the API answers it. */
@@ -25,6 +26,7 @@ export function createPostgresStorage(settings: PostgresSettings, context: Stora
   const transactions = createPostgresTransactionLog({ database, logger: logger.child({ component: 'transactions' }), instanceId, metricsTimeZone: context.metricsTimeZone });
   const bodies = createPostgresBodies(database);
   const audits = createPostgresAuditLog({ database });
+  const refusals = new PostgresRefusalLog(database);
   let keystoreDocument: PostgresKeystoreDocument | undefined;
   return {
     engine: 'postgres',
@@ -32,6 +34,7 @@ export function createPostgresStorage(settings: PostgresSettings, context: Stora
     transactions,
     bodies,
     audits,
+    refusals,
     cluster: postgresClusterBackend(database),
     backup: { unavailable: POSTGRES_BACKUP_UNAVAILABLE },
     // The transactions are not written to this disk, so its space does not stop them.
@@ -41,6 +44,7 @@ export function createPostgresStorage(settings: PostgresSettings, context: Stora
       await transactions.open();
       await bodies.open();
       await audits.open();
+      await refusals.open();
       return { interrupted: await transactions.failInterrupted() };
     },
     // One queue for every instance, each message claimed by one sender.
@@ -56,6 +60,7 @@ export function createPostgresStorage(settings: PostgresSettings, context: Stora
     finishDeadInstance: (id) => transactions.failInterruptedOf(id),
     close: async () => {
       await keystoreDocument?.close();
+      await refusals.close();
       await audits.close();
       await transactions.close();
       await bodies.close();

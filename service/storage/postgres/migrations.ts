@@ -11,6 +11,7 @@ import { TRANSACTION_LOG_SQL } from './transaction-log-schema.js';
 import { AUDITS_MIGRATION } from './audit-schema.js';
 import { clusterMigration } from './cluster-migration.js';
 import { BODIES_SQL } from './bodies-schema.js';
+import { REFUSALS_MIGRATION } from './refusal-log.js';
 
 export interface Migration {
   version: number;
@@ -101,4 +102,5 @@ export const migrations: readonly Migration[] = [
   clusterMigration,
   keystoreMigration,
   settingsMigration,
+  REFUSALS_MIGRATION,
 ];

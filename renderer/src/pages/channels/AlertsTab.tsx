@@ -15,6 +15,7 @@ import { numberValue } from './BasicsTab';
 const CONDITIONS = [
   { value: 'status', label: 'A transaction gets a response status' },
   { value: 'auto-retry-max-attempted', label: 'Automatic retry gave up (maximum attempts reached)' },
+  { value: 'refusals', label: 'Requests or messages are refused on the channel' },
 ];
 
 const METHODS = [
@@ -76,6 +77,11 @@ function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; p
           ) : (
             <div />
           )}
+          {alert.condition === 'refusals' ? (
+            <Text size="sm" c="dimmed">
+              Any refused request or message sets it off; see them on the Refused page.
+            </Text>
+          ) : (
           <NumberInput
             label="Failure rate above (%)"
             description="Optional. Empty: whatever the failure rate."
@@ -86,6 +92,7 @@ function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; p
             onChange={(v) => change({ failureRate: numberValue(v) })}
             {...bind(errors, at('failureRate'))}
           />
+          )}
         </SimpleGrid>
         <MultiSelect
           id={fieldId(at('groups'))}

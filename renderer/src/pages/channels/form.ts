@@ -368,7 +368,8 @@ function alertBody(alert: AlertForm): ChannelAlertInput {
     users: alert.users.map((u) => ({ user: u.user.trim(), method: u.method, maxAlerts: u.maxAlerts })),
   };
   if (alert.condition === 'status') body = optional(body, 'status', text(alert.status));
-  return optional(body, 'failureRate', num(alert.failureRate));
+  // A refusals alert fires on any refusal: it has no rate.
+  return alert.condition === 'refusals' ? body : optional(body, 'failureRate', num(alert.failureRate));
 }
 
 function unique(values: string[]): string[] {

@@ -13,6 +13,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { useDashboard } from '../../stores/dashboard';
 import { DashboardMetrics } from './DashboardMetrics';
 import { AttentionStrip } from './AttentionStrip';
+import { RefusedToday } from './RefusedToday';
 import { STATUSES, STATUS_COLOR, formatTime } from '../../data/status';
 import { StatusBadge } from '../../components/StatusBadge';
 import { rowRequest } from '../../data/transport';
@@ -286,6 +287,7 @@ export function DashboardPage() {
       </Title>
       <ErrorAlert error={countsError} action="count today's transactions" />
       <StatusCards />
+      <RefusedToday />
       <Grid gap="md">
         <Grid.Col span={{ base: 12, md: 7 }}>
           <LiveFeed />
