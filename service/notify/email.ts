@@ -46,6 +46,11 @@ export class EmailTransport implements Transport {
     return this.#notSetUp;
   }
 
+  /** Which setting is missing, as the needs-attention list names it, or null. */
+  get missing(): string | null {
+    return emailMissing(this.#settings);
+  }
+
   /** Sends with new settings (saved in the console) from the next message on; a message being sent finishes with the old. */
   useSettings(settings: EmailSettings): void {
     this.#settings = settings;
@@ -119,8 +124,14 @@ export class EmailTransport implements Transport {
 
 /** Why email cannot be sent with `settings`, or null. */
 export function emailProblem(settings: EmailSettings): string | null {
-  if (settings.smtp.host.trim() === '') return 'email is not set up (email.smtp.host is empty)';
-  if (settings.fromAddress.trim() === '') return 'email is not set up (email.fromAddress is empty)';
+  const missing = emailMissing(settings);
+  return missing === null ? null : `email is not set up (${missing})`;
+}
+
+/** Which setting email lacks (`email.smtp.host is empty`), or null when it can be tried. */
+export function emailMissing(settings: Pick<EmailSettings, 'smtp' | 'fromAddress'>): string | null {
+  if (settings.smtp.host.trim() === '') return 'email.smtp.host is empty';
+  if (settings.fromAddress.trim() === '') return 'email.fromAddress is empty';
   return null;
 }
 

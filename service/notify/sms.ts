@@ -57,6 +57,11 @@ export class SmsTransport implements Transport {
     return this.#notSetUp;
   }
 
+  /** What is wrong with the gateway setting, as the needs-attention list names it, or null. */
+  get missing(): string | null {
+    return smsMissing(this.#settings);
+  }
+
   /** Sends through new settings (saved in the console) from the next message on; sends in progress finish on the old agent. */
   useSettings(settings: SmsSettings): void {
     this.#settings = settings;
@@ -115,11 +120,18 @@ export class SmsTransport implements Transport {
 
 /** The gateway's URL, or why SMS cannot be sent with `settings`. */
 export function gatewayOf(settings: Pick<SmsSettings, 'gatewayUrl'>): { url: URL | null; problem: string | null } {
+  const missing = smsMissing(settings);
+  if (missing !== null) return { url: null, problem: `SMS is not set up (${missing})` };
+  return { url: new URL(settings.gatewayUrl.trim()), problem: null };
+}
+
+/** What is wrong with the gateway setting (`sms.gatewayUrl is empty`), or null when it can be tried. */
+export function smsMissing(settings: Pick<SmsSettings, 'gatewayUrl'>): string | null {
   const text = settings.gatewayUrl.trim();
-  if (text === '') return { url: null, problem: 'SMS is not set up (sms.gatewayUrl is empty)' };
+  if (text === '') return 'sms.gatewayUrl is empty';
   const parsed = URL.canParse(text) ? new URL(text) : null;
-  if (parsed === null || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) return { url: null, problem: 'SMS is not set up (sms.gatewayUrl is not an http or https URL)' };
-  return { url: parsed, problem: null };
+  if (parsed === null || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) return 'sms.gatewayUrl is not an http or https URL';
+  return null;
 }
 
 /** The first characters of an answer, reading no more of it than that needs (a gateway's answer may be long). */

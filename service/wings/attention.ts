@@ -46,7 +46,7 @@ export interface AttentionParts {
 export function attentionWing(core: Core, parts: AttentionParts): Wing<AttentionWing> {
   const { config, logger, options } = core;
   const { storage, store, keystore, backups, disk, transports, services, notify, refusals } = parts;
-  const messaging: MessagingCheck = () => notify.problems();
+  const messaging: MessagingCheck = () => notify.missing();
   const recentRefusals: RecentRefusals = recordedRefusals(refusals);
   const attention = new Attention(
     {

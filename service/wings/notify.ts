@@ -21,6 +21,8 @@ export interface Notify {
   smsConfigured: () => boolean;
   /** Why email or SMS cannot be sent with the settings in force, or null when it can be tried. */
   problems: () => { email: string | null; sms: string | null };
+  /** Which setting email or SMS lacks (`email.smtp.host is empty`), for the needs-attention list. */
+  missing: () => { email: string | null; sms: string | null };
   /** Trusted CAs for a test send with settings not yet saved (the console's Test button). */
   trustedCAs: () => readonly string[];
 }
@@ -58,6 +60,7 @@ export function notifyWing(core: Core, storage: Storage, store: Store, keystore:
       mailConfigured: () => email.problem === null,
       smsConfigured: () => sms.problem === null,
       problems: () => ({ email: email.problem, sms: sms.problem }),
+      missing: () => ({ email: email.missing, sms: sms.missing }),
       trustedCAs: () => trustedCAs,
     },
     // Sends in progress are recorded before the store closes (the job's stop, again for a start that failed early).
