@@ -38,9 +38,9 @@ test('the dashboard strip, the alert editor and the channel editor say what need
   await expectNoHorizontalScroll(page);
   await shot(page, testInfo, 'attention-strip');
 
-  // The email item leads to Alerts and messages.
+  // The email item leads to the Settings page, where email is set up.
   await strip.getByRole('link', { name: /^Fix it ?: Email is not set up/ }).click();
-  await expect(page.getByRole('heading', { name: 'Alerts and messages', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
 
   // The channel item leads to its editor, which says nobody may use it.
   await page.goto(`${junction.apiUrl}/#/`);

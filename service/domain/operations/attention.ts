@@ -80,7 +80,7 @@ export function messagingItems(setup: MessagingSetup, uses: MessagingUses): Atte
         kind: 'email-not-set-up',
         severity: uses.alertRules.email > 0 || uses.invites > 0 ? 'error' : 'warning',
         message: `Email is not set up (${setup.email}), so ${sentenceList(users)} cannot be sent.`,
-        fix: { path: '/notifications', setting: 'email.smtp.host' },
+        fix: { path: '/settings', setting: 'email.smtp.host' },
       });
     }
   }
@@ -89,7 +89,7 @@ export function messagingItems(setup: MessagingSetup, uses: MessagingUses): Atte
       kind: 'sms-not-set-up',
       severity: 'error',
       message: `SMS is not set up (${setup.sms}), so ${plural(uses.alertRules.sms, 'channel alert rule')} that send by SMS cannot be sent.`,
-      fix: { path: '/notifications', setting: 'sms.gatewayUrl' },
+      fix: { path: '/settings', setting: 'sms.gatewayUrl' },
     });
   }
   return items;
