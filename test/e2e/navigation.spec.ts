@@ -1,6 +1,6 @@
 import { expect, expectNoHorizontalScroll, shot, signIn, test } from './fixtures.js';
 
-const ADMIN_PAGES = ['Transactions', 'Channels', 'Clients', 'Roles', 'Users', 'Contact groups', 'Alerts and messages', 'Mediators', 'Tasks', 'Audit log', 'Logs', 'Import/Export', 'Backup', 'Certificates', 'About'];
+const ADMIN_PAGES = ['Transactions', 'Refused', 'Channels', 'Clients', 'Roles', 'Users', 'Contact groups', 'Alerts and messages', 'Mediators', 'Tasks', 'Audit log', 'Logs', 'Import/Export', 'Backup', 'Certificates', 'Settings', 'About'];
 
 test('the main navigation works from the keyboard, and an unknown address says so', async ({ console: page, junction }, testInfo) => {
   const nav = page.getByRole('navigation', { name: 'Main' });
@@ -37,7 +37,7 @@ test('a user outside the admin group sees only the pages open to them', async ({
     await signIn(page, junction, 'records-clerk-passphrase-4', 'clerk@clinic.example');
     const nav = page.getByRole('navigation', { name: 'Main' });
     await expect(nav).toBeVisible();
-    await expect(nav.getByRole('link')).toHaveText(['Dashboard', 'Transactions', 'Channels', 'Tasks', 'About']);
+    await expect(nav.getByRole('link')).toHaveText(['Dashboard', 'Transactions', 'Refused', 'Channels', 'Tasks', 'About']);
     await shot(page, testInfo, 'dashboard-non-admin');
 
     // Typing an admin page's address shows why there is nothing to see, instead of an empty page.
