@@ -86,7 +86,8 @@ export function RerunButton({ subject, disabled, rerun, onStarted }: { subject: 
             </Text>
           )}
           {children.length > 0 ? (
-            <Alert color="yellow" title={children.length === 1 ? 'Already re-run once' : `Already re-run ${children.length} times`}>
+            // A note read with the question, not an announcement: nothing happened yet.
+            <Alert color="yellow" role="note" title={children.length === 1 ? 'Already re-run once' : `Already re-run ${children.length} times`}>
               <Text size="sm">
                 Earlier re-runs: <Ids ids={children} />. Re-running it again sends the same message once more.
               </Text>
