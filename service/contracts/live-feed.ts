@@ -1,5 +1,5 @@
 /** Frames of the live feed websocket (`/ws` on the management API), as JSON text. Import with `import type`. */
-import type { TaskStatus } from './tasks.js';
+import type { TaskOutcome, TaskStatus } from './tasks.js';
 import type { TransactionStatus } from './transactions.js';
 
 /** What the server pushes: `{type, data}`. Dates are ISO 8601 text. */
@@ -7,7 +7,7 @@ export type LiveFrame =
   | { type: 'hello'; data: { user: string; events: LiveEventType[] } }
   | { type: 'transaction.started' | 'transaction.completed'; data: LiveTransaction }
   | { type: 'mediator.heartbeat'; data: { urn: string; name: string; uptime: number; at: string } }
-  | { type: 'task.progress'; data: { taskId: string; status: TaskStatus; totalTransactions: number; processed: number; remaining: number } }
+  | { type: 'task.progress'; data: { taskId: string; status: TaskStatus; totalTransactions: number; processed: number; remaining: number; succeeded?: number; failed?: number; outcome?: TaskOutcome } }
   | { type: 'pong'; data: { at: string } }
   | { type: 'error'; data: { code: string; message: string } };
 

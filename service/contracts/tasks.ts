@@ -1,9 +1,9 @@
 /** Re-run tasks as the management API answers them (COMPAT.md "tasks"). Import with `import type`. */
 
-import type { TaskItemStatus, TaskStatus, TransactionStatus, UserTaskStatus } from './vocabulary.js';
+import type { TaskItemStatus, TaskOutcome, TaskStatus, TransactionStatus, UserTaskStatus } from './vocabulary.js';
 
 // The status names are lists in vocabulary.ts that the rules (domain/transactions/tasks.ts) use too, so the wire and the rules cannot drift.
-export type { TaskItemStatus, TaskStatus, UserTaskStatus };
+export type { TaskItemStatus, TaskOutcome, TaskStatus, UserTaskStatus };
 
 export interface TaskView {
   _id: string;
@@ -17,6 +17,15 @@ export interface TaskView {
   user: string;
   created: string;
   completedDate?: string;
+  /** Re-run, and the new transaction is Successful. */
+  succeededTransactions: number;
+  /** Not re-run (refused when its turn came), or re-run and the new transaction Failed. */
+  failedTransactions: number;
+  /**
+   * The finished transactions taken together: `pending` (none finished yet), `succeeded` (all), `failed` (all), or
+   * `mixed` (anything else, such as re-runs answered Completed or Completed with error(s)).
+   */
+  outcome: TaskOutcome;
 }
 
 export interface TaskTransactionView {
@@ -52,4 +61,7 @@ export interface TaskChange {
   completedDate?: string | null;
   transactions?: TaskTransactionView[] | null;
   totalFilteredTransactions?: number | null;
+  succeededTransactions?: number | null;
+  failedTransactions?: number | null;
+  outcome?: TaskOutcome | null;
 }

@@ -126,6 +126,27 @@ export interface BulkRerunAnswer extends CreatedTask {
   message: string;
 }
 
+/**
+ * `POST /bulkrerun/preview` (200): what a bulk re-run of these filters would do, without starting it: how many match,
+ * how many of them were re-run before or are re-runs themselves, and how many each choice of `latestAttemptOnly`
+ * re-runs. `warnings` are those the bulk re-run would answer with (matches left out, and why).
+ */
+export interface BulkRerunPreview {
+  /** Transactions that match the filters (among the channels the user may re-run). */
+  matching: number;
+  /** Of those, re-run before (they have re-runs of their own). */
+  alreadyRerun: number;
+  /** Of those, re-runs themselves (or automatic retries) of an earlier transaction. */
+  reruns: number;
+  /** Of those, ones that cannot be re-run now (the warnings say why). */
+  notRerunnable: number;
+  /** What a bulk re-run without `latestAttemptOnly` re-runs. */
+  rerunnable: number;
+  /** What a bulk re-run with `latestAttemptOnly` re-runs: the re-runnable matches that are their message's latest attempt. */
+  latestAttempts: number;
+  warnings: string[];
+}
+
 /** A timestamp as the write routes accept it: ISO 8601 text, or epoch milliseconds (as OpenHIM's own tests send). */
 export type TimestampInput = string | number;
 

@@ -16,6 +16,13 @@ export const TASK_ITEM_STATUSES = ['Queued', 'Processing', 'Completed', 'Failed'
 export type TaskItemStatus = (typeof TASK_ITEM_STATUSES)[number];
 
 /**
+ * How a task's finished transactions went, taken together (domain/transactions/tasks.ts decides): none finished yet,
+ * every one succeeded, every one failed, or some of each (or re-runs answered Completed or Completed with error(s)).
+ */
+export const TASK_OUTCOMES = ['pending', 'succeeded', 'mixed', 'failed'] as const;
+export type TaskOutcome = (typeof TASK_OUTCOMES)[number];
+
+/**
  * The statuses a user may ask for (`PUT /tasks/:id`): pause, resume (Queued) and cancel. Processing and Completed are
  * the runner's to set; which status each may follow is a rule (domain/transactions/tasks.ts), keyed by this list.
  */

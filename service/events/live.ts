@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { LiveTransaction } from '../contracts/live-feed.js';
-import type { TaskStatus } from '../domain/transactions/tasks.js';
+import type { TaskOutcome, TaskStatus } from '../domain/transactions/tasks.js';
 import type { FinishedTransaction } from '../domain/transactions/visualizer-events.js';
 
 /** A transaction started or completed: what the live feed sends (the wire shape is the contract's). */
@@ -45,6 +45,12 @@ export interface TaskProgressEvent {
   totalTransactions: number;
   processed: number;
   remaining: number;
+  /** Re-run with a Successful new transaction (the task's succeededTransactions). */
+  succeeded?: number;
+  /** Not re-run, or re-run with a Failed new transaction (the task's failedTransactions). */
+  failed?: number;
+  /** The task's outcome from these counts. */
+  outcome?: TaskOutcome;
 }
 
 /**

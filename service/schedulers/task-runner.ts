@@ -21,6 +21,8 @@
  */
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
+import { TASK_ITEM_OUTCOME_CONDITIONS, rerunOutcome, taskOutcome } from '../domain/transactions/tasks.js';
+import type { TaskItemOutcome } from '../domain/transactions/tasks.js';
 import type { LiveEvents } from '../events/live.js';
 import type { Replays } from '../pipeline/replay.js';
 import type { TaskRecord, TaskTransactionRecord } from '../storage/records.js';
@@ -129,7 +131,8 @@ export class TaskRunner {
     }, Math.max(1, Math.floor(this.#claimMs / 3)));
     renewal.unref();
     try {
-      await this.#recoverItems({ taskID: id, tstatus: 'Processing' });
+      // What a crash left in flight is settled from the log; the counts are then read again whole.
+      if ((await this.#recoverItems({ taskID: id, tstatus: 'Processing' })) > 0) await this.#progress(id);
       for (;;) {
         // Renewed before each batch: an instance that lost its claim (it stalled past it) leaves the task to the new holder.
         if (!(await this.#claim(id))) {
@@ -149,7 +152,7 @@ export class TaskRunner {
         // Every re-run of the batch settles before an error ends the run: one still in flight when the task is
         // resumed would otherwise look interrupted and could be sent again.
         const outcomes = await Promise.allSettled(batch.map((item) => this.#runItem(item)));
-        await this.#progress(id);
+        await this.#progress(id, true, outcomes.map((o) => (o.status === 'fulfilled' ? o.value : null)));
         const failed = outcomes.find((o) => o.status === 'rejected');
         if (failed !== undefined) throw failed.reason;
       }
@@ -166,23 +169,26 @@ export class TaskRunner {
     }
   }
 
-  async #runItem(item: TaskTransactionRecord): Promise<void> {
+  /** Re-runs one task transaction; answers how it ended, or null when it was not this run's to settle (removed meanwhile). */
+  async #runItem(item: TaskTransactionRecord): Promise<TaskItemOutcome | null> {
     const { items, log, replays } = this.#deps;
     const original = await log.get(item.tid);
     if (original === null) {
-      await items.updateById(item._id, { set: { tstatus: 'Failed', error: `Transaction ${item.tid} no longer exists (deleted, or removed by retention)` } });
-      return;
+      const settled = await items.updateById(item._id, { set: { tstatus: 'Failed', error: `Transaction ${item.tid} no longer exists (deleted, or removed by retention)` } });
+      return settled === null ? null : 'failed';
     }
     const child = replays.newTransaction();
     // Written before anything is sent: after a crash, this id tells whether the re-run happened.
-    if ((await items.updateById(item._id, { set: { tstatus: 'Processing', rerunID: child.id } })) === null) return;
+    if ((await items.updateById(item._id, { set: { tstatus: 'Processing', rerunID: child.id } })) === null) return null;
     try {
       const stored = await replays.rerun(original, child);
-      await items.updateById(item._id, { set: { tstatus: 'Completed', rerunStatus: stored.status } });
+      const settled = await items.updateById(item._id, { set: { tstatus: 'Completed', rerunStatus: stored.status } });
+      return settled === null ? null : rerunOutcome(stored.status);
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'TRANSACTION_NOT_RERUNNABLE')) throw err;
       // Refused before anything was stored or sent (its channel was disabled since the task was created, say).
-      await items.updateById(item._id, { set: { tstatus: 'Failed', error: err.message }, unset: ['rerunID'] });
+      const settled = await items.updateById(item._id, { set: { tstatus: 'Failed', error: err.message }, unset: ['rerunID'] });
+      return settled === null ? null : 'failed';
     }
   }
 
@@ -229,13 +235,29 @@ export class TaskRunner {
     }
   }
 
-  /** Writes the remaining count of a task and publishes its progress. */
-  async #progress(id: string, publish = true): Promise<void> {
+  /**
+   * Writes the remaining and outcome counts of a task and publishes its progress. After a batch, the outcome counts
+   * are the stored ones plus the batch's (this instance holds the task's claim, so nothing else changes them), which
+   * spares two counts over all of a large task's transactions per batch; otherwise, and at the end, they are counted.
+   */
+  async #progress(id: string, publish = true, batch?: readonly (TaskItemOutcome | null)[]): Promise<void> {
     const { tasks, items, events } = this.#deps;
     const remaining = await items.count({ taskID: id, tstatus: { $in: ['Queued', 'Processing'] } });
-    const task = await tasks.updateById(id, { set: { remainingTransactions: remaining } });
+    const { succeeded, failed } = await this.#outcomeCounts(id, remaining === 0 ? undefined : batch);
+    const task = await tasks.updateById(id, { set: { remainingTransactions: remaining, succeededTransactions: succeeded, failedTransactions: failed } });
     if (task === null || !publish) return;
-    events.emit('task.progress', { taskId: id, status: task.status, totalTransactions: task.totalTransactions, processed: task.totalTransactions - remaining, remaining });
+    const outcome = taskOutcome({ totalTransactions: task.totalTransactions, remainingTransactions: remaining, succeededTransactions: succeeded, failedTransactions: failed });
+    events.emit('task.progress', { taskId: id, status: task.status, totalTransactions: task.totalTransactions, processed: task.totalTransactions - remaining, remaining, succeeded, failed, outcome });
+  }
+
+  async #outcomeCounts(id: string, batch: readonly (TaskItemOutcome | null)[] | undefined): Promise<{ succeeded: number; failed: number }> {
+    const { tasks, items } = this.#deps;
+    const stored = batch === undefined ? null : await tasks.findById(id);
+    if (batch !== undefined && stored?.succeededTransactions !== undefined && stored.failedTransactions !== undefined) {
+      return { succeeded: stored.succeededTransactions + batch.filter((o) => o === 'succeeded').length, failed: stored.failedTransactions + batch.filter((o) => o === 'failed').length };
+    }
+    const [succeeded, failed] = await Promise.all([items.count({ taskID: id, ...TASK_ITEM_OUTCOME_CONDITIONS.succeeded }), items.count({ taskID: id, ...TASK_ITEM_OUTCOME_CONDITIONS.failed })]);
+    return { succeeded, failed };
   }
 
   async #stop(): Promise<void> {

@@ -115,7 +115,12 @@ export interface MediatorRecord extends StoredDoc, Stored<Omit<PublicMediator, '
  * A re-run task (COMPAT.md "tasks"). Its transactions are `TaskTransactionRecord`s, one document each. While an
  * instance runs it, the task carries that instance's claim (storage/claims.ts).
  */
-export interface TaskRecord extends StoredDoc, Claimed, Stored<TaskView, 'created' | 'completedDate'> {}
+export interface TaskRecord extends StoredDoc, Claimed, Stored<Omit<TaskView, TaskOutcomeField>, 'created' | 'completedDate'>, Partial<Pick<TaskView, TaskCountField>> {}
+
+/** The outcome counts are written by the task runner after each batch; tasks stored before they existed lack them. */
+type TaskCountField = 'succeededTransactions' | 'failedTransactions';
+/** The verdict is read from the counts, never stored. */
+type TaskOutcomeField = TaskCountField | 'outcome';
 
 /**
  * One transaction of a task. It is written Processing, with the id the re-run will get, before anything is sent;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canRerunChannel, rerunRefusal, rerunWarning } from '../../service/domain/transactions/rerun.js';
+import { canRerunChannel, isLaterAttempt, rerunRefusal, rerunWarning } from '../../service/domain/transactions/rerun.js';
 import type { RerunnableTransaction } from '../../service/domain/transactions/rerun.js';
 
 const body = (size: number, receivedBytes = size) => ({ path: '2024-01-01/c/b', size, receivedBytes, truncated: receivedBytes > size });
@@ -48,5 +48,15 @@ describe('rerunWarning', () => {
     expect(rerunWarning({ _id: 'a', wasRerun: false })).toBeNull();
     expect(rerunWarning({ _id: 'a' })).toBeNull();
     expect(rerunWarning({ _id: 'a', wasRerun: true, childIDs: ['b', 'c'] })).toBe('Transaction a was already re-run (as b, c); it is re-run again');
+  });
+});
+
+describe('isLaterAttempt', () => {
+  const at = (id: string, iso: string) => ({ _id: id, request: { timestamp: new Date(iso) } });
+  it('orders attempts of a message by request time, then by id within the same millisecond', () => {
+    expect(isLaterAttempt(at('b', '2026-12-03T10:00:01Z'), at('a', '2026-12-03T10:00:00Z'))).toBe(true);
+    expect(isLaterAttempt(at('a', '2026-12-03T10:00:00Z'), at('b', '2026-12-03T10:00:01Z'))).toBe(false);
+    expect(isLaterAttempt(at('b', '2026-12-03T10:00:00Z'), at('a', '2026-12-03T10:00:00Z'))).toBe(true);
+    expect(isLaterAttempt(at('a', '2026-12-03T10:00:00Z'), at('a', '2026-12-03T10:00:00Z'))).toBe(false);
   });
 });

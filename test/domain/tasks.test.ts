@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTaskItemFilters, parseTaskListFilters, taskStatusChange } from '../../service/domain/transactions/tasks.js';
+import { parseTaskItemFilters, parseTaskListFilters, taskOutcome, taskStatusChange } from '../../service/domain/transactions/tasks.js';
 
 describe('taskStatusChange', () => {
   it('lets users pause, resume and cancel, and nothing else', () => {
@@ -34,5 +34,22 @@ describe('task filters', () => {
     });
     const bad = parseTaskItemFilters('{"tstatus":"Paused","hasErrors":"maybe"}');
     expect(bad.ok ? [] : bad.problems.map((p) => p.path)).toEqual(['querystring.filters.tstatus', 'querystring.filters.hasErrors']);
+  });
+});
+
+describe('taskOutcome', () => {
+  const counts = (total: number, remaining: number, succeeded: number, failed: number) => ({ totalTransactions: total, remainingTransactions: remaining, succeededTransactions: succeeded, failedTransactions: failed });
+  it('is failed when every finished re-run failed, whatever the task status, and never succeeded then', () => {
+    expect(taskOutcome(counts(11, 0, 0, 11))).toBe('failed');
+    expect(taskOutcome(counts(11, 9, 0, 2))).toBe('failed');
+  });
+  it('is succeeded only when every finished re-run succeeded, mixed otherwise, pending before any finished', () => {
+    expect(taskOutcome(counts(3, 0, 3, 0))).toBe('succeeded');
+    expect(taskOutcome(counts(3, 0, 2, 1))).toBe('mixed');
+    // Re-runs answered Completed (a 4xx) or Completed with error(s) are neither: not a success.
+    expect(taskOutcome(counts(3, 0, 2, 0))).toBe('mixed');
+    expect(taskOutcome(counts(3, 0, 0, 0))).toBe('mixed');
+    expect(taskOutcome(counts(3, 3, 0, 0))).toBe('pending');
+    expect(taskOutcome(counts(0, 0, 0, 0))).toBe('pending');
   });
 });

@@ -22,6 +22,8 @@ interface Populated {
   channelId: string;
   auditId: string;
   taskId: string;
+  /** A finished task whose re-run failed: its outcome shown in red. */
+  failedTaskId: string;
   mediatorUrn: string;
   setPasswordToken: string;
   /** A private channel nobody may use: the channel editor's warning. */
@@ -138,8 +140,47 @@ const CONSOLE_PAGES: ConsolePage[] = [
       },
     ],
   },
-  { name: 'transactions', path: () => '/#/transactions', heading: 'Transactions' },
-  { name: 'transaction detail', path: (d) => `/#/transactions/${d.transactionId}`, heading: 'Transaction' },
+  {
+    name: 'transactions',
+    path: () => '/#/transactions',
+    heading: 'Transactions',
+    states: [
+      {
+        name: 'bulk re-run dialog with its preview',
+        async reach(page) {
+          await page.getByRole('button', { name: 'Re-run all matching' }).click();
+          const dialog = page.getByRole('dialog', { name: 'Re-run all matching transactions' });
+          await expect(dialog.getByRole('checkbox', { name: /^Re-run only the latest attempt/ })).toBeChecked();
+          await expect(dialog).toContainText('will be re-run');
+        },
+      },
+    ],
+  },
+  {
+    name: 'transaction detail',
+    path: (d) => `/#/transactions/${d.transactionId}`,
+    heading: 'Transaction',
+    states: [
+      {
+        name: 're-run confirmation',
+        async reach(page) {
+          await page.getByRole('button', { name: 'Re-run', exact: true }).click();
+          await expect(page.getByRole('dialog', { name: 'Re-run this transaction?' })).toContainText('has not been re-run before');
+        },
+      },
+      {
+        name: 're-run outcome',
+        async reach(page) {
+          // The state before left its dialog open on the same address: start from the page as it loads.
+          await page.reload();
+          await page.getByRole('button', { name: 'Re-run', exact: true }).click();
+          await page.getByRole('dialog', { name: 'Re-run this transaction?' }).getByRole('button', { name: 'Re-run now' }).click();
+          await expect(page.getByRole('status').filter({ hasText: 'Re-run finished' })).toBeVisible();
+          await expect(page.getByText('Re-run as')).toBeVisible();
+        },
+      },
+    ],
+  },
   { name: 'refused list', path: () => '/#/refusals', heading: 'Refused' },
   { name: 'channels', path: () => '/#/channels', heading: 'Channels' },
   {
@@ -203,6 +244,19 @@ const CONSOLE_PAGES: ConsolePage[] = [
   { name: 'mediator detail', path: (d) => `/#/mediators/${encodeURIComponent(d.mediatorUrn)}`, heading: 'Lab adapter' },
   { name: 'tasks', path: () => '/#/tasks', heading: 'Tasks' },
   { name: 'task detail', path: (d) => `/#/tasks/${d.taskId}`, heading: 'Re-run task' },
+  {
+    name: 'task detail, every re-run failed',
+    path: (d) => `/#/tasks/${d.failedTaskId}`,
+    heading: 'Re-run task',
+    states: [
+      {
+        name: 'outcome shown',
+        async reach(page) {
+          await expect(page.getByRole('alert').filter({ hasText: 'Every re-run failed' })).toBeVisible();
+        },
+      },
+    ],
+  },
   { name: 'audit log', path: () => '/#/audits', heading: 'Audit log' },
   { name: 'audit detail', path: (d) => `/#/audits/${d.auditId}`, heading: 'Audit' },
   { name: 'logs', path: () => '/#/logs', heading: 'Logs' },
@@ -246,6 +300,8 @@ async function populate(junction: E2EJunction, lab: LabSetup): Promise<Populated
   await lab.send('/lab/hl7');
   const failed = await lab.send('/lab/fail', { method: 'POST', body: '{"order":2}', contentType: 'application/json' });
   const taskId = await created(junction, '/tasks', { tids: [failed], paused: true, batchSize: 1 });
+  const failedTaskId = await created(junction, '/tasks', { tids: [failed], batchSize: 1 });
+  await expect.poll(async () => ((await junction.api('GET', `/tasks/${failedTaskId}`)).json as { status: string }).status).toBe('Completed');
   // A request no channel matches, so the Refused list has a row.
   expect((await fetch(`${junction.httpUrl}/no-channel-here`)).status).toBe(404);
 
@@ -296,7 +352,7 @@ async function populate(junction: E2EJunction, lab: LabSetup): Promise<Populated
   const token = await junction.api('POST', `/users/${encodeURIComponent(invited)}/password-token`);
   expect(token.status, token.text).toBeLessThan(300);
   const lockedChannelId = await created(junction, '/channels', { name: 'Locked feed', urlPattern: '^/locked$', authType: 'private', routes: [{ name: 'nowhere', host: '127.0.0.1', port: 9, primary: true }] });
-  return { transactionId, channelId: lab.labChannelId, auditId, taskId, mediatorUrn, setPasswordToken: (token.json as { token: string }).token, lockedChannelId };
+  return { transactionId, channelId: lab.labChannelId, auditId, taskId, failedTaskId, mediatorUrn, setPasswordToken: (token.json as { token: string }).token, lockedChannelId };
 }
 
 /** One violation, told as a line a person can act on. */

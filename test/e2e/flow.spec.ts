@@ -95,7 +95,8 @@ test('first run to export: sign in, change password, create client and channel, 
 
     // Re-run it: a task is created for exactly this transaction, and the re-run reaches the upstream again.
     await page.getByRole('button', { name: 'Re-run' }).click();
-    await expect(page.getByText('Re-run task created')).toBeVisible();
+    await page.getByRole('dialog', { name: 'Re-run this transaction?' }).getByRole('button', { name: 'Re-run now' }).click();
+    await expect(page.getByText(/Re-run finished/)).toBeVisible();
     await expect
       .poll(async () => {
         const tasks = (await junction.api('GET', '/tasks')).json as { status: string; transactions?: { tid: string }[]; totalTransactions: number }[];

@@ -93,7 +93,9 @@ test('signs in, creates a channel and re-runs a transaction by keyboard alone', 
     await press(page, page.getByRole('link', { name: /\/lab\/json/ }).first());
     await expect(page).toHaveURL(new RegExp(`#/transactions/${txId}$`));
     await press(page, page.getByRole('button', { name: 'Re-run', exact: true }));
-    await expect(page.getByRole('status').filter({ hasText: 'Re-run task created' })).toBeVisible();
+    // It asks first; the dialog holds focus, so Tab reaches its buttons.
+    await press(page, page.getByRole('dialog', { name: 'Re-run this transaction?' }).getByRole('button', { name: 'Re-run now' }));
+    await expect(page.getByRole('status').filter({ hasText: 'Re-run finished' })).toBeVisible();
     const tasks = (await junction.api('GET', '/tasks')).json as { _id: string }[];
     expect(tasks).toHaveLength(1);
     const task = (await junction.api('GET', `/tasks/${tasks[0]?._id ?? ''}`)).json as { transactions: { tid: string }[] };

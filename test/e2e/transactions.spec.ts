@@ -198,12 +198,14 @@ test.describe('transactions', () => {
 
   test('re-run from the detail creates a task, and a second re-run warns that it was re-run before', async ({ console: page, junction }) => {
     const lab = await setupLab(junction);
+    const confirm = () => page.getByRole('dialog', { name: 'Re-run this transaction?' }).getByRole('button', { name: 'Re-run now' }).click();
     try {
       const id = await lab.send('/lab/json/rerun-me');
       await page.goto(`${junction.apiUrl}/#/transactions/${id}`);
       await expect(page.getByText('Not re-run')).toBeVisible();
       await page.getByRole('button', { name: 'Re-run', exact: true }).click();
-      await expect(page.getByRole('status').filter({ hasText: 'Re-run task created' })).toContainText('One transaction is queued');
+      await confirm();
+      await expect(page.getByRole('status').filter({ hasText: 'Re-run finished' })).toContainText('Successful');
       const first = await tasks(junction);
       expect(first).toHaveLength(1);
       expect(first[0]?.totalTransactions).toBe(1);
@@ -213,11 +215,12 @@ test.describe('transactions', () => {
       await page.reload();
       await expect(page.getByText('Re-run as')).toBeVisible();
       await page.getByRole('button', { name: 'Re-run', exact: true }).click();
+      await confirm();
       await expect(page.getByRole('alert').filter({ hasText: 'already re-run' })).toContainText(id);
       expect(await tasks(junction)).toHaveLength(2);
 
-      await page.getByRole('link', { name: 'Open Tasks' }).click();
-      await expect(page).toHaveURL(/#\/tasks$/);
+      await page.getByRole('link', { name: 'Open its task' }).click();
+      await expect(page).toHaveURL(/#\/tasks\/[0-9a-f]{24}$/);
     } finally {
       await lab.close();
     }

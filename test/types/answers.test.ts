@@ -14,7 +14,7 @@ import type { MetricItemSchema } from '../../service/api/schemas/metrics.js';
 import type { MediatorConfigDef, PublicMediator } from '../../service/contracts/mediators.js';
 import type { Role } from '../../service/contracts/roles.js';
 import type { TaskDetail, TaskTransactionView, TaskView } from '../../service/contracts/tasks.js';
-import type { BulkRerunAnswer, CreatedTask, TransactionCount, TransactionRerunView, TransactionView } from '../../service/contracts/transactions.js';
+import type { BulkRerunAnswer, BulkRerunPreview, CreatedTask, TransactionCount, TransactionRerunView, TransactionView } from '../../service/contracts/transactions.js';
 import type { PublicChannelSchema } from '../../service/api/schemas/channels.js';
 import type { ClientNameSchema, PublicClientSchema } from '../../service/api/schemas/clients.js';
 import type { ContactGroupSchema } from '../../service/api/schemas/contact-groups.js';
@@ -24,7 +24,7 @@ import type { ErrorResponse, MessageAnswerSchema } from '../../service/api/schem
 import type { PublicMediatorSchema } from '../../service/api/schemas/mediators.js';
 import type { RoleSchema } from '../../service/api/schemas/roles.js';
 import type { AboutAnswerSchema, ServicePortSchema } from '../../service/api/schemas/service.js';
-import type { BulkRerunAnswerSchema, CreatedTaskSchema, TaskDetailSchema, TaskListAnswer, TaskTransactionViewSchema, TaskViewSchema } from '../../service/api/schemas/tasks.js';
+import type { BulkRerunAnswerSchema, BulkRerunPreviewSchema, CreatedTaskSchema, TaskDetailSchema, TaskListAnswer, TaskTransactionViewSchema, TaskViewSchema } from '../../service/api/schemas/tasks.js';
 import type {
   TransactionAnswer,
   TransactionCountSchema,
@@ -65,6 +65,7 @@ describe('answer schemas and contracts', () => {
     expectTypeOf<SchemaShape<typeof TaskDetailSchema>>().toEqualTypeOf<Plain<TaskDetail>>();
     expectTypeOf<SchemaShape<typeof CreatedTaskSchema>>().toEqualTypeOf<Plain<CreatedTask>>();
     expectTypeOf<SchemaShape<typeof BulkRerunAnswerSchema>>().toEqualTypeOf<Plain<BulkRerunAnswer>>();
+    expectTypeOf<SchemaShape<typeof BulkRerunPreviewSchema>>().toEqualTypeOf<Plain<BulkRerunPreview>>();
   });
 
   it('describe users, clients, channels and roles alike', () => {

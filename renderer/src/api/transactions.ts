@@ -1,5 +1,5 @@
 /** Typed calls of the transactions area: the list and its count, one transaction, re-runs, the export, and names. */
-import type { BulkRerunAnswer, CreatedTask, TransactionCount, TransactionFilters, TransactionView } from '../../../service/contracts/transactions';
+import type { BulkRerunAnswer, BulkRerunPreview, CreatedTask, TransactionCount, TransactionFilters, TransactionView } from '../../../service/contracts/transactions';
 import type { ChannelRoute, ChannelType, TcpFraming } from '../../../service/contracts/channels';
 import { api, seg } from './client';
 
@@ -50,9 +50,22 @@ export function rerunTransactions(ids: string[]): Promise<CreatedTask> {
   return api.post<CreatedTask>('/tasks', { tids: ids });
 }
 
-/** Re-runs every transaction matching the filters as one task (the answer is the task, with OpenHIM's success message). */
-export function rerunMatching(filters: TransactionFilters): Promise<BulkRerunAnswer> {
-  return api.post<BulkRerunAnswer>('/bulkrerun', { filters });
+/**
+ * Re-runs every transaction matching the filters as one task (the answer is the task, with OpenHIM's success message);
+ * with `latestAttemptOnly`, only the latest attempt of each message.
+ */
+export function rerunMatching(filters: TransactionFilters, latestAttemptOnly: boolean): Promise<BulkRerunAnswer> {
+  return api.post<BulkRerunAnswer>('/bulkrerun', { filters, latestAttemptOnly });
+}
+
+/** What a bulk re-run of the filters would do (how many match, were re-run, are re-runs), without starting it. */
+export function previewRerun(filters: TransactionFilters): Promise<BulkRerunPreview> {
+  return api.post<BulkRerunPreview>('/bulkrerun/preview', { filters });
+}
+
+/** A transaction's summary without bodies (its status and response status), as a re-run's outcome shows it. */
+export function getTransactionSummary(id: string, signal?: AbortSignal): Promise<TransactionView> {
+  return api.get<TransactionView>(`/transactions/${seg(id)}`, { filterRepresentation: 'simple' }, signal);
 }
 
 /** Starts the streamed export; the caller reads the body. */

@@ -3,7 +3,7 @@
  * open on the detail page with one page of its transactions, and `task.progress` events applied to both.
  */
 import { create } from 'zustand';
-import type { TaskDetail, TaskStatus, TaskView } from '../../../service/contracts/tasks';
+import type { TaskDetail, TaskOutcome, TaskStatus, TaskView } from '../../../service/contracts/tasks';
 import { getTask, listTasks } from '../api/tasks';
 
 export const TASK_PAGE_SIZE = 20;
@@ -14,6 +14,9 @@ interface ProgressEvent {
   status: string;
   totalTransactions: number;
   remaining: number;
+  succeeded?: number;
+  failed?: number;
+  outcome?: TaskOutcome;
 }
 
 interface TasksState {
@@ -44,7 +47,15 @@ interface TasksState {
 
 function applyProgress<T extends TaskView>(task: T, event: ProgressEvent): T {
   if (task._id !== event.taskId) return task;
-  return { ...task, status: event.status as TaskStatus, totalTransactions: event.totalTransactions, remainingTransactions: event.remaining };
+  return {
+    ...task,
+    status: event.status as TaskStatus,
+    totalTransactions: event.totalTransactions,
+    remainingTransactions: event.remaining,
+    ...(event.succeeded === undefined ? {} : { succeededTransactions: event.succeeded }),
+    ...(event.failed === undefined ? {} : { failedTransactions: event.failed }),
+    ...(event.outcome === undefined ? {} : { outcome: event.outcome }),
+  };
 }
 
 export const useTasks = create<TasksState>()((set, get) => ({
@@ -85,7 +96,18 @@ export const useTasks = create<TasksState>()((set, get) => ({
     set((s) => {
       const stale = sentSeq !== undefined && (s.lastEvent[task._id] ?? 0) > sentSeq;
       const merge = <T extends TaskView>(t: T): T =>
-        stale ? { ...t, ...task, status: t.status, remainingTransactions: t.remainingTransactions, totalTransactions: t.totalTransactions } : { ...t, ...task };
+        stale
+          ? {
+              ...t,
+              ...task,
+              status: t.status,
+              remainingTransactions: t.remainingTransactions,
+              totalTransactions: t.totalTransactions,
+              succeededTransactions: t.succeededTransactions,
+              failedTransactions: t.failedTransactions,
+              outcome: t.outcome,
+            }
+          : { ...t, ...task };
       return {
         tasks: s.tasks.map((t) => (t._id === task._id ? merge(t) : t)),
         detail: s.detail?._id === task._id ? merge(s.detail) : s.detail,

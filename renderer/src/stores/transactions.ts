@@ -71,7 +71,8 @@ interface TransactionsState {
   reloadLive: (size: number) => Promise<void>;
   loadDetail: (id: string) => Promise<void>;
   rerun: (ids: string[]) => Promise<CreatedTask>;
-  rerunFiltered: (filters: TransactionFilters) => Promise<CreatedTask>;
+  /** A bulk re-run; with `latestAttemptOnly`, only the latest attempt of each message. */
+  rerunFiltered: (filters: TransactionFilters, latestAttemptOnly: boolean) => Promise<CreatedTask>;
   startExport: (filters: TransactionFilters, format: ExportFormat, bodies: boolean, total: number) => Promise<void>;
   cancelExport: () => void;
   resetExport: () => void;
@@ -230,7 +231,7 @@ export const useTransactions = create<TransactionsState>()((set, get) => ({
   },
 
   rerun: (ids) => rerunTransactions(ids),
-  rerunFiltered: (filters) => rerunMatching(filters),
+  rerunFiltered: (filters, latestAttemptOnly) => rerunMatching(filters, latestAttemptOnly),
 
   async startExport(filters, format, bodies, total) {
     get().resetExport();

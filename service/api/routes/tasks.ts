@@ -2,19 +2,22 @@
  * Re-run tasks (COMPAT.md): `GET/POST /tasks`, `GET/PUT/DELETE /tasks/:id` and `POST /bulkrerun`. Re-running one
  * transaction is a task with one id, as in OpenHIM. `POST /tasks` answers 201 with the task and `warnings` (for
  * instance, transactions that were already re-run); `POST /bulkrerun` answers 200 with OpenHIM's `{success, message}`
- * besides them. A task sent back whole to `PUT` is accepted. Users see and change the tasks they created; admins all.
+ * besides them; `latestAttemptOnly` re-runs only the latest attempt of each message, and `POST /bulkrerun/preview`
+ * answers what a bulk re-run would do before it starts. A task sent back whole to `PUT` is accepted. Users see and
+ * change the tasks they created; admins all.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { invalidInput } from '../../refusals.js';
 import { parseTaskItemFilters, parseTaskListFilters } from '../../domain/transactions/tasks.js';
 import { parseFilters, translateFilters } from '../../domain/transactions/transaction-access.js';
+import type { TransactionFilter } from '../../domain/transactions/transaction-access.js';
 import type { TaskQueue } from '../../tasks/queue.js';
 import { pageWindow } from '../../domain/util/paging.js';
 import type { PageWindow } from '../../domain/util/paging.js';
 import { currentUser } from '../auth/hook.js';
 import { itemView, taskView } from '../views/tasks.js';
 import { MessageAnswerSchema, NoQuery } from '../schemas/common.js';
-import { BulkRerunAnswerSchema, BulkRerunBody, CreatedTaskSchema, TaskCreateBody, TaskDetailSchema, TaskListAnswer, TaskListQuery, TaskParams, TaskUpdateBody, TaskViewSchema } from '../schemas/tasks.js';
+import { BulkRerunAnswerSchema, BulkRerunBody, BulkRerunPreviewBody, BulkRerunPreviewSchema, CreatedTaskSchema, TaskCreateBody, TaskDetailSchema, TaskListAnswer, TaskListQuery, TaskParams, TaskUpdateBody, TaskViewSchema } from '../schemas/tasks.js';
 
 export interface TaskRoutesDeps {
   tasks: TaskQueue;
@@ -29,6 +32,14 @@ function page(query: TaskListQuery, defaultLimit: number): PageWindow {
   const window = pageWindow(query.filterLimit ?? defaultLimit, query.filterPage ?? 0);
   if (window === null) throw invalidInput([{ path: 'querystring.filterPage', message: 'must make filterPage × filterLimit an exact integer' }]);
   return window;
+}
+
+/** The filters of a bulk re-run, as an object or its JSON text; problems are named in the body. */
+function bulkFilters(filters: BulkRerunBody['filters']): TransactionFilter {
+  const parsed = typeof filters === 'string' ? parseFilters(filters) : translateFilters(filters, 'body.filters');
+  // parseFilters names problems as the list query's; here they are in the body.
+  if (!parsed.ok) throw invalidInput(parsed.problems.map((p) => ({ ...p, path: p.path.replace(/^querystring\.filters/, 'body.filters') })));
+  return parsed.filter;
 }
 
 /** What OpenHIM answers a bulk re-run with. */
@@ -54,14 +65,16 @@ export function taskRoutes(deps: TaskRoutesDeps): FastifyPluginAsyncTypebox {
 
     app.post('/bulkrerun', { schema: { querystring: NoQuery, body: BulkRerunBody, response: { 200: BulkRerunAnswerSchema } } }, async (request) => {
       const user = currentUser(request);
-      const { filters, batchSize = 1, pauseQueue = false } = request.body;
-      const parsed = typeof filters === 'string' ? parseFilters(filters) : translateFilters(filters, 'body.filters');
-      // parseFilters names problems as the list query's; here they are in the body.
-      if (!parsed.ok) throw invalidInput(parsed.problems.map((p) => ({ ...p, path: p.path.replace(/^querystring\.filters/, 'body.filters') })));
-      const created = await tasks.createFromFilter(user, parsed.filter, { batchSize, paused: pauseQueue });
-      request.log.info({ task: created.task._id, by: user.email, transactions: created.task.totalTransactions }, 'bulk re-run task created');
+      const { filters, batchSize = 1, pauseQueue = false, latestAttemptOnly = false } = request.body;
+      const created = await tasks.createFromFilter(user, bulkFilters(filters), { batchSize, paused: pauseQueue, latestAttemptOnly });
+      request.log.info({ task: created.task._id, by: user.email, transactions: created.task.totalTransactions, latestAttemptOnly }, 'bulk re-run task created');
       // 200 with OpenHIM's {success, message}, and the task Junction made (one, where OpenHIM makes one per 1,000).
       return { success: true as const, message: BULK_RERUN_MESSAGE, ...taskView(created.task), warnings: created.warnings };
+    });
+
+    // A POST, as the bulk re-run itself: the filters are the same body, often longer than a query string takes.
+    app.post('/bulkrerun/preview', { schema: { querystring: NoQuery, body: BulkRerunPreviewBody, response: { 200: BulkRerunPreviewSchema } } }, async (request) => {
+      return await tasks.preview(currentUser(request), bulkFilters(request.body.filters));
     });
 
     app.get('/tasks/:id', { schema: { params: TaskParams, querystring: TaskListQuery, response: { 200: TaskDetailSchema } } }, async (request) => {

@@ -4,7 +4,7 @@
  */
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
-import { TASK_ITEM_STATUSES, TASK_STATUSES } from '../../domain/transactions/tasks.js';
+import { TASK_ITEM_STATUSES, TASK_OUTCOMES, TASK_STATUSES } from '../../domain/transactions/tasks.js';
 import { TRANSACTION_STATUSES } from '../../domain/transactions/transaction-status.js';
 import { MAX_BATCH_SIZE, MAX_TASK_TRANSACTIONS } from '../../tasks/queue.js';
 import { FreeFormObject, OrNull, Paging } from './common.js';
@@ -24,18 +24,29 @@ export const TaskCreateBody = Type.Object(
 );
 export type TaskCreateBody = Static<typeof TaskCreateBody>;
 
+// Filter keys are dotted paths and operators ($gte), read but never stored, so only depth and size are bounded here.
+const RerunFilters = Type.Union([FreeFormObject({ limits: { storableKeys: false } }), Type.String({ maxLength: 10_000 })], {
+  description: 'the transaction list filters, as an object or as its JSON text',
+});
+
 export const BulkRerunBody = Type.Object(
   {
-    // Filter keys are dotted paths and operators ($gte), read but never stored, so only depth and size are bounded here.
-    filters: Type.Union([FreeFormObject({ limits: { storableKeys: false } }), Type.String({ maxLength: 10_000 })], {
-      description: 'the transaction list filters, as an object or as its JSON text',
-    }),
+    filters: RerunFilters,
     batchSize: Type.Optional(BatchSize),
     pauseQueue: Type.Optional(Type.Boolean({ description: 'create the task Paused' })),
+    latestAttemptOnly: Type.Optional(
+      Type.Boolean({
+        description: 'only the latest attempt of each message (an original and the re-runs linked to it) is re-run; off (as OpenHIM) when not given',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export type BulkRerunBody = Static<typeof BulkRerunBody>;
+
+/** `POST /bulkrerun/preview`: the filters a bulk re-run would be given. */
+export const BulkRerunPreviewBody = Type.Object({ filters: RerunFilters }, { additionalProperties: false });
+export type BulkRerunPreviewBody = Static<typeof BulkRerunPreviewBody>;
 
 const Page = {
   ...Paging,
@@ -70,6 +81,9 @@ export const TaskUpdateBody = Type.Object(
     completedDate: Type.Optional(OrNull(Type.String({ maxLength: 64 }))),
     transactions: Type.Optional(OrNull(Type.Array(TaskItem, { maxItems: MAX_TASK_TRANSACTIONS }))),
     totalFilteredTransactions: Type.Optional(OrNull(Count)),
+    succeededTransactions: Type.Optional(OrNull(Count)),
+    failedTransactions: Type.Optional(OrNull(Count)),
+    outcome: Type.Optional(OrNull(Type.Enum([...TASK_OUTCOMES]))),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -84,6 +98,9 @@ const taskFields = {
   user: Type.String({ description: 'email of the user who created the task' }),
   created: Type.String(),
   completedDate: Type.Optional(Type.String()),
+  succeededTransactions: Type.Integer({ description: 're-run, and the new transaction is Successful' }),
+  failedTransactions: Type.Integer({ description: 'not re-run (refused when its turn came), or re-run and the new transaction Failed' }),
+  outcome: Type.Enum([...TASK_OUTCOMES], { description: 'the finished transactions together: pending (none yet), succeeded (all), failed (all) or mixed' }),
 };
 
 /** A task as the list, `PUT /tasks/:id` and the detail answer it. */
@@ -109,6 +126,17 @@ export const CreatedTaskSchema = Type.Object({ ...taskFields, warnings: Type.Arr
 
 /** `POST /bulkrerun` (200): OpenHIM's `{success, message}` with the new task and its warnings. */
 export const BulkRerunAnswerSchema = Type.Object({ success: Type.Literal(true), message: Type.String(), ...taskFields, warnings: Type.Array(Type.String()) });
+
+/** `POST /bulkrerun/preview` (200): what a bulk re-run of the filters would do; nothing is created or sent. */
+export const BulkRerunPreviewSchema = Type.Object({
+  matching: Type.Integer({ description: 'transactions matching the filters, among the channels the user may re-run' }),
+  alreadyRerun: Type.Integer({ description: 'of those, re-run before' }),
+  reruns: Type.Integer({ description: 'of those, re-runs (or automatic retries) themselves' }),
+  notRerunnable: Type.Integer({ description: 'of those, ones that cannot be re-run (see warnings)' }),
+  rerunnable: Type.Integer({ description: 'what a bulk re-run without latestAttemptOnly re-runs' }),
+  latestAttempts: Type.Integer({ description: 'what a bulk re-run with latestAttemptOnly re-runs' }),
+  warnings: Type.Array(Type.String()),
+});
 
 /** `GET /tasks`: one page of tasks, newest first. */
 export const TaskListAnswer = Type.Array(TaskViewSchema);

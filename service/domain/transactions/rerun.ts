@@ -48,3 +48,25 @@ export function rerunWarning(tx: { _id: string; wasRerun?: boolean; childIDs?: r
   const earlier = children.length === 0 ? '' : ` (as ${children.join(', ')})`;
   return `Transaction ${tx._id} was already re-run${earlier}; it is re-run again`;
 }
+
+/** One attempt at delivering a message: an original transaction, or one of its re-runs or automatic retries. */
+export interface Attempt {
+  _id: string;
+  request: { timestamp: Date };
+}
+
+/**
+ * True when `a` was made after `b`: by request time, and by id between attempts of the same millisecond (ids begin
+ * with their second, so the later id is the later attempt there too). A re-run's request time is when it was re-run,
+ * so the latest attempt of a message is the newest transaction among its original and the re-runs linked to it.
+ */
+export function isLaterAttempt(a: Attempt, b: Attempt): boolean {
+  const at = a.request.timestamp.getTime();
+  const bt = b.request.timestamp.getTime();
+  return at === bt ? a._id > b._id : at > bt;
+}
+
+/** The warning for matches left out because a later attempt of the same message exists. */
+export function earlierAttemptsWarning(n: number): string {
+  return `${n} matching transaction${n === 1 ? ' was' : 's were'} left out: a later attempt of the same message exists (an original re-run since, or an earlier re-run), and only the latest attempt of each message is re-run (latestAttemptOnly)`;
+}

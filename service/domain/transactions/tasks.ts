@@ -3,14 +3,14 @@
  * for, and the `filters` JSON of the task list and of one task's transactions. Pure.
  */
 import type { ValidationProblem } from '../../contracts/api.js';
-import { TASK_ITEM_STATUSES, TASK_STATUSES } from '../../contracts/vocabulary.js';
-import type { TaskItemStatus, TaskStatus, UserTaskStatus } from '../../contracts/vocabulary.js';
+import { TASK_ITEM_STATUSES, TASK_OUTCOMES, TASK_STATUSES } from '../../contracts/vocabulary.js';
+import type { TaskItemStatus, TaskOutcome, TaskStatus, UserTaskStatus } from '../../contracts/vocabulary.js';
 import { isTransactionStatus, TRANSACTION_STATUSES } from './transaction-status.js';
 import type { TransactionStatus } from './transaction-status.js';
 
 // The lists are the wire's (contracts/vocabulary.ts); they are offered here too, beside the rules that use them.
-export { TASK_ITEM_STATUSES, TASK_STATUSES };
-export type { TaskItemStatus, TaskStatus, UserTaskStatus };
+export { TASK_ITEM_STATUSES, TASK_OUTCOMES, TASK_STATUSES };
+export type { TaskItemStatus, TaskOutcome, TaskStatus, UserTaskStatus };
 
 /** For each status a user may ask for, the statuses a task may be in to take it; Processing and Completed are the runner's to set. */
 const USER_MOVES = {
@@ -142,3 +142,42 @@ export function parseTaskItemFilters(text: string | undefined, at = 'querystring
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, filter };
 }
+
+/** A task's counts as the outcome is read from them. */
+export interface TaskCounts {
+  totalTransactions: number;
+  remainingTransactions: number;
+  succeededTransactions: number;
+  failedTransactions: number;
+}
+
+/**
+ * The outcome of a task's finished transactions: `pending` while none has finished, `succeeded` or `failed` when all
+ * that finished did, `mixed` otherwise (some failed, or re-runs answered Completed or Completed with error(s), which
+ * are not a success either). A task whose re-runs all failed is `failed` however its status reads.
+ */
+export function taskOutcome(counts: TaskCounts): TaskOutcome {
+  const finished = Math.max(0, counts.totalTransactions - counts.remainingTransactions);
+  if (finished === 0) return 'pending';
+  if (counts.failedTransactions >= finished) return 'failed';
+  if (counts.succeededTransactions >= finished) return 'succeeded';
+  return 'mixed';
+}
+
+/** How one task transaction ended: `other` is a re-run answered Completed or Completed with error(s). */
+export type TaskItemOutcome = 'succeeded' | 'failed' | 'other';
+
+/** The outcome of a re-run by the new transaction's status (a task transaction refused before it was sent is `failed`). */
+export function rerunOutcome(status: TransactionStatus): TaskItemOutcome {
+  return status === 'Successful' ? 'succeeded' : status === 'Failed' ? 'failed' : 'other';
+}
+
+/**
+ * Which of a task's transactions count as succeeded and which as failed (as `rerunOutcome` decides), as conditions on their stored fields (the
+ * store's filter language: field equality and `$or`), so the counts are read by the store, never by loading items.
+ * A transaction refused when its turn came (tstatus Failed) was not re-run: that is a failure too.
+ */
+export const TASK_ITEM_OUTCOME_CONDITIONS = {
+  succeeded: { tstatus: 'Completed', rerunStatus: 'Successful' },
+  failed: { $or: [{ tstatus: 'Failed' }, { tstatus: 'Completed', rerunStatus: 'Failed' }] },
+} as const satisfies Record<'succeeded' | 'failed', object>;

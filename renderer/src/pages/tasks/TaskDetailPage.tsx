@@ -1,16 +1,18 @@
-/** One re-run task: its state and actions, and its transactions with how each re-run went. */
+/** One re-run task: its state, outcome and actions, and its transactions with how each re-run went. */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Anchor, Badge, Code, Group, Loader, Pagination, Stack, Table, Text } from '@mantine/core';
+import { Alert, Anchor, Badge, Code, Group, Loader, Pagination, Stack, Table, Text } from '@mantine/core';
 import { Link, useNavigate, useParams } from 'react-router';
-import type { TaskItemStatus, TaskTransactionView } from '../../../../service/contracts/tasks';
+import type { TaskDetail, TaskItemStatus, TaskTransactionView } from '../../../../service/contracts/tasks';
 import { live } from '../../api/live';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { FieldList } from '../../components/FieldList';
 import type { FieldRow } from '../../components/FieldList';
 import { PageHeader } from '../../components/PageHeader';
+import { StatusBadge } from '../../components/StatusBadge';
 import { isAdmin, useSession } from '../../stores/session';
 import { TASK_ITEM_PAGE_SIZE, useTasks } from '../../stores/tasks';
 import { TaskActions, TaskProgress, TaskStatusBadge } from './TaskParts';
+import { otherCount, outcomeWarning } from './outcome';
 
 const ITEM_COLOR: Record<TaskItemStatus, string> = { Queued: 'blue', Processing: 'cyan', Completed: 'teal', Failed: 'red' };
 const ITEM_WORDS: Record<TaskItemStatus, string> = { Queued: 'Waiting', Processing: 'Re-running', Completed: 'Re-run', Failed: 'Not re-run' };
@@ -61,13 +63,21 @@ function Items({ items, offset }: { items: TaskTransactionView[]; offset: number
                 </Stack>
               </Table.Td>
               <Table.Td>{item.rerunID === undefined ? <Text c="dimmed">–</Text> : <TransactionLink id={item.rerunID} />}</Table.Td>
-              <Table.Td>{item.rerunStatus ?? <Text c="dimmed">–</Text>}</Table.Td>
+              <Table.Td>{item.rerunStatus === undefined ? <Text c="dimmed">–</Text> : <StatusBadge status={item.rerunStatus} />}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
     </Table.ScrollContainer>
   );
+}
+
+/** The outcome counts in a sentence: "Of 3 finished: 2 succeeded, 1 failed". */
+function outcomeText(task: TaskDetail): string {
+  const finished = task.totalTransactions - task.remainingTransactions;
+  if (finished <= 0) return 'None re-run yet';
+  const other = otherCount(task);
+  return `Of ${finished} finished: ${task.succeededTransactions} succeeded, ${task.failedTransactions} failed${other > 0 ? `, ${other} answered with problems` : ''}`;
 }
 
 export function TaskDetailPage() {
@@ -119,8 +129,10 @@ export function TaskDetailPage() {
     );
   }
   const pages = Math.max(1, Math.ceil(task.totalTransactions / TASK_ITEM_PAGE_SIZE));
+  const warning = outcomeWarning(task);
   const rows: FieldRow[] = [
-    ['Status', <TaskStatusBadge key="s" status={task.status} />],
+    ['Status', <TaskStatusBadge key="s" task={task} />],
+    ['Outcome', outcomeText(task)],
     ['Progress', <TaskProgress key="p" task={task} />],
     ['Created by', task.user],
     ['Created', new Date(task.created).toLocaleString()],
@@ -141,6 +153,11 @@ export function TaskDetailPage() {
       </PageHeader>
       {actionError === null ? null : <ErrorAlert error={new Error(actionError)} onClose={() => setActionError(null)} />}
       <ErrorAlert error={detailError} action="refresh the task" />
+      {warning === null ? null : (
+        <Alert color={warning.color} title={warning.title}>
+          {warning.text}
+        </Alert>
+      )}
       <FieldList rows={rows} withTableBorder aria-label="Task summary" />
       <Group justify="space-between" align="center">
         <Text fw={600} component="h2" size="lg">

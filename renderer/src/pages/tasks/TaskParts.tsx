@@ -1,32 +1,49 @@
-/** Pieces both task pages use: the status badge, the progress bar, and the pause/resume/cancel/delete buttons. */
+/**
+ * Pieces both task pages use: the status badge with the outcome (how many re-runs succeeded and failed, in words and
+ * colour), the progress bar, and the pause/resume/cancel/delete buttons.
+ */
 import { useState } from 'react';
 import { Badge, Button, Group, Modal, Progress, Stack, Text } from '@mantine/core';
-import type { TaskStatus, TaskView } from '../../../../service/contracts/tasks';
+import type { TaskView } from '../../../../service/contracts/tasks';
 import { changeTask, deleteTask } from '../../api/tasks';
 import { describeError } from '../../api/errors';
 import { useTasks } from '../../stores/tasks';
+import { OUTCOME_COLOR, otherCount, outcomeWords, statusColor } from './outcome';
 
-const STATUS_COLOR: Record<TaskStatus, string> = { Queued: 'blue', Processing: 'cyan', Paused: 'yellow', Cancelled: 'gray', Completed: 'teal' };
-
-export function TaskStatusBadge({ status }: { status: TaskStatus }) {
+/** The task's status, coloured by its outcome once finished, and the outcome in words beside it. */
+export function TaskStatusBadge({ task }: { task: TaskView }) {
+  const words = outcomeWords(task);
   return (
-    <Badge color={STATUS_COLOR[status] ?? 'gray'} variant="light">
-      {status}
-    </Badge>
+    <Group gap={4} wrap="wrap">
+      <Badge color={statusColor(task)} variant="light">
+        {task.status}
+      </Badge>
+      {words === null ? null : (
+        <Badge color={OUTCOME_COLOR[task.outcome]} variant="light" tt="none">
+          {words}
+        </Badge>
+      )}
+    </Group>
   );
 }
 
-/** "3 of 10 re-run" with a bar. */
+/** "3 of 10 re-run" with a bar whose parts are the re-runs that succeeded, failed, or were answered with problems. */
 export function TaskProgress({ task }: { task: TaskView }) {
   const total = task.totalTransactions;
   const done = Math.max(0, total - task.remainingTransactions);
-  const percent = total === 0 ? 100 : Math.round((done / total) * 100);
   const words = `${done} of ${total} re-run`;
+  const share = (n: number) => (total === 0 ? 0 : (n / total) * 100);
+  const running = task.status === 'Processing';
+  const parts = [
+    { key: 'succeeded', value: share(task.succeededTransactions), color: OUTCOME_COLOR.succeeded },
+    { key: 'failed', value: share(task.failedTransactions), color: OUTCOME_COLOR.failed },
+    { key: 'other', value: share(otherCount(task)), color: OUTCOME_COLOR.mixed },
+  ];
   return (
     <Stack gap={2} miw={140}>
       {/* The bar itself is the progressbar, so it is there (and says "0 of 3") even before its filled part has width. */}
       <Progress.Root role="progressbar" aria-label={`Progress: ${words}`} aria-valuemin={0} aria-valuemax={total} aria-valuenow={done} aria-valuetext={words}>
-        <Progress.Section value={percent} withAria={false} color={task.status === 'Cancelled' ? 'gray' : undefined} striped={task.status === 'Processing'} animated={task.status === 'Processing'} />
+        {parts.map((part) => (part.value > 0 ? <Progress.Section key={part.key} value={part.value} withAria={false} color={part.color} striped={running} animated={running} /> : null))}
       </Progress.Root>
       <Text size="xs" c="dimmed">
         {words}

@@ -1,4 +1,4 @@
-/** Re-run tasks, newest first: status, progress, who started them, and pause/resume/cancel/delete. */
+/** Re-run tasks, newest first: status and outcome, progress, who started them, and pause/resume/cancel/delete. */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Anchor, Button, Group, Select, Stack, Text } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
@@ -68,7 +68,7 @@ export function TasksPage() {
           ),
         }),
         column.accessor('user', { header: 'Created by', cell: (info) => <Text size="sm" style={{ wordBreak: 'break-all' }}>{info.getValue()}</Text> }),
-        column.accessor('status', { header: 'Status', cell: (info) => <TaskStatusBadge status={info.getValue()} /> }),
+        column.accessor('status', { header: 'Status', cell: (info) => <TaskStatusBadge task={info.row.original} /> }),
         column.display({ id: 'progress', header: 'Progress', cell: ({ row }) => <TaskProgress task={row.original} /> }),
         column.accessor('batchSize', { header: 'At a time' }),
         column.display({

@@ -1,7 +1,7 @@
-/** One transaction: its summary, request, response, routes, orchestrations and properties, and a re-run. */
+/** One transaction: its summary, request, response, routes, orchestrations and properties, its re-runs, and a re-run. */
 import { useEffect, useState } from 'react';
 import type { ReactNode } from 'react';
-import { Accordion, Alert, Anchor, Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
+import { Accordion, Alert, Anchor, Badge, Group, Loader, Paper, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
 import { Link, useParams } from 'react-router';
 import type { LiveTransaction } from '../../../../service/contracts/live-feed';
 import type { CreatedTask, ExchangeView, TransactionView } from '../../../../service/contracts/transactions';
@@ -11,7 +11,8 @@ import { PageHeader } from '../../components/PageHeader';
 import { isAdmin, useSession } from '../../stores/session';
 import { useTransactions } from '../../stores/transactions';
 import { NameValueTable, PartView } from './ExchangeView';
-import { RerunResult } from './RerunResult';
+import { RerunLinks } from './RerunLinks';
+import { RerunButton, RerunOutcome } from './SingleRerun';
 import { formatTime } from '../../data/status';
 import { StatusBadge } from '../../components/StatusBadge';
 import { hl7MessageType, socketRouteLabel, socketTransport } from '../../data/transport';
@@ -32,14 +33,6 @@ function duration(tx: TransactionView): string {
   if (tx.response === undefined) return '–';
   const ms = new Date(tx.response.timestamp).getTime() - new Date(tx.request.timestamp).getTime();
   return Number.isFinite(ms) ? `${ms.toLocaleString()} ms` : '–';
-}
-
-function TxLink({ id }: { id: string }) {
-  return (
-    <Anchor component={Link} to={`/transactions/${id}`} size="sm" ff="monospace">
-      {id}
-    </Anchor>
-  );
 }
 
 /**
@@ -129,12 +122,9 @@ export function TransactionDetailPage() {
   const admin = isAdmin(useSession((s) => s.user));
 
   const [task, setTask] = useState<CreatedTask | null>(null);
-  const [rerunError, setRerunError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
 
   useEffect(() => {
     setTask(null);
-    setRerunError(null);
     void loadDetail(id);
   }, [id, loadDetail]);
 
@@ -153,20 +143,6 @@ export function TransactionDetailPage() {
       offReconnect();
     };
   }, [id, loadDetail]);
-
-  async function doRerun() {
-    setBusy(true);
-    setRerunError(null);
-    setTask(null);
-    try {
-      setTask(await rerun([id]));
-      await loadDetail(id);
-    } catch (err) {
-      setRerunError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
 
   const back = (
     <Anchor component={Link} to={listSearch === '' ? '/transactions' : `/transactions?${listSearch}`} size="sm">
@@ -200,14 +176,16 @@ export function TransactionDetailPage() {
     <>
       <PageHeader title="Transaction">
         {back}
-        <Button onClick={() => void doRerun()} loading={busy} disabled={notRerunnable}>
-          Re-run
-        </Button>
+        <RerunButton
+          subject={{ tx, channelName: channel?.name ?? tx.channelID, line: transport === null ? `${tx.request.method} ${tx.request.path}${query}` : `${transport}${messageType === undefined ? '' : ` · ${messageType}`}` }}
+          disabled={notRerunnable}
+          rerun={() => rerun([id])}
+          onStarted={setTask}
+        />
       </PageHeader>
       <Stack gap="sm">
         <ErrorAlert error={error} action="refresh the transaction" />
-        <ErrorAlert error={rerunError} action="re-run the transaction" onClose={() => setRerunError(null)} />
-        {task !== null && <RerunResult task={task} onClose={() => setTask(null)} />}
+        {task !== null && <RerunOutcome key={task._id} task={task} onClose={() => setTask(null)} onFinished={() => void loadDetail(id)} />}
         {!tx.canRerun && (
           <Text size="sm" c="dimmed">
             This transaction cannot be re-run: a body needed to send it again was not stored in full.
@@ -252,27 +230,7 @@ export function TransactionDetailPage() {
               </Text>
             </Field>
             <Field label="Re-runs">
-              {tx.parentID !== undefined && (
-                <Text size="sm">
-                  Re-run of <TxLink id={tx.parentID} />
-                  {tx.autoRetryAttempt > 0 ? ` (automatic retry ${tx.autoRetryAttempt})` : ''}
-                </Text>
-              )}
-              {tx.childIDs !== undefined && tx.childIDs.length > 0 ? (
-                <Text size="sm">
-                  Re-run as{' '}
-                  {tx.childIDs.map((child, i) => (
-                    <span key={child}>
-                      {i > 0 && ', '}
-                      <TxLink id={child} />
-                    </span>
-                  ))}
-                </Text>
-              ) : tx.wasRerun === true ? (
-                <Text size="sm">Re-run before</Text>
-              ) : tx.parentID === undefined ? (
-                <Text size="sm">Not re-run</Text>
-              ) : null}
+              <RerunLinks tx={tx} />
             </Field>
           </SimpleGrid>
         </Paper>

@@ -3,7 +3,7 @@
  * re-runs, re-run of everything matching, and export. The unfiltered first page follows the live feed (live-list.ts).
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Button, Group, Loader, Modal, Pagination, Paper, Stack, Text } from '@mantine/core';
+import { Button, Group, Loader, Pagination, Paper, Stack, Text } from '@mantine/core';
 import { useSearchParams } from 'react-router';
 import type { CreatedTask } from '../../../../service/contracts/transactions';
 import { live } from '../../api/live';
@@ -18,6 +18,7 @@ import { PAGE_SIZES, apiFilters, dateOrderProblem, hasFilters, paramsFromQuery, 
 import type { ListFilters, ListQuery } from '../../data/transaction-filters';
 import { HOLD_TEXT, liveHold } from '../../data/live-list';
 import { RerunResult } from './RerunResult';
+import { BulkRerunDialog } from './BulkRerunDialog';
 import { TransactionTable } from './TransactionTable';
 
 export function TransactionsPage() {
@@ -248,29 +249,17 @@ export function TransactionsPage() {
 
       <ExportModal opened={exportOpen} onClose={() => setExportOpen(false)} filters={filters} total={total} />
 
-      <Modal opened={confirmBulk} onClose={() => setConfirmBulk(false)} title="Re-run all matching transactions">
-        <Stack gap="sm">
-          <Text size="sm">
-            This creates one re-run task for all {(total ?? 0).toLocaleString()} transaction{total === 1 ? '' : 's'} that match
-            {hasFilters(query.filters) ? ' the current filters' : ' (no filters are set, so this is every transaction)'}. Each is sent again through its
-            channel&apos;s current routes. Transactions that cannot be re-run are left out and listed in the result.
-          </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setConfirmBulk(false)}>
-              Cancel
-            </Button>
-            <Button
-              loading={busy}
-              onClick={() => {
-                setConfirmBulk(false);
-                void run('re-run the matching transactions', () => rerunFiltered(filters));
-              }}
-            >
-              Start re-run
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <BulkRerunDialog
+        opened={confirmBulk}
+        filters={filters}
+        filtered={hasFilters(query.filters)}
+        busy={busy}
+        onClose={() => setConfirmBulk(false)}
+        onStart={(latestAttemptOnly) => {
+          setConfirmBulk(false);
+          void run('re-run the matching transactions', () => rerunFiltered(filters, latestAttemptOnly));
+        }}
+      />
     </>
   );
 }
