@@ -61,8 +61,12 @@ export function CheckRoutesDialog({ channel, onClose }: CheckRoutesDialogProps) 
                 <Table.Caption>Each route of the channel and what the check found</Table.Caption>
                 <Table.Thead>
                   <Table.Tr>
-                    <Table.Th scope="col">Route</Table.Th>
-                    <Table.Th scope="col">Address</Table.Th>
+                    <Table.Th scope="col" w="22%">
+                      Route
+                    </Table.Th>
+                    <Table.Th scope="col" w="30%">
+                      Address
+                    </Table.Th>
                     <Table.Th scope="col">Result</Table.Th>
                   </Table.Tr>
                 </Table.Thead>
