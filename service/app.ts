@@ -107,7 +107,7 @@ export class Junction {
     const pipelines = await life.add('pipeline', () => pipelineWing(core, { storage, store, channels: cache, guard, audit: audit.recorder, keystore, disk: disk.watcher, refusals }));
     const scheduling = await life.add('schedulers', () => schedulersWing(core, { storage, store, notify, pipelines, keystore, backups, settings, refusals }));
     const transports = await life.add('transports', () => transportsWing(core, { storage, store, keystore, audit, pipelines, refusals }));
-    const services = await life.add('services', () => servicesWing(core, { storage, store, cache, notify, pipelines, scheduling, transports, settings }));
+    const services = await life.add('services', () => servicesWing(core, { storage, store, cache, notify, pipelines, scheduling, transports, settings, refusals }));
     const requestRestart = (by: string) => this.#requestRestart(by);
     const attention = await life.add('attention', () => attentionWing(core, { storage, store, keystore, backups, disk, transports, services, notify, refusals }));
     const api = await life.add('api', () => apiWing(core, { storage, store, keystore, accounts, audit, disk, backups, pipelines, transports, services, attention, requestRestart, refusals }));

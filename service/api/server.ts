@@ -31,6 +31,8 @@ import { userRoutes } from './routes/users.js';
 import { passwordTokenRoutes } from './routes/password-tokens.js';
 import type { UserRoutesDeps } from './routes/users.js';
 import { channelRoutes } from './routes/channels.js';
+import { channelStatusRoutes } from './routes/channels-status.js';
+import type { ChannelStatusRoutesDeps } from './routes/channels-status.js';
 import { clientRoutes } from './routes/clients.js';
 import { roleRoutes } from './routes/roles.js';
 import { contactGroupRoutes } from './routes/contact-groups.js';
@@ -116,7 +118,8 @@ export type ApiDeps = AuthHookOptions &
   MetricsRoutesDeps &
   RefusalRoutesDeps &
   BackupRoutesDeps &
-  SettingsRoutesDeps & {
+  SettingsRoutesDeps &
+  ChannelStatusRoutesDeps & {
     /** The keystore as export and import see it; without it, exports hold no KeystoreModelAPI. */
     metadataKeystore?: KeystoreMetadata;
     keystore: Keystore;
@@ -226,6 +229,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(passwordTokenRoutes(deps));
   const { channels, contactGroups, clients, roles } = deps;
   await app.register(channelRoutes({ channels, channelAdmission: deps.channelAdmission }));
+  await app.register(channelStatusRoutes(deps));
   await app.register(clientRoutes({ clients }));
   await app.register(roleRoutes({ roles }));
   await app.register(contactGroupRoutes({ contactGroups }));

@@ -158,6 +158,7 @@ export const configSchema = Type.Object(
         timeoutMs: int(1, 3_600_000, 60_000, 'Milliseconds to wait for a route to answer, for channels without their own timeout.'),
         maxBodyBytes: int(1024, 1_073_741_824, 16_777_216, 'Largest request or response body stored per transaction; longer bodies are stored truncated and cannot be re-run.'),
         matchBodyLimitBytes: int(1024, 104_857_600, 10_485_760, 'Largest request body read into memory for content matching (RegEx, XPath, JSON) channels.'),
+        routeCheckTimeoutMs: int(10, 60_000, 5_000, 'Milliseconds "Check routes" (`POST /channels/:id/check-routes`) waits for each route\'s connection and TLS handshake before reporting it timed out.'),
       },
       'Transaction router.',
     ),

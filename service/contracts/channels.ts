@@ -252,3 +252,99 @@ export interface ChannelTriggerAnswer {
 
 /** The answer of `DELETE /channels/:id`. */
 export type ChannelDeleteAnswer = MessageAnswer;
+
+/**
+ * A channel's listener as the channel list says it (issue 36): bound and serving, being bound, not bound (with the
+ * reason: the port is taken, not permitted), not listening because the channel is disabled or deleted, or none at
+ * all because requests reach the channel on the transaction ports (http) or Junction polls (polling).
+ */
+export type ListenerCondition = 'listening' | 'starting' | 'not-bound' | 'off' | 'none';
+
+/** One row of `GET /channels/status`: is the channel working, today, and where a sender sends to it. */
+export interface ChannelStatusRow {
+  _id: string;
+  name: string;
+  type: ChannelType;
+  status: ChannelStatus;
+  /** Counts since the start of today in the metrics time zone (`ChannelStatusAnswer.since`), from the metric buckets and the refusal log. */
+  today: {
+    received: number;
+    /** Transactions that ended Failed. */
+    failed: number;
+    /** Requests or messages refused before they became transactions (the Refused page). */
+    refused: number;
+  };
+  /** When the channel's newest transaction arrived (ISO 8601); null when it has none. */
+  lastMessageAt: string | null;
+  listener: {
+    condition: ListenerCondition;
+    /** Why it is not bound (`not-bound`) or not listening (`off`), in words. */
+    reason?: string;
+    port?: number;
+  };
+  /**
+   * Where a sender sends to it, the preferred first: `https://host:5000/fhir…` and `http://host:5001/fhir…` for http
+   * channels (`…`: any path that starts so), `mllp://host:2575`, `tcp://host:2575` or `tls://host:2575` for tcp and tls
+   * channels. Empty for polling channels, which nobody sends to.
+   */
+  addresses: string[];
+}
+
+/** The answer of `GET /channels/status`. */
+export interface ChannelStatusAnswer {
+  /** The start of today (ISO 8601) in `timeZone`, from which `today` counts. */
+  since: string;
+  timeZone: string;
+  channels: ChannelStatusRow[];
+}
+
+/** How one route answered "Check routes": reached, or why not, in a word a program can branch on. */
+export type RouteCheckOutcome = 'ok' | 'refused' | 'timeout' | 'certificate' | 'tls' | 'dns' | 'unreachable' | 'reset' | 'other';
+
+/** One route's result of `POST /channels/:id/check-routes`. */
+export interface RouteCheckResult {
+  name: string;
+  type: RouteType;
+  /** `https://host:443`, `mllp://host:2575 (TLS)`: what was connected to. */
+  target: string;
+  /** Routes switched off are checked too, and say so. */
+  enabled: boolean;
+  outcome: RouteCheckOutcome;
+  /** The outcome in words, such as `connected and the TLS certificate is trusted` or `connection refused: nothing listens on host:port`. */
+  message: string;
+  /** Milliseconds the connection (and handshake) took, or until it failed. */
+  ms: number;
+}
+
+/** The answer of `POST /channels/:id/check-routes`: nothing was sent to any route, only connected to. */
+export interface RouteCheckAnswer {
+  channel: { _id: string; name: string };
+  /** Every route reached. */
+  ok: boolean;
+  routes: RouteCheckResult[];
+}
+
+/** The body of `POST /channels/:id/test-message`: exactly what is sent; nothing is added to the body. */
+export interface TestMessageBody {
+  /** The request body or message, as written or confirmed by the administrator. */
+  body: string;
+  /** http channels: the method (POST by default) and path (required; it must match the channel's URL pattern). */
+  method?: string;
+  path?: string;
+  /** http channels: the Content-Type header sent with the body. */
+  contentType?: string;
+}
+
+/** The answer of `POST /channels/:id/test-message`: the transaction it made, marked with the property `test: "true"`. */
+export interface TestMessageAnswer {
+  transactionId: string;
+  /** The transaction's final status; `Processing` when it had not finished within the channel's timeout. */
+  status: string;
+  /** The status code the primary route's answer gave the transaction (an ACK's AA 200, AE 400, AR 500). */
+  responseStatus?: number;
+  /** The transaction's error, when Junction could not complete it. */
+  error?: string;
+}
+
+/** The transaction property that marks a test message sent from the console (`properties.test`). */
+export const TEST_MESSAGE_PROPERTY = 'test';

@@ -22,6 +22,8 @@ export interface TransactionContext {
   body: Readable;
   /** Set when this transaction re-runs an earlier one (a user's re-run or an auto retry); see replay.ts. */
   rerun?: RerunOrigin;
+  /** Properties the transaction is stored with from its first write (a console test message's `test: "true"`). */
+  properties?: Record<string, string>;
 }
 
 /** What a re-run keeps of the transaction it repeats. */

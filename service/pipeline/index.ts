@@ -130,7 +130,7 @@ export class Pipeline {
       { log, events, logger, ...(admission === undefined ? {} : { admission }) },
       {
         channel,
-        fields: { id: ctx.id, client: ctx.client, clientIp: ctx.clientIp, request: requestSection(ctx), ...(ctx.rerun === undefined ? {} : { rerun: ctx.rerun }) },
+        fields: { id: ctx.id, client: ctx.client, clientIp: ctx.clientIp, request: requestSection(ctx), ...(ctx.rerun === undefined ? {} : { rerun: ctx.rerun }), ...(ctx.properties === undefined ? {} : { properties: ctx.properties }) },
         announced: ctx,
         timeoutMs: channel.timeout ?? limits.defaultTimeoutMs,
       },

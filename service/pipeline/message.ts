@@ -83,6 +83,8 @@ export interface MessageJob {
   /** The listener's address and port, kept as the transaction's request host and port. */
   local: { address: string; port: number };
   rerun?: RerunOrigin;
+  /** Stored with the transaction from its first write (a console test message's `test: "true"`). */
+  properties?: Record<string, string>;
 }
 
 /** A route's run, with the reply read whole (or the mediator's response body). */
@@ -233,7 +235,7 @@ export class MessagePipeline implements MessageHandler {
       { log, events, logger, ...(admission === undefined ? {} : { admission }) },
       {
         channel,
-        fields: { id: job.id, client: job.client, clientIp: job.clientIp, request, ...(job.rerun === undefined ? {} : { rerun: job.rerun }) },
+        fields: { id: job.id, client: job.client, clientIp: job.clientIp, request, ...(job.rerun === undefined ? {} : { rerun: job.rerun }), ...(job.properties === undefined ? {} : { properties: job.properties }) },
         announced: { id: job.id, client: job.client, method: 'POST', path: '/' },
         timeoutMs: channel.timeout ?? limits.defaultTimeoutMs,
       },

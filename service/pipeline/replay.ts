@@ -60,6 +60,7 @@ interface DetachedRequest extends NewTransaction {
   clientIp: string;
   localPort?: number;
   rerun?: RerunOrigin;
+  properties?: Record<string, string>;
 }
 
 function discardingSocket(localPort: number | undefined): Socket {
@@ -99,6 +100,7 @@ function detachedContext(request: DetachedRequest): TransactionContext {
     client: request.client,
     body: request.body ?? Readable.from([]),
     ...(request.rerun === undefined ? {} : { rerun: request.rerun }),
+    ...(request.properties === undefined ? {} : { properties: request.properties }),
   };
 }
 
@@ -118,6 +120,21 @@ function replayHeaders(stored: Readonly<Record<string, string>>, body: BodyRef |
 
 function notRerunnable(id: string, reason: string): AppError {
   return new AppError('TRANSACTION_NOT_RERUNNABLE', `Transaction ${id} cannot be re-run: ${reason}`);
+}
+
+/**
+ * A test message an administrator wrote or confirmed in the console (issue 36): exactly these bytes, sent through a
+ * channel as a sender's would be, and marked with `properties`. `method`, `path` and `headers` are an http channel's.
+ */
+export interface TestInput {
+  method: string;
+  path: string;
+  querystring: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** The administrator's address, recorded as the transaction's client address. */
+  clientIp: string;
+  properties: Record<string, string>;
 }
 
 export class Replays {
@@ -238,6 +255,28 @@ export class Replays {
       ctx.req.socket.destroy();
     }
     return this.#deps.log.get(tx.id);
+  }
+
+  /**
+   * A test message as transaction `tx` (issue 36): no client, no matching, the channel's current routes, as a re-run
+   * goes; resolves with the stored transaction once it is final (or the channel's timeout gave up on it).
+   */
+  async test(channel: ChannelRecord, tx: NewTransaction, input: TestInput): Promise<TransactionRecord | null> {
+    const { pipeline, messages, log } = this.#deps;
+    if (channelKind(channel.type)?.entry === 'message') {
+      if (messages === undefined) throw new AppError('STORE_UNAVAILABLE', `${channel.type} channels are not running in this instance`);
+      const local = { address: channel.tcpHost ?? '', port: channel.tcpPort ?? 0 };
+      await messages.replay({ ...tx, channel, message: input.body, client: null, clientIp: input.clientIp, local, properties: input.properties });
+      return log.get(tx.id);
+    }
+    const headers = { ...input.headers, 'content-length': String(input.body.length) };
+    const ctx = detachedContext({ ...tx, method: input.method, path: input.path, querystring: input.querystring, headers, body: Readable.from([input.body], { objectMode: false }), client: null, clientIp: input.clientIp, properties: input.properties });
+    try {
+      await pipeline.run(ctx, channel);
+    } finally {
+      ctx.req.socket.destroy();
+    }
+    return log.get(tx.id);
   }
 
   async #openBody(id: string, ref: BodyRef): Promise<Readable> {

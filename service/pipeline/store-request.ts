@@ -26,11 +26,13 @@ export interface NewTransactionFields {
   clientIp: string;
   request: TransactionRequest;
   rerun?: RerunOrigin;
+  /** Stored with the transaction from its first write (a console test message's `test: "true"`, issue 36). */
+  properties?: Record<string, string>;
 }
 
 /** The Processing record of a new transaction; a re-run keeps its original client and links its parent. */
 export function processingRecord(fields: NewTransactionFields): TransactionRecord {
-  const { id, channel, client, clientIp, request, rerun } = fields;
+  const { id, channel, client, clientIp, request, rerun, properties } = fields;
   return {
     _id: id,
     channelID: channel._id,
@@ -45,6 +47,7 @@ export function processingRecord(fields: NewTransactionFields): TransactionRecor
     autoRetry: false,
     autoRetryAttempt: rerun?.autoRetryAttempt ?? 0,
     ...(rerun === undefined ? {} : { parentID: rerun.parentID }),
+    ...(properties === undefined ? {} : { properties }),
   };
 }
 

@@ -13,6 +13,7 @@ import { createApiServer } from '../api/server.js';
 import { SchemaWarmup } from '../api/schema-warmup.js';
 import { findConsoleDir } from '../api/console.js';
 import { keystoreMetadata } from '../metadata/keystore.js';
+import { checkRoutes } from '../routing/route-check.js';
 import { listenerContext } from '../tls/server-certificate.js';
 import type { Keystore } from '../keystore/keystore.js';
 import type { Store } from '../storage/store.js';
@@ -104,6 +105,8 @@ export async function apiWing(core: Core, parts: ApiParts): Promise<Wing<Api>> {
       condition: disk.condition,
       attention: parts.attention.attention,
       channelAdmission: parts.attention.channelAdmission,
+      // The trusted CAs as they are at each check: a CA added on the Certificates page counts at once.
+      checkRoutes: (routes) => checkRoutes(routes, { trustedCAs: keystore.trustedCAs(), timeoutMs: config.router.routeCheckTimeoutMs }),
       storage: async (withInstances: boolean) => {
         if (!withInstances) return { engine: storage.cluster.engine };
         const about = await storage.cluster.about();

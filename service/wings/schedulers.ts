@@ -29,6 +29,8 @@ export interface Scheduling {
   registry: Schedulers;
   polling: PollingChannels;
   taskRunner: TaskRunner;
+  /** The replay entry, for the console's test messages too (issue 36). */
+  replays: Replays;
 }
 
 export interface SchedulerParts {
@@ -95,5 +97,5 @@ export function schedulersWing(core: Core, parts: SchedulerParts): Wing<Scheduli
   };
   scheduleBackups();
   const stopSettings = settings.onChange(scheduleBackups);
-  return { offers: { registry, polling, taskRunner }, stop: stopSettings };
+  return { offers: { registry, polling, taskRunner, replays }, stop: stopSettings };
 }

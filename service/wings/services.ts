@@ -4,8 +4,13 @@
  * Their reach into later parts is through functions given here: polling triggers, the listeners' states, the ports
  * bound so far.
  */
+import { hostname } from 'node:os';
 import { ChannelCatalogue } from '../channels/catalogue.js';
 import { ChannelHistory } from '../channels/history.js';
+import { ChannelStatuses } from '../channels/channel-status.js';
+import { TestMessages } from '../channels/test-messages.js';
+import type { SenderPorts } from '../domain/channels/channel-address.js';
+import type { RefusalRecorder } from '../refused/recorder.js';
 import { ClientAccounts } from '../accounts/clients.js';
 import { Roles } from '../accounts/roles.js';
 import { ContactGroups } from '../contacts/groups.js';
@@ -46,6 +51,10 @@ export interface Services {
   settingsTests: SettingsTests;
   /** Why email or SMS cannot be sent with the settings in force, or null. */
   notifyProblems: () => { email: string | null; sms: string | null };
+  /** "Is it working?" per channel (`GET /channels/status`, issue 36). */
+  channelStatuses: ChannelStatuses;
+  /** The console's test messages through a channel (`POST /channels/:id/test-message`). */
+  testMessages: TestMessages;
 }
 
 export interface ServiceParts {
@@ -57,6 +66,28 @@ export interface ServiceParts {
   scheduling: Scheduling;
   transports: Transports;
   settings: ClinicSettings;
+  refusals: RefusalRecorder;
+}
+
+/**
+ * The transaction ports as bound, and the host senders reach this machine by: the host of the console's address
+ * (`alerts.consoleURL`, or the LAN address guessed for it), as the one name an administrator already set or saw.
+ */
+function senderPorts(core: Core, transports: Transports): SenderPorts {
+  const bound = transports.bound.listening().filter((p) => p.purpose === 'transactions');
+  const { router } = core.config;
+  let host = '';
+  try {
+    host = core.console.url === '' ? '' : new URL(core.console.url).hostname;
+  } catch {
+    // A console address that is not a URL leaves the machine's name to stand in.
+  }
+  return {
+    host: host === '' ? hostname() || 'localhost' : host,
+    routerHost: router.host,
+    httpsPort: bound.find((p) => p.protocol === 'https')?.port ?? router.httpsPort,
+    httpPort: bound.find((p) => p.protocol === 'http')?.port ?? router.httpPort,
+  };
 }
 
 export function servicesWing(core: Core, parts: ServiceParts): Wing<Services> {
@@ -108,6 +139,21 @@ export function servicesWing(core: Core, parts: ServiceParts): Wing<Services> {
       clinicSettings: settings,
       settingsTests: new SettingsTests({ settings, trustedCAs: notify.trustedCAs, instance: config.alerts.himInstance, ...clockOf(options) }),
       notifyProblems: notify.problems,
+      channelStatuses: new ChannelStatuses({
+        transactions: storage.transactions,
+        refusals: parts.refusals,
+        listenerOf: (channel) => channels.listenerOf(channel),
+        ports: () => senderPorts(core, transports),
+        ...clockOf(options),
+      }),
+      testMessages: new TestMessages({
+        send: (channel, input) => {
+          const tx = scheduling.replays.newTransaction();
+          return { id: tx.id, done: scheduling.replays.test(channel, tx, input) };
+        },
+        get: (id) => storage.transactions.get(id),
+        waitMs: TEST_MESSAGE_WAIT_MS,
+      }),
     },
   };
 }

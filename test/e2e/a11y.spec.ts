@@ -10,7 +10,7 @@ import type { Browser, Page } from '@playwright/test';
 import type { Result } from 'axe-core';
 import { ROOT_EMAIL, expect, signIn, startE2EJunction, stopE2EJunction, test } from './fixtures.js';
 import type { E2EJunction } from './fixtures.js';
-import { setupLab } from './transactions-setup.js';
+import { LAB_CHANNEL, setupLab } from './transactions-setup.js';
 import type { LabSetup } from './transactions-setup.js';
 
 /** The rules of WCAG 2.0 and 2.1, levels A and AA. */
@@ -182,7 +182,30 @@ const CONSOLE_PAGES: ConsolePage[] = [
     ],
   },
   { name: 'refused list', path: () => '/#/refusals', heading: 'Refused' },
-  { name: 'channels', path: () => '/#/channels', heading: 'Channels' },
+  {
+    name: 'channels',
+    path: () => '/#/channels',
+    heading: 'Channels',
+    states: [
+      {
+        name: 'Check routes dialog with its results',
+        async reach(page) {
+          await page.getByRole('button', { name: `Check routes of ${LAB_CHANNEL}` }).click();
+          await expect(page.getByRole('dialog', { name: `Check routes of “${LAB_CHANNEL}”` }).getByRole('table')).toBeVisible();
+        },
+      },
+      {
+        name: 'Send test message dialog, its refusal shown',
+        async reach(page) {
+          await page.getByRole('button', { name: `Send a test message through ${LAB_CHANNEL}` }).click();
+          const dialog = page.getByRole('dialog', { name: `Send a test message through “${LAB_CHANNEL}”` });
+          await dialog.getByLabel(/^Path/).fill('/not-this-channel');
+          await dialog.getByRole('button', { name: 'Send test message' }).click();
+          await expect(dialog.getByRole('alert')).toBeVisible();
+        },
+      },
+    ],
+  },
   {
     name: 'new channel',
     path: () => '/#/channels/new',

@@ -6,7 +6,7 @@
  */
 import { describe, expectTypeOf, it } from 'vitest';
 import type { AboutAnswer, ApiErrorBody, MessageAnswer, PublicUser, ServicePort } from '../../service/contracts/api.js';
-import type { Channel } from '../../service/contracts/channels.js';
+import type { Channel, ChannelStatusAnswer, RouteCheckAnswer, TestMessageAnswer, TestMessageBody } from '../../service/contracts/channels.js';
 import type { ClientNameAnswer, PublicClient } from '../../service/contracts/clients.js';
 import type { ContactGroup } from '../../service/contracts/contact-groups.js';
 import type { MetricItem } from '../../service/contracts/metrics.js';
@@ -15,7 +15,7 @@ import type { MediatorConfigDef, PublicMediator } from '../../service/contracts/
 import type { Role } from '../../service/contracts/roles.js';
 import type { TaskDetail, TaskTransactionView, TaskView } from '../../service/contracts/tasks.js';
 import type { BulkRerunAnswer, BulkRerunPreview, CreatedTask, TransactionCount, TransactionRerunView, TransactionView } from '../../service/contracts/transactions.js';
-import type { PublicChannelSchema } from '../../service/api/schemas/channels.js';
+import type { ChannelStatusAnswerSchema, PublicChannelSchema, RouteCheckAnswerSchema, TestMessageAnswerSchema, TestMessageBodySchema } from '../../service/api/schemas/channels.js';
 import type { ClientNameSchema, PublicClientSchema } from '../../service/api/schemas/clients.js';
 import type { ContactGroupSchema } from '../../service/api/schemas/contact-groups.js';
 import type { NotificationSchema } from '../../service/api/schemas/notifications.js';
@@ -101,5 +101,14 @@ describe('answer schemas and contracts', () => {
     expectTypeOf<SchemaShape<typeof ServicePortSchema>>().toEqualTypeOf<Plain<ServicePort>>();
     expectTypeOf<SchemaShape<typeof ErrorResponse>>().toEqualTypeOf<Plain<ApiErrorBody>>();
     expectTypeOf<SchemaShape<typeof MessageAnswerSchema>>().toEqualTypeOf<Plain<MessageAnswer>>();
+  });
+});
+
+describe('the channel status, route check and test message answers (issue 36)', () => {
+  it('describe them alike in contract and schema', () => {
+    expectTypeOf<SchemaShape<typeof ChannelStatusAnswerSchema>>().toEqualTypeOf<Plain<ChannelStatusAnswer>>();
+    expectTypeOf<SchemaShape<typeof RouteCheckAnswerSchema>>().toEqualTypeOf<Plain<RouteCheckAnswer>>();
+    expectTypeOf<SchemaShape<typeof TestMessageAnswerSchema>>().toEqualTypeOf<Plain<TestMessageAnswer>>();
+    expectTypeOf<SchemaShape<typeof TestMessageBodySchema>>().toEqualTypeOf<Plain<TestMessageBody>>();
   });
 });

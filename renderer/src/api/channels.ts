@@ -4,9 +4,13 @@ import type {
   Channel,
   ChannelCreate,
   ChannelDeleteAnswer,
+  ChannelStatusAnswer,
   ChannelTriggerAnswer,
   ChannelUpdate,
+  RouteCheckAnswer,
   RoutePasswordMask,
+  TestMessageAnswer,
+  TestMessageBody,
 } from '../../../service/contracts/channels';
 import { api, seg } from './client';
 
@@ -47,6 +51,21 @@ export function deleteChannel(id: string): Promise<ChannelDeleteAnswer> {
 
 export function triggerChannel(id: string): Promise<ChannelTriggerAnswer> {
   return api.post<ChannelTriggerAnswer>(`/channels/${seg(id)}/trigger`);
+}
+
+/** Every visible channel's "is it working?" row in one call: today's counts, last message, listener, address. */
+export function getChannelStatus(options: { includeDeleted?: boolean } = {}, signal?: AbortSignal): Promise<ChannelStatusAnswer> {
+  return api.get<ChannelStatusAnswer>('/channels/status', { includeDeleted: options.includeDeleted === true ? true : undefined }, signal);
+}
+
+/** Connects to each route of a channel (and shakes hands over TLS) without sending anything. */
+export function checkRoutes(id: string): Promise<RouteCheckAnswer> {
+  return api.post<RouteCheckAnswer>(`/channels/${seg(id)}/check-routes`);
+}
+
+/** Sends exactly `body` through a channel as a transaction marked as a test. */
+export function sendTestMessage(id: string, body: TestMessageBody): Promise<TestMessageAnswer> {
+  return api.post<TestMessageAnswer>(`/channels/${seg(id)}/test-message`, body);
 }
 
 /** The parts of a client the editor needs to suggest it in "Allowed clients". */

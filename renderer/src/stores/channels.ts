@@ -3,9 +3,10 @@
  * and the look-ups the editor suggests from (clients, roles, users and their groups, contact groups).
  */
 import { create } from 'zustand';
-import type { Channel } from '../../../service/contracts/channels';
+import type { Channel, ChannelStatusRow } from '../../../service/contracts/channels';
 import {
   deleteChannel,
+  getChannelStatus,
   listChannels,
   listClientChoices,
   listRoleNames,
@@ -50,6 +51,12 @@ export interface ChannelLookups {
 
 interface ChannelsState {
   channels: Channel[];
+  /** Each channel's "is it working?" row by id (`GET /channels/status`), read with the list. */
+  statuses: Record<string, ChannelStatusRow>;
+  /** When "today" began for the counts (ISO), and its zone; null until read. */
+  statusSince: { since: string; timeZone: string } | null;
+  /** The status could not be read: the list still shows, without it. */
+  statusError: unknown;
   includeDeleted: boolean;
   loading: boolean;
   loaded: boolean;
@@ -99,6 +106,9 @@ export const useChannels = create<ChannelsState>()((set, get) => {
 
   return {
     channels: [],
+    statuses: {},
+    statusSince: null,
+    statusError: null,
     includeDeleted: false,
     loading: false,
     loaded: false,
@@ -112,8 +122,15 @@ export const useChannels = create<ChannelsState>()((set, get) => {
       const seq = ++loadSeq;
       set({ loading: true, loadError: null });
       try {
-        const channels = await listChannels({ includeDeleted: get().includeDeleted });
-        if (seq === loadSeq) set({ channels, loading: false, loaded: true });
+        const includeDeleted = get().includeDeleted;
+        // Two calls whatever the number of channels: the list, and every channel's status at once.
+        const [channels, status] = await Promise.all([listChannels({ includeDeleted }), getChannelStatus({ includeDeleted }).then((s) => ({ ok: true as const, s }), (error: unknown) => ({ ok: false as const, error }))]);
+        if (seq !== loadSeq) return;
+        if (status.ok) {
+          set({ channels, loading: false, loaded: true, statuses: Object.fromEntries(status.s.channels.map((c) => [c._id, c])), statusSince: { since: status.s.since, timeZone: status.s.timeZone }, statusError: null });
+        } else {
+          set({ channels, loading: false, loaded: true, statusError: status.error });
+        }
       } catch (error) {
         if (seq === loadSeq) set({ loadError: error, loading: false });
       }

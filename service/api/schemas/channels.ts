@@ -270,3 +270,63 @@ export const ChannelAuditSchema = Type.Object({
   date: Type.String(),
   updatedBy: Type.Object({ id: Type.Optional(Type.String()), name: Type.String() }),
 });
+
+// ---- Is it working? (issue 36): the channel list's status, Check routes, Send test message ----
+
+const ChannelStatusRowSchema = Type.Object({
+  _id: Type.String(),
+  name: Type.String(),
+  type: Type.Enum([...CHANNEL_TYPES]),
+  status: Type.Enum(['enabled', 'disabled', 'deleted']),
+  today: Type.Object({ received: Type.Integer(), failed: Type.Integer(), refused: Type.Integer() }),
+  lastMessageAt: OrNull(Type.String()),
+  listener: Type.Object({
+    condition: Type.Enum(['listening', 'starting', 'not-bound', 'off', 'none']),
+    reason: Type.Optional(Type.String()),
+    port: Type.Optional(Type.Integer()),
+  }),
+  addresses: Type.Array(Type.String()),
+});
+
+/** `GET /channels/status` (contracts/channels.ts `ChannelStatusAnswer`). */
+export const ChannelStatusAnswerSchema = Type.Object({
+  since: Type.String(),
+  timeZone: Type.String(),
+  channels: Type.Array(ChannelStatusRowSchema),
+});
+
+/** `POST /channels/:channelId/check-routes` (contracts/channels.ts `RouteCheckAnswer`). */
+export const RouteCheckAnswerSchema = Type.Object({
+  channel: Type.Object({ _id: Type.String(), name: Type.String() }),
+  ok: Type.Boolean(),
+  routes: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      type: RouteType,
+      target: Type.String(),
+      enabled: Type.Boolean(),
+      outcome: Type.Enum(['ok', 'refused', 'timeout', 'certificate', 'tls', 'dns', 'unreachable', 'reset', 'other']),
+      message: Type.String(),
+      ms: Type.Integer(),
+    }),
+  ),
+});
+
+/** The body of `POST /channels/:channelId/test-message` (contracts/channels.ts `TestMessageBody`). */
+export const TestMessageBodySchema = Type.Object(
+  {
+    body: Type.String({ maxLength: 1_000_000, description: 'the request body or message, sent exactly as given' }),
+    method: Type.Optional(Method),
+    path: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'http channels: the path (and query) to send to' })),
+    contentType: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+/** `POST /channels/:channelId/test-message` (contracts/channels.ts `TestMessageAnswer`). */
+export const TestMessageAnswerSchema = Type.Object({
+  transactionId: Type.String(),
+  status: Type.String(),
+  responseStatus: Type.Optional(Type.Integer()),
+  error: Type.Optional(Type.String()),
+});

@@ -6,14 +6,16 @@ import type { AlertCondition, AlertMaxFrequency, AlertMethod } from '../../../..
 import { useChannels } from '../../stores/channels';
 import type { ChannelLookups } from '../../stores/channels';
 import { alertGroupOptions } from './alert-groups';
-import { newAlert, newRecipient } from './form';
+import { FAILS_STATUS, newAlert, newRecipient } from './form';
 import type { AlertForm, RecipientForm } from './form';
 import { bind, fieldId } from './fields';
 import type { TabProps } from './fields';
 import { numberValue } from './BasicsTab';
 
+/** What sets an alert off, in words: "fails" is a status rule on any error answer (stored as OpenHIM's `5xx`). */
 const CONDITIONS = [
-  { value: 'status', label: 'A transaction gets a response status' },
+  { value: 'fails', label: 'A transaction fails (an error answer, or no answer)' },
+  { value: 'status', label: 'A transaction gets a particular response status' },
   { value: 'auto-retry-max-attempted', label: 'Automatic retry gave up (maximum attempts reached)' },
   { value: 'refusals', label: 'Requests or messages are refused on the channel' },
 ];
@@ -61,11 +63,16 @@ function AlertCard({ alert, index, props }: { alert: AlertForm; index: number; p
             label="Alert when"
             description="What sets the alert off"
             data={CONDITIONS}
-            value={alert.condition}
-            onChange={(e) => change({ condition: e.currentTarget.value as AlertCondition })}
+            value={alert.condition === 'status' && alert.fails ? 'fails' : alert.condition}
+            onChange={(e) => {
+              const choice = e.currentTarget.value;
+              // Leaving "fails" for a particular status starts from an empty one rather than the 5xx it stood for.
+              if (choice === 'fails') change({ condition: 'status', fails: true, status: FAILS_STATUS });
+              else change({ condition: choice as AlertCondition, fails: false, ...(alert.fails ? { status: '' } : {}) });
+            }}
             {...bind(errors, at('condition'))}
           />
-          {alert.condition === 'status' ? (
+          {alert.condition === 'status' && !alert.fails ? (
             <TextInput
               label="Response status"
               required
@@ -206,7 +213,8 @@ export function AlertsTab(props: TabProps) {
     <Stack>
       <MessagingWarning form={form} />
       <Text size="sm" c="dimmed">
-        Alerts are checked every minute. Each rule names the status that triggers it and who is told.
+        Alerts are checked every minute. Each rule says what sets it off (a transaction that fails, a particular response status, automatic
+        retries given up, refused requests) and who is told.
       </Text>
       {form.alerts.length === 0 && <Text size="sm">This channel has no alerts.</Text>}
       {form.alerts.map((alert, i) => (

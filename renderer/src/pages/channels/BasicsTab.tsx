@@ -1,7 +1,8 @@
 /** Name, type, what the channel listens to (URL pattern, socket, schedule), priority, status and properties. */
 import { Button, Fieldset, Group, NumberInput, Radio, SimpleGrid, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import type { ChannelType, TcpFraming } from '../../../../service/contracts/channels';
-import { isSocketChannel, newProperty } from './form';
+import { defaultRouteType, isSocketChannel, newProperty, retypeUntouched } from './form';
+import { prefixOf, prefixPattern } from './url-prefix';
 import type { NumberField, PropertyForm } from './form';
 import { bind, fieldId } from './fields';
 import type { TabProps } from './fields';
@@ -56,7 +57,7 @@ function SocketSettings({ form, update, errors }: TabProps) {
         label="Message framing"
         description="How Junction finds where one message ends and the next begins."
         value={form.tcpFraming}
-        onChange={(v) => update({ tcpFraming: v })}
+        onChange={(v) => update({ tcpFraming: v, routes: retypeUntouched(form.routes, defaultRouteType({ type: form.type, tcpFraming: v })) })}
         {...bind(errors, 'tcpFraming')}
       >
         <Stack mt="xs" gap="xs">
@@ -118,6 +119,50 @@ function Properties({ form, update, errors }: TabProps) {
   );
 }
 
+/**
+ * The URL pattern of an http or polling channel: typed as a path prefix (made into an anchored, escaped regular
+ * expression) or as the regular expression itself; a pattern that is a prefix shows as one.
+ */
+function UrlPattern({ form, update, errors }: TabProps) {
+  const polls = channelKind(form.type).polls;
+  const isPrefix = form.urlPattern !== '' && prefixOf(form.urlPattern) !== null;
+  return (
+    <SimpleGrid cols={{ base: 1, sm: polls ? 1 : 2 }}>
+      {!polls && (
+        <TextInput
+          label="Path prefix"
+          description="Takes requests to this path and everything below it: /fhir takes /fhir and /fhir/Patient/1, not /fhirx. Fills in the URL pattern."
+          placeholder="/fhir"
+          value={form.urlPrefix}
+          onChange={(e) => {
+            const urlPrefix = e.currentTarget.value;
+            update({ urlPrefix, urlPattern: prefixPattern(urlPrefix) });
+          }}
+          styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+        />
+      )}
+      <TextInput
+        label="URL pattern"
+        required
+        description={
+          polls
+            ? 'A regular expression; it names the path the polls are recorded under, for example ^/poll/lab$.'
+            : isPrefix
+              ? 'The regular expression the path prefix makes. Edit it for anything a prefix cannot say.'
+              : 'A regular expression matched against the request path, for example ^/fhir/.*$; or type a path prefix instead.'
+        }
+        value={form.urlPattern}
+        onChange={(e) => {
+          const urlPattern = e.currentTarget.value;
+          update({ urlPattern, urlPrefix: prefixOf(urlPattern) ?? '' });
+        }}
+        styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+        {...bind(errors, 'urlPattern')}
+      />
+    </SimpleGrid>
+  );
+}
+
 export function BasicsTab(props: TabProps) {
   const { form, update, errors } = props;
   const socket = isSocketChannel(form.type);
@@ -149,7 +194,8 @@ export function BasicsTab(props: TabProps) {
         label="Channel type"
         description={TYPE_HELP[form.type]}
         value={form.type}
-        onChange={(v) => update({ type: v })}
+        // Routes not filled in yet follow the channel: MLLP routes for an MLLP channel, HTTP for an http one.
+        onChange={(v) => update({ type: v, routes: retypeUntouched(form.routes, defaultRouteType({ type: v, tcpFraming: form.tcpFraming })) })}
         {...bind(errors, 'type')}
       >
         <Group mt="xs">
@@ -160,21 +206,7 @@ export function BasicsTab(props: TabProps) {
         </Group>
       </Radio.Group>
 
-      {!socket && (
-        <TextInput
-          label="URL pattern"
-          required
-          description={
-            channelKind(form.type).polls
-              ? 'A regular expression; it names the path the polls are recorded under, for example ^/poll/lab$.'
-              : 'A regular expression matched against the request path, for example ^/fhir/.*$.'
-          }
-          value={form.urlPattern}
-          onChange={(e) => update({ urlPattern: e.currentTarget.value })}
-          styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
-          {...bind(errors, 'urlPattern')}
-        />
-      )}
+      {!socket && <UrlPattern {...props} />}
       {socket && <SocketSettings {...props} />}
       {channelKind(form.type).polls && (
         <TextInput

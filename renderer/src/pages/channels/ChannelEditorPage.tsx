@@ -29,6 +29,9 @@ import { RewritingTab } from './RewritingTab';
 import { RetriesTab } from './RetriesTab';
 import { AlertsTab } from './AlertsTab';
 import { RestoreChannelForm } from './RestoreChannelForm';
+import { CheckRoutesDialog } from './CheckRoutesDialog';
+import { TestMessageDialog } from './TestMessageDialog';
+import { channelKind } from '../../data/kinds';
 
 const PANELS: Record<TabId, (props: TabProps) => React.ReactNode> = {
   basics: BasicsTab,
@@ -93,6 +96,8 @@ function Editor({ id }: { id: string | undefined }) {
   const saved = useChannels((s) => s.saved);
   const restore = useChannels((s) => s.restore);
   const [restoring, setRestoring] = useState(false);
+  const [checking, setChecking] = useState(false);
+  const [testing, setTesting] = useState(false);
 
   const [form, setForm] = useState<ChannelForm | null>(creating ? emptyForm() : null);
   const [stored, setStored] = useState<Channel | null>(null);
@@ -238,6 +243,17 @@ function Editor({ id }: { id: string | undefined }) {
       <form onSubmit={submit} aria-label={title} noValidate>
         <Stack gap="md">
           <PageHeader title={title}>
+            {/* Both act on the channel as saved: the routes and settings the service uses now. */}
+            {editable && stored !== null && (
+              <Button size="xs" variant="light" onClick={() => setChecking(true)}>
+                Check routes
+              </Button>
+            )}
+            {editable && stored !== null && stored.status === 'enabled' && !channelKind(stored.type).polls && (
+              <Button size="xs" variant="light" onClick={() => setTesting(true)}>
+                Send test message
+              </Button>
+            )}
             {stored !== null && (
               <Anchor component={Link} to={`/channels/${stored._id}/metrics`} size="sm">
                 Metrics
@@ -352,6 +368,8 @@ function Editor({ id }: { id: string | undefined }) {
         </Modal>
       </form>
       {/* Outside the channel form: a form's submit would bubble through the portal into it. */}
+      <CheckRoutesDialog channel={checking ? stored : null} onClose={() => setChecking(false)} />
+      <TestMessageDialog channel={testing ? stored : null} onClose={() => setTesting(false)} />
       <Modal opened={restoring && stored !== null} onClose={() => setRestoring(false)} title={`Restore channel “${stored?.name ?? ''}”`}>
         {stored !== null && <RestoreChannelForm channel={stored} onRestore={restoreHere} onDone={() => setRestoring(false)} />}
       </Modal>

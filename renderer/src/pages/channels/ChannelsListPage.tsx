@@ -1,10 +1,14 @@
-/** Every channel with its routing at a glance, and the quick actions: enable/disable, trigger now, delete, restore. */
+/**
+ * Every channel with its routing at a glance and whether it is working (issue 36: today's received, failed and
+ * refused counts, the last message, the listener, the address to send to), and the quick actions: enable/disable,
+ * check routes, send a test message, trigger now, delete, restore.
+ */
 import { useEffect, useMemo, useState } from 'react';
 import { Alert, Anchor, Badge, Button, Code, Group, Loader, Modal, Stack, Switch, Text, Tooltip } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import type { ColumnDef } from '@tanstack/react-table';
 import { Link } from 'react-router';
-import type { Channel } from '../../../../service/contracts/channels';
+import type { Channel, ChannelStatusRow } from '../../../../service/contracts/channels';
 import { PageHeader } from '../../components/PageHeader';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
@@ -16,6 +20,10 @@ import { STATUS_COLOR, TYPE_LABEL } from './labels';
 import { listenerSummary } from './listener';
 import { RestoreChannelForm } from './RestoreChannelForm';
 import { channelKind } from '../../data/kinds';
+import { formatTime } from '../../data/status';
+import { CheckRoutesDialog } from './CheckRoutesDialog';
+import { TestMessageDialog } from './TestMessageDialog';
+import { lastMessageWords, listenerWords, todayWords } from './status-words';
 
 const column = createColumnHelper<Channel>();
 
@@ -40,6 +48,11 @@ function NameCell({ channel }: { channel: Channel }) {
       {channel.description !== undefined && (
         <Text size="xs" c="dimmed" lineClamp={2}>
           {channel.description}
+        </Text>
+      )}
+      {channel.priority !== undefined && (
+        <Text size="xs" c="dimmed">
+          priority {channel.priority}
         </Text>
       )}
     </Stack>
@@ -69,8 +82,31 @@ function TypeCell({ channel }: { channel: Channel }) {
   );
 }
 
-/** Where a channel takes its requests from: the URL pattern of an http or polling channel, the listener of a tcp or tls one. */
-function SourceCell({ channel }: { channel: Channel }) {
+/** The address a sender uses (the first of the status row's), to read or copy. */
+function AddressLine({ status }: { status: ChannelStatusRow | undefined }) {
+  const address = status?.addresses[0];
+  if (address === undefined) return null;
+  return (
+    <Text size="xs" ff="monospace" style={{ overflowWrap: 'anywhere' }} title={status?.addresses.join('\n')} data-testid="channel-address">
+      {address}
+    </Text>
+  );
+}
+
+/**
+ * Where a channel takes its requests from, and where a sender sends them: the address to call, then the URL pattern
+ * of an http or polling channel or the listener of a tcp or tls one.
+ */
+function SourceCell({ channel, status }: { channel: Channel; status: ChannelStatusRow | undefined }) {
+  return (
+    <Stack gap={4}>
+      <AddressLine status={status} />
+      <Source channel={channel} />
+    </Stack>
+  );
+}
+
+function Source({ channel }: { channel: Channel }) {
   if (channelKind(channel.type).listens) {
     const summary = listenerSummary(channel);
     // A service that does not report the listener (or a deleted channel) still shows the port.
@@ -103,13 +139,56 @@ function SourceCell({ channel }: { channel: Channel }) {
   return <Code style={{ overflowWrap: 'anywhere', whiteSpace: 'normal' }}>{channel.urlPattern}</Code>;
 }
 
+/** Today's counts, each on its line; failed and refused in colour only when there are some, always in words. */
+function TodayCell({ status }: { status: ChannelStatusRow | undefined }) {
+  if (status === undefined) return <Text size="sm" c="dimmed">–</Text>;
+  const words = todayWords(status.today);
+  return (
+    <Stack gap={0} data-testid="channel-today">
+      <Text size="sm">{words.received}</Text>
+      <Text size="sm" c={status.today.failed > 0 ? 'red' : undefined} fw={status.today.failed > 0 ? 600 : undefined}>
+        {words.failed}
+      </Text>
+      <Text size="sm" fw={status.today.refused > 0 ? 600 : undefined}>
+        {status.today.refused > 0 ? (
+          <Anchor component={Link} to="/refusals" size="sm">
+            {words.refused}
+          </Anchor>
+        ) : (
+          words.refused
+        )}
+      </Text>
+    </Stack>
+  );
+}
+
+/** When the last message came, relative, with the full time on hover; and a listener that is not listening, said. */
+function LastMessageCell({ status }: { status: ChannelStatusRow | undefined }) {
+  if (status === undefined) return <Text size="sm" c="dimmed">–</Text>;
+  const listener = listenerWords(status.listener);
+  return (
+    <Stack gap={2}>
+      <Text size="sm" title={status.lastMessageAt === null ? undefined : formatTime(status.lastMessageAt)}>
+        {lastMessageWords(status.lastMessageAt, Date.now())}
+      </Text>
+      {listener !== null && listener.color !== 'teal' && (
+        <Text size="xs" c={listener.color === 'red' ? 'red' : 'dimmed'} style={{ overflowWrap: 'anywhere' }} data-testid="channel-listener">
+          {listener.label}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
 interface ActionsProps {
   channel: Channel;
   onDelete: (channel: Channel) => void;
   onRestore: (channel: Channel) => void;
+  onCheck: (channel: Channel) => void;
+  onTest: (channel: Channel) => void;
 }
 
-function ActionsCell({ channel, onDelete, onRestore }: ActionsProps) {
+function ActionsCell({ channel, onDelete, onRestore, onCheck, onTest }: ActionsProps) {
   const busy = useChannels((s) => s.busy[channel._id]);
   const setStatus = useChannels((s) => s.setStatus);
   const trigger = useChannels((s) => s.trigger);
@@ -146,6 +225,21 @@ function ActionsCell({ channel, onDelete, onRestore }: ActionsProps) {
           Trigger now
         </Button>
       )}
+      <Button size="compact-xs" variant="light" aria-label={`Check routes of ${channel.name}`} onClick={() => onCheck(channel)}>
+        Check routes
+      </Button>
+      {!channelKind(channel.type).polls && (
+        <Button
+          size="compact-xs"
+          variant="light"
+          aria-label={`Send a test message through ${channel.name}`}
+          disabled={!enabled}
+          title={enabled ? undefined : 'Enable the channel to send a test message through it'}
+          onClick={() => onTest(channel)}
+        >
+          Send test
+        </Button>
+      )}
       {/* Named "Metrics" in its row (the title says whose): a name holding the channel's would compete with its link. */}
       <Button size="compact-xs" variant="subtle" component={Link} to={`/channels/${channel._id}/metrics`} title={`Metrics of ${channel.name}`}>
         Metrics
@@ -158,7 +252,7 @@ function ActionsCell({ channel, onDelete, onRestore }: ActionsProps) {
 }
 
 export function ChannelsListPage() {
-  const { channels, includeDeleted, loading, loaded, loadError, actionError, notice } = useChannels();
+  const { channels, statuses, statusSince, statusError, includeDeleted, loading, loaded, loadError, actionError, notice } = useChannels();
   const load = useChannels((s) => s.load);
   const setIncludeDeleted = useChannels((s) => s.setIncludeDeleted);
   const remove = useChannels((s) => s.remove);
@@ -167,6 +261,8 @@ export function ChannelsListPage() {
   const admin = isAdmin(useSession((s) => s.user));
   const [confirming, setConfirming] = useState<Channel | null>(null);
   const [restoring, setRestoring] = useState<Channel | null>(null);
+  const [checking, setChecking] = useState<Channel | null>(null);
+  const [testing, setTesting] = useState<Channel | null>(null);
 
   useEffect(() => {
     void load();
@@ -183,34 +279,34 @@ export function ChannelsListPage() {
   const columns = useMemo(
     () =>
       [
-        column.accessor('name', { header: 'Name', cell: (c) => <NameCell channel={c.row.original} />, meta: { width: '18%' } satisfies ColumnMeta }),
-        column.accessor('type', { header: 'Type', cell: (c) => <TypeCell channel={c.row.original} />, meta: { width: '9%' } satisfies ColumnMeta }),
+        column.accessor('name', { header: 'Name', cell: (c) => <NameCell channel={c.row.original} />, meta: { width: '14%' } satisfies ColumnMeta }),
+        column.accessor('type', { header: 'Type', cell: (c) => <TypeCell channel={c.row.original} />, meta: { width: '8%' } satisfies ColumnMeta }),
         column.accessor('urlPattern', {
-          header: 'URL pattern or port',
+          header: 'Send to',
           enableSorting: false,
-          meta: { width: '16%' } satisfies ColumnMeta,
-          cell: (c) => <SourceCell channel={c.row.original} />,
+          meta: { width: '19%' } satisfies ColumnMeta,
+          cell: (c) => <SourceCell channel={c.row.original} status={statuses[c.row.original._id]} />,
         }),
-        column.accessor((c) => c.priority ?? Number.MAX_SAFE_INTEGER, {
-          id: 'priority',
-          header: 'Priority',
-          meta: { width: '7%' } satisfies ColumnMeta,
-          cell: (c) => c.row.original.priority ?? <Text span size="sm" c="dimmed" title="No priority: tried after the numbered ones">–</Text>,
+        column.display({ id: 'today', header: 'Today', meta: { width: '9%' } satisfies ColumnMeta, cell: (c) => <TodayCell status={statuses[c.row.original._id]} /> }),
+        column.display({
+          id: 'last',
+          header: 'Last message',
+          meta: { width: '10%' } satisfies ColumnMeta,
+          cell: (c) => <LastMessageCell status={statuses[c.row.original._id]} />,
         }),
         column.accessor('status', {
           header: 'Status',
-          meta: { width: '11%' } satisfies ColumnMeta,
+          meta: { width: '8%' } satisfies ColumnMeta,
           cell: (c) => (
             <Badge color={STATUS_COLOR[c.getValue()]} variant="light" style={{ textTransform: 'none', overflow: 'visible' }}>
               {c.getValue()}
             </Badge>
           ),
         }),
-        column.accessor((c) => c.routes.length, { id: 'routes', header: 'Routes', meta: { width: '6%' } satisfies ColumnMeta }),
         column.display({
           id: 'primary',
           header: 'Primary route',
-          meta: { width: '15%' } satisfies ColumnMeta,
+          meta: { width: '12%' } satisfies ColumnMeta,
           cell: (c) => {
             const route = primaryRoute(c.row.original);
             if (route === undefined) return <Text size="sm" c="dimmed">none</Text>;
@@ -227,10 +323,10 @@ export function ChannelsListPage() {
           },
         }),
         ...(admin
-          ? [column.display({ id: 'actions', header: 'Actions', meta: { width: '18%' } satisfies ColumnMeta, cell: (c) => <ActionsCell channel={c.row.original} onDelete={setConfirming} onRestore={setRestoring} /> })]
+          ? [column.display({ id: 'actions', header: 'Actions', meta: { width: '20%' } satisfies ColumnMeta, cell: (c) => <ActionsCell channel={c.row.original} onDelete={setConfirming} onRestore={setRestoring} onCheck={setChecking} onTest={setTesting} /> })]
           : []),
       ] as ColumnDef<Channel, unknown>[],
-    [admin],
+    [admin, statuses],
   );
 
   // The dialog closes at once; the list shows the outcome (the store reports failures on the page).
@@ -252,6 +348,13 @@ export function ChannelsListPage() {
         A channel decides which requests Junction accepts and where it sends them. The first enabled channel whose URL pattern matches, by priority
         (1 first), handles a request. A TCP or TLS channel takes whatever arrives on its own port.
       </Text>
+      {statusSince !== null && (
+        <Text c="dimmed" size="sm">
+          Today counts from {formatTime(statusSince.since)} ({statusSince.timeZone}). Received and failed come from the metrics; refused are requests turned
+          away before they became transactions (see Refused).
+        </Text>
+      )}
+      {statusError !== null && <ErrorAlert error={statusError} action="read how the channels are doing today" />}
 
       <ErrorAlert error={loadError} action="load the channels" />
       {actionError !== null && <ErrorAlert error={actionError.error} action={actionError.action} onClose={dismiss} />}
@@ -302,6 +405,16 @@ export function ChannelsListPage() {
           transactions stay readable; it can be restored from this list with “Show deleted channels”.
         </Text>
       </ConfirmDialog>
+
+      <CheckRoutesDialog channel={checking} onClose={() => setChecking(null)} />
+      <TestMessageDialog
+        channel={testing}
+        onClose={() => {
+          setTesting(null);
+          // The test's transaction counts today and is the last message now.
+          void load();
+        }}
+      />
 
       <Modal opened={restoring !== null} onClose={() => setRestoring(null)} title={`Restore channel “${restoring?.name ?? ''}”`}>
         {restoring !== null && <RestoreChannelForm channel={restoring} onRestore={(choice) => restore(restoring, choice)} onDone={() => setRestoring(null)} />}

@@ -12,7 +12,7 @@ export function RetriesTab({ form, update, errors }: TabProps) {
           <Switch
             id={fieldId('autoRetryEnabled')}
             label="Retry automatically"
-            description="Re-runs a transaction whose primary route could not be reached or timed out, or whose mediator reported an error. An error answer (5xx) from the route is not retried."
+            description="Re-runs a transaction whose primary route could not be reached or timed out, or whose mediator reported an error. An error answer from the route (such as 500) is an answer, and is not retried."
             checked={form.autoRetryEnabled}
             onChange={(e) => update({ autoRetryEnabled: e.currentTarget.checked })}
           />

@@ -2,7 +2,7 @@
 import { Alert, Badge, Button, Fieldset, Group, NativeSelect, NumberInput, PasswordInput, Radio, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import type { RouteType } from '../../../../service/contracts/channels';
 import { ROUTE_KINDS, routeKind } from '../../data/kinds';
-import { isSocketRoute, newRoute } from './form';
+import { defaultRouteType, isSocketRoute, newRoute } from './form';
 import type { RouteForm } from './form';
 import { bind, fieldId } from './fields';
 import type { TabProps } from './fields';
@@ -203,7 +203,8 @@ function RouteCard({ route, index, count, props }: { route: RouteForm; index: nu
 export function RoutesTab(props: TabProps) {
   const { form, update, errors } = props;
   const problem = errors.at('routes');
-  const add = () => update({ routes: [...form.routes, newRoute(form.routes.length === 0)] });
+  // A route added to an MLLP channel is an MLLP route (a stream channel's a TCP one) until the person picks another.
+  const add = () => update({ routes: [...form.routes, newRoute(form.routes.length === 0, defaultRouteType(form))] });
   return (
     <Stack>
       <Text size="sm" c="dimmed">

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Channel } from '../../../../service/contracts/channels';
 import { ROUTE_PASSWORD_MASK } from '../../api/channels';
-import { clientProblems, createBody, emptyForm, formFromChannel, newAlert, newProperty, newRecipient, newRewriteRule, newRoute, rowKey, updateBody } from './form';
+import { clientProblems, createBody, defaultRouteType, emptyForm, formFromChannel, newAlert, newProperty, newRecipient, newRewriteRule, newRoute, retypeUntouched, rowKey, updateBody } from './form';
 import type { ChannelForm } from './form';
 
 /** A channel as the API answers it, with every optional setting present. */
@@ -313,5 +313,39 @@ describe('OpenHIM route fields and unlimited retries', () => {
 
   it('reads autoRetryMaxAttempts 0 as unlimited', () => {
     expect(formFromChannel({ ...storedChannel(), autoRetryMaxAttempts: 0 }, CLIENTS)).toMatchObject({ limitRetries: false, autoRetryMaxAttempts: '' });
+  });
+});
+
+describe('issue 36: the editor guides the setup', () => {
+  it('starts routes of an MLLP channel as MLLP routes, of a stream channel as TCP, of others as HTTP', () => {
+    expect(defaultRouteType({ type: 'http', tcpFraming: 'auto' })).toBe('http');
+    expect(defaultRouteType({ type: 'polling', tcpFraming: 'auto' })).toBe('http');
+    expect(defaultRouteType({ type: 'tcp', tcpFraming: 'auto' })).toBe('mllp');
+    expect(defaultRouteType({ type: 'tls', tcpFraming: 'mllp' })).toBe('mllp');
+    expect(defaultRouteType({ type: 'tcp', tcpFraming: 'stream' })).toBe('tcp');
+    expect(newRoute(true, 'mllp').type).toBe('mllp');
+  });
+
+  it('retypes only the routes nobody has filled in', () => {
+    const blank = newRoute(true);
+    const filled = { ...newRoute(false), name: 'archive', host: 'archive.local', port: 8080 };
+    const [first, second] = retypeUntouched([blank, filled], 'mllp');
+    expect(first?.type).toBe('mllp');
+    expect(second?.type).toBe('http');
+    expect(retypeUntouched([{ ...newRoute(true), host: 'lab' }], 'mllp')[0]?.type).toBe('http');
+  });
+
+  it('reads a prefix-shaped URL pattern back as its prefix, and leaves other patterns without one', () => {
+    expect(formFromChannel({ ...storedChannel(), urlPattern: '^/fhir(/.*)?$' }, CLIENTS)).toMatchObject({ urlPrefix: '/fhir', urlPattern: '^/fhir(/.*)?$' });
+    expect(formFromChannel(storedChannel(), CLIENTS).urlPrefix).toBe('');
+  });
+
+  it('calls a 5xx status rule "fails" and stores it as OpenHIM does', () => {
+    const form = formFromChannel(storedChannel(), CLIENTS);
+    expect(form.alerts[0]).toMatchObject({ condition: 'status', fails: true });
+    expect(updateBody(form).alerts?.[0]).toMatchObject({ condition: 'status', status: '5xx' });
+    const chosen = { ...newAlert(), fails: true, status: '' };
+    expect(updateBody({ ...form, alerts: [chosen] }).alerts?.[0]).toMatchObject({ condition: 'status', status: '5xx' });
+    expect(updateBody({ ...form, alerts: [{ ...newAlert(), status: '404' }] }).alerts?.[0]).toMatchObject({ condition: 'status', status: '404' });
   });
 });

@@ -19,6 +19,7 @@ import type {
 } from '../../../../service/contracts/channels';
 import { ROUTE_PASSWORD_MASK } from '../../api/channels';
 import { channelKind, routeKind } from '../../data/kinds';
+import { prefixOf } from './url-prefix';
 
 /** A number input's content: a number, or nothing typed. */
 export type NumberField = number | '';
@@ -68,6 +69,8 @@ export interface RecipientForm {
 export interface AlertForm {
   key: string;
   condition: AlertCondition;
+  /** A status rule on any error answer (`5xx`), which the editor calls "a transaction fails". */
+  fails: boolean;
   status: string;
   failureRate: NumberField;
   groups: string[];
@@ -87,6 +90,8 @@ export interface ChannelForm {
   description: string;
   type: ChannelType;
   urlPattern: string;
+  /** The path prefix typed in, kept as typed; the URL pattern is made from it (url-prefix.ts). */
+  urlPrefix: string;
   methods: string[];
   priority: NumberField;
   enabled: boolean;
@@ -136,11 +141,25 @@ export function rowKey(): string {
   return `row-${lastKey}`;
 }
 
-export function newRoute(primary: boolean): RouteForm {
+/** The stored status of a rule the editor calls "a transaction fails": any error answer (OpenHIM's status pattern). */
+export const FAILS_STATUS = '5xx';
+
+/** The route type a new route of this channel starts as: MLLP for a tcp or tls channel (TCP when it reads streams), else HTTP. */
+export function defaultRouteType(form: Pick<ChannelForm, 'type' | 'tcpFraming'>): RouteType {
+  if (!channelKind(form.type).listens) return 'http';
+  return form.tcpFraming === 'stream' ? 'tcp' : 'mllp';
+}
+
+/** Routes nobody has filled in yet take `type`, so a new MLLP channel's first route is an MLLP route without asking. */
+export function retypeUntouched(routes: RouteForm[], type: RouteType): RouteForm[] {
+  return routes.map((r) => (r.name.trim() === '' && r.host.trim() === '' && r.port === '' && r.type !== type ? { ...r, type } : r));
+}
+
+export function newRoute(primary: boolean, type: RouteType = 'http'): RouteForm {
   return {
     key: rowKey(),
     name: '',
-    type: 'http',
+    type,
     host: '',
     port: '',
     path: '',
@@ -168,7 +187,7 @@ export function newRecipient(): RecipientForm {
 }
 
 export function newAlert(): AlertForm {
-  return { key: rowKey(), condition: 'status', status: '', failureRate: '', groups: [], users: [] };
+  return { key: rowKey(), condition: 'status', fails: false, status: '', failureRate: '', groups: [], users: [] };
 }
 
 export function newProperty(): PropertyForm {
@@ -182,6 +201,7 @@ export function emptyForm(): ChannelForm {
     description: '',
     type: 'http',
     urlPattern: '',
+    urlPrefix: '',
     methods: [],
     priority: '',
     enabled: true,
@@ -235,6 +255,7 @@ export function formFromChannel(channel: Channel, clientIds: ReadonlySet<string>
     description: channel.description ?? '',
     type: channel.type,
     urlPattern: channel.urlPattern,
+    urlPrefix: prefixOf(channel.urlPattern) ?? '',
     methods: [...channel.methods],
     priority: channel.priority ?? '',
     enabled: channel.status !== 'disabled',
@@ -279,6 +300,7 @@ export function formFromChannel(channel: Channel, clientIds: ReadonlySet<string>
     alerts: channel.alerts.map((a) => ({
       key: rowKey(),
       condition: a.condition,
+      fails: a.condition === 'status' && (a.status ?? '').trim().toLowerCase() === FAILS_STATUS,
       status: a.status ?? '',
       failureRate: a.failureRate ?? '',
       groups: [...a.groups],
@@ -367,7 +389,7 @@ function alertBody(alert: AlertForm): ChannelAlertInput {
     groups: alert.groups,
     users: alert.users.map((u) => ({ user: u.user.trim(), method: u.method, maxAlerts: u.maxAlerts })),
   };
-  if (alert.condition === 'status') body = optional(body, 'status', text(alert.status));
+  if (alert.condition === 'status') body = optional(body, 'status', alert.fails ? FAILS_STATUS : text(alert.status));
   // A refusals alert fires on any refusal: it has no rate.
   return alert.condition === 'refusals' ? body : optional(body, 'failureRate', num(alert.failureRate));
 }
