@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { NoQuery } from './schemas/common.js';
 
 /** Only the console's own files, styles inline (the component library injects them) and same-origin API calls. */
 export const CONSOLE_CSP = [
@@ -43,7 +44,7 @@ export function findConsoleDir(start = dirname(fileURLToPath(import.meta.url))):
  * console built, or one built without it) the request gets an empty answer instead of a 401.
  */
 export function registerNoIcon(app: FastifyInstance): void {
-  app.get('/favicon.ico', { config: { public: true } }, async (_request, reply) => {
+  app.get('/favicon.ico', { config: { public: true }, schema: { querystring: NoQuery } }, async (_request, reply) => {
     await reply.code(204).header('cache-control', 'public, max-age=86400').send();
   });
 }

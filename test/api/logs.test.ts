@@ -174,8 +174,8 @@ describe('GET /logs: Junction\'s own log files', () => {
     expect(incoming.body).toEqual([]);
   });
 
-  it('refuses an unknown order and an over-long search with a 400 naming the parameter', async () => {
-    for (const [query, named] of [['order=sideways', 'querystring.order'], [`search=${'x'.repeat(201)}`, 'search']] as const) {
+  it('refuses an unknown order, an over-long search and a search that does not decode with a 400 naming the parameter', async () => {
+    for (const [query, named] of [['order=sideways', 'querystring.order'], [`search=${'x'.repeat(201)}`, 'search'], ['search=100%ZZ', 'querystring.search']] as const) {
       const res = await t.inject(`/logs?${query}`, { headers: { authorization: admin } });
       expect(res.status, query).toBe(400);
       expect(res.text, query).toContain(named);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LOG_WINDOW_MS, levelName, matchesSearch, parseLogLine, parseLogQuery } from '../../service/domain/operations/log-lines.js';
+import { DEFAULT_LOG_WINDOW_MS, badlyEscapedKeys, levelName, matchesSearch, parseLogLine, parseLogQuery } from '../../service/domain/operations/log-lines.js';
 import type { LogEntry } from '../../service/contracts/logs.js';
 
 describe('log lines for GET /logs', () => {
@@ -53,5 +53,11 @@ describe('log lines for GET /logs', () => {
     expect(matchesSearch(entry, 'lab results')).toBe(true);
     expect(matchesSearch(entry, 'econnrefused')).toBe(true);
     expect(matchesSearch(entry, 'pharmacy')).toBe(false);
+  });
+
+  it('names the query keys whose percent-escapes do not decode', () => {
+    expect(badlyEscapedKeys('search=100%25%20sure&level=info&order=newest')).toEqual([]);
+    expect(badlyEscapedKeys('search=%ZZ%FF&level=info&until=a%2')).toEqual(['search', 'until']);
+    expect(badlyEscapedKeys('')).toEqual([]);
   });
 });

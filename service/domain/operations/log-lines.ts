@@ -87,6 +87,25 @@ export function parseLogQuery(input: LogQueryInput, now: number): { ok: true; va
 }
 
 /**
+ * The keys of a raw query string whose values do not decode (`search=%ZZ`): the query parser leaves such text as it
+ * came, so a search would look for something the caller never meant; they are refused instead.
+ */
+export function badlyEscapedKeys(rawQuery: string): string[] {
+  const keys: string[] = [];
+  for (const pair of rawQuery.split('&')) {
+    if (pair === '') continue;
+    const at = pair.indexOf('=');
+    const key = at < 0 ? pair : pair.slice(0, at);
+    try {
+      decodeURIComponent(pair.replace(/\+/g, ' '));
+    } catch {
+      keys.push(key);
+    }
+  }
+  return keys;
+}
+
+/**
  * Whether a line holds the query's search text, in any case, in its message or anywhere in its details (a
  * component, an id, an error's text), as the line would read on the page; every line when there is no search.
  */
