@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { NoQuery } from './schemas/common.js';
 
 /** Only the console's own files, styles inline (the component library injects them) and same-origin API calls. */
 export const CONSOLE_CSP = [
@@ -38,6 +39,17 @@ export function findConsoleDir(start = dirname(fileURLToPath(import.meta.url))):
 }
 
 /**
+ * Browsers ask for /favicon.ico on their own, without the session cookie. Behind authentication that request was an
+ * anonymous failed login in the audit log each time a page opened (issue 35), so where there is no icon to serve (no
+ * console built, or one built without it) the request gets an empty answer instead of a 401.
+ */
+export function registerNoIcon(app: FastifyInstance): void {
+  app.get('/favicon.ico', { config: { public: true }, schema: { querystring: NoQuery } }, async (_request, reply) => {
+    await reply.code(204).header('cache-control', 'public, max-age=86400').send();
+  });
+}
+
+/**
  * Registers one route per built file (no wildcard, so unknown paths still get the API's JSON 404) and `/` for
  * index.html. The console routes inside the page with a hash (`/#/transactions`), which never collides with an
  * API path such as `/channels`.
@@ -48,11 +60,8 @@ export async function registerConsole(app: FastifyInstance, dir: string): Promis
     scope.addHook('onRoute', (route) => {
       route.config = { ...route.config, public: true };
     });
-    // Browsers ask for /favicon.ico on their own, without the session cookie. Behind authentication that request was
-    // an anonymous failed login in the audit log each time the sign-in page opened (issue 35); the console has no icon.
-    scope.get('/favicon.ico', async (_request, reply) => {
-      await reply.code(204).header('cache-control', 'public, max-age=86400').send();
-    });
+    // The built console has its icon (renderer/public/favicon.ico), served below like its other files.
+    if (!existsSync(join(dir, 'favicon.ico'))) registerNoIcon(scope);
     await scope.register(fastifyStatic, {
       root: dir,
       prefix: '/',

@@ -12,6 +12,7 @@ import type { ContactGroups } from '../contacts/groups.js';
 import { answerClientError, answerIdleConnections, installErrorHandling, sendError } from './error-handler.js';
 import { installJsonBodyParser } from './json-body.js';
 import { lazySerializerFactory } from './lazy-serializers.js';
+import { RequestLog } from './request-log.js';
 import type { SchemaWarmup } from './schema-warmup.js';
 import { tableSchemaCode } from './compiled-schemas.js';
 import type { SchemaCode } from './compiled-schemas.js';
@@ -64,7 +65,7 @@ import type { Attention } from '../attention/attention.js';
 import type { Keystore } from '../keystore/keystore.js';
 import type { AccessCheckedChannel } from '../domain/channels/channel-access.js';
 import { LiveFeed } from './live-feed.js';
-import { registerConsole } from './console.js';
+import { registerConsole, registerNoIcon } from './console.js';
 import { installCors } from './cors.js';
 import { installOriginCheck } from './origin-check.js';
 import type { LiveFeedDeps, LiveFeedOptions } from './live-feed.js';
@@ -173,6 +174,8 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   const serverOptions = {
     ...tls,
     loggerInstance: log as FastifyBaseLogger,
+    // One line per answered request, its level by what it did: the console's routine reads are not logged at info.
+    logController: new RequestLog(),
     bodyLimit: options.bodyLimitBytes,
     // Fastify sets no deadline by default, and Node 20 does not apply `requestTimeout` to HTTPS servers, so a client
     // that stops mid-body would hold its connection (and its request) forever. An idle deadline on the socket ends it.
@@ -251,6 +254,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(settingsRoutes(deps));
   await app.register(attentionRoutes({ attention: deps.attention, channels }));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
+  else registerNoIcon(app);
   new LiveFeed(deps, app.log, { ...options.liveFeed, corsOrigins: options.corsOrigins ?? [] }).attach(app);
   return app;
 }

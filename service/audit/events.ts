@@ -15,7 +15,7 @@ const SOURCE_WEB_SERVER = { code: '3', displayName: 'Web Server Process', codeSy
 const ROLE_APPLICATION = { code: '110150', displayName: 'Application', codeSystemName: DCM };
 const ROLE_LAUNCHER = { code: '110151', displayName: 'Application Launcher', codeSystemName: DCM };
 
-export type LoginMethod = 'local' | 'basic' | 'token' | 'openid' | 'session' | 'none' | 'mutual-tls' | 'custom-token' | 'jwt' | 'unsupported';
+export type LoginMethod = 'local' | 'basic' | 'token' | 'openid' | 'set-password-link' | 'session' | 'none' | 'mutual-tls' | 'custom-token' | 'jwt' | 'unsupported';
 
 export interface LoginAttempt {
   /** The username the caller gave; empty when no credentials were presented. */

@@ -86,6 +86,44 @@ describe('the console on the management port', () => {
   });
 });
 
+describe("the console's icon (issue 36)", () => {
+  let t: TestJunction;
+  let bare: TestJunction;
+  let dir: string;
+  // A real icon file's first bytes: an ICO header naming one image.
+  const icon = Buffer.from([0, 0, 1, 0, 1, 0, 32, 32, 0, 0, 1, 0, 32, 0]);
+
+  beforeAll(async () => {
+    dir = await tempDir('junction-console-');
+    await writeFile(join(dir, 'index.html'), '<!doctype html><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>Junction</title>');
+    await writeFile(join(dir, 'favicon.ico'), icon);
+    await writeFile(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32"/></svg>');
+    t = await startJunction({}, { consoleDir: dir });
+    bare = await startJunction({}, { consoleDir: null });
+  });
+  afterAll(async () => {
+    await t.destroy();
+    await bare.destroy();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves the built icon, and the page\'s own icon link, without credentials', async () => {
+    const ico = await t.request('/favicon.ico');
+    expect(ico.status).toBe(200);
+    expect(ico.headers.get('content-type')).toMatch(/icon/);
+    const svg = await t.request('/favicon.svg');
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get('content-type')).toContain('image/svg+xml');
+  });
+
+  it('answers the icon request without a 401 when no console is served either', async () => {
+    const answer = await bare.request('/favicon.ico');
+    expect(answer.status).toBe(204);
+    // Everything else is still behind authentication.
+    expect((await bare.request('/favicon.svg')).status).toBe(401);
+  });
+});
+
 describe('finding the built console', () => {
   it('walks up from the service folder to renderer/dist', async () => {
     const root = await tempDir('junction-layout-');

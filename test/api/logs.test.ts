@@ -116,6 +116,70 @@ describe('GET /logs: Junction\'s own log files', () => {
     expect(Date.parse(first!.timestamp)).toBe(fromMiddle);
     const earliestAtThatTime = lines.find((e) => Date.parse(e.timestamp) === fromMiddle)!;
     expect(first!.meta.seq).toBe(earliestAtThatTime.meta.seq);
+
+    // Newest first, read backwards across both files, pages of 1,000 lose or repeat nothing either.
+    const newest = (await allPages(t, admin, `from=${from - 1000}&order=newest&search=rotation%20line`, 1000)).map((e) => e.meta.seq);
+    expect(newest).toEqual(Array.from({ length: count }, (_, i) => count - 1 - i));
+    // A window ending in the middle of the big first file: its first line is the last one at or before `until`.
+    const atMiddle = await t.inject(`/logs?from=${from - 1000}&until=${fromMiddle}&order=newest&search=rotation&limit=1`, { headers: { authorization: admin } });
+    const [last] = atMiddle.body as LogEntry[];
+    const latestAtThatTime = lines.findLast((e) => Date.parse(e.timestamp) === fromMiddle)!;
+    expect(last!.meta.seq).toBe(latestAtThatTime.meta.seq);
+  });
+
+  it('answers newest first when asked, paging back from the newest line, and searches before paging', async () => {
+    // Not earlier: the test before wrote thousands of lines just now.
+    const since = Date.now();
+    const logger = log.logger.child({ component: 'test' });
+    for (let n = 0; n < 6; n++) logger.info({ n, ward: n % 2 === 0 ? 'Maternity' : 'Paediatrics' }, `order test ${n}`);
+    await written('order test 5', 'info', since);
+    const page = async (query: string) => {
+      const res = await t.inject(`/logs?from=${since}&${query}`, { headers: { authorization: admin } });
+      expect(res.status, res.text).toBe(200);
+      return (res.body as LogEntry[]).filter((e) => e.message.startsWith('order test')).map((e) => e.meta.n);
+    };
+    // Without the new parameters the answer is OpenHIM's: oldest first.
+    expect(await page('search=order%20test')).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(await page('order=newest&search=order%20test')).toEqual([5, 4, 3, 2, 1, 0]);
+    expect(await page('order=newest&search=order%20test&start=1&limit=2')).toEqual([4, 3]);
+    // The search looks in the details too, in any case, and counts toward paging only the lines it keeps.
+    expect(await page('order=newest&search=MATERNITY')).toEqual([4, 2, 0]);
+    expect(await page('search=maternity&start=1&limit=1')).toEqual([2]);
+    expect(await page('order=newest&search=no%20such%20words')).toEqual([]);
+  });
+
+  it("keeps the console's own successful reads out of the default view, and its changes, refusals and failures in it", async () => {
+    const since = Date.now();
+    expect((await t.inject('/channels', { headers: { authorization: admin } })).status).toBe(200);
+    expect((await t.inject('/channels')).status).toBe(401);
+    const made = await t.inject('/channels', {
+      method: 'POST',
+      headers: { authorization: admin },
+      json: { name: 'Logged channel', urlPattern: '^/logged$', routes: [{ name: 'up', host: '127.0.0.1', port: 9, primary: true }] },
+    });
+    expect(made.status, made.text).toBe(201);
+    // The last of the three is written: the two before it are too (one writer, in order).
+    await until('the POST /channels line', async () => {
+      const res = await t.inject(`/logs?from=${since}&search=request%20completed`, { headers: { authorization: admin } });
+      return (res.body as LogEntry[]).find((e) => e.meta.method === 'POST' && e.meta.url === '/channels');
+    });
+    const requests = async (level: string) => {
+      const res = await t.inject(`/logs?from=${since}&level=${level}&search=request%20completed`, { headers: { authorization: admin } });
+      return (res.body as LogEntry[]).filter((e) => e.meta.url === '/channels').map((e) => `${e.level} ${String(e.meta.method)} ${String(e.meta.statusCode)}`);
+    };
+    expect(await requests('info')).toEqual(['info GET 401', 'info POST 201']);
+    expect(await requests('debug')).toEqual(['debug GET 200', 'info GET 401', 'info POST 201']);
+    // One line per request: Fastify's "incoming request" line is gone.
+    const incoming = await t.inject(`/logs?from=${since}&level=trace&search=incoming%20request`, { headers: { authorization: admin } });
+    expect(incoming.body).toEqual([]);
+  });
+
+  it('refuses an unknown order, an over-long search and a search that does not decode with a 400 naming the parameter', async () => {
+    for (const [query, named] of [['order=sideways', 'querystring.order'], [`search=${'x'.repeat(201)}`, 'search'], ['search=100%ZZ', 'querystring.search']] as const) {
+      const res = await t.inject(`/logs?${query}`, { headers: { authorization: admin } });
+      expect(res.status, query).toBe(400);
+      expect(res.text, query).toContain(named);
+    }
   });
 
   it('skips a torn last line (a write in progress) instead of failing', async () => {

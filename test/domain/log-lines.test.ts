@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LOG_WINDOW_MS, levelName, parseLogLine, parseLogQuery } from '../../service/domain/operations/log-lines.js';
+import { DEFAULT_LOG_WINDOW_MS, badlyEscapedKeys, levelName, matchesSearch, parseLogLine, parseLogQuery } from '../../service/domain/operations/log-lines.js';
+import type { LogEntry } from '../../service/contracts/logs.js';
 
 describe('log lines for GET /logs', () => {
   it('reads a pino line into OpenHIM\'s shape', () => {
@@ -31,5 +32,32 @@ describe('log lines for GET /logs', () => {
     const parsed = parseLogQuery({ from: 'last week', until: 'soon', level: 'chatty' }, 0);
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.problems.map((p) => p.path)).toEqual(['querystring.until', 'querystring.from', 'querystring.level']);
+  });
+
+  it('takes the newest-first order and a search only when asked, so an OpenHIM caller gets the same query as before', () => {
+    const now = 1_800_000_000_000;
+    const plain = parseLogQuery({ order: '', search: '   ' }, now);
+    expect(plain).toEqual({ ok: true, value: { from: now - DEFAULT_LOG_WINDOW_MS, until: now, minLevel: 30, start: 0, limit: 1000 } });
+    const asked = parseLogQuery({ order: 'Newest', search: '  Channel Created ' }, now);
+    expect(asked).toMatchObject({ ok: true, value: { newestFirst: true, search: 'channel created' } });
+    expect(parseLogQuery({ order: 'oldest' }, now)).toEqual(plain);
+    const bad = parseLogQuery({ order: 'sideways', search: 'x'.repeat(201) }, now);
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.problems.map((p) => p.path)).toEqual(['querystring.order', 'querystring.search']);
+  });
+
+  it('finds the search text in the message or anywhere in the details, in any case', () => {
+    const entry: LogEntry = { message: 'Channel created', timestamp: '2026-01-01T00:00:00.000Z', level: 'info', meta: { component: 'channels', name: 'Lab Results', err: { code: 'ECONNREFUSED' } }, label: 'junction' };
+    expect(matchesSearch(entry, undefined)).toBe(true);
+    expect(matchesSearch(entry, 'channel created')).toBe(true);
+    expect(matchesSearch(entry, 'lab results')).toBe(true);
+    expect(matchesSearch(entry, 'econnrefused')).toBe(true);
+    expect(matchesSearch(entry, 'pharmacy')).toBe(false);
+  });
+
+  it('names the query keys whose percent-escapes do not decode', () => {
+    expect(badlyEscapedKeys('search=100%25%20sure&level=info&order=newest')).toEqual([]);
+    expect(badlyEscapedKeys('search=%ZZ%FF&level=info&until=a%2')).toEqual(['search', 'until']);
+    expect(badlyEscapedKeys('')).toEqual([]);
   });
 });

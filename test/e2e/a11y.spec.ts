@@ -505,3 +505,50 @@ test.describe('WCAG 2.1 AA', () => {
     });
   }
 });
+
+/**
+ * Issue 36: the empty dashboard's first-run checklist (with nothing made yet, and with the example command shown)
+ * and the header at 390 px with its menu open, which the populated sweep above never sees. One new Junction, each
+ * colour scheme in its own browser context.
+ */
+test('the first-run checklist and the phone-width header pass axe in both colour schemes', async ({ browser, junction }) => {
+  test.setTimeout(180_000);
+  const found: string[] = [];
+  const states = async (page: Page, colorScheme: 'light' | 'dark', made: boolean) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${junction.apiUrl}/#/`);
+    // Loaded afresh, so the checklist reads what exists now.
+    await page.reload();
+    await loaded(page, 'Dashboard', colorScheme);
+    const checklist = page.getByRole('region', { name: 'Get started' });
+    await expect(checklist.getByTestId('first-run-progress')).toContainText(made ? '2 of 3 steps done' : '0 of 3 steps done');
+    if (made) await expect(checklist.getByLabel('Example command', { exact: true })).toBeVisible();
+    found.push(...(await axeViolations(page, `${colorScheme} first-run checklist, ${made ? 'command shown' : 'nothing made'}`)));
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('button', { name: 'Toggle navigation' }).click();
+    await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^My account/ })).toBeAttached();
+    found.push(...(await axeViolations(page, `${colorScheme} 390 px header, menu open${made ? '' : ', checklist'}`)));
+    if ((await sidewaysOverflow(page)) > 0) found.push(`${colorScheme} 390 px: the page scrolls sideways`);
+  };
+  const contexts = await Promise.all(
+    (['light', 'dark'] as const).map(async (colorScheme) => ({ colorScheme, context: await browser.newContext({ colorScheme, reducedMotion: 'reduce', ignoreHTTPSErrors: true }) })),
+  );
+  try {
+    const pages = await Promise.all(
+      contexts.map(async ({ colorScheme, context }) => {
+        const page = await context.newPage();
+        await signIn(page, junction, junction.adminPassword, ROOT_EMAIL);
+        return { colorScheme, page };
+      }),
+    );
+    for (const { colorScheme, page } of pages) await states(page, colorScheme, false);
+    const channel = await junction.api('POST', '/channels', { name: 'Lab results', urlPattern: '^/lab$', allow: ['lab'], routes: [{ name: 'Lab', host: '127.0.0.1', port: 9, primary: true }] });
+    expect(channel.status, channel.text).toBe(201);
+    const client = await junction.api('POST', '/clients', { clientID: 'lab-system', name: 'Lab system', roles: ['lab'], password: 'lab-secret-passphrase' });
+    expect(client.status, client.text).toBe(201);
+    for (const { colorScheme, page } of pages) await states(page, colorScheme, true);
+  } finally {
+    await Promise.all(contexts.map(({ context }) => context.close()));
+  }
+  expect(found, found.join('\n')).toEqual([]);
+});

@@ -42,4 +42,39 @@ test.describe('logs', () => {
     await expectNoHorizontalScroll(page);
     await shot(page, testInfo, 'logs');
   });
+
+  test('shows the newest line first, finds lines by a word, and leaves out the console\'s own reads', async ({ console: page, junction }, testInfo) => {
+    for (const [name, path] of [['Older channel', 'older'], ['Newer channel', 'newer']]) {
+      const created = await junction.api('POST', '/channels', { name, urlPattern: `^/${path}$`, routes: [{ name: 'up', host: '127.0.0.1', port: 9, primary: true }] });
+      expect(created.status).toBe(201);
+    }
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Logs' }).click();
+    await expect(page.getByRole('heading', { name: 'Logs', level: 1 })).toBeVisible();
+    const lines = page.getByRole('table', { name: 'Log lines' });
+    const created = lines.getByRole('row').filter({ hasText: 'channel created' });
+    await expect(created).toHaveCount(2);
+    // Newest first: the channel made last is on top, and the start-up lines are below both.
+    await expect(created.nth(0)).toContainText('Newer channel');
+    await expect(created.nth(1)).toContainText('Older channel');
+    const rows = lines.getByRole('row');
+    const texts = await rows.allTextContents();
+    expect(texts.findIndex((t) => t.includes('Newer channel'))).toBeLessThan(texts.findIndex((t) => t.includes('Junction is ready')));
+    await expect(page.getByText(/^Lines 1–\d+, newest first$/)).toBeVisible();
+    // The console read the channels, users and more to show its pages: none of those successful reads is a line here.
+    await expect(rows.filter({ hasText: 'method=GET' }).filter({ hasText: 'statusCode=200' })).toHaveCount(0);
+    // The API's changes are.
+    await expect(rows.filter({ hasText: 'method=POST' }).filter({ hasText: 'url=/channels' })).toHaveCount(2);
+
+    // Search: a word in the message or its details, in any case.
+    await page.getByRole('textbox', { name: /^Search/ }).fill('older CHANNEL');
+    await expect(created).toHaveCount(1);
+    await expect(created).toContainText('Older channel');
+    await expect(lines.getByText('Junction is ready')).toHaveCount(0);
+    await shot(page, testInfo, 'logs-search');
+    await page.getByRole('textbox', { name: /^Search/ }).fill('no line says this');
+    await expect(page.getByText('No log lines at this level in this time contain “no line says this”.', { exact: false })).toBeVisible();
+    await page.getByRole('textbox', { name: /^Search/ }).fill('');
+    await expect(created).toHaveCount(2);
+    await expectNoHorizontalScroll(page);
+  });
 });

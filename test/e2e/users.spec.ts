@@ -189,7 +189,7 @@ test('the signed-in admin has a My account page too', async ({ console: page, ju
   await expectNoHorizontalScroll(page);
 });
 
-test('an admin invites a user, who sets their own password through the link and then signs in; the link works once', async ({ console: page, junction, browser }, testInfo) => {
+test('an admin invites a user, who sets their own password through the link and is signed in by it; the link works once', async ({ console: page, junction, browser }, testInfo) => {
   const GUEST = 'pharmacist@clinic.example';
   await page.goto(`${junction.apiUrl}/#/users`);
   await page.getByRole('button', { name: 'Add user' }).click();
@@ -225,7 +225,12 @@ test('an admin invites a user, who sets their own password through the link and 
     await setPassword.getByLabel(/^New password/).fill('pharmacy-own-passphrase');
     await setPassword.getByLabel(/^Confirm new password/).fill('pharmacy-own-passphrase');
     await setPassword.getByRole('button', { name: 'Set password' }).click();
-    await expect(guest.getByText('Your password is set')).toBeVisible();
+    // Setting the password signs the user in (issue 36): the console opens as them, not the sign-in page.
+    await expect(guest.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
+    await expect(guest.getByRole('link', { name: `My account: ${GUEST}` })).toBeVisible();
+    await expect(guest).toHaveURL(/#\/$/);
+    const cookies = await context.cookies();
+    expect(cookies.find((c) => c.name === 'junction.sid')).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict' });
     await expectNoHorizontalScroll(guest);
     await shot(guest, testInfo, 'users-set-password');
 

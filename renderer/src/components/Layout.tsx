@@ -1,6 +1,10 @@
-/** The console's frame: navigation on the left, the signed-in user and live-feed state on top, the page in the middle. */
+/**
+ * The console's frame: navigation on the left, the signed-in user and live-feed state on top, the page in the middle.
+ * On a narrow screen (a phone, 390 px) the navigation and the signed-in user's links fold behind the menu button, so
+ * the header holds only what fits: the button, the name and the live-feed state.
+ */
 import { useEffect, useState } from 'react';
-import { Anchor, AppShell, Badge, Burger, Button, Group, NavLink, Title, Tooltip } from '@mantine/core';
+import { Anchor, AppShell, Badge, Burger, Button, Divider, Group, NavLink, Stack, Title, Tooltip } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { NavLink as RouterLink, Outlet, useLocation } from 'react-router';
 import type { RouteObject } from 'react-router';
@@ -54,7 +58,7 @@ export function Layout({ nav }: { nav: readonly NavItem[] }) {
             </Title>
             <LiveIndicator />
           </Group>
-          <Group gap="sm" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap" visibleFrom="sm">
             {/* The name holds the visible email, and not in brackets, which speech input ignores (WCAG 2.5.3, label in name). */}
             <Anchor component={RouterLink} to="/account" size="sm" truncate maw={320} aria-label={`My account: ${user?.email ?? ''}`}>
               {user?.email}
@@ -70,6 +74,14 @@ export function Layout({ nav }: { nav: readonly NavItem[] }) {
         {nav.filter((item) => admin || item.adminOnly !== true).map((item) => (
           <NavLink key={item.to} component={RouterLink} to={item.to} end={item.to === '/'} label={item.label} />
         ))}
+        {/* Narrow, the header has no room for these: they are in the folded menu instead. */}
+        <Stack gap="xs" hiddenFrom="sm" mt="xs">
+          <Divider />
+          <NavLink component={RouterLink} to="/account" label="My account" description={user?.email} aria-label={`My account: ${user?.email ?? ''}`} styles={{ description: { overflowWrap: 'anywhere' } }} />
+          <Button variant="default" size="xs" onClick={() => void signOut()}>
+            Sign out
+          </Button>
+        </Stack>
       </AppShell.Navbar>
       <AppShell.Main>
         {admin && <ServiceWarnings />}

@@ -115,6 +115,14 @@ export class Authenticator {
   }
 
   /**
+   * The sign-in that follows setting a password through a set-password link: the link, single-use and time-limited,
+   * proved the caller reads the account's mail, and they have just chosen the password. Audited like any login.
+   */
+  async passwordLink(user: UserRecord, address: string): Promise<UserRecord> {
+    return this.#succeed(user, address, 'set-password-link');
+  }
+
+  /**
    * An OpenID sign-in, throttled per address (and per email once known) and audited like a local login. `attempt`
    * finishes the sign-in and fills `seen.email` as soon as the provider has named the user.
    */

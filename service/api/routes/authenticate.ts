@@ -93,7 +93,8 @@ export function authRoutes(deps: AuthRoutesDeps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/me',
-      { config: { optionalAuth: true, duringPasswordChange: true }, schema: { querystring: NoQuery, response: { 200: SessionAnswerSchema } } },
+      // The console asks this on every load, and a browser not signed in gets 404: routine, so not logged at info.
+      { logLevel: 'warn', config: { optionalAuth: true, duringPasswordChange: true }, schema: { querystring: NoQuery, response: { 200: SessionAnswerSchema } } },
       async (request) => {
         if (request.auth === null) throw new AppError('NOT_FOUND', 'Not logged in');
         return { user: publicUser(request.auth.user) };

@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { invalidInput } from '../../refusals.js';
-import { parseLogQuery } from '../../domain/operations/log-lines.js';
+import { badlyEscapedKeys, parseLogQuery } from '../../domain/operations/log-lines.js';
 import { readLogs } from '../../logs/reader.js';
 import { requireAdmin } from '../guards.js';
 import { LogsAnswer, LogsQuery } from '../schemas/logs.js';
@@ -22,6 +22,9 @@ export function logRoutes(deps: LogRoutesDeps): FastifyPluginAsyncTypebox {
     // own polls every two seconds.
     app.get('/logs', { logLevel: 'warn', schema: { querystring: LogsQuery, response: { 200: LogsAnswer } } }, async (request) => {
       requireAdmin(request, 'read the server logs');
+      const query = request.url.indexOf('?');
+      const garbled = query < 0 ? [] : badlyEscapedKeys(request.url.slice(query + 1));
+      if (garbled.length > 0) throw invalidInput(garbled.map((key) => ({ path: `querystring.${key}`, message: 'has a malformed percent-escape: encode the text (as %25 for %)' })));
       const parsed = parseLogQuery(request.query, now());
       if (!parsed.ok) throw invalidInput(parsed.problems);
       if (deps.logsDir === null) return [];

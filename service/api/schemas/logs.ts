@@ -1,7 +1,7 @@
 /** Request and response schemas of `GET /logs` and `GET /events/:receivedTime` (OpenHIM's names and shapes). */
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
-import { MAX_LOG_LIMIT } from '../../domain/operations/log-lines.js';
+import { LOG_ORDERS, MAX_LOG_LIMIT, MAX_LOG_SEARCH } from '../../domain/operations/log-lines.js';
 
 /** `from` and `until` are checked by the route (domain/operations/log-lines.ts), so a bad date is named in the same words as a bad level. */
 export const LogsQuery = Type.Object(
@@ -11,6 +11,9 @@ export const LogsQuery = Type.Object(
     level: Type.Optional(Type.String({ maxLength: 10, description: 'trace, debug, info (default), warn, error or fatal: this level and more severe' })),
     start: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'lines to skip, default 0' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LOG_LIMIT, description: `most lines answered, default and at most ${MAX_LOG_LIMIT}` })),
+    // Junction's own: a caller that passes neither gets OpenHIM's answer.
+    order: Type.Optional(Type.String({ maxLength: 10, description: `${LOG_ORDERS.join(' or ')}: oldest (default, as OpenHIM) or newest line first` })),
+    search: Type.Optional(Type.String({ maxLength: MAX_LOG_SEARCH, description: 'only lines whose message or details contain this text, in any case' })),
   },
   { additionalProperties: false },
 );

@@ -13,6 +13,11 @@ const LEVEL_NAMES = Object.keys(LEVEL_NUMBERS) as LogLevelName[];
 export const MAX_LOG_LIMIT = 1000;
 /** The window when `from` is not given: the last five minutes, as OpenHIM. */
 export const DEFAULT_LOG_WINDOW_MS = 5 * 60_000;
+/** Longest text `search` may be: a phrase, not a document. */
+export const MAX_LOG_SEARCH = 200;
+/** The orders `order` names: OpenHIM's (oldest first, the default) and the console's (newest first). */
+export const LOG_ORDERS = ['oldest', 'newest'] as const;
+export type LogOrder = (typeof LOG_ORDERS)[number];
 
 export interface LogQuery {
   from: number;
@@ -21,6 +26,10 @@ export interface LogQuery {
   minLevel: number;
   start: number;
   limit: number;
+  /** Newest line first; absent (OpenHIM's order) means oldest first. `start` then counts back from `until`. */
+  newestFirst?: true;
+  /** Kept lines contain this text (any case) in their message or details; absent keeps every line. */
+  search?: string;
 }
 
 export interface LogQueryInput {
@@ -29,6 +38,8 @@ export interface LogQueryInput {
   level?: string;
   start?: number;
   limit?: number;
+  order?: string;
+  search?: string;
 }
 
 /** An instant given as ISO 8601 text or as epoch milliseconds, or null when it is neither. */
@@ -55,9 +66,53 @@ export function parseLogQuery(input: LogQueryInput, now: number): { ok: true; va
   const levelName = (input.level ?? 'info').toLowerCase();
   const minLevel = LEVEL_NUMBERS[levelName as LogLevelName];
   if (minLevel === undefined) problems.push({ path: 'querystring.level', message: `must be one of ${LEVEL_NAMES.join(', ')}` });
+  const order = input.order === undefined || input.order === '' ? 'oldest' : input.order.toLowerCase();
+  if (!(LOG_ORDERS as readonly string[]).includes(order)) problems.push({ path: 'querystring.order', message: `must be one of ${LOG_ORDERS.join(', ')}` });
+  const search = (input.search ?? '').trim();
+  if (search.length > MAX_LOG_SEARCH) problems.push({ path: 'querystring.search', message: `must be at most ${MAX_LOG_SEARCH} characters` });
   if (problems.length === 0 && from > until) problems.push({ path: 'querystring.from', message: 'must not be after until' });
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, value: { from, until, minLevel: minLevel ?? LEVEL_NUMBERS.info, start: input.start ?? 0, limit: input.limit ?? MAX_LOG_LIMIT } };
+  return {
+    ok: true,
+    value: {
+      from,
+      until,
+      minLevel: minLevel ?? LEVEL_NUMBERS.info,
+      start: input.start ?? 0,
+      limit: input.limit ?? MAX_LOG_LIMIT,
+      ...(order === 'newest' ? { newestFirst: true as const } : {}),
+      ...(search === '' ? {} : { search: search.toLowerCase() }),
+    },
+  };
+}
+
+/**
+ * The keys of a raw query string whose values do not decode (`search=%ZZ`): the query parser leaves such text as it
+ * came, so a search would look for something the caller never meant; they are refused instead.
+ */
+export function badlyEscapedKeys(rawQuery: string): string[] {
+  const keys: string[] = [];
+  for (const pair of rawQuery.split('&')) {
+    if (pair === '') continue;
+    const at = pair.indexOf('=');
+    const key = at < 0 ? pair : pair.slice(0, at);
+    try {
+      decodeURIComponent(pair.replace(/\+/g, ' '));
+    } catch {
+      keys.push(key);
+    }
+  }
+  return keys;
+}
+
+/**
+ * Whether a line holds the query's search text, in any case, in its message or anywhere in its details (a
+ * component, an id, an error's text), as the line would read on the page; every line when there is no search.
+ */
+export function matchesSearch(entry: LogEntry, search: string | undefined): boolean {
+  if (search === undefined) return true;
+  if (entry.message.toLowerCase().includes(search)) return true;
+  return JSON.stringify(entry.meta).toLowerCase().includes(search);
 }
 
 /** The name of a pino level number; a custom number between two takes the less severe name. */

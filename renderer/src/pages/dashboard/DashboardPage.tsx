@@ -1,6 +1,7 @@
 /**
  * The dashboard: today's transactions by status as cards and a chart, the latest transactions as they arrive, and
- * whether each mediator is online. Loaded once; the live feed keeps it current, and a reconnect loads it again.
+ * whether each mediator is online. Loaded once; the live feed keeps it current, and a reconnect loads it again. Until
+ * a first message has gone through, a checklist on top walks an administrator to it (FirstRunChecklist.tsx).
  */
 import { useEffect, useState } from 'react';
 import { Anchor, Badge, Grid, Group, Paper, SimpleGrid, Skeleton, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
@@ -14,6 +15,7 @@ import { useDashboard } from '../../stores/dashboard';
 import { DashboardMetrics } from './DashboardMetrics';
 import { AttentionStrip } from './AttentionStrip';
 import { RefusedToday } from './RefusedToday';
+import { FirstRunChecklist } from './FirstRunChecklist';
 import { STATUSES, STATUS_COLOR, formatTime } from '../../data/status';
 import { StatusBadge } from '../../components/StatusBadge';
 import { rowRequest } from '../../data/transport';
@@ -169,7 +171,8 @@ function LiveFeed() {
                   {item.responseStatus}
                 </Text>
               )}
-              <Text size="xs" c="dimmed" truncate maw={140} style={{ flexShrink: 0 }}>
+              {/* Narrower on a phone, so the row fits 390 px with the request still readable. */}
+              <Text size="xs" c="dimmed" truncate maw={{ base: 90, sm: 140 }} style={{ flexShrink: 0 }}>
                 {byId.get(item.channelID)?.name ?? item.channelID}
               </Text>
             </Group>
@@ -281,6 +284,7 @@ export function DashboardPage() {
   return (
     <>
       <PageHeader title="Dashboard" />
+      <FirstRunChecklist />
       <AttentionStrip />
       <Title order={2} size="h4" mb="xs">
         Today&apos;s transactions

@@ -1,17 +1,19 @@
 /**
- * Logs: Junction's own log lines (`GET /logs`), oldest first, by level and time window, a page at a time; or
- * following new lines as they are written ("Follow new lines"), by asking every two seconds for the lines since the
- * last one shown. Polling rather than the live feed: the lines are read from the log files, which any process may
+ * Logs: Junction's own log lines (`GET /logs`), newest first, by level, time window and a text search, a page at a
+ * time; or following new lines as they are written ("Follow new lines", the newest on top), by asking every two
+ * seconds for the lines since the newest one shown. The console's own successful reads are logged at debug by the
+ * service (domain/operations/request-log.ts), so they do not fill the default view. Polling rather than the live feed: the lines are read from the log files, which any process may
  * write, and one small read every two seconds costs the service next to nothing (see README "Logs").
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Badge, Button, Code, Group, Loader, Paper, Select, Stack, Switch, Table, Text } from '@mantine/core';
+import { Badge, Button, Code, Group, Loader, Paper, Select, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
 import type { LogEntry, LogLevelName } from '../../../../service/contracts/logs';
 import { getLogs } from '../../api/logs';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { adminOnly } from '../../components/AdminOnly';
-import { LEVELS, LEVEL_COLORS, PAGE_SIZE, TAIL_POLL_MS, WINDOWS, appendNew, metaSummary } from './logs-view';
+import { LEVELS, LEVEL_COLORS, PAGE_SIZE, SEARCH_DELAY_MS, TAIL_POLL_MS, WINDOWS, metaSummary, prependNew } from './logs-view';
 
 function LogRow({ entry }: { entry: LogEntry }) {
   const [open, setOpen] = useState(false);
@@ -55,6 +57,8 @@ function Logs() {
   const [windowValue, setWindowValue] = useState('5m');
   const [page, setPage] = useState(0);
   const [follow, setFollow] = useState(false);
+  const [searchText, setSearchText] = useState('');
+  const [search] = useDebouncedValue(searchText.trim(), SEARCH_DELAY_MS);
   const [rows, setRows] = useState<LogEntry[]>([]);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -69,7 +73,7 @@ function Logs() {
     async (signal: AbortSignal) => {
       setLoading(true);
       try {
-        const answer = await getLogs({ from: until - windowMs, until, level, start: page * PAGE_SIZE, limit: PAGE_SIZE }, signal);
+        const answer = await getLogs({ from: until - windowMs, until, level, search, order: 'newest', start: page * PAGE_SIZE, limit: PAGE_SIZE }, signal);
         setRows(answer);
         setError(null);
       } catch (err) {
@@ -78,7 +82,7 @@ function Logs() {
         if (!signal.aborted) setLoading(false);
       }
     },
-    [until, windowMs, level, page],
+    [until, windowMs, level, search, page],
   );
 
   useEffect(() => {
@@ -88,17 +92,17 @@ function Logs() {
     return () => abort.abort();
   }, [follow, load]);
 
-  // Following: the last window's lines first, then every poll asks for what came since the last line shown.
+  // Following: the last window's lines first, then every poll asks for what came since the newest line shown.
   useEffect(() => {
     if (!follow) return;
     const abort = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const poll = async (first: boolean) => {
-      const last = rowsRef.current.at(-1);
-      const from = first || last === undefined ? Date.now() - windowMs : Date.parse(last.timestamp);
+      const newest = rowsRef.current[0];
+      const from = first || newest === undefined ? Date.now() - windowMs : Date.parse(newest.timestamp);
       try {
-        const answer = await getLogs({ from, level, limit: 1000 }, abort.signal);
-        setRows((shown) => appendNew(first ? [] : shown, answer));
+        const answer = await getLogs({ from, level, search, order: 'newest', limit: 1000 }, abort.signal);
+        setRows((shown) => prependNew(first ? [] : shown, answer));
         setError(null);
       } catch (err) {
         if ((err as Error).name === 'AbortError') return;
@@ -111,7 +115,16 @@ function Logs() {
       abort.abort();
       clearTimeout(timer);
     };
-  }, [follow, level, windowMs]);
+  }, [follow, level, search, windowMs]);
+
+  // A new search starts again at the first page of the newest lines.
+  const searched = useRef(search);
+  useEffect(() => {
+    if (searched.current === search) return;
+    searched.current = search;
+    setPage(0);
+    setUntil(Date.now());
+  }, [search]);
 
   const restart = () => {
     setPage(0);
@@ -152,23 +165,36 @@ function Logs() {
             allowDeselect={false}
             w={200}
           />
+          <TextInput
+            label="Search"
+            description="Words in the message or its details"
+            placeholder="e.g. channel created, an id, an address"
+            value={searchText}
+            onChange={(e) => setSearchText(e.currentTarget.value)}
+            maxLength={200}
+            w={{ base: '100%', xs: 320 }}
+          />
         </Group>
         <ErrorAlert error={error} action="load the logs" />
         <Group gap="xs" mih={28}>
           <Text size="sm" c="dimmed" aria-live="polite">
             {follow
-              ? `Following: ${rows.length.toLocaleString()} ${rows.length === 1 ? 'line' : 'lines'}, newest at the bottom`
+              ? `Following: ${rows.length.toLocaleString()} ${rows.length === 1 ? 'line' : 'lines'}, newest first`
               : rows.length === 0
                 ? loading
                   ? 'Loading…'
                   : 'No lines on this page'
-                : `Lines ${(page * PAGE_SIZE + 1).toLocaleString()}–${(page * PAGE_SIZE + rows.length).toLocaleString()}, oldest first`}
+                : `Lines ${(page * PAGE_SIZE + 1).toLocaleString()}–${(page * PAGE_SIZE + rows.length).toLocaleString()}, newest first`}
           </Text>
           {loading && <Loader size="xs" aria-label="Loading logs" />}
         </Group>
         {rows.length === 0 && !loading && error === null ? (
           <Paper withBorder p="lg">
-            <Text c="dimmed">No log lines at this level in this time. Choose a longer time or a lower level; if the log file is turned off (logging.file.enabled), there are none to show.</Text>
+            <Text c="dimmed">
+              {search === ''
+                ? 'No log lines at this level in this time. Choose a longer time or a lower level; if the log file is turned off (logging.file.enabled), there are none to show.'
+                : `No log lines at this level in this time contain “${search}”. Try other words, a longer time or a lower level.`}
+            </Text>
           </Paper>
         ) : (
           <Table striped highlightOnHover layout="fixed" aria-label="Log lines">

@@ -1,4 +1,4 @@
-/** Pure helpers of the Logs page: the windows offered, following new lines, and how a line's details read. */
+/** Pure helpers of the Logs page: the windows offered, following new lines (newest on top), and how a line's details read. */
 import type { LogEntry, LogLevelName } from '../../../../service/contracts/logs';
 
 export const LEVELS: { value: LogLevelName; label: string }[] = [
@@ -36,6 +36,17 @@ export function appendNew(shown: readonly LogEntry[], incoming: readonly LogEntr
   const merged = [...shown, ...fresh];
   return merged.length > keep ? merged.slice(merged.length - keep) : merged;
 }
+
+/**
+ * The shown lines, newest first, with newer ones (also newest first) put on top: repeats of the newest millisecond
+ * dropped, at most `keep` kept, the oldest going first.
+ */
+export function prependNew(shown: readonly LogEntry[], incoming: readonly LogEntry[], keep = TAIL_KEEP): LogEntry[] {
+  return appendNew([...shown].reverse(), [...incoming].reverse(), keep).reverse();
+}
+
+/** How long the search box waits after the last key before asking again. */
+export const SEARCH_DELAY_MS = 300;
 
 /** The details of a line as short `name=value` pairs for the table (the full JSON is one click away). */
 export function metaSummary(meta: Record<string, unknown>): string {

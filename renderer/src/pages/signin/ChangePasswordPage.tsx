@@ -4,11 +4,13 @@ import type { FormEvent } from 'react';
 import { Button, Center, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { useSession } from '../../stores/session';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { usePageTitle } from '../../components/page-title';
 import { NewPasswordFields } from '../../components/PasswordPairFields';
 
 const MIN_LENGTH = 8;
 
 export function ChangePasswordPage() {
+  usePageTitle('Choose a new password');
   const user = useSession((s) => s.user);
   const changePassword = useSession((s) => s.changePassword);
   const signOut = useSession((s) => s.signOut);

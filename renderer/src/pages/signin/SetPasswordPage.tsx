@@ -1,14 +1,16 @@
 /**
  * The page a set-password link opens (`#/set-password/<token>`, OpenHIM's route; its `#!/` form works too): an invited
  * user chooses their password (and may correct their names), or a user who asked for a reset chooses a new one. It
- * needs no session, so it is shown before the sign-in gate.
+ * needs no session, so it is shown before the sign-in gate. Setting the password signs the user in (the service sets
+ * the session cookie when local sign-in is on), so the console opens at once; otherwise the page leads to sign-in.
  */
 import { useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
 import { Alert, Button, Center, Loader, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
-import type { TokenUserAnswer } from '../../../../service/contracts/users';
-import { ApiError } from '../../api/client';
+import type { SessionAnswer, TokenUserAnswer } from '../../../../service/contracts/users';
+import { api, ApiError } from '../../api/client';
 import { getTokenUser, setPasswordByToken } from '../../api/users';
+import { usePageTitle } from '../../components/page-title';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { NewPasswordFields } from '../../components/PasswordPairFields';
 import { passwordProblems } from '../../data/password-rules';
@@ -29,10 +31,20 @@ function linkProblem(err: unknown): string | null {
   return null;
 }
 
-/** Leaves the link page for the sign-in page. */
-function toSignIn(): void {
-  window.location.hash = '#/';
+/** Leaves the link page for the console (signed in) or the sign-in page; Back does not return to the spent link. */
+function toConsole(): void {
+  window.location.replace(`${window.location.pathname}#/`);
   window.location.reload();
+}
+
+/** Whether the answer that set the password also signed this browser in. */
+async function signedIn(): Promise<boolean> {
+  try {
+    await api.request<SessionAnswer>('/me', { noReauth: true });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function SetPasswordPage({ token }: { token: string }) {
@@ -63,6 +75,7 @@ export function SetPasswordPage({ token }: { token: string }) {
   }, [token]);
 
   const invited = user?.tokenType === 'newUser';
+  usePageTitle(invited ? 'Welcome' : 'Choose a new password');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (user === null) return;
@@ -74,7 +87,10 @@ export function SetPasswordPage({ token }: { token: string }) {
     setBusy(true);
     setSaveError(null);
     setPasswordByToken(token, { password, ...(invited ? { firstname: firstname.trim(), surname: surname.trim() } : {}) }).then(
-      () => setDone(true),
+      async () => {
+        if (await signedIn()) toConsole();
+        else setDone(true);
+      },
       (err: unknown) => {
         setSaveError(err);
         setBusy(false);
@@ -101,7 +117,7 @@ export function SetPasswordPage({ token }: { token: string }) {
             <Alert color="red" title="The link cannot be used">
               {problem}
             </Alert>
-            <Button variant="default" onClick={toSignIn}>
+            <Button variant="default" onClick={toConsole}>
               Go to sign-in
             </Button>
           </Stack>
@@ -110,7 +126,7 @@ export function SetPasswordPage({ token }: { token: string }) {
             <Alert color="green" title="Your password is set">
               You can now sign in with {user?.email} and your new password.
             </Alert>
-            <Button onClick={toSignIn}>Go to sign-in</Button>
+            <Button onClick={toConsole}>Go to sign-in</Button>
           </Stack>
         ) : user === null ? (
           loadError === null ? (

@@ -6,6 +6,7 @@ import { signInTypes } from '../../api/users';
 import { openIdInfo, startOpenId } from '../../api/openid';
 import { useSession } from '../../stores/session';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { usePageTitle } from '../../components/page-title';
 
 export function SignInForm({ onSignedIn, initialEmail = '' }: { onSignedIn?: () => void; initialEmail?: string }) {
   const signIn = useSession((s) => s.signIn);
@@ -90,6 +91,7 @@ function OpenIdButton({ name }: { name: string }) {
 }
 
 export function SignInPage() {
+  usePageTitle('Sign in');
   const { local, openid } = useSignInTypes();
   const openIdError = useSession((s) => s.openIdError);
   return (
