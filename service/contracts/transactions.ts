@@ -60,6 +60,12 @@ export interface TransactionFields {
   status: TransactionStatus;
   properties?: Record<string, string>;
   error?: { message: string; stack?: string };
+  /**
+   * Why it did not succeed, in one line of at most 200 characters (issue 36): its error, an HL7 ACK's code and text,
+   * or the upstream's status and the start of its error body. Decided when it completed (never read from bodies by a
+   * list); answered for older transactions from their error and status.
+   */
+  reason?: string;
   /** False when a body needed to re-run it was not stored or was truncated. */
   canRerun: boolean;
   wasRerun?: boolean;
@@ -71,6 +77,9 @@ export interface TransactionFields {
 }
 
 export interface TransactionView extends TransactionFields {
+  /** The channel's and the client's names, as the caller may see them with the transaction (issue 36). */
+  channelName?: string;
+  clientName?: string;
   request: TransactionRequestView;
   response?: TransactionResponseView;
   /** Only in the detailed views. */
@@ -215,6 +224,10 @@ interface TransactionWriteFields {
   canRerun?: boolean;
   wasRerun?: boolean;
   autoRetry?: boolean;
+  /** Ignored, as answered beside a fetched document (issue 36): the reason is decided from the write, the names are the records'. */
+  reason?: string | null;
+  channelName?: string | null;
+  clientName?: string | null;
 }
 
 /** `POST /transactions` (admin only): a transaction recorded through the API, answered 201 with it. */

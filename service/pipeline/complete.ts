@@ -15,6 +15,7 @@
  */
 import type { Logger } from 'pino';
 import type { TransactionStatus } from '../domain/transactions/transaction-status.js';
+import { transactionReason } from '../domain/transactions/transaction-reason.js';
 import { responseTimeOf } from '../events/live.js';
 import type { LiveEvents } from '../events/live.js';
 import { BodyStoreError } from '../storage/bodies/bodies.js';
@@ -178,7 +179,8 @@ export function announceCompleted(events: LiveEvents, done: FinishedTransaction,
 /** Marks a stored transaction Failed with `message`; resolves with the record, or null when even that write failed (logged). Never rejects. */
 export async function markFailed(log: TransactionLog, logger: Logger, id: string, message: string): Promise<TransactionRecord | null> {
   try {
-    return await log.update(id, { set: { status: 'Failed', error: { message } } });
+    const reason = transactionReason({ status: 'Failed', error: message });
+    return await log.update(id, { set: { status: 'Failed', error: { message }, ...(reason === undefined ? {} : { reason }) } });
   } catch (err) {
     logger.error({ err, transactionId: id }, 'could not mark the transaction Failed');
     return null;

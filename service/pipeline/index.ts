@@ -214,6 +214,9 @@ export class Pipeline {
         return completion.answered(primary, response);
       },
       requestStored: () => completion.requestStored(),
+      noteHead: (head) => {
+        primary.answerHead = head;
+      },
     };
     if (answer === undefined) {
       await answerWithError(answering, routeFailure(primary.error ?? new Error('no answer')));

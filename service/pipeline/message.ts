@@ -18,6 +18,7 @@ import { AppError } from '../errors.js';
 import { readHeader, wrongAcknowledgement } from '../domain/codecs/hl7.js';
 import { isStructuredResponse, parseMediatorResponse } from '../domain/channels/mediator-response.js';
 import { storedHeaders } from '../domain/transactions/stored-headers.js';
+import { REASON_BODY_BYTES } from '../domain/transactions/transaction-reason.js';
 import type { LiveEvents } from '../events/live.js';
 import { RouteError } from '../routing/http.js';
 import type { RouteAnswer } from '../routing/http.js';
@@ -284,7 +285,9 @@ export class MessagePipeline implements MessageHandler {
       const wrong = wrongAcknowledgement(sender.header, reply);
       if (wrong !== undefined) throw new RouteError('connection', `route ${route.name} ${wrong}`);
       const type = isHl7(reply) ? HL7_TYPE : 'application/octet-stream';
-      return { ...run, reply, answer: { status: answer.status, headers: { 'content-type': type }, body: NO_BODY } };
+      // A negative ACK (AE, AR, CE, CR) stands for a 4xx or 5xx: its MSA and ERR segments are the transaction's reason.
+      const head = answer.status >= 400 ? { answerHead: reply.subarray(0, REASON_BODY_BYTES) } : {};
+      return { ...run, reply, answer: { status: answer.status, headers: { 'content-type': type }, body: NO_BODY }, ...head };
     } catch (err) {
       answer.body.destroy();
       return { route, request, error: err as Error };
@@ -302,7 +305,9 @@ export class MessagePipeline implements MessageHandler {
       return { route, request, answer: shown, answeredAt, brokeOff: new RouteError('connection', `route ${route.name}: ${why}`) };
     }
     const body = Buffer.concat(read.chunks, read.size);
-    if (!route.primary || !isStructuredResponse(answer.headers['content-type'])) return { route, request, answer: shown, answeredAt, reply: body };
+    if (!route.primary || !isStructuredResponse(answer.headers['content-type'])) {
+      return { route, request, answer: shown, answeredAt, reply: body, ...(answer.status >= 400 ? { answerHead: body.subarray(0, REASON_BODY_BYTES) } : {}) };
+    }
     // A mediator's structured response: the sender gets its response body, the transaction its orchestrations.
     const parsed = parseMediatorResponse(body.toString('utf8'));
     if (!parsed.ok) {

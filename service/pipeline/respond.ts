@@ -17,6 +17,7 @@ import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import { SMALL_BODY_BYTES } from '../domain/transactions/body-sizes.js';
+import { REASON_BODY_BYTES } from '../domain/transactions/transaction-reason.js';
 import { responseHeaders, TRANSACTION_ID_HEADER, applyPathTransform } from '../domain/channels/route-request.js';
 import { rewriteBody, rewriteUrl } from '../domain/channels/url-rewrite.js';
 import type { RewriteRule } from '../domain/channels/url-rewrite.js';
@@ -91,6 +92,21 @@ export interface Answering extends MoveOptions {
   commit: Commit;
   /** Rejects (a StoreError) when the request body was lost, before a streamed answer's status line commits to success. */
   requestStored?: () => Promise<void>;
+  /** Told the first bytes of an error answer's body before the outcome is committed, for the transaction's reason. */
+  noteHead?: (head: Buffer) => void;
+}
+
+/** The first `limit` bytes of what was read, copying no more than that. */
+export function headOf(chunks: readonly Buffer[], limit = REASON_BODY_BYTES): Buffer {
+  const kept: Buffer[] = [];
+  let size = 0;
+  for (const chunk of chunks) {
+    if (size >= limit) break;
+    const part = chunk.length <= limit - size ? chunk : chunk.subarray(0, limit - size);
+    kept.push(part);
+    size += part.length;
+  }
+  return Buffer.concat(kept, size);
 }
 
 /** What the transaction records of the answer when it goes out: the upstream's status and headers as stored. */
@@ -215,12 +231,18 @@ export async function sendPrimary(a: Answering, answer: RouteAnswer, shown: Show
   // Small answers are read whole and written once, to the client and the body file: far cheaper than two pipes.
   // Rewriting needs the whole body too, so it is read up to the body cap; a longer body passes unchanged.
   const small = Number.isInteger(length) && length <= SMALL_BODY_BYTES;
+  // An error answer's first bytes are the transaction's reason (`500: database is locked`): a streamed one is read that
+  // far before it is passed on, which only error answers pay for.
+  const failing = answer.status >= 400;
   let whole = read;
-  if (whole === undefined && (rewrite || small)) whole = await readUpTo(answer.body, rewrite ? capBytes : SMALL_BODY_BYTES, { res: ctx.res, touch: a.touch, signal: a.signal });
+  if (whole === undefined && (rewrite || small || failing)) {
+    whole = await readUpTo(answer.body, rewrite ? capBytes : small ? SMALL_BODY_BYTES : REASON_BODY_BYTES, { res: ctx.res, touch: a.touch, signal: a.signal });
+  }
   if (whole?.failure !== undefined) {
     await answerBrokenRead(a, shown, whole.failure);
     return;
   }
+  if (failing && whole !== undefined) a.noteHead?.(headOf(whole.chunks));
   if (whole?.ended === true) {
     let body = Buffer.concat(whole.chunks, whole.size);
     if (rewrite) {

@@ -75,6 +75,11 @@ export interface RouteRun {
    * `statusCodesCheck`, or there was none. Such a route is left out of the transaction's routes and its status.
    */
   skipped?: string;
+  /**
+   * The first bytes of an error answer's body (a status of 400 or more, or a negative HL7 ACK), kept while the body
+   * moves (respond.ts, message.ts) for the transaction's reason (domain/transactions/transaction-reason.ts).
+   */
+  answerHead?: Buffer;
 }
 
 export interface RouteStart {

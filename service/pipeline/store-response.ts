@@ -7,6 +7,8 @@
 import { computeStatus } from '../domain/transactions/transaction-status.js';
 import type { RouteOutcome, TransactionStatus } from '../domain/transactions/transaction-status.js';
 import { storedHeaders } from '../domain/transactions/stored-headers.js';
+import { transactionReason } from '../domain/transactions/transaction-reason.js';
+import type { AnswerFacts, RouteFacts } from '../domain/transactions/transaction-reason.js';
 import type { BodyRef } from '../storage/bodies/bodies.js';
 import type { ChannelRecord } from '../storage/records.js';
 import type { ExchangeRecord, TransactionLog, TransactionRecord, TransactionRequest, TransactionResponse } from '../storage/transactions.js';
@@ -101,6 +103,30 @@ function transactionError(outcome: Outcome): TransactionRecord['error'] {
   return outcome.mediator?.error;
 }
 
+/** What the primary answered, for the reason: a mediator's response as it gave it, else the route's own answer and its body's start. */
+function answerFacts(outcome: Outcome): AnswerFacts | undefined {
+  if (outcome.mediator !== undefined && outcome.mediator.malformed === undefined) return { status: outcome.response.status };
+  const { answer, answerHead } = outcome.primary;
+  if (answer === undefined) return undefined;
+  const type = answer.headers['content-type'];
+  const contentType = Array.isArray(type) ? type[0] : type;
+  return { status: answer.status, ...(answerHead === undefined ? {} : { head: answerHead }), ...(contentType === undefined ? {} : { contentType }) };
+}
+
+/** The other routes as the reason reads them. */
+function routeFacts(outcome: Outcome): RouteFacts[] {
+  return sent(outcome).map(({ run, pending }) => {
+    const error = pending === true ? 'did not finish' : (run.error ?? run.brokeOff)?.message;
+    return { name: run.route.name, ...(run.answer === undefined ? {} : { status: run.answer.status }), ...(error === undefined ? {} : { error }) };
+  });
+}
+
+/** Why the transaction did not succeed, decided once as it completes and stored with it (never read from bodies later). */
+function reasonOf(outcome: Outcome, status: TransactionStatus, error: TransactionRecord['error']): string | undefined {
+  const answer = answerFacts(outcome);
+  return transactionReason({ status, ...(error === undefined ? {} : { error: error.message }), ...(answer === undefined ? {} : { answer }), routes: routeFacts(outcome) });
+}
+
 /** The mediator's orchestrations and properties, when it sent any. */
 function mediatorSections(mediator: MediatorOutcome | undefined): Partial<TransactionRecord> {
   if (mediator === undefined) return {};
@@ -116,6 +142,9 @@ export function storeResponse(log: TransactionLog, id: string, channel: ChannelR
   const { status, canRerun, autoRetry } = finalState(channel, outcome);
   const request = outcome.requestBody === undefined ? outcome.request : { ...outcome.request, body: outcome.requestBody };
   const error = transactionError(outcome);
+  // Decided on the final write only (while other routes still run, their outcome is not known yet), and not for the
+  // common success, which has none.
+  const reason = stage === 'final' && status !== 'Successful' ? reasonOf(outcome, status, error) : undefined;
   return log.update(id, {
     set: {
       ...(stage === 'final' ? { status } : { status: 'Processing', statusIfInterrupted: status }),
@@ -126,6 +155,7 @@ export function storeResponse(log: TransactionLog, id: string, channel: ChannelR
       autoRetry,
       ...mediatorSections(outcome.mediator),
       ...(error === undefined ? {} : { error }),
+      ...(reason === undefined ? {} : { reason }),
     },
     ...(replacesAnswered ? { unset: ['statusIfInterrupted'] } : {}),
   });

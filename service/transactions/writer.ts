@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
 import type { TransactionCreate, TransactionUpdate } from '../contracts/transactions.js';
 import { completes, errorOf, exchangeDraft, Problems, pushedList, reportsError, requestDraft, responseDraft } from '../domain/transactions/transaction-writes.js';
 import type { ExchangeDraft, PartDraft } from '../domain/transactions/transaction-writes.js';
+import { REASON_BODY_BYTES, reasonOfRecord } from '../domain/transactions/transaction-reason.js';
+import type { RecordedOutcome } from '../domain/transactions/transaction-reason.js';
 import { responseTimeOf } from '../events/live.js';
 import type { LiveEvents } from '../events/live.js';
 import { invalidInput } from '../refusals.js';
@@ -87,6 +89,8 @@ export class TransactionWriter {
       ...(input.error === undefined || input.error === null ? {} : { error: errorOf(input.error) }),
       ...(input.wasRerun === undefined ? {} : { wasRerun: input.wasRerun }),
     };
+    const reason = reasonOfRecord(record, responseHead(response));
+    if (reason !== undefined) record.reason = reason;
     const inserted = await this.#options.log.insert(record);
     this.#announce(inserted, null, channel.name);
     return inserted;
@@ -141,10 +145,26 @@ export class TransactionWriter {
     // As OpenHIM does: a reported error queues an auto retry when the channel retries (the scan applies its maximum).
     if (input.autoRetry === undefined && channel.autoRetryEnabled && reportsError(input)) set.autoRetry = true;
 
-    const changes: TransactionChanges = { set, ...(unset.length === 0 ? {} : { unset }) };
-    if (pushedRoutes.length + pushedOrchestrations.length > 0) {
-      changes.push = { routes: pushedRoutes.map((r) => exchangeRecord(r, stored)), orchestrations: pushedOrchestrations.map((o) => exchangeRecord(o, stored)) };
+    const push = pushedRoutes.length + pushedOrchestrations.length > 0 ? { routes: pushedRoutes.map((r) => exchangeRecord(r, stored)), orchestrations: pushedOrchestrations.map((o) => exchangeRecord(o, stored)) } : undefined;
+    // The reason is decided again when the write changes what it is read from (an asynchronous mediator finishing).
+    if (set.status !== undefined || set.error !== undefined || set.response !== undefined || set.routes !== undefined || unset.length > 0 || (push?.routes.length ?? 0) > 0) {
+      const error = unset.includes('error') ? undefined : (set.error ?? before.error);
+      const answered = unset.includes('response') ? undefined : (set.response ?? before.response);
+      const after: RecordedOutcome = {
+        status: set.status ?? before.status,
+        routes: [...(set.routes ?? before.routes), ...(push?.routes ?? [])],
+        ...(error === undefined ? {} : { error }),
+        ...(answered === undefined ? {} : { response: answered }),
+      };
+      const head = responseHead(response);
+      let reason = reasonOfRecord(after, head);
+      // A response sent back without its body text (a fetched document, a cut body) keeps the words read from it before.
+      if (head === undefined && reason !== undefined && reason === String(after.response?.status) && before.reason?.startsWith(`${reason}: `) === true) reason = before.reason;
+      if (reason !== undefined) set.reason = reason;
+      else if (before.reason !== undefined) unset.push('reason');
     }
+    const changes: TransactionChanges = { set, ...(unset.length === 0 ? {} : { unset }) };
+    if (push !== undefined) changes.push = push;
     const updated = await log.update(id, changes);
     if (updated !== null) this.#announce(updated, before.status, channel.name);
     return updated;
@@ -193,6 +213,12 @@ export class TransactionWriter {
     const detail = { channelName, ...(responseTimeMs === undefined ? {} : { responseTimeMs }), transaction: tx };
     this.#options.events.completed(tx.response === undefined ? event : { ...event, responseStatus: tx.response.status }, detail);
   }
+}
+
+/** The start of a written response's body, for its reason: only an error answer's, and only when it came as text. */
+function responseHead(draft: PartDraft<TransactionResponse> | undefined): Buffer | undefined {
+  if (draft === undefined || draft.part.status < 400 || draft.body === null || !('text' in draft.body)) return undefined;
+  return Buffer.from(draft.body.text.slice(0, REASON_BODY_BYTES), 'utf8');
 }
 
 function withBody<P extends Part>(draft: PartDraft<P>, refs: Map<PartDraft<Part>, BodyRef>): P {

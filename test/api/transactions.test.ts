@@ -348,17 +348,21 @@ describe('transactions API', () => {
     expect(res.headers.get('content-type')).toContain('text/csv');
     expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="transactions-.*\.csv"$/);
     const rows = res.text.split('\r\n');
-    expect(rows[0]).toBe('_id,timestamp,status,channelID,clientID,clientIP,method,path,querystring,responseStatus,durationMs');
+    // The columns of earlier versions first, in their order; the names and the reason (issue 36) after them.
+    expect(rows[0]).toBe('_id,timestamp,status,channelID,clientID,clientIP,method,path,querystring,responseStatus,durationMs,channelName,clientName,reason');
     expect(rows.at(-1)).toBe('');
     expect(rows).toHaveLength(order.length + 2);
     const meta = rows.find((row) => row.startsWith(`${ids.meta},`)) ?? '';
     const stored = await t.junction.transactions.get(ids.meta ?? '');
-    expect(meta).toMatch(new RegExp(`^${ids.meta},${stored?.request.timestamp.toISOString()},Successful,${channels.meta},,127\\.0\\.0\\.1,POST,/meta/a,"x=1,2",200,\\d+$`));
+    expect(meta).toMatch(new RegExp(`^${ids.meta},${stored?.request.timestamp.toISOString()},Successful,${channels.meta},,127\\.0\\.0\\.1,POST,/meta/a,"x=1,2",200,\\d+,meta,,$`));
     const priv = rows.find((row) => row.startsWith(`${ids.private},`)) ?? '';
     expect(priv.split(',')[4]).toBe(labClientId);
     expect(priv.split(',')[9]).toBe('200');
+    expect(priv.split(',').slice(11)).toEqual(['private', 'Lab', '']);
+    const hidden = rows.find((row) => row.startsWith(`${ids.hidden},`)) ?? '';
+    expect(hidden.split(',').slice(11)).toEqual(['hidden', '', '"500: {""error"":""boom""}"']);
 
     const nurseCsv = await get(`/transactions/export?format=csv&filters=${encodeURIComponent('{"response.status":"5xx"}')}`, nurse);
-    expect(nurseCsv.text.split('\r\n')).toEqual(['_id,timestamp,status,channelID,clientID,clientIP,method,path,querystring,responseStatus,durationMs', '']);
+    expect(nurseCsv.text.split('\r\n')).toEqual(['_id,timestamp,status,channelID,clientID,clientIP,method,path,querystring,responseStatus,durationMs,channelName,clientName,reason', '']);
   });
 });

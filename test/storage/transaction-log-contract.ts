@@ -131,6 +131,29 @@ export function describeTransactionLogContract(label: string, openFixture: OpenL
       expect(await again.update(first._id, { set: { status: 'Failed' } })).toBeNull();
     });
 
+    it("keeps a transaction's reason as inserted and as a completion sets it, in pages and streams, across a reopen (issue 36)", async () => {
+      const d = await dir();
+      const log = await open(d);
+      const written = tx(`${DAY1}T10:00:00.000Z`, { status: 'Failed', reason: '503: lab is down for maintenance', response: { status: 503, headers: {}, timestamp: new Date(`${DAY1}T10:00:00.100Z`) } });
+      const proxied = tx(`${DAY1}T10:00:01.000Z`, { status: 'Processing' });
+      await log.insert(written);
+      await log.insert(proxied);
+      // The pipeline's completing write sets it with the final status.
+      const completed = await log.update(proxied._id, { set: { status: 'Completed', response: { status: 400, headers: {}, timestamp: new Date(`${DAY1}T10:00:01.100Z`) }, reason: 'AE: Unknown patient 123' } });
+      expect(completed?.reason).toBe('AE: Unknown patient 123');
+      await log.close();
+
+      const again = await open(d);
+      expect((await again.page({}, { limit: 10 })).map((t) => t.reason)).toEqual(['AE: Unknown patient 123', '503: lab is down for maintenance']);
+      const streamed: (string | undefined)[] = [];
+      for await (const t of again.stream({ status: ['Failed'] })) streamed.push(t.reason);
+      expect(streamed).toEqual(['503: lab is down for maintenance']);
+      // A write that makes it succeed takes the reason away.
+      const fixed = await again.update(written._id, { set: { status: 'Successful' }, unset: ['reason'] });
+      expect(fixed).not.toHaveProperty('reason');
+      expect(await again.get(written._id)).not.toHaveProperty('reason');
+    });
+
     it('refuses a duplicate id, an id not on the request day, and an update moving the request to another day', async () => {
       const log = await open(await dir());
       const doc = await log.insert(tx(`${DAY1}T10:00:00Z`));

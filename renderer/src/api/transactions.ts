@@ -12,7 +12,7 @@ export interface ChannelName {
   type?: ChannelType;
   tcpFraming?: TcpFraming;
   /** Each route's type, so an mllp or tcp route's exchange shows its host and port rather than POST /. */
-  routes?: Pick<ChannelRoute, 'name' | 'type' | 'secured'>[];
+  routes?: Pick<ChannelRoute, 'name' | 'type' | 'secured' | 'primary'>[];
 }
 
 /** A client as far as transaction pages need it (GET /clients, admins only). */
@@ -84,7 +84,7 @@ export async function listChannelNames(signal?: AbortSignal): Promise<ChannelNam
     ...(status === undefined ? {} : { status }),
     ...(type === undefined ? {} : { type }),
     ...(tcpFraming === undefined ? {} : { tcpFraming }),
-    ...(routes === undefined ? {} : { routes: routes.map((r) => ({ name: r.name, type: r.type, secured: r.secured })) }),
+    ...(routes === undefined ? {} : { routes: routes.map((r) => ({ name: r.name, type: r.type, secured: r.secured, primary: r.primary })) }),
   }));
 }
 

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Hl7View } from './Hl7View';
 import { SEGMENT_LIMIT } from '../data/hl7';
 import { ORU_R01 } from '../data/hl7.test-data';
+import { loadFieldNamer } from '../data/hl7-field-names';
 
 function render(body: string): string {
   return renderToStaticMarkup(createElement(MantineProvider, null, createElement(Hl7View, { body })));
@@ -55,5 +56,14 @@ describe('the HL7 segment view', () => {
     const html = render([ORU_R01.split('\r')[0], ...obx].join('\r'));
     expect(lines(html)).toHaveLength(SEGMENT_LIMIT);
     expect(html).toContain('Show all 1,001 segments');
+  });
+});
+
+describe('the HL7 segment view with field names', () => {
+  it('names each field by position and name once the dictionary is loaded', async () => {
+    const fieldNames = await loadFieldNamer('2.5');
+    const html = renderToStaticMarkup(createElement(MantineProvider, null, createElement(Hl7View, { body: ORU_R01, fieldNames })));
+    expect(html).toMatch(/title="PID-5 Patient Name"/i);
+    expect(html).toMatch(/title="MSH-9 Message Type"/i);
   });
 });

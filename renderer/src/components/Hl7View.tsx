@@ -1,12 +1,16 @@
 /**
- * An HL7 v2 message as segments: one line per segment, the segment id in bold, each field named on hover (`PID-5`)
- * and its components set apart, with a summary of what the message is (type, control id, or an ACK's outcome). Long
- * messages draw their first segments and offer the rest, so the page stays usable for a message of thousands.
+ * An HL7 v2 message as segments: one line per segment, the segment id in bold, each field named on hover (`PID-5
+ * Patient Name`, the names from the HL7 dictionary package, data/hl7-field-names.ts) and its components set apart,
+ * with a summary of what the message is (type, control id, or an ACK's outcome) and, on request, a table of its
+ * filled fields by name. Long messages draw their first segments and offer the rest, so the page stays usable for a
+ * message of thousands.
  */
-import { Fragment, useMemo, useState } from 'react';
-import { Badge, Button, Code, Group, Text } from '@mantine/core';
+import { Fragment, useEffect, useMemo, useState } from 'react';
+import { Badge, Button, Code, Group, Table, Text } from '@mantine/core';
 import { ACK_MEANING, SEGMENT_LIMIT, readHl7, segmentCounts, visibleSegments } from '../data/hl7';
 import type { Hl7Segment } from '../data/hl7';
+import { loadFieldNamer } from '../data/hl7-field-names';
+import type { FieldNamer } from '../data/hl7-field-names';
 
 /** Above this many characters fields are not set apart: tens of thousands of elements would slow the page. */
 export const FIELD_DETAIL_LIMIT = 256 * 1024;
@@ -19,7 +23,13 @@ function Separator({ char }: { char: string }) {
   );
 }
 
-function SegmentLine({ segment, separator, component, detailed }: { segment: Hl7Segment; separator: string; component: string; detailed: boolean }) {
+/** `PID-5 Patient Name`, or `PID-5` while the names load or when the dictionary has none. */
+function fieldTitle(segment: string, field: number, names: FieldNamer | null): string {
+  const name = names?.(segment, field);
+  return name === undefined ? `${segment}-${field}` : `${segment}-${field} ${name}`;
+}
+
+function SegmentLine({ segment, separator, component, detailed, names }: { segment: Hl7Segment; separator: string; component: string; detailed: boolean; names: FieldNamer | null }) {
   const header = segment.id === 'MSH' || segment.id === 'BHS' || segment.id === 'FHS';
   // A header's MSH-1 is the separator written once, between the id and MSH-2.
   const fields = header ? segment.fields.slice(1) : segment.fields;
@@ -34,7 +44,7 @@ function SegmentLine({ segment, separator, component, detailed }: { segment: Hl7
           {!detailed ? (
             field.text
           ) : (
-            <span title={`${segment.id}-${field.number}`}>
+            <span title={fieldTitle(segment.id, field.number, names)}>
               {header && field.number === 2
                 ? // The encoding characters, not separators.
                   field.text
@@ -52,9 +62,65 @@ function SegmentLine({ segment, separator, component, detailed }: { segment: Hl7
   );
 }
 
-/** An HL7 v2 body laid out as segments (shown inside BodyView, which names the region). */
-export function Hl7View({ body }: { body: string }) {
+/** The filled fields of the segments shown, each by its position and name: what a support person reads a message by. */
+function FieldTable({ segments, names }: { segments: Hl7Segment[]; names: FieldNamer | null }) {
+  const rows = segments.flatMap((segment, i) =>
+    segment.fields
+      // A header's MSH-1 and MSH-2 are its separators, not content.
+      .filter((field) => field.text !== '' && !((segment.id === 'MSH' || segment.id === 'BHS' || segment.id === 'FHS') && field.number <= 2))
+      .map((field) => ({ key: `${i}-${field.number}`, position: `${segment.id}-${field.number}`, name: names?.(segment.id, field.number), text: field.text })),
+  );
+  return (
+    <Table.ScrollContainer minWidth={360} type="native" mt={4}>
+      <Table striped withTableBorder verticalSpacing={2} aria-label="HL7 fields by name">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th style={{ width: 90 }}>Field</Table.Th>
+            <Table.Th>Name</Table.Th>
+            <Table.Th>Value</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map((row) => (
+            <Table.Tr key={row.key}>
+              <Table.Td ff="monospace" fz="sm">
+                {row.position}
+              </Table.Td>
+              <Table.Td fz="sm">{row.name ?? '–'}</Table.Td>
+              <Table.Td ff="monospace" fz="sm" style={{ overflowWrap: 'anywhere' }}>
+                {row.text}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+/**
+ * An HL7 v2 body laid out as segments (shown inside BodyView, which names the region). `fieldNames` is for tests that
+ * draw it without a browser; the console loads the dictionary itself.
+ */
+export function Hl7View({ body, fieldNames }: { body: string; fieldNames?: FieldNamer }) {
   const message = useMemo(() => readHl7(body), [body]);
+  const [loaded, setLoaded] = useState<FieldNamer | null>(null);
+  const [showFields, setShowFields] = useState(false);
+  useEffect(() => {
+    if (fieldNames !== undefined) return undefined;
+    let current = true;
+    loadFieldNamer(message.version).then(
+      (namer) => {
+        if (current) setLoaded(() => namer);
+      },
+      // Without the dictionary the fields keep their positions (`PID-5`); nothing else depends on it.
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [fieldNames, message.version]);
+  const names = fieldNames ?? loaded;
   const [showAll, setShowAll] = useState(false);
   const shown = visibleSegments(message.segments, showAll);
   const hidden = message.segments.length - shown.length;
@@ -83,12 +149,18 @@ export function Hl7View({ body }: { body: string }) {
         <Text size="xs" c="dimmed">
           {count.toLocaleString()} {count === 1 ? 'segment' : 'segments'}: {segmentCounts(message.segments)}
         </Text>
+        {detailed && (
+          <Button size="compact-xs" variant="light" aria-expanded={showFields} onClick={() => setShowFields((shown) => !shown)}>
+            {showFields ? 'Hide field names' : 'Show field names'}
+          </Button>
+        )}
       </Group>
       <Code block data-format="hl7" style={{ whiteSpace: 'pre', overflow: 'auto', maxHeight: 480 }}>
         {shown.map((segment, i) => (
-          <SegmentLine key={i} segment={segment} separator={message.fieldSeparator} component={message.componentSeparator} detailed={detailed} />
+          <SegmentLine key={i} segment={segment} separator={message.fieldSeparator} component={message.componentSeparator} detailed={detailed} names={names} />
         ))}
       </Code>
+      {showFields && detailed && <FieldTable segments={shown} names={names} />}
       {hidden > 0 && (
         <Group gap="xs" mt={4}>
           <Text size="xs" c="dimmed">

@@ -24,6 +24,8 @@ export interface Hl7Message {
   messageType?: string;
   /** MSH-10. */
   controlId?: string;
+  /** MSH-12, the HL7 version the message is written in (`2.5.1`). */
+  version?: string;
   /** MSA-1 of an acknowledgement: AA, AE, AR, CA, CE or CR. */
   ackCode?: string;
   /** MSA-3 (or ERR) text of an acknowledgement, when given. */
@@ -78,6 +80,8 @@ export function readHl7(body: string): Hl7Message {
   const ackText = fieldText(msa, 3) ?? fieldText(err, 8) ?? fieldText(err, 1);
   if (messageType !== undefined) message.messageType = messageType;
   if (controlId !== undefined) message.controlId = controlId;
+  const version = fieldText(msh, 12)?.split(componentSeparator)[0];
+  if (version !== undefined && version !== '') message.version = version;
   if (ackCode !== undefined) message.ackCode = ackCode;
   if (ackCode !== undefined && ackText !== undefined) message.ackText = ackText;
   return message;

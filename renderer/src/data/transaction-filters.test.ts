@@ -1,6 +1,7 @@
 /** The transaction list's filters: URL <-> filters <-> the API's `filters` object, and the problems shown next to the inputs. */
 import { describe, expect, it } from 'vitest';
 import {
+  activeQuickRange,
   apiFilters,
   dateOrderProblem,
   DEFAULT_SIZE,
@@ -10,6 +11,7 @@ import {
   paramsFromQuery,
   pathPatternProblem,
   queryFromParams,
+  quickRange,
   responseStatusProblem,
   splitProperty,
   toLocalInput,
@@ -171,5 +173,38 @@ describe('datetime-local inputs', () => {
   it('reads an empty or unreadable input as no bound', () => {
     expect(fromLocalInput('')).toBeNull();
     expect(fromLocalInput('2024-13-45T99:99')).toBeNull();
+  });
+});
+
+describe('quick time ranges', () => {
+  // A fixed local time; the ranges are read back in local time, whatever zone the tests run in.
+  const now = new Date(2026, 2, 10, 14, 30, 12);
+  const local = (iso: string | null) => (iso === null ? null : toLocalInput(iso));
+
+  it('sets From and To in the local time zone', () => {
+    expect(quickRange('lastHour', now)).toEqual({ from: new Date(now.getTime() - 3_600_000).toISOString(), to: null });
+    expect(local(quickRange('today', now).from)).toBe('2026-03-10T00:00');
+    expect(quickRange('today', now).to).toBeNull();
+    const yesterday = quickRange('yesterday', now);
+    expect(local(yesterday.from)).toBe('2026-03-09T00:00');
+    expect(local(yesterday.to)).toBe('2026-03-09T23:59');
+    expect(new Date(yesterday.to ?? '').getTime()).toBe(new Date(2026, 2, 10).getTime() - 1);
+    expect(local(quickRange('last7Days', now).from)).toBe('2026-03-04T00:00');
+  });
+
+  it('knows which range the dates are', () => {
+    expect(activeQuickRange(quickRange('yesterday', now), now)).toBe('yesterday');
+    expect(activeQuickRange(quickRange('today', now), now)).toBe('today');
+    expect(activeQuickRange(quickRange('last7Days', now), now)).toBe('last7Days');
+    // The last hour moves with the clock: still itself half a minute later, not ten minutes later.
+    expect(activeQuickRange(quickRange('lastHour', now), new Date(now.getTime() + 30_000))).toBe('lastHour');
+    expect(activeQuickRange(quickRange('lastHour', now), new Date(now.getTime() + 600_000))).toBeNull();
+    expect(activeQuickRange({ from: null, to: null }, now)).toBeNull();
+    expect(activeQuickRange({ from: '2026-01-01T00:00:00.000Z', to: null }, now)).toBeNull();
+  });
+
+  it('goes through the API filters as a timestamp range', () => {
+    const yesterday = quickRange('yesterday', now);
+    expect(apiFilters({ ...EMPTY_FILTERS, ...yesterday })).toEqual({ 'request.timestamp': { $gte: yesterday.from, $lte: yesterday.to } });
   });
 });

@@ -159,3 +159,51 @@ export function fromLocalInput(value: string, end = false): string | null {
   if (end && date.getSeconds() === 0) date.setSeconds(59, 999);
   return date.toISOString();
 }
+
+/** The quick time ranges of the list's filters (issue 36), in the browser's local time zone. */
+export const QUICK_RANGES = [
+  { key: 'lastHour', label: 'Last hour' },
+  { key: 'today', label: 'Today' },
+  { key: 'yesterday', label: 'Yesterday' },
+  { key: 'last7Days', label: 'Last 7 days' },
+] as const;
+
+export type QuickRange = (typeof QUICK_RANGES)[number]['key'];
+
+/** Local midnight `days` days after the day of `now` (negative for before); DST-safe, as the date parts are set. */
+function localMidnight(now: Date, days: number): Date {
+  return new Date(now.getFullYear(), now.getMonth(), now.getDate() + days);
+}
+
+/**
+ * The From and To of a quick range at `now`, as ISO instants: the last hour and today up to now (To left open, so
+ * what arrives next still matches), yesterday from its local midnight to its last millisecond, the last 7 days as
+ * today and the six days before it.
+ */
+export function quickRange(key: QuickRange, now: Date): { from: string; to: string | null } {
+  switch (key) {
+    case 'lastHour':
+      return { from: new Date(now.getTime() - 60 * 60 * 1000).toISOString(), to: null };
+    case 'today':
+      return { from: localMidnight(now, 0).toISOString(), to: null };
+    case 'yesterday':
+      return { from: localMidnight(now, -1).toISOString(), to: new Date(localMidnight(now, 0).getTime() - 1).toISOString() };
+    case 'last7Days':
+      return { from: localMidnight(now, -6).toISOString(), to: null };
+  }
+}
+
+/**
+ * The quick range the filters' dates are, at `now`, or null. The last hour is recognised for as long as its start is
+ * within a minute of an hour ago, since it moves with the clock.
+ */
+export function activeQuickRange(filters: Pick<ListFilters, 'from' | 'to'>, now: Date): QuickRange | null {
+  if (filters.from === null) return null;
+  for (const { key } of QUICK_RANGES) {
+    const range = quickRange(key, now);
+    if (key === 'lastHour') {
+      if (filters.to === null && Math.abs(new Date(filters.from).getTime() - new Date(range.from).getTime()) < 60_000) return key;
+    } else if (filters.from === range.from && filters.to === range.to) return key;
+  }
+  return null;
+}

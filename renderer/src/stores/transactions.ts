@@ -60,8 +60,13 @@ interface TransactionsState {
 
   setListSearch: (search: string) => void;
   loadNames: (withClients: boolean) => Promise<void>;
-  /** Loads one page (page from 0) and, when the filters changed, the count. Stale answers are dropped. */
-  loadPage: (filters: TransactionFilters, page: number, size: number, force?: boolean) => Promise<void>;
+  /**
+   * Loads one page (page from 0) and counts the matches again. Stale answers are dropped. The count shown meanwhile
+   * is the last one of the same filters (none when they changed).
+   */
+  loadPage: (filters: TransactionFilters, page: number, size: number) => Promise<void>;
+  /** Counts the matches of the filters on screen again (the export dialog opening), keeping the last count meanwhile. */
+  recount: (filters: TransactionFilters) => void;
   setSelected: (selected: Record<string, boolean>) => void;
   setLivePaused: (paused: boolean) => void;
   /** A transaction started while the unfiltered first page of `size` rows follows the live feed. */
@@ -134,26 +139,15 @@ export const useTransactions = create<TransactionsState>()((set, get) => ({
     }
   },
 
-  async loadPage(filters, page, size, force = false) {
+  async loadPage(filters, page, size) {
     const filtersKey = JSON.stringify(filters);
     const key = `${filtersKey}|${page}|${size}`;
     const state = get();
     if (state.totalKey !== filtersKey) set({ selected: {} });
-    const wantCount = force || state.totalKey !== filtersKey;
-    if (wantCount) {
-      countAbort?.abort();
-      const controller = new AbortController();
-      countAbort = controller;
-      set({ total: state.totalKey === filtersKey ? state.total : null, totalKey: filtersKey });
-      countTransactions(filters, controller.signal).then(
-        (total) => {
-          if (countAbort === controller) set({ total });
-        },
-        (err: unknown) => {
-          if (countAbort === controller && !isAbort(err)) set({ listError: err });
-        },
-      );
-    }
+    // Counted with every page read, not only when the filters change: the log changes while the list is looked at
+    // (new transactions, re-runs, retention), and a count kept from an earlier visit of the same filters is what
+    // showed "1–20 of 12" while 22 matched (issue 36).
+    get().recount(filters);
     listAbort?.abort();
     const controller = new AbortController();
     listAbort = controller;
@@ -169,6 +163,23 @@ export const useTransactions = create<TransactionsState>()((set, get) => ({
     })();
     pageLoad = load;
     await load;
+  },
+
+  recount(filters) {
+    const filtersKey = JSON.stringify(filters);
+    const state = get();
+    countAbort?.abort();
+    const controller = new AbortController();
+    countAbort = controller;
+    set({ total: state.totalKey === filtersKey ? state.total : null, totalKey: filtersKey });
+    countTransactions(filters, controller.signal).then(
+      (total) => {
+        if (countAbort === controller) set({ total });
+      },
+      (err: unknown) => {
+        if (countAbort === controller && !isAbort(err)) set({ listError: err });
+      },
+    );
   },
 
   setSelected(selected) {

@@ -16,11 +16,13 @@ import type { ChannelCatalogue } from '../../channels/catalogue.js';
 import type { LiveEvents } from '../../events/live.js';
 import { TransactionWriter } from '../../transactions/writer.js';
 import type { Bodies } from '../../storage/bodies/bodies.js';
-import type { UserRecord } from '../../storage/records.js';
+import type { ClientRecord, UserRecord } from '../../storage/records.js';
 import type { TransactionFilter, TransactionLog, TransactionRecord } from '../../storage/transactions.js';
 import { currentUser } from '../auth/hook.js';
 import { requireAdmin } from '../guards.js';
 import { exported, present } from '../views/transactions.js';
+import type { TransactionNames } from '../views/transactions.js';
+import type { ClientAccounts } from '../../accounts/clients.js';
 import type { TransactionCount, TransactionRerunView, TransactionView } from '../../contracts/transactions.js';
 import type { SchemaWarmup } from '../schema-warmup.js';
 import { CSV_HEADER, csvRow } from '../views/transactions-csv.js';
@@ -50,6 +52,8 @@ export interface TransactionRoutesDeps {
   transactionBodyCapBytes: number;
   /** The background work after start, which here also reads the newest page once (see below). */
   warmup?: SchemaWarmup;
+  /** Where the names of the clients on the transactions answered are read (every caller may read those, issue 36). */
+  clients?: Pick<ClientAccounts, 'list'>;
 }
 
 /** Characters of export lines gathered into one chunk of the answer. */
@@ -77,6 +81,17 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
     if (isAdmin(user)) return 'all';
     // Deleted channels are included: their transactions keep their history and their ACLs.
     return viewableChannels(user, await channels.list(true));
+  }
+
+  /**
+   * The channel and client names of an answer, read once for it. Only the names of the transactions answered are
+   * shown, so a non-admin reads the names of the clients on transactions they may see, and no others.
+   */
+  async function names(): Promise<TransactionNames> {
+    const [allChannels, allClients] = await Promise.all([channels.list(true), deps.clients?.list() ?? Promise.resolve<ClientRecord[]>([])]);
+    const channelNames = new Map(allChannels.map((c) => [c._id, c.name]));
+    const clientNames = new Map(allClients.map((c) => [c._id, c.name === '' ? c.clientID : c.name]));
+    return { channel: (id) => channelNames.get(id), client: (id) => clientNames.get(id) };
   }
 
   function accessIn(scope: Scope, channelID: string): TransactionAccess {
@@ -109,7 +124,8 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
     const filter = scoped(wanted, scope);
     const { limit, skip } = parsed.value;
     const representation = query.filterRepresentation;
-    const show = async (tx: TransactionRecord) => present(bodies, tx, representation, accessIn(scope, tx.channelID));
+    let named: Promise<TransactionNames> | undefined;
+    const show = async (tx: TransactionRecord) => present(bodies, tx, representation, accessIn(scope, tx.channelID), representation === 'bulkrerun' ? undefined : await (named ??= names()));
     if (limit !== 0 && limit <= STREAM_ABOVE) {
       const page = filter === null ? [] : await transactions.page(filter, { limit, skip });
       const shown: (TransactionView | TransactionRerunView)[] = [];
@@ -181,14 +197,15 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
           throw new AppError('FORBIDDEN', 'Bodies can be exported only for channels whose txViewFullAcl names one of your groups; narrow filters.channelID to those channels');
         }
       }
+      const known = filter === null ? undefined : await names();
       async function* lines(): AsyncGenerator<string> {
         // Lines are sent EXPORT_CHUNK_CHARS at a time: one chunk per line cost more in socket writes than building
         // the lines (issue 19), and the chunk bounds what is held.
         let chunk = format === 'csv' ? CSV_HEADER : '';
         if (filter !== null) {
           for await (const tx of transactions.stream(filter)) {
-            if (format === 'csv') chunk += csvRow(tx);
-            else chunk += `${JSON.stringify(await exported(bodies, tx, accessIn(scope, tx.channelID), withBodies))}\n`;
+            if (format === 'csv') chunk += csvRow(tx, known);
+            else chunk += `${JSON.stringify(await exported(bodies, tx, accessIn(scope, tx.channelID), withBodies, known))}\n`;
             if (chunk.length >= EXPORT_CHUNK_CHARS) {
               yield chunk;
               chunk = '';
@@ -208,7 +225,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
     app.get('/transactions/:id', { schema: { params: TransactionParams, querystring: TransactionGetQuery, response: { 200: TransactionAnswer } } }, async (request) => {
       const user = currentUser(request);
       const { tx, access } = await visible(user, request.params.id);
-      return present(bodies, tx, request.query.filterRepresentation ?? 'full', access);
+      return present(bodies, tx, request.query.filterRepresentation ?? 'full', access, await names());
     });
 
     app.post('/transactions', { schema: { querystring: TransactionGetQuery, body: TransactionCreateBody, response: { 201: TransactionAnswer } } }, async (request, reply) => {

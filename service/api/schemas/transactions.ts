@@ -105,6 +105,12 @@ const writeFields = {
   canRerun: Type.Optional(Type.Boolean()),
   wasRerun: Type.Optional(Type.Boolean()),
   autoRetry: Type.Optional(Type.Boolean()),
+  // What Junction answers beside a transaction's fields (issue 36), accepted so that a fetched document can be sent back
+  // as it came, and ignored: the reason is decided again from what the write says, the names are the channel's and
+  // the client's own.
+  reason: Type.Optional(Text(1000)),
+  channelName: Type.Optional(Text(1000)),
+  clientName: Type.Optional(Text(1000)),
 };
 const Attempt = Type.Integer({ minimum: 0, maximum: 1_000_000 });
 const Status = Type.Enum([...TRANSACTION_STATUSES]);
@@ -189,6 +195,9 @@ export const TransactionViewSchema = Type.Object({
   orchestrations: Type.Optional(Type.Array(OrchestrationView)),
   properties: Type.Optional(TextMapAnswer),
   error: Type.Optional(ErrorView),
+  reason: Type.Optional(Type.String({ description: 'why it did not succeed, in one line (decided when it completed)' })),
+  channelName: Type.Optional(Type.String()),
+  clientName: Type.Optional(Type.String()),
   canRerun: Type.Boolean(),
   wasRerun: Type.Optional(Type.Boolean()),
   parentID: Type.Optional(Type.String()),

@@ -5,6 +5,7 @@
  */
 import type { BodyFields, ExchangeView, TransactionRerunView, TransactionView } from '../../contracts/transactions.js';
 import type { TransactionAccess } from '../../domain/transactions/transaction-access.js';
+import { recordedReason } from '../../domain/transactions/transaction-reason.js';
 import { textEncodingOfContentType } from '../../domain/codecs/hl7.js';
 import type { Bodies, BodyRef } from '../../storage/bodies/bodies.js';
 import type { ExchangeRecord, TransactionRecord, TransactionRequest, TransactionResponse } from '../../storage/transactions.js';
@@ -69,16 +70,26 @@ async function exchanges(files: Bodies, records: readonly ExchangeRecord[], opti
   return shown;
 }
 
+/**
+ * The names of the channels and clients a list or an export shows beside their ids (issue 36), looked up once per
+ * answer. Given only with transactions the caller may see, so a user who may not read clients still reads the names
+ * of those that sent the transactions they may see.
+ */
+export interface TransactionNames {
+  channel(id: string): string | undefined;
+  client(id: string): string | undefined;
+}
+
 /** One transaction as the representation shows it (OpenHIM projections), bodies only with permission. */
-export async function present(files: Bodies, tx: TransactionRecord, representation: Representation | undefined, access: TransactionAccess): Promise<TransactionView | TransactionRerunView> {
+export async function present(files: Bodies, tx: TransactionRecord, representation: Representation | undefined, access: TransactionAccess, names?: TransactionNames): Promise<TransactionView | TransactionRerunView> {
   if (representation === 'bulkrerun') {
     return { _id: tx._id, channelID: tx.channelID, canRerun: tx.canRerun, ...(tx.childIDs === undefined ? {} : { childIDs: tx.childIDs }) };
   }
-  return transactionView(files, tx, representation, access);
+  return transactionView(files, tx, representation, access, names);
 }
 
 /** One transaction in any representation but `bulkrerun`. */
-export async function transactionView(files: Bodies, tx: TransactionRecord, representation: Exclude<Representation, 'bulkrerun'> | undefined, access: TransactionAccess): Promise<TransactionView> {
+export async function transactionView(files: Bodies, tx: TransactionRecord, representation: Exclude<Representation, 'bulkrerun'> | undefined, access: TransactionAccess, names?: TransactionNames): Promise<TransactionView> {
   const detailed = representation === 'simpledetails' || representation === 'full' || representation === 'fulltruncate';
   const withBodies = access.bodies && (representation === 'full' || representation === 'fulltruncate');
   const options: ViewOptions = {
@@ -89,6 +100,17 @@ export async function transactionView(files: Bodies, tx: TransactionRecord, repr
   const { request, response, routes, orchestrations, statusIfInterrupted: _recovery, ...rest } = tx;
   const view: TransactionView = extend(rest, { request: await exchangePart(files, request, options) });
   if (response !== undefined) view.response = await exchangePart(files, response, options);
+  // A transaction stored before reasons were decided at completion says why from its error and status (no body read).
+  if (view.reason === undefined) {
+    const reason = recordedReason(tx);
+    if (reason !== undefined) view.reason = reason;
+  }
+  if (names !== undefined) {
+    const channelName = names.channel(tx.channelID);
+    if (channelName !== undefined) view.channelName = channelName;
+    const clientName = tx.clientID === undefined ? undefined : names.client(tx.clientID);
+    if (clientName !== undefined) view.clientName = clientName;
+  }
   if (detailed) {
     view.routes = await exchanges(files, routes, options);
     view.orchestrations = await exchanges(files, orchestrations, options);
@@ -97,9 +119,9 @@ export async function transactionView(files: Bodies, tx: TransactionRecord, repr
 }
 
 /** One transaction as a line of the NDJSON export: the simple view, with bodies when asked (the route checks permission). */
-export async function exported(files: Bodies, tx: TransactionRecord, access: TransactionAccess, withBodies: boolean): Promise<TransactionView> {
+export async function exported(files: Bodies, tx: TransactionRecord, access: TransactionAccess, withBodies: boolean, names?: TransactionNames): Promise<TransactionView> {
   const options: ViewOptions = { headers: false, bodyCap: withBodies ? INLINE_BODY_BYTES : null };
-  const view = await transactionView(files, tx, undefined, access);
+  const view = await transactionView(files, tx, undefined, access, names);
   if (withBodies) {
     view.request = await exchangePart(files, tx.request, options);
     if (tx.response !== undefined) view.response = await exchangePart(files, tx.response, options);

@@ -124,6 +124,50 @@ export function ackCodeOf(message: Buffer): AckCode | null {
   return code !== undefined && ACK_CODES.has(code) ? (code as AckCode) : null;
 }
 
+/** What an ACK says: its code (MSA-1) and, when given, its text (MSA-3, else ERR-8, ERR-3's text or ERR-1), unescaped. */
+export interface AckStatement {
+  code: AckCode;
+  text?: string;
+}
+
+/** Undoes HL7's escapes (\F\ \S\ \T\ \R\ \E\) in text meant for a person; other escapes (highlighting, hex) are dropped. */
+function unescapeText(text: string, header: Pick<Hl7Header, 'fieldSeparator' | 'encodingCharacters'>): string {
+  const [component = '^', repetition = '~', escape = '\\', subcomponent = '&'] = [...header.encodingCharacters];
+  const meaning: Record<string, string> = { F: header.fieldSeparator, S: component, T: subcomponent, R: repetition, E: escape };
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charAt(i);
+    const end = ch === escape ? text.indexOf(escape, i + 1) : -1;
+    if (end === -1) {
+      out += ch;
+      continue;
+    }
+    out += meaning[text.slice(i + 1, end)] ?? '';
+    i = end;
+  }
+  return out;
+}
+
+/**
+ * The code and text of an ACK, or null when `message` is not an ACK with a known MSA-1. The text is MSA-3 (the
+ * original mode's), else ERR-8 (the user message, 2.5 and later), else ERR-3's text component (the error code's
+ * words), else ERR-1 (before 2.5) with its separators as spaces.
+ */
+export function ackStatementOf(message: Buffer): AckStatement | null {
+  const header = readHeader(message);
+  const code = ackCodeOf(message);
+  if (header === null || code === null) return null;
+  const f = header.fieldSeparator;
+  const [component = '^', , , subcomponent = '&'] = [...header.encodingCharacters];
+  const msa = segment(message, `MSA${f}`)?.split(f) ?? [];
+  const err = segment(message, `ERR${f}`)?.split(f) ?? [];
+  const candidates = [msa[3], err[8], err[3]?.split(component)[1], err[1]?.split(component).join(' ').split(subcomponent).join(' ')];
+  const raw = candidates.map((c) => c?.trim() ?? '').find((c) => c !== '');
+  if (raw === undefined) return { code };
+  const text = unescapeText(raw, header).replace(/\s+/g, ' ').trim();
+  return text === '' ? { code } : { code, text };
+}
+
 /**
  * The HTTP-like status an ACK's code stands for, so SPEC.md's status table applies to MLLP routes: accepted is 2xx,
  * an application error 4xx, a rejection 5xx.

@@ -1,9 +1,9 @@
 /** The transaction list's filters, in the shared filter panel. */
 import { useState } from 'react';
-import { MultiSelect, TagsInput } from '@mantine/core';
+import { Button, Group, MultiSelect, TagsInput, Text } from '@mantine/core';
 import { ChoiceFilter, DateFilter, FilterPanel, TextFilter } from '../../components/FilterPanel';
 import type { ChannelName, ClientName } from '../../api/transactions';
-import { EMPTY_FILTERS, dateOrderProblem, pathPatternProblem, responseStatusProblem, splitProperty } from '../../data/transaction-filters';
+import { EMPTY_FILTERS, QUICK_RANGES, activeQuickRange, dateOrderProblem, pathPatternProblem, quickRange, responseStatusProblem, splitProperty } from '../../data/transaction-filters';
 import type { ListFilters } from '../../data/transaction-filters';
 import { STATUSES, isStatus } from '../../data/status';
 
@@ -16,6 +16,28 @@ export interface FiltersPanelProps {
   /** Clients can be listed by admins only; others get no client filter. */
   showClients: boolean;
   onChange: (filters: ListFilters) => void;
+}
+
+/**
+ * Last hour, today, yesterday, last 7 days: each sets From and To (in the browser's time zone), which then show the
+ * range chosen and can be changed further; the range the dates are is marked pressed.
+ */
+function QuickRanges({ filters, onChange }: { filters: ListFilters; onChange: (range: Pick<ListFilters, 'from' | 'to'>) => void }) {
+  const active = activeQuickRange(filters, new Date());
+  return (
+    <div role="group" aria-labelledby="quick-range-label">
+      <Text id="quick-range-label" size="sm" fw={500} mb={4}>
+        Time range
+      </Text>
+      <Group gap={6}>
+        {QUICK_RANGES.map(({ key, label }) => (
+          <Button key={key} size="compact-sm" variant={active === key ? 'filled' : 'default'} aria-pressed={active === key} onClick={() => onChange(quickRange(key, new Date()))}>
+            {label}
+          </Button>
+        ))}
+      </Group>
+    </div>
+  );
 }
 
 export function FiltersPanel({ filters, channels, clients, showClients, onChange }: FiltersPanelProps) {
@@ -64,7 +86,7 @@ export function FiltersPanel({ filters, channels, clients, showClients, onChange
         <TextFilter
           label="Client"
           placeholder="Any client"
-          description="As shown in the Client column"
+          description="A client's ID, as on a transaction's page"
           value={filters.client ?? ''}
           problem={(v) => (v === '' || /^[A-Za-z0-9_-]{1,64}$/.test(v) ? null : 'Letters, digits, - and _ only')}
           onCommit={(v) => change({ client: v === '' ? null : v })}
@@ -80,6 +102,7 @@ export function FiltersPanel({ filters, channels, clients, showClients, onChange
         problem={responseStatusProblem}
         onCommit={(response) => change({ response })}
       />
+      <QuickRanges filters={filters} onChange={(range) => change(range)} />
       <DateFilter label="From" value={filters.from} onCommit={(from) => change({ from })} />
       <DateFilter label="To" value={filters.to} end onCommit={(to) => change({ to })} />
     </FilterPanel>

@@ -16,6 +16,7 @@ import { RerunButton, RerunOutcome } from './SingleRerun';
 import { formatTime } from '../../data/status';
 import { StatusBadge } from '../../components/StatusBadge';
 import { hl7MessageType, socketRouteLabel, socketTransport } from '../../data/transport';
+import { receiverRefusal, refusalSentence } from './refusal';
 import type { TransportRoute } from '../../data/transport';
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
@@ -162,6 +163,12 @@ export function TransactionDetailPage() {
 
   const channel = channels.find((c) => c._id === tx.channelID);
   const client = tx.clientID === undefined ? undefined : clients.find((c) => c._id === tx.clientID);
+  // Names as the answer gives them (non-admins too may read the names on transactions they see), else the lists'.
+  const channelName = tx.channelName ?? channel?.name;
+  const clientName = tx.clientName ?? (client === undefined ? undefined : client.name === '' ? client.clientID : client.name);
+  // An HL7 AE/AR/CE/CR answer reads as a 400 or 500: the summary names it as the receiver's refusal instead.
+  const refusal = receiverRefusal(tx);
+  const primaryRoute = channel?.routes?.find((r) => r.primary)?.name;
   const query = tx.request.querystring === '' ? '' : `?${tx.request.querystring}`;
   const routes = tx.routes ?? [];
   const orchestrations = tx.orchestrations ?? [];
@@ -201,10 +208,25 @@ export function TransactionDetailPage() {
             {tx.error.message}
           </Alert>
         )}
+        {refusal !== null && (
+          <Alert color={refusal.code === 'AE' || refusal.code === 'CE' ? 'yellow' : 'red'} title="Refused by the receiving system">
+            {refusalSentence(refusal, primaryRoute)}
+          </Alert>
+        )}
+        {tx.error === undefined && refusal === null && tx.reason !== undefined && (
+          <Alert color={tx.status === 'Failed' ? 'red' : 'yellow'} title="Why it did not succeed">
+            {tx.reason}
+          </Alert>
+        )}
 
         <Paper withBorder p="md">
           <Group gap="sm" mb="sm" wrap="nowrap">
             <StatusBadge status={tx.status} />
+            {refusal !== null && (
+              <Badge color="red" variant="outline" radius="sm" style={{ textTransform: 'none', flexShrink: 0 }}>
+                Refused: {refusal.code}
+              </Badge>
+            )}
             {transport === null ? (
               <Text fw={600} ff="monospace" style={{ overflowWrap: 'anywhere' }}>
                 {tx.request.method} {tx.request.path}
@@ -220,9 +242,25 @@ export function TransactionDetailPage() {
           <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md" verticalSpacing="sm">
             <Field label="Received">{formatTime(tx.request.timestamp)}</Field>
             <Field label="Duration">{duration(tx)}</Field>
-            <Field label="Response status">{tx.response?.status ?? '–'}</Field>
-            <Field label="Channel">{channel?.name ?? tx.channelID}</Field>
-            <Field label="Client">{tx.clientID === undefined ? 'None (public channel)' : (client?.name ?? tx.clientID)}</Field>
+            <Field label="Response status">
+              {refusal === null ? (tx.response?.status ?? '–') : `${refusal.code} (${refusal.meaning}), recorded as ${tx.response?.status ?? '–'}`}
+            </Field>
+            <Field label="Channel">{channelName ?? tx.channelID}</Field>
+            <Field label="Client">
+              {tx.clientID === undefined ? (
+                'None (public channel)'
+              ) : (
+                <>
+                  {clientName ?? tx.clientID}
+                  {clientName !== undefined && (
+                    <Text span size="xs" c="dimmed" ff="monospace">
+                      {' '}
+                      ({tx.clientID})
+                    </Text>
+                  )}
+                </>
+              )}
+            </Field>
             <Field label="Client address">{tx.clientIP}</Field>
             <Field label="Transaction ID">
               <Text size="sm" ff="monospace">

@@ -35,7 +35,8 @@ export function TransactionsPage() {
   const rows = useTransactions((s) => s.rows);
   const loading = useTransactions((s) => s.loading);
   const listError = useTransactions((s) => s.listError);
-  const total = useTransactions((s) => s.total);
+  const counted = useTransactions((s) => s.total);
+  const recount = useTransactions((s) => s.recount);
   const selected = useTransactions((s) => s.selected);
   const setSelected = useTransactions((s) => s.setSelected);
   const loadNames = useTransactions((s) => s.loadNames);
@@ -54,9 +55,9 @@ export function TransactionsPage() {
   const [exportOpen, setExportOpen] = useState(false);
 
   const page = query.page - 1;
-  const refresh = (force = true) => {
+  const refresh = () => {
     setArrived(0);
-    if (dateProblem === null) void loadPage(filters, page, query.size, force);
+    if (dateProblem === null) void loadPage(filters, page, query.size);
   };
 
   useEffect(() => {
@@ -125,7 +126,7 @@ export function TransactionsPage() {
     wasHeld.current = held;
   }, [hold, size, reloadLive]);
   useEffect(
-    () => live.onReconnect(() => void loadPage(JSON.parse(filtersKey) as typeof filters, page, query.size, true)),
+    () => live.onReconnect(() => void loadPage(JSON.parse(filtersKey) as typeof filters, page, query.size)),
     [filtersKey, page, query.size, loadPage],
   );
 
@@ -133,9 +134,11 @@ export function TransactionsPage() {
   const changeFilters = (next: ListFilters) => setQuery({ filters: next, page: 1, size: query.size });
 
   const selectedIds = Object.keys(selected).filter((id) => selected[id] === true);
-  const pages = total === null ? null : Math.max(1, Math.ceil(total / query.size));
   const first = page * query.size + 1;
   const last = page * query.size + rows.length;
+  // The rows on screen are matches too: a count read a moment before them never says fewer (rows pushed live).
+  const total = counted === null ? null : Math.max(counted, rows.length === 0 ? 0 : last);
+  const pages = total === null ? null : Math.max(1, Math.ceil(total / query.size));
 
   async function run(action: string, call: () => Promise<CreatedTask>, after?: () => void) {
     setBusy(true);
@@ -158,7 +161,15 @@ export function TransactionsPage() {
         <Button variant="default" onClick={() => refresh()} loading={loading} loaderProps={{ type: 'dots' }}>
           Refresh
         </Button>
-        <Button variant="default" onClick={() => setExportOpen(true)} disabled={dateProblem !== null}>
+        <Button
+          variant="default"
+          onClick={() => {
+            // The dialog says how many will be exported: counted now, for the filters on screen.
+            recount(filters);
+            setExportOpen(true);
+          }}
+          disabled={dateProblem !== null}
+        >
           Export
         </Button>
         <Button variant="light" onClick={() => setConfirmBulk(true)} disabled={total === null || total === 0 || dateProblem !== null}>
