@@ -130,6 +130,9 @@ describe('a PostgreSQL outage under load', () => {
       });
       expect(health.status).toBe('unavailable');
       await until('senders refused during the outage', () => (refused(downAt) >= 5 ? true : undefined));
+      // Down long enough for each instance's notice connection to fail to reconnect twice (it then waits between tries).
+      const reconnectsFailed = (t: TestJunction) => t.logs.filter((l) => l.msg === 'the cluster notification connection could not be opened again').length;
+      await until('the notice connections to fail to reconnect', () => (reconnectsFailed(a) >= 2 && reconnectsFailed(b) >= 2 ? true : undefined));
 
       await server.start();
       const upAt = Date.now();
