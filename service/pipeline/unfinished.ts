@@ -14,7 +14,7 @@ const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 2000;
 
 export interface UnfinishedOptions {
-  log: TransactionLog;
+  log: Pick<TransactionLog, 'get' | 'update'>;
   logger: Logger;
   /** The first pause before a retry (doubled each time up to `maxRetryMs`); tests pass small ones. */
   firstRetryMs?: number;
