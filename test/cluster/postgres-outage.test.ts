@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { frameMllp } from '../../service/domain/codecs/mllp-framing.js';
-import { startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
+import { NEW_ROOT_PASSWORD, ROOT_EMAIL, sessionCookie, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { startPostgresServer } from '../helpers/postgres-server.js';
 import type { PostgresServer } from '../helpers/postgres-server.js';
@@ -84,6 +84,11 @@ describe('a PostgreSQL outage under load', () => {
     });
     expect(created.status, created.text).toBe(201);
     const mllp = await listeningChannel(a, admin, hl7.port, 'outage mllp');
+    // An administrator signed in to the console before the outage.
+    const login = await a.request('/authenticate/local', { method: 'POST', json: { username: ROOT_EMAIL, password: NEW_ROOT_PASSWORD } });
+    expect(login.status, login.text).toBe(200);
+    const signedIn = { cookie: sessionCookie(login) };
+    expect((await a.request('/attention', { headers: signedIn })).status).toBe(200);
 
     const outcomes: Outcome[] = [];
     let running = true;
@@ -129,6 +134,12 @@ describe('a PostgreSQL outage under load', () => {
         return res.status === 503 && body.store.unreachable !== undefined ? body : undefined;
       });
       expect(health.status).toBe('unavailable');
+      // The console's needs-attention list says what is wrong, first.
+      const attention = await a.request('/attention', { headers: signedIn });
+      expect(attention.status, attention.text).toBe(200);
+      const [first] = (attention.body as { items: { kind: string; severity: string; message: string }[] }).items;
+      expect(first).toMatchObject({ kind: 'database-unreachable', severity: 'error' });
+      expect(first?.message).toContain(health.store.unreachable?.since);
       await until('senders refused during the outage', () => (refused(downAt) >= 5 ? true : undefined));
       // Down long enough for each instance's notice connection to fail to reconnect twice (it then waits between tries).
       const reconnectsFailed = (t: TestJunction) => t.logs.filter((l) => l.msg === 'the cluster notification connection could not be opened again').length;
