@@ -46,7 +46,15 @@ export class Attention {
     const checkedAt = new Date(this.#now()).toISOString();
     const items = visibleItems(await this.items(), viewer);
     if (!viewer.admin) return { items, checkedAt };
-    const { email, sms } = await this.#deps.messaging();
+    let setup: Awaited<ReturnType<AttentionDeps['messaging']>>;
+    try {
+      setup = await this.#deps.messaging();
+    } catch (err) {
+      // The saved settings could not be read (the database is away): the items, which say so, still answer.
+      this.#logger.error({ err }, 'whether email and SMS are set up could not be read');
+      return { items, checkedAt };
+    }
+    const { email, sms } = setup;
     return { items, checkedAt, messaging: { ...(email === null ? {} : { email }), ...(sms === null ? {} : { sms }) } };
   }
 }

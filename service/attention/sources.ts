@@ -7,7 +7,7 @@ import type { AttentionItem } from '../contracts/attention.js';
 import type { AlertMethod, ChannelListener } from '../contracts/channels.js';
 import type { DiskSpace } from '../contracts/api.js';
 import type { BackupStatus } from '../contracts/backup.js';
-import type { Store } from '../storage/store.js';
+import type { Store, StoreHealth } from '../storage/store.js';
 import type { MediatorRecord } from '../storage/records.js';
 import { ADMIN_GROUP } from '../domain/access/permissions.js';
 import { expiringCertificates } from '../domain/alerts/certificate-expiry.js';
@@ -20,6 +20,7 @@ import {
   autoRetryItems,
   backupItems,
   certificateItems,
+  databaseItems,
   diskItems,
   failedMessagesItems,
   listenerFailedItem,
@@ -54,6 +55,8 @@ export interface AttentionDeps {
   certificates: () => WatchedCertificate[];
   backups: () => Promise<BackupStatus>;
   disk: () => DiskSpace | undefined;
+  /** The store's health: whether its database server answers. */
+  storeHealth: () => StoreHealth;
   settings: {
     reportsEnabled: boolean;
     refusalWindowMinutes: number;
@@ -64,7 +67,7 @@ export interface AttentionDeps {
 }
 
 /** The named parts of the list, each read on its own so one that fails does not hide the others. */
-export const ATTENTION_SOURCES = ['messaging', 'failed messages', 'refusals', 'channel access', 'listeners', 'mediators', 'certificates', 'backups', 'disk space', 'auto retry'] as const;
+export const ATTENTION_SOURCES = ['messaging', 'failed messages', 'refusals', 'channel access', 'listeners', 'mediators', 'certificates', 'backups', 'disk space', 'database', 'auto retry'] as const;
 export type AttentionSourceName = (typeof ATTENTION_SOURCES)[number];
 
 type Source = (deps: AttentionDeps, now: Date) => Promise<AttentionItem[]>;
@@ -137,6 +140,10 @@ function disk(deps: AttentionDeps): Promise<AttentionItem[]> {
   return Promise.resolve(diskItems(deps.disk()));
 }
 
+function database(deps: AttentionDeps): Promise<AttentionItem[]> {
+  return Promise.resolve(databaseItems(deps.storeHealth().unreachable));
+}
+
 async function autoRetry(deps: AttentionDeps, now: Date): Promise<AttentionItem[]> {
   const queue = deps.store.autoRetries;
   const threshold = deps.settings.autoRetryQueueWarning;
@@ -159,5 +166,6 @@ export const SOURCES: Record<AttentionSourceName, Source> = {
   certificates,
   backups,
   'disk space': disk,
+  database,
   'auto retry': autoRetry,
 };

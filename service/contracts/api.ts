@@ -171,9 +171,13 @@ export interface ServicePort {
 }
 
 export interface HealthAnswer {
-  /** `unavailable` (503) while the store is not ready, or while new transactions are refused for lack of disk space. */
+  /**
+   * `unavailable` (503) while the store is not ready, while its database server does not answer, or while new
+   * transactions are refused for lack of disk space.
+   */
   status: 'ok' | 'unavailable';
-  store: { engine: string; state: string; problems: number };
+  /** `unreachable`: since when (ISO 8601) and why the PostgreSQL server has not answered, while it does not. */
+  store: { engine: string; state: string; problems: number; unreachable?: { since: string; error: string } };
   uptimeSeconds: number;
   disk?: DiskSpace;
   /** Problems that do not stop transactions (low disk space, a failing log file), in words. */

@@ -18,6 +18,7 @@ export const ATTENTION_KINDS = [
   'backup-failed',
   'disk-low',
   'auto-retry-growing',
+  'database-unreachable',
   'check-failed',
 ] as const;
 export type AttentionKind = (typeof ATTENTION_KINDS)[number];

@@ -11,6 +11,7 @@ import type { Bodies } from '../storage/bodies/bodies.js';
 import type { TransactionIdFactory, TransactionLog } from '../storage/transactions.js';
 import type { RefusalSink } from '../domain/operations/refusals.js';
 import type { Admission } from './admission.js';
+import type { UnfinishedTransactions } from './unfinished.js';
 import type { ClientAuthenticator } from './authenticate.js';
 import type { ChannelCache } from './channel-cache.js';
 import { Pipeline } from './index.js';
@@ -36,6 +37,8 @@ export interface TransactionPathsDeps {
   admission?: Admission | undefined;
   /** Where every refused request or message is recorded (issue 35). */
   refusals?: RefusalSink | undefined;
+  /** Finishes, once the store answers again, a transaction whose last write failed. */
+  unfinished?: Pick<UnfinishedTransactions, 'add'> | undefined;
 }
 
 export interface TransactionPaths {
@@ -46,7 +49,7 @@ export interface TransactionPaths {
 }
 
 export function transactionPaths(deps: TransactionPathsDeps): TransactionPaths {
-  const { limits, refusedNodes, admission, refusals } = deps;
+  const { limits, refusedNodes, admission, refusals, unfinished } = deps;
   const shared = {
     clientAuth: deps.clientAuth,
     log: deps.log,
@@ -57,6 +60,7 @@ export function transactionPaths(deps: TransactionPathsDeps): TransactionPaths {
     ...(refusedNodes === undefined ? {} : { refusedNodes }),
     ...(admission === undefined ? {} : { admission }),
     ...(refusals === undefined ? {} : { refusals }),
+    ...(unfinished === undefined ? {} : { unfinished }),
   };
   return {
     pipeline: new Pipeline({

@@ -15,6 +15,7 @@ import type { RefusedNodeAudit } from '../audit/refused-nodes.js';
 import { dayOf } from '../storage/bodies/bodies.js';
 import type { Bodies, BodyRef } from '../storage/bodies/bodies.js';
 import type { ChannelRecord } from '../storage/records.js';
+import { StoreError } from '../storage/store.js';
 import type { TransactionLog, TransactionIdFactory } from '../storage/transactions.js';
 import { answerBrokeOff } from '../routing/http.js';
 import type { RouteSenders } from '../routing/senders.js';
@@ -33,6 +34,7 @@ import { copy } from '../streams/relay.js';
 import type { Completion } from './complete.js';
 import type { OtherOutcome } from './store-response.js';
 import type { Admission } from './admission.js';
+import type { UnfinishedTransactions } from './unfinished.js';
 import { answerStructured } from './structured-response.js';
 import { runTransaction } from './run.js';
 import type { Moving, RunAdapter } from './run.js';
@@ -68,7 +70,8 @@ export interface PipelineDeps {
   /** Refuses new transactions before any write (the data folder below its free-space floor). */
   admission?: Admission;
   /** Where every refused request is recorded (issue 35): the admission's refusals (admit.ts) and the disk floor's. */
-  refusals?: RefusalSink;
+  refusals?: RefusalSink;  /** Finishes, once the store answers again, a transaction whose last write failed. */
+  unfinished?: Pick<UnfinishedTransactions, 'add'>;
 }
 
 /** What a sender refused for lack of disk space is told to wait before trying again (the watcher measures every few seconds). */
@@ -110,7 +113,8 @@ export class Pipeline {
     try {
       channel = await this.#admit(ctx, transport.peer);
     } catch (err) {
-      const error = err instanceof AppError ? err : new AppError('INTERNAL', undefined, null, { cause: err });
+      // A store that fails while the sender is checked (its client record, an audit) is a 503: it may send again.
+      const error = err instanceof AppError ? err : err instanceof StoreError ? internalFailure(err) : new AppError('INTERNAL', undefined, null, { cause: err });
       if (error.status >= 500) this.#deps.logger.error({ err, transactionId: ctx.id }, 'transaction could not be admitted');
       req.resume();
       sendError(res, error);
@@ -125,9 +129,9 @@ export class Pipeline {
    * HTTP's own is how the routes get the streamed request and how the answer is written. Never rejects.
    */
   async run(ctx: TransactionContext, channel: ChannelRecord): Promise<void> {
-    const { log, events, logger, admission, limits } = this.#deps;
+    const { log, events, logger, admission, unfinished, limits } = this.#deps;
     const { finished } = await runTransaction(
-      { log, events, logger, ...(admission === undefined ? {} : { admission }) },
+      { log, events, logger, ...(admission === undefined ? {} : { admission }), ...(unfinished === undefined ? {} : { unfinished }) },
       {
         channel,
         fields: { id: ctx.id, client: ctx.client, clientIp: ctx.clientIp, request: requestSection(ctx), ...(ctx.rerun === undefined ? {} : { rerun: ctx.rerun }), ...(ctx.properties === undefined ? {} : { properties: ctx.properties }) },

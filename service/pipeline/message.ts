@@ -32,6 +32,7 @@ import { readUpTo } from '../streams/relay.js';
 import { contentTypeOf, HL7_TYPE, isHl7, nak, replyFor } from './acks.js';
 import type { Sender } from './acks.js';
 import type { Admission } from './admission.js';
+import type { UnfinishedTransactions } from './unfinished.js';
 import { admit } from './admit.js';
 import type { ClientAuthenticator } from './authenticate.js';
 import type { RerunOrigin } from './context.js';
@@ -70,7 +71,8 @@ export interface MessagePipelineDeps {
   /** Refuses new messages before any write (the data folder below its free-space floor). */
   admission?: Admission;
   /** Where every refused message is recorded (issue 35): the admission's refusals (admit.ts) and the disk floor's. */
-  refusals?: RefusalSink;
+  refusals?: RefusalSink;  /** Finishes, once the store answers again, a transaction whose last write failed. */
+  unfinished?: Pick<UnfinishedTransactions, 'add'>;
 }
 
 /** One message on its way through steps 2–4: from a connection, or replayed. */
@@ -200,7 +202,7 @@ export class MessagePipeline implements MessageHandler {
    * committed; `finished` settles when the transaction is final (other routes done). Neither rejects.
    */
   #run(job: MessageJob, sender: Sender): Promise<{ answer: Buffer | null; finished: Promise<void> }> {
-    const { log, events, logger, admission, limits } = this.#deps;
+    const { log, events, logger, admission, unfinished, limits } = this.#deps;
     const { channel, message } = job;
     const { contentType, unknown } = contentTypeOf(sender.header);
     if (unknown !== undefined) this.#unknownCharset(channel.name, unknown);
@@ -233,7 +235,7 @@ export class MessagePipeline implements MessageHandler {
       refuse: (err) => nak(sender, 'AR', err instanceof StoreError ? 'Junction could not store the message; send it again later' : 'Junction could not process the message; send it again later'),
     };
     return runTransaction(
-      { log, events, logger, ...(admission === undefined ? {} : { admission }) },
+      { log, events, logger, ...(admission === undefined ? {} : { admission }), ...(unfinished === undefined ? {} : { unfinished }) },
       {
         channel,
         fields: { id: job.id, client: job.client, clientIp: job.clientIp, request, ...(job.rerun === undefined ? {} : { rerun: job.rerun }), ...(job.properties === undefined ? {} : { properties: job.properties }) },

@@ -23,6 +23,7 @@ import type { RouteRun } from './route.js';
 import { storeTransaction } from './store-request.js';
 import type { NewTransactionFields } from './store-request.js';
 import type { OtherOutcome } from './store-response.js';
+import type { UnfinishedTransactions } from './unfinished.js';
 import { STALL_GRACE_MS, Watchdog } from './watchdog.js';
 
 export interface RunDeps {
@@ -31,6 +32,8 @@ export interface RunDeps {
   logger: Logger;
   /** Told of a store failure, so new transactions are refused until the store answers again. */
   admission?: Admission;
+  /** Finishes, once the store answers again, a transaction whose last write failed (unfinished.ts). */
+  unfinished?: Pick<UnfinishedTransactions, 'add'>;
 }
 
 /** What every route wait is bounded by, and how progress is reported to the watchdog. */
@@ -175,7 +178,10 @@ class TransactionRun {
   async #fail(message: string): Promise<void> {
     if (this.#finished || !this.#stored) return;
     this.#completion?.abandon();
-    const record = await markFailed(this.#deps.log, this.#deps.logger, this.#spec.fields.id, message);
+    const { id } = this.#spec.fields;
+    const record = await markFailed(this.#deps.log, this.#deps.logger, id, message);
+    // The store is down: the transaction stays Processing until it is back, then is finished as it would be now.
+    if (record === null) this.#deps.unfinished?.add(id, message);
     this.#completed('Failed', record);
   }
 

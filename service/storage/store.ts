@@ -90,6 +90,8 @@ export interface StoreHealth {
   state: StoreState;
   /** Collections whose last write or compaction failed, with the reason. Empty when healthy. */
   problems: { collection: string; message: string }[];
+  /** A database server that does not answer (PostgreSQL): since when (ISO 8601) and the last error. */
+  unreachable?: { since: string; error: string };
 }
 
 /**

@@ -59,6 +59,7 @@ export function attentionWing(core: Core, parts: AttentionParts): Wing<Attention
       certificates: () => watched(keystore),
       backups: () => backups.status(),
       disk: () => disk.watcher.space,
+      storeHealth: () => store.health(),
       settings: {
         reportsEnabled: config.reports.enableReports,
         refusalWindowMinutes: config.attention.refusalWindowMinutes,

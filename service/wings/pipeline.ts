@@ -6,6 +6,7 @@ import type { Pipeline } from '../pipeline/index.js';
 import type { MessagePipeline } from '../pipeline/message.js';
 import { transactionPaths } from '../pipeline/assemble.js';
 import type { ChannelCache } from '../pipeline/channel-cache.js';
+import { UnfinishedTransactions } from '../pipeline/unfinished.js';
 import { RouteSenderPool } from '../routing/senders.js';
 import { newTransactionId } from '../storage/transaction-ids.js';
 import { queueAutoRetries } from '../storage/auto-retry-queue.js';
@@ -50,13 +51,16 @@ export function pipelineWing(core: Core, parts: PipelineParts): Wing<Pipelines> 
   keystore.onChange(({ trustedCAs }) => senders.useTrustedCAs(trustedCAs));
   const { router } = config;
   const limits = { bodyCapBytes: router.maxBodyBytes, matchBodyLimitBytes: router.matchBodyLimitBytes, defaultTimeoutMs: router.timeoutMs, maxReplyBytes: tcp.maxMessageBytes };
-  const { pipeline, messages } = transactionPaths({ channels, clientAuth: guard.clientAuth, log, bodies, audit, events, logger, newId: newTransactionId, senders: senders.senders, limits, refusedNodes: guard.refusedNodes, admission: disk, refusals });
+  // Transactions whose outcome could not be written (the database went away) are finished once it is back.
+  const unfinished = new UnfinishedTransactions({ log, logger: logger.child({ component: 'pipeline' }) });
+  const { pipeline, messages } = transactionPaths({ channels, clientAuth: guard.clientAuth, log, bodies, audit, events, logger, newId: newTransactionId, senders: senders.senders, limits, refusedNodes: guard.refusedNodes, admission: disk, refusals, unfinished });
   return {
     offers: { log, pipeline, messages },
     async stop() {
       // The listeners have stopped: the messages they accepted finish before their senders close.
       await messages.drain();
       await senders.close();
+      unfinished.stop();
     },
   };
 }

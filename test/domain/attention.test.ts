@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nobodyAdmitted } from '../../service/domain/channels/channel-access.js';
-import { alertRulesByMethod, messagingItems, visibleItems, worstFirst } from '../../service/domain/operations/attention.js';
+import { alertRulesByMethod, databaseItems, messagingItems, visibleItems, worstFirst } from '../../service/domain/operations/attention.js';
 import type { AttentionItem } from '../../service/contracts/attention.js';
 
 const privateChannel = (fields: Partial<{ type: 'http' | 'tcp' | 'tls' | 'polling'; allow: string[]; whitelist: string[] }> = {}) => ({ type: 'http' as const, authType: 'private' as const, allow: [], whitelist: [], ...fields });
@@ -51,5 +51,16 @@ describe('the needs-attention decisions', () => {
     expect(items.map((i) => i.severity)).toEqual(['error', 'warning', 'warning', 'info']);
     expect(visibleItems(items, { admin: true, mayViewChannel: () => false })).toHaveLength(4);
     expect(visibleItems(items, { admin: false, mayViewChannel: (id) => id === 'y' }).map((i) => i.channel?._id)).toEqual(['y']);
+  });
+});
+
+describe('databaseItems', () => {
+  it('says nothing while the database answers, and names the outage, its start and its error while it does not', () => {
+    expect(databaseItems(undefined)).toEqual([]);
+    const [item] = databaseItems({ since: '2026-12-03T10:00:00.000Z', error: 'connect ECONNREFUSED 10.0.0.9:5432' });
+    expect(item).toMatchObject({ kind: 'database-unreachable', severity: 'error', fix: { setting: 'storage.postgres.url' } });
+    expect(item?.message).toContain('2026-12-03T10:00:00.000Z');
+    expect(item?.message).toContain('connect ECONNREFUSED 10.0.0.9:5432');
+    expect(item?.message).toContain('503 STORE_UNAVAILABLE');
   });
 });

@@ -11,6 +11,7 @@ import type { Sessions } from '../../accounts/sessions.js';
 import type { UserAccounts } from '../../accounts/users.js';
 import { legacyTokenMatches } from '../../accounts/passwords.js';
 import type { SessionRecord, UserRecord } from '../../storage/records.js';
+import { StoreError } from '../../storage/store.js';
 
 /** The deprecated token scheme accepts an auth-ts at most this far from the server clock. */
 export const TOKEN_MAX_AGE_MS = 2000;
@@ -19,6 +20,8 @@ export const TOKEN_MAX_AGE_MS = 2000;
 // (and fill the audit log) on every request. The key includes the stored hash, so a password change invalidates it.
 const BASIC_CACHE_MS = 5 * 60_000;
 const BASIC_CACHE_MAX = 1000;
+// How long a checked session still opens the routes that serve during a database outage (the needs-attention list).
+const SESSION_SEEN_MS = 5 * 60_000;
 
 export interface AuthenticatorDeps {
   accounts: UserAccounts;
@@ -43,6 +46,8 @@ export class Authenticator {
   readonly #deps: AuthenticatorDeps;
   readonly #now: () => number;
   readonly #basicCache = new Map<string, number>();
+  /** Sessions checked against the store lately, by the token's hash: what a route open during an outage accepts. */
+  readonly #sessionsSeen = new Map<string, { found: { user: UserRecord; session: SessionRecord }; at: number }>();
   readonly #basicInflight = new Map<string, Promise<UserRecord | null>>();
   readonly #tokenSaltsSeen = new Map<string, number>();
   readonly #tokenAudited = new Map<string, number>();
@@ -172,7 +177,29 @@ export class Authenticator {
   }
 
   /** The user behind a session cookie, or null when the session is unknown or expired. */
-  async session(token: string): Promise<{ user: UserRecord; session: SessionRecord } | null> {
+  /**
+   * The session of a cookie, or null. With `staleIfStoreDown`, a store that fails is answered with what this
+   * instance found for the same session within the last few minutes, if anything.
+   */
+  async session(token: string, options: { staleIfStoreDown?: boolean } = {}): Promise<{ user: UserRecord; session: SessionRecord } | null> {
+    const key = createHash('sha256').update(token).digest('hex');
+    let found: { user: UserRecord; session: SessionRecord } | null;
+    try {
+      found = await this.#checkSession(token);
+    } catch (err) {
+      const seen = options.staleIfStoreDown === true && err instanceof StoreError ? this.#sessionsSeen.get(key) : undefined;
+      if (seen === undefined || seen.at + SESSION_SEEN_MS < this.#now()) throw err;
+      return seen.found;
+    }
+    if (found === null) this.#sessionsSeen.delete(key);
+    else {
+      if (this.#sessionsSeen.size >= BASIC_CACHE_MAX) this.#sessionsSeen.clear();
+      this.#sessionsSeen.set(key, { found, at: this.#now() });
+    }
+    return found;
+  }
+
+  async #checkSession(token: string): Promise<{ user: UserRecord; session: SessionRecord } | null> {
     const session = await this.#deps.sessions.resolve(token);
     if (session === null) return null;
     const user = await this.#deps.accounts.findById(session.userId);

@@ -32,6 +32,11 @@ declare module 'fastify' {
     optionalAuth?: boolean;
     /** Reachable while the user must still change the first-run password. */
     duringPasswordChange?: boolean;
+    /**
+     * Reachable with a session this instance checked in the last few minutes while the database does not answer
+     * (the needs-attention list, which then says so); every other route answers 503 until the database is back.
+     */
+    duringStoreOutage?: boolean;
   }
 }
 
@@ -81,7 +86,7 @@ async function identify(request: FastifyRequest, options: AuthHookOptions): Prom
   }
   const cookie = request.cookies[SESSION_COOKIE];
   if (cookie !== undefined && types.includes('local')) {
-    const found = await authenticator.session(cookie);
+    const found = await authenticator.session(cookie, { staleIfStoreDown: request.routeOptions.config.duringStoreOutage === true });
     if (found !== null) return { user: found.user, method: 'session', session: found.session, sessionToken: cookie };
   }
   return null;

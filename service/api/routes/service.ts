@@ -105,12 +105,12 @@ export function serviceRoutes(deps: ServiceRoutesDeps): FastifyPluginAsyncTypebo
     app.get('/health', { config: { public: true }, schema: { querystring: NoQuery } }, async (_request, reply): Promise<HealthAnswer> => {
       const health = deps.store.health();
       const condition = deps.condition?.() ?? { warnings: [] };
-      // Refusing transactions for lack of disk space is not being available, whatever the store says.
-      const ok = health.state === 'ready' && condition.disk?.refusing !== true;
+      // Refusing transactions for lack of disk space, or a database that does not answer, is not being available.
+      const ok = health.state === 'ready' && health.unreachable === undefined && condition.disk?.refusing !== true;
       void reply.code(ok ? 200 : 503);
       return {
         status: ok ? 'ok' : 'unavailable',
-        store: { engine: health.engine, state: health.state, problems: health.problems.length },
+        store: { engine: health.engine, state: health.state, problems: health.problems.length, ...(health.unreachable === undefined ? {} : { unreachable: health.unreachable }) },
         uptimeSeconds: Math.floor(process.uptime()),
         ...(condition.disk === undefined ? {} : { disk: condition.disk }),
         warnings: condition.warnings,

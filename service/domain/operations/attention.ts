@@ -220,6 +220,23 @@ export function diskItems(space: DiskSpace | undefined): AttentionItem[] {
   ];
 }
 
+// ---- database ----
+
+/** The PostgreSQL server has not answered since `since` (ISO 8601): every transaction is refused meanwhile. */
+export function databaseItems(unreachable: { since: string; error: string } | undefined): AttentionItem[] {
+  if (unreachable === undefined) return [];
+  return [
+    {
+      kind: 'database-unreachable',
+      severity: 'error',
+      message:
+        `The PostgreSQL database has not answered since ${unreachable.since} (${unreachable.error}). ` +
+        'Senders are refused (503 STORE_UNAVAILABLE, or an AR/CR ACK) and should send again; Junction reconnects by itself when the database is back.',
+      fix: { setting: 'storage.postgres.url' },
+    },
+  ];
+}
+
 // ---- auto retry ----
 
 /** The transactions waiting for auto retry, with the channels of the oldest of them. */

@@ -6,12 +6,13 @@
  * for as long as a slow sender takes. Layout and commit rule: bodies-schema.ts.
  */
 import { Readable, Writable } from 'node:stream';
-import type { Pool } from 'pg';
+import type { Pool, QueryResult, QueryResultRow } from 'pg';
 import { bodyGone, bodyPathParts, bodyStoreFailure, checkSegments, isDay } from '../bodies/bodies.js';
 import type { Bodies, BodyRef, BodySink, SinkOptions } from '../bodies/bodies.js';
 import { readBodyText } from '../bodies/read-text.js';
 import { StoreError } from '../store.js';
 import type { PostgresDatabase } from './database.js';
+import { wrapError } from './errors.js';
 import { WholeBodyBatches } from './bodies-batch.js';
 
 /** Bytes per `body_chunks` row: large enough that a 100 MB body is 400 rows, small enough to hold one in memory. */
@@ -167,7 +168,7 @@ class PostgresBodies implements Bodies {
 
   async days(): Promise<string[]> {
     // A loose index scan: one index probe per distinct day, however many bodies each day holds.
-    const { rows } = await this.#ready().query<{ day: string }>(`
+    const { rows } = await this.#query<{ day: string }>('days', `
       WITH RECURSIVE d (day) AS (
         SELECT min(day) FROM bodies
         UNION ALL
@@ -186,24 +187,23 @@ class PostgresBodies implements Bodies {
 
   async removeChannelBodiesBefore(channelId: string, day: string): Promise<string[]> {
     checkSegments(day, channelId);
-    const { rows } = await this.#ready().query<{ day: string }>('SELECT DISTINCT day FROM bodies WHERE day < $1 AND channel = $2 ORDER BY day', [day, channelId]);
+    const { rows } = await this.#query<{ day: string }>('removeChannelBodiesBefore', 'SELECT DISTINCT day FROM bodies WHERE day < $1 AND channel = $2 ORDER BY day', [day, channelId]);
     await this.#deleteInBatches('day < $1 AND channel = $2', [day, channelId]);
     return rows.map((row) => row.day);
   }
 
   /** Bodies' rows first, so a body stops being readable before any of its chunks go; then the chunks, orphans too. */
   async #deleteInBatches(where: string, params: string[]): Promise<void> {
-    const pool = this.#ready();
     for (const [table, key] of [['bodies', 'path'], ['body_chunks', 'path, n']] as const) {
       for (;;) {
-        const { rowCount } = await pool.query(`DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE ${where} LIMIT ${DELETE_BATCH})`, params);
+        const { rowCount } = await this.#query('remove', `DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE ${where} LIMIT ${DELETE_BATCH})`, params);
         if ((rowCount ?? 0) < DELETE_BATCH) break;
       }
     }
   }
 
   async #header(path: string): Promise<Header | null> {
-    const { rows } = await this.#ready().query<Header>('SELECT chunks, data FROM bodies WHERE path = $1', [path]);
+    const { rows } = await this.#query<Header>('read', 'SELECT chunks, data FROM bodies WHERE path = $1', [path]);
     return rows[0] ?? null;
   }
 
@@ -223,7 +223,7 @@ class PostgresBodies implements Bodies {
         return data;
       }
       if (next >= header.chunks) return null;
-      const { rows } = await this.#ready().query<{ data: Buffer }>('SELECT data FROM body_chunks WHERE path = $1 AND n = $2', [path, next]);
+      const { rows } = await this.#query<{ data: Buffer }>('read', 'SELECT data FROM body_chunks WHERE path = $1 AND n = $2', [path, next]);
       // Retention removed the body while it was being read.
       if (rows[0] === undefined) throw bodyGone(path);
       next += 1;
@@ -240,6 +240,16 @@ class PostgresBodies implements Bodies {
         );
       },
     });
+  }
+
+  /** A query of the reading and removing side: a failure is a StoreError (503 over the API, not 500). */
+  async #query<R extends QueryResultRow>(action: string, text: string, values: unknown[] = []): Promise<QueryResult<R>> {
+    const pool = this.#ready();
+    try {
+      return await pool.query<R>(text, values);
+    } catch (err) {
+      throw wrapError('bodies', action, err);
+    }
   }
 
   #ready(): Pool {

@@ -9,6 +9,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Logger } from 'pino';
 import type { JobTimers, TimerHandle } from '../../schedulers/timers.js';
 import { clockParam, nowSql } from './cluster-clock.js';
+import { wrapError } from './errors.js';
 import type { ClusterClock } from './cluster-clock.js';
 import type { InstanceIdentity, InstanceInfo, Instances } from '../../cluster/instances.js';
 
@@ -57,11 +58,16 @@ export class PostgresInstances implements Instances {
 
   async alive(): Promise<InstanceInfo[]> {
     const { pool, deadAfterMs, clock } = this.#options;
-    const { rows } = await pool().query<InstanceRow>(
+    const { rows } = await pool()
+      .query<InstanceRow>(
       `SELECT id, name, api_url, version, started_at, beat_at FROM cluster_instances
         WHERE beat_at > ${nowSql('$1')} - make_interval(secs => $2::double precision / 1000) ORDER BY started_at, id`,
-      [clockParam(clock), deadAfterMs],
-    );
+        [clockParam(clock), deadAfterMs],
+      )
+      .catch((err: unknown) => {
+        // /about lists the instances: a database away is a 503 there, not a 500.
+        throw wrapError('cluster_instances', 'alive', err);
+      });
     return rows.map((r) => ({ id: r.id, name: r.name, apiUrl: r.api_url, version: r.version, started: r.started_at, lastBeat: r.beat_at }));
   }
 

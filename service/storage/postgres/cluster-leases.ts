@@ -8,6 +8,7 @@ import type { Pool } from 'pg';
 import type { JobLeases } from '../../schedulers/leases.js';
 import { clockParam, nowSql } from './cluster-clock.js';
 import type { ClusterClock } from './cluster-clock.js';
+import { wrapError } from './errors.js';
 
 export interface PostgresLeasesOptions {
   /** The shared pool (a function, so the parts can be built before the database is open). */
@@ -60,7 +61,11 @@ export class PostgresLeases implements JobLeases {
   /** Who holds the lease of `job` now, if anyone (for `GET /about` and tests). */
   async holderOf(job: string): Promise<string | null> {
     const { pool, clock } = this.#options;
-    const { rows } = await pool().query<{ holder: string }>(`SELECT holder FROM cluster_leases WHERE job = $1 AND expires_at > ${nowSql('$2')}`, [job, clockParam(clock)]);
+    const { rows } = await pool()
+      .query<{ holder: string }>(`SELECT holder FROM cluster_leases WHERE job = $1 AND expires_at > ${nowSql('$2')}`, [job, clockParam(clock)])
+      .catch((err: unknown) => {
+        throw wrapError('cluster_leases', 'holderOf', err);
+      });
     return rows[0]?.holder ?? null;
   }
 }

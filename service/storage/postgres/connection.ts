@@ -32,7 +32,10 @@ export function poolConfig(settings: PostgresSettings, schema = 'public', readFi
     // Every unqualified table name the engine uses resolves in its schema.
     options: `-c search_path=${schema}`,
     application_name: 'junction',
+    // Bounds a wait for a free connection too, so a request during an outage is refused rather than left waiting.
     connectionTimeoutMillis: 10_000,
+    // A server that vanished without closing its connections (a host down, a cut network) is found out by the OS.
+    keepAlive: true,
   };
 }
 

@@ -3,7 +3,7 @@
  * the first store that needs it and closed when the last one is done with it.
  */
 import pg from 'pg';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { Logger } from 'pino';
 import { StoreError, StoreOpenError } from '../store.js';
 import { poolConfig } from './connection.js';
@@ -11,12 +11,19 @@ import type { PostgresSettings } from './connection.js';
 import { SchemaTooNewError } from './errors.js';
 import { migrate } from './migrate.js';
 import { migrations } from './migrations.js';
+import { Reachability } from './reachability.js';
+import type { Unreachable } from './reachability.js';
+
+/** How often an unreachable database is tried again, for /health and the needs-attention list. */
+const PROBE_EVERY_MS = 1000;
 
 export interface PostgresDatabaseOptions {
   settings: PostgresSettings;
   logger: Logger;
   /** The PostgreSQL schema holding Junction's tables; `public` unless a test keeps stores apart. */
   schema?: string;
+  /** How often an unreachable database is tried again; default 1 s. */
+  probeEveryMs?: number;
 }
 
 /** The shared pool of one database; `acquire` and `release` count its users. */
@@ -24,8 +31,14 @@ export class PostgresDatabase {
   private pool: Pool | null = null;
   private opening: Promise<Pool> | null = null;
   private users = 0;
+  private reachability: Reachability | null = null;
 
   constructor(private readonly options: PostgresDatabaseOptions) {}
+
+  /** Since when and why the server has not answered, while it does not; null while it does (or before opening). */
+  get unreachable(): Unreachable | null {
+    return this.reachability?.unreachable ?? null;
+  }
 
   /** The schema this database keeps its tables in. */
   get schema(): string {
@@ -54,6 +67,8 @@ export class PostgresDatabase {
     this.opening = null;
     const pool = await opening?.catch(() => null);
     this.pool = null;
+    this.reachability?.stop();
+    this.reachability = null;
     await pool?.end();
   }
 
@@ -61,13 +76,27 @@ export class PostgresDatabase {
     const { settings, logger } = this.options;
     const config = poolConfig(settings, this.schema);
     const pool = new pg.Pool(config);
+    const reachability = new Reachability({ probe: () => probe(config), probeEveryMs: this.options.probeEveryMs ?? PROBE_EVERY_MS, logger });
+    this.reachability = reachability;
     // An idle connection dropped by the server emits here; unhandled, it would end the process.
-    pool.on('error', (err) => logger.warn({ err }, 'an idle PostgreSQL connection failed; the pool opens another when needed'));
+    pool.on('error', (err) => {
+      logger.warn({ err }, 'an idle PostgreSQL connection failed; the pool opens another when needed');
+      reachability.suspect(err);
+    });
+    // pg-pool takes its own listener off a connection it hands out, and pg emits 'error' when the server goes away
+    // even while a query on it is failing too: without a listener of every connection's own, a database restart
+    // under load ended the process. The query's caller still gets the error; this only reports it once.
+    pool.on('connect', (client: PoolClient) => {
+      client.on('error', (err: Error) => reachability.suspect(err));
+    });
+    watchConnects(pool, (err) => reachability.suspect(err));
     const where = `${config.host ?? '?'}:${config.port ?? '?'}/${config.database ?? '?'}`;
     try {
       const applied = await migrate(pool, this.schema, migrations);
       if (applied.length > 0) logger.info({ versions: applied, database: where }, 'PostgreSQL schema migrated');
     } catch (err) {
+      reachability.stop();
+      this.reachability = null;
       await pool.end().catch(() => undefined);
       if (err instanceof SchemaTooNewError) throw new StoreOpenError('*', where, err.message, { cause: err });
       const why = err instanceof Error ? err.message : String(err);
@@ -77,4 +106,46 @@ export class PostgresDatabase {
     this.pool = pool;
     return pool;
   }
+}
+
+/** One round trip on a connection of its own, so that a pool busy with traffic is never taken for a server down. */
+async function probe(config: pg.PoolConfig): Promise<void> {
+  const client = new pg.Client({ ...config, query_timeout: config.connectionTimeoutMillis });
+  // A probe's own connection may drop too; the rejection below reports it.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+type ConnectCallback = (err: Error | undefined, client: PoolClient | undefined, done: (release?: unknown) => void) => void;
+
+/**
+ * Calls `failed` with every error of `pool.connect` (a refused or timed-out connection), whether a caller checked a
+ * connection out or `pool.query` did: pg-pool emits no event for these, and they are how an outage shows when the
+ * pool held no open connection to be dropped.
+ */
+function watchConnects(pool: Pool, failed: (err: Error) => void): void {
+  const connect = (pool.connect as (cb: ConnectCallback) => void).bind(pool);
+  const watched = (cb?: ConnectCallback): Promise<PoolClient> | undefined => {
+    if (cb !== undefined) {
+      connect((err, client, done) => {
+        if (err !== undefined && err !== null) failed(err);
+        cb(err, client, done);
+      });
+      return undefined;
+    }
+    return new Promise((resolve, reject) => {
+      connect((err, client) => {
+        if (err !== undefined && err !== null) {
+          failed(err);
+          reject(err);
+        } else resolve(client as PoolClient);
+      });
+    });
+  };
+  (pool as unknown as { connect: typeof watched }).connect = watched;
 }

@@ -9,7 +9,8 @@ import type { Logger } from 'pino';
 import type { JobTimers, TimerHandle } from '../../schedulers/timers.js';
 
 const FIRST_RETRY_MS = 500;
-const MAX_RETRY_MS = 30_000;
+// Short enough that notices resume within a few seconds of the database's return after an outage of any length.
+const MAX_RETRY_MS = 4000;
 
 export interface NotificationListenerOptions {
   /** The shared pool (a function, so the parts can be built before the database is open). */

@@ -40,7 +40,13 @@ class PostgresStore implements Pick<Store, 'open' | 'close' | 'health'>, Postgre
   }
 
   health(): StoreHealth {
-    return { engine: 'postgres', state: this.state, problems: this.problem === null ? [] : [{ collection: '*', message: this.problem }] };
+    const unreachable = this.state === 'ready' ? this.database.unreachable : null;
+    return {
+      engine: 'postgres',
+      state: this.state,
+      problems: this.problem === null ? [] : [{ collection: '*', message: this.problem }],
+      ...(unreachable === null ? {} : { unreachable }),
+    };
   }
 
   pool(collection: string): Pool {
