@@ -197,7 +197,10 @@ const CONSOLE_PAGES: ConsolePage[] = [
       {
         name: 'Send test message dialog, its refusal shown',
         async reach(page) {
-          await page.getByRole('button', { name: `Send a test message through ${LAB_CHANNEL}` }).click();
+          // The state before left its dialog open on the same address: start from the page as it loads.
+          await page.reload();
+          await expect(page.getByRole('heading', { level: 1, name: 'Channels' })).toBeVisible();
+          await page.getByRole('button', { name: `Send test message through ${LAB_CHANNEL}` }).click();
           const dialog = page.getByRole('dialog', { name: `Send a test message through “${LAB_CHANNEL}”` });
           await dialog.getByLabel(/^Path/).fill('/not-this-channel');
           await dialog.getByRole('button', { name: 'Send test message' }).click();

@@ -119,7 +119,7 @@ test.describe('channels: is it working?', () => {
       await createByApi(junction, { name: 'FHIR', urlPattern: '^/fhir(/.*)?$', authType: 'public', routes: [{ name: 'FHIR server', host: '127.0.0.1', port: up.port, primary: true }] });
       await page.goto(`${junction.apiUrl}/#/channels`);
       const row = page.getByRole('row', { name: /FHIR/ });
-      await row.getByRole('button', { name: 'Send a test message through FHIR' }).click();
+      await row.getByRole('button', { name: 'Send test message through FHIR' }).click();
       const dialog = page.getByRole('dialog', { name: 'Send a test message through “FHIR”' });
       // Prefilled for the channel: a path its pattern takes, and a FHIR Patient; the person edits before sending.
       await expect(dialog.getByLabel(/^Path/)).toHaveValue('/fhir/Patient');

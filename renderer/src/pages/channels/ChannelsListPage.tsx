@@ -232,7 +232,8 @@ function ActionsCell({ channel, onDelete, onRestore, onCheck, onTest }: ActionsP
         <Button
           size="compact-xs"
           variant="light"
-          aria-label={`Send a test message through ${channel.name}`}
+          // The name starts with the visible words, as speech input users say them.
+          aria-label={`Send test message through ${channel.name}`}
           disabled={!enabled}
           title={enabled ? undefined : 'Enable the channel to send a test message through it'}
           onClick={() => onTest(channel)}
