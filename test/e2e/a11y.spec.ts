@@ -28,6 +28,8 @@ interface Populated {
   setPasswordToken: string;
   /** A private channel nobody may use: the channel editor's warning. */
   lockedChannelId: string;
+  /** A transaction an HL7 receiver refused with AE: the summary's refusal and the ACK's fields by name (issue 36). */
+  refusedId: string;
 }
 
 /** One state of a page to check, reached from the page as loaded (a tab chosen, a form opened with its errors). */
@@ -177,6 +179,22 @@ const CONSOLE_PAGES: ConsolePage[] = [
           await page.getByRole('dialog', { name: 'Re-run this transaction?' }).getByRole('button', { name: 'Re-run now' }).click();
           await expect(page.getByRole('status').filter({ hasText: 'Re-run finished' })).toBeVisible();
           await expect(page.getByText('Re-run as')).toBeVisible();
+        },
+      },
+    ],
+  },
+  {
+    name: 'transaction refused by the receiver',
+    path: (d) => `/#/transactions/${d.refusedId}`,
+    heading: 'Transaction',
+    states: [
+      {
+        name: 'HL7 fields by name',
+        async reach(page) {
+          await expect(page.getByRole('alert').filter({ hasText: 'Refused by the receiving system' })).toBeVisible();
+          await page.getByRole('tab', { name: 'Response' }).click();
+          await page.getByRole('button', { name: 'Show field names' }).click();
+          await expect(page.getByRole('table', { name: 'HL7 fields by name' })).toContainText('MSA-1');
         },
       },
     ],
@@ -378,7 +396,17 @@ async function populate(junction: E2EJunction, lab: LabSetup): Promise<Populated
   const token = await junction.api('POST', `/users/${encodeURIComponent(invited)}/password-token`);
   expect(token.status, token.text).toBeLessThan(300);
   const lockedChannelId = await created(junction, '/channels', { name: 'Locked feed', urlPattern: '^/locked$', authType: 'private', routes: [{ name: 'nowhere', host: '127.0.0.1', port: 9, primary: true }] });
-  return { transactionId, channelId: lab.labChannelId, auditId, taskId, failedTaskId, mediatorUrn, setPasswordToken: (token.json as { token: string }).token, lockedChannelId };
+  // A failure whose reason the list shows, and an HL7 lab's AE the summary names as its refusal (issue 36).
+  await lab.send('/lab/fail');
+  const now = new Date().toISOString();
+  const ack = 'MSH|^~\\&|LIS|LAB|EHR|CLINIC|20240501101501||ACK^R01^ACK|ACK-7|P|2.5\rMSA|AE|MSG-7|Unknown patient 123\r';
+  const refusedId = await created(junction, '/transactions', {
+    channelID: lab.labChannelId,
+    status: 'Completed',
+    request: { method: 'POST', path: '/lab/hl7/order', timestamp: now },
+    response: { status: 400, headers: { 'content-type': 'application/hl7-v2' }, body: ack, timestamp: now },
+  });
+  return { transactionId, channelId: lab.labChannelId, auditId, taskId, failedTaskId, mediatorUrn, setPasswordToken: (token.json as { token: string }).token, lockedChannelId, refusedId };
 }
 
 /** One violation, told as a line a person can act on. */

@@ -31,7 +31,7 @@ export function FilterPanel({ children, dateProblem, onClear, beside, besideIsFi
           {dateProblem}
         </Text>
       )}
-      <Group mt="xs" {...(besideIsField ? { align: 'flex-end', wrap: 'nowrap' } : { justify: 'space-between' })}>
+      <Group mt="xs" {...(besideIsField ? { align: 'flex-end' } : { justify: 'space-between' })}>
         {beside}
         <Button variant="default" onClick={onClear}>
           Clear filters

@@ -4,6 +4,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Button, Group, Loader, Pagination, Paper, Stack, Text } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { useSearchParams } from 'react-router';
 import type { CreatedTask } from '../../../../service/contracts/transactions';
 import { live } from '../../api/live';
@@ -19,7 +20,7 @@ import type { ListFilters, ListQuery } from '../../data/transaction-filters';
 import { HOLD_TEXT, liveHold } from '../../data/live-list';
 import { RerunResult } from './RerunResult';
 import { BulkRerunDialog } from './BulkRerunDialog';
-import { TransactionTable } from './TransactionTable';
+import { NARROW_LIST, TransactionTable } from './TransactionTable';
 
 export function TransactionsPage() {
   const [params, setParams] = useSearchParams();
@@ -28,6 +29,7 @@ export function TransactionsPage() {
   const filtersKey = JSON.stringify(filters);
   const dateProblem = dateOrderProblem(query.filters);
   const admin = isAdmin(useSession((s) => s.user));
+  const narrow = useMediaQuery(NARROW_LIST) ?? false;
 
   const channels = useTransactions((s) => s.channels);
   const clients = useTransactions((s) => s.clients);
@@ -155,27 +157,41 @@ export function TransactionsPage() {
     }
   }
 
+  // On a phone the page's actions go under its title, which they would otherwise push off the screen.
+  const actions = (
+    <>
+      <Button variant="default" onClick={() => refresh()} loading={loading} loaderProps={{ type: 'dots' }}>
+        Refresh
+      </Button>
+      <Button
+        variant="default"
+        onClick={() => {
+          // The dialog says how many will be exported: counted now, for the filters on screen.
+          recount(filters);
+          setExportOpen(true);
+        }}
+        disabled={dateProblem !== null}
+      >
+        Export
+      </Button>
+      <Button variant="light" onClick={() => setConfirmBulk(true)} disabled={total === null || total === 0 || dateProblem !== null}>
+        Re-run all matching
+      </Button>
+    </>
+  );
+
   return (
     <>
-      <PageHeader title="Transactions">
-        <Button variant="default" onClick={() => refresh()} loading={loading} loaderProps={{ type: 'dots' }}>
-          Refresh
-        </Button>
-        <Button
-          variant="default"
-          onClick={() => {
-            // The dialog says how many will be exported: counted now, for the filters on screen.
-            recount(filters);
-            setExportOpen(true);
-          }}
-          disabled={dateProblem !== null}
-        >
-          Export
-        </Button>
-        <Button variant="light" onClick={() => setConfirmBulk(true)} disabled={total === null || total === 0 || dateProblem !== null}>
-          Re-run all matching
-        </Button>
-      </PageHeader>
+      {narrow ? (
+        <>
+          <PageHeader title="Transactions" />
+          <Group gap="xs" mb="md">
+            {actions}
+          </Group>
+        </>
+      ) : (
+        <PageHeader title="Transactions">{actions}</PageHeader>
+      )}
 
       <FiltersPanel filters={query.filters} channels={channels} clients={clients} showClients={admin} onChange={changeFilters} />
 
