@@ -247,6 +247,10 @@ test.describe('transactions', () => {
       await page.getByRole('checkbox', { name: /^Select GET \/lab\/fail\/1 at / }).last().check();
       await expect(page.getByText('1 selected')).toBeVisible();
       await page.getByRole('button', { name: 'Re-run selected' }).click();
+      // It asks first, saying what a re-run does.
+      const confirm = page.getByRole('dialog', { name: 'Re-run the selected transactions?' });
+      await expect(confirm).toContainText('The selected transaction is sent again');
+      await confirm.getByRole('button', { name: 'Re-run now' }).click();
       await expect(page.getByRole('status').filter({ hasText: 'Re-run task created' })).toContainText('One transaction is queued');
       await expect.poll(async () => (await tasks(junction)).map((t) => t.totalTransactions).sort()).toEqual([1, 2]);
       await expect(page.getByText('0 selected')).toBeVisible();
@@ -256,6 +260,7 @@ test.describe('transactions', () => {
       expect(disabled.status, disabled.text).toBe(200);
       await page.getByRole('checkbox', { name: /^Select GET \/lab\/fail\/2 at / }).last().check();
       await page.getByRole('button', { name: 'Re-run selected' }).click();
+      await page.getByRole('dialog', { name: 'Re-run the selected transactions?' }).getByRole('button', { name: 'Re-run now' }).click();
       await expect(page.getByRole('alert').filter({ hasText: 'Could not re-run the selected transactions' })).toContainText('disabled');
     } finally {
       await lab.close();

@@ -20,6 +20,8 @@ import type { ListFilters, ListQuery } from '../../data/transaction-filters';
 import { HOLD_TEXT, liveHold } from '../../data/live-list';
 import { RerunResult } from './RerunResult';
 import { BulkRerunDialog } from './BulkRerunDialog';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { selectedRerunSummary } from './selected-rerun';
 import { NARROW_LIST, TransactionTable } from './TransactionTable';
 
 export function TransactionsPage() {
@@ -54,6 +56,7 @@ export function TransactionsPage() {
   const [actionError, setActionError] = useState<{ error: unknown; action: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const [confirmBulk, setConfirmBulk] = useState(false);
+  const [confirmSelected, setConfirmSelected] = useState(false);
   const [exportOpen, setExportOpen] = useState(false);
 
   const page = query.page - 1;
@@ -225,7 +228,7 @@ export function TransactionsPage() {
           </Group>
           <Group gap="xs">
             <Text size="sm">{selectedIds.length} selected</Text>
-            <Button size="sm" onClick={() => void run('re-run the selected transactions', () => rerun(selectedIds), () => setSelected({}))} disabled={selectedIds.length === 0} loading={busy}>
+            <Button size="sm" onClick={() => setConfirmSelected(true)} disabled={selectedIds.length === 0} loading={busy}>
               Re-run selected
             </Button>
             {selectedIds.length > 0 && (
@@ -275,6 +278,21 @@ export function TransactionsPage() {
       </Stack>
 
       <ExportModal opened={exportOpen} onClose={() => setExportOpen(false)} filters={filters} total={total} />
+
+      <ConfirmDialog
+        opened={confirmSelected}
+        title="Re-run the selected transactions?"
+        confirmLabel="Re-run now"
+        action="re-run the selected transactions"
+        onClose={() => setConfirmSelected(false)}
+        onConfirm={() => {
+          setConfirmSelected(false);
+          void run('re-run the selected transactions', () => rerun(selectedIds), () => setSelected({}));
+          return Promise.resolve();
+        }}
+      >
+        <Text>{selectedRerunSummary(selectedIds, rows)}</Text>
+      </ConfirmDialog>
 
       <BulkRerunDialog
         opened={confirmBulk}
