@@ -140,6 +140,10 @@ describe('a PostgreSQL outage under load', () => {
       const [first] = (attention.body as { items: { kind: string; severity: string; message: string }[] }).items;
       expect(first).toMatchObject({ kind: 'database-unreachable', severity: 'error' });
       expect(first?.message).toContain(health.store.unreachable?.since);
+      // Only that list opens to a session checked before the outage: the rest answers a clear 503.
+      const channels = await a.request('/channels', { headers: signedIn });
+      expect(channels.status).toBe(503);
+      expect((channels.body as { error: { code: string } }).error.code).toBe('STORE_UNAVAILABLE');
       await until('senders refused during the outage', () => (refused(downAt) >= 5 ? true : undefined));
       // Down long enough for each instance's notice connection to fail to reconnect twice (it then waits between tries).
       const reconnectsFailed = (t: TestJunction) => t.logs.filter((l) => l.msg === 'the cluster notification connection could not be opened again').length;
