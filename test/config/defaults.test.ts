@@ -29,7 +29,7 @@ describe('defaults', () => {
       },
       tls: { certFile: '', keyFile: '', keyPassphrase: undefined, trustedCAFiles: [] },
       keystore: { secretFile: '', expiryWarningDays: 30, expiryAlertGroups: [] },
-      router: { host: '0.0.0.0', httpsPort: 5000, httpPort: 5001, timeoutMs: 60_000, maxBodyBytes: 16_777_216, matchBodyLimitBytes: 10_485_760 },
+      router: { host: '0.0.0.0', httpsPort: 5000, httpPort: 5001, timeoutMs: 60_000, maxBodyBytes: 16_777_216, matchBodyLimitBytes: 10_485_760, routeCheckTimeoutMs: 5000 },
       tcp: { maxMessageBytes: 16_777_216, idleTimeoutSeconds: 600, maxConnectionsPerChannel: 200, maxConnectionsPerAddress: 16, silentTimeoutSeconds: 120, connectionsPerRoute: 16 },
       connections: { maxTotal: 0, maxPerAddress: 128, headTimeoutSeconds: 30, handshakeTimeoutSeconds: 10, silentTimeoutSeconds: 30, frameTimeoutSeconds: 60 },
       authentication: {
