@@ -569,6 +569,8 @@ test('the first-run checklist and the phone-width header pass axe in both colour
       contexts.map(async ({ colorScheme, context }) => {
         const page = await context.newPage();
         await signIn(page, junction, junction.adminPassword, ROOT_EMAIL);
+        // Signed in before going anywhere: a navigation while the sign-in is answered would drop its cookie.
+        await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
         return { colorScheme, page };
       }),
     );

@@ -56,7 +56,7 @@ test.describe('OpenID Connect sign-in', () => {
     await page.getByRole('button', { name: 'Sign in at the provider' }).click();
 
     await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
-    await expect(page.getByText('amina@clinic.example')).toBeVisible();
+    await expect(page.getByRole('link', { name: 'My account: amina@clinic.example' })).toBeVisible();
     // The one-use code is gone from the address bar.
     expect(new URL(page.url()).search).toBe('');
     // Created at first sign-in, an administrator through the mapped group, marked as an OpenID user.
