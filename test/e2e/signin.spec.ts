@@ -29,7 +29,7 @@ test.describe('sign-in and first run', () => {
     await signIn(page, junction, FIRST_RUN_PASSWORD);
     await expect(page.getByRole('alert')).toBeVisible();
     await signIn(page, junction, 'a-brand-new-clinic-passphrase');
-    await expect(page.getByText(ROOT_EMAIL)).toBeVisible();
+    await expect(page.getByRole('link', { name: `My account: ${ROOT_EMAIL}` })).toBeVisible();
     // The API refuses the first-run password too (junction.api still signs with it).
     expect((await junction.api('GET', '/channels')).status).toBe(401);
   });
