@@ -176,9 +176,8 @@ export class Authenticator {
     return this.#succeed(user, address, 'token');
   }
 
-  /** The user behind a session cookie, or null when the session is unknown or expired. */
   /**
-   * The session of a cookie, or null. With `staleIfStoreDown`, a store that fails is answered with what this
+   * The session of a cookie, or null when it is unknown or expired. With `staleIfStoreDown`, a store that fails is answered with what this
    * instance found for the same session within the last few minutes, if anything.
    */
   async session(token: string, options: { staleIfStoreDown?: boolean } = {}): Promise<{ user: UserRecord; session: SessionRecord } | null> {
@@ -197,6 +196,11 @@ export class Authenticator {
       this.#sessionsSeen.set(key, { found, at: this.#now() });
     }
     return found;
+  }
+
+  /** A signed-out session: never answered from what was seen before, even while the store is down. */
+  forget(token: string): void {
+    this.#sessionsSeen.delete(createHash('sha256').update(token).digest('hex'));
   }
 
   async #checkSession(token: string): Promise<{ user: UserRecord; session: SessionRecord } | null> {

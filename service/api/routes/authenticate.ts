@@ -86,7 +86,10 @@ export function authRoutes(deps: AuthRoutesDeps): FastifyPluginAsyncTypebox {
 
     app.get('/logout', { config: { optionalAuth: true, duringPasswordChange: true }, schema: { querystring: NoQuery } }, async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE];
-      if (token !== undefined) await sessions.destroy(token);
+      if (token !== undefined) {
+        authenticator.forget(token);
+        await sessions.destroy(token);
+      }
       void reply.clearCookie(SESSION_COOKIE, cookieOptions);
       return { message: 'Logged out' };
     });
