@@ -94,7 +94,8 @@ function Backup() {
       </PageHeader>
       <Text size="sm" c="dimmed">
         A backup holds everything Junction keeps: the configuration, the transaction log with its bodies, the audit log, the server certificate and the keystore. It is taken while
-        Junction keeps working. Restore one with <Code>junction restore &lt;file&gt;</Code> into an empty data folder while the service is stopped (see the README).
+        Junction keeps working. Restore one with <Code>node dist/service/index.js restore &lt;file&gt;</Code> into an empty data folder while the service is stopped (see
+        “Backup and restore” in the manual, at /docs).
       </Text>
       {error !== null && <ErrorAlert error={error} />}
       {status?.current !== undefined && <CurrentRun run={status.current} state={status.state} />}
