@@ -66,6 +66,7 @@ import type { Keystore } from '../keystore/keystore.js';
 import type { AccessCheckedChannel } from '../domain/channels/channel-access.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole, registerNoIcon } from './console.js';
+import { registerManual } from './manual.js';
 import { installCors } from './cors.js';
 import { installOriginCheck } from './origin-check.js';
 import type { LiveFeedDeps, LiveFeedOptions } from './live-feed.js';
@@ -89,6 +90,8 @@ export interface ApiServerOptions {
   liveFeed?: LiveFeedOptions;
   /** The built console to serve at `/`; null serves none (the API works alone). */
   consoleDir?: string | null;
+  /** The manual's Markdown folder to serve at `/docs` (manual.ts); null serves none. */
+  docsDir?: string | null;
   /** Origins of consoles served elsewhere that may call the API from a browser (`api.corsOrigins`); none by default. */
   corsOrigins?: readonly string[];
 }
@@ -255,6 +258,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(attentionRoutes({ attention: deps.attention, channels }));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   else registerNoIcon(app);
+  if (options.docsDir !== undefined && options.docsDir !== null) await registerManual(app, options.docsDir);
   new LiveFeed(deps, app.log, { ...options.liveFeed, corsOrigins: options.corsOrigins ?? [] }).attach(app);
   return app;
 }
