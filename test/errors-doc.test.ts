@@ -31,7 +31,10 @@ describe('docs/errors.md', () => {
     }
   });
 
-  it('is linked from the README', () => {
+  it('is linked from the README and from the pages of what answers with the codes', () => {
     expect(readFileSync('README.md', 'utf8')).toContain('](docs/errors.md)');
+    for (const page of ['docs/integrator/api.md', 'docs/integrator/transaction-ports.md', 'docs/admin/clients.md', 'docs/admin/channels.md']) {
+      expect(readFileSync(page, 'utf8'), page).toContain('](../errors.md)');
+    }
   });
 });

@@ -1,9 +1,9 @@
-/** The README's Development section says what each build, test and CI file at the top of the repository is for. */
+/** The manual's Development page says what each build, test and CI file at the top of the repository is for. */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-const readme = readFileSync('README.md', 'utf8');
-const development = readme.slice(readme.indexOf('\n## Development'));
+// The page the README's Development section moved to (issue 39).
+const development = readFileSync('docs/development.md', 'utf8');
 
 /** The first cells of the `| File | What |` table. */
 function documentedFiles(): string[] {
@@ -12,7 +12,7 @@ function documentedFiles(): string[] {
   return rows.map((row) => /^\| `([^`]+)` \|/.exec(row)?.[1] ?? row);
 }
 
-describe('README Development files', () => {
+describe('docs/development.md: the files at the top', () => {
   const files = documentedFiles();
 
   it('names only files that exist', () => {

@@ -1,9 +1,10 @@
 /**
- * What is a message channel's own: the reply an HL7 sender gets (README "ACK rules"). The primary route's reply when
- * it has one an HL7 sender can read; an AA ACK when it accepted the message and said nothing; otherwise a negative
- * ACK naming why (AR when the route could not be reached or timed out, AE for a 4xx answer, AR for a 5xx one, AR when
- * Junction itself refused or failed). A sender that is not speaking HL7 gets the reply as it came, or the connection
- * closed when there is none. The ACK segments themselves are built in domain/codecs/hl7.ts.
+ * What is a message channel's own: the reply an HL7 sender gets (docs/integrator/transaction-ports.md, "ACK rules").
+ * The primary route's reply when it has one an HL7 sender can read; an AA ACK when it accepted the message and said
+ * nothing; otherwise a negative ACK naming why (AR when the route could not be reached or timed out, AE for a 4xx
+ * answer, AR for a 5xx one, AR when Junction itself refused or failed). A sender that is not speaking HL7 gets the
+ * reply as it came, or the connection closed when there is none. The ACK segments themselves are built in
+ * domain/codecs/hl7.ts.
  */
 import { ackBytes, negativeAck, positiveAck, readHeader, UNKNOWN_SENDER } from '../domain/codecs/hl7.js';
 import type { Hl7Header } from '../domain/codecs/hl7.js';

@@ -151,7 +151,7 @@ describe.each(['embedded', 'postgres'] as const)('transaction reasons on the %s 
 
   it("stores an HL7 lab's AE and AR with its words, the status rules unchanged", async () => {
     const ae = await t.junction.transactions.get(ids.ae ?? '');
-    // AE counts as a 4xx (README "ACK rules"): Completed, as SPEC.md's table says for a primary that is not 2xx nor 5xx.
+    // AE counts as a 4xx (docs/integrator/transaction-ports.md, "ACK rules"): Completed, as SPEC.md's table says for a primary that is not 2xx nor 5xx.
     expect(ae).toMatchObject({ status: 'Completed', response: { status: 400 } });
     expect(ae?.reason).toMatch(/^AE\b/);
     const ar = await t.junction.transactions.get(ids.ar ?? '');

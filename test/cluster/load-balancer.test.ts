@@ -1,7 +1,7 @@
 /**
- * Issue 20: the README's example nginx configuration (docs/scale-out/nginx.conf), run by the real nginx in front of
+ * Issue 20: the manual's example nginx configuration (docs/scale-out/nginx.conf), run by the real nginx in front of
  * two Junction instances on one PostgreSQL database. The file is rendered to this test's ports and folders and
- * nothing else, so what passes here is what the README shows.
+ * nothing else, so what passes here is what the scale-out page (docs/operations/scale-out.md) shows.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -27,7 +27,7 @@ import type { Hl7Upstream } from '../messages/hl7-peers.js';
 import { adt, hl7Send, msaOf } from '../transports/fixtures.js';
 
 const EXAMPLE = join(import.meta.dirname, '../../docs/scale-out/nginx.conf');
-const README = join(import.meta.dirname, '../../README.md');
+const SCALE_OUT_PAGE = join(import.meta.dirname, '../../docs/operations/scale-out.md');
 
 /** Replaces each `from` with its `to`, failing if the example no longer contains one (a substitution must not miss). */
 function rendered(text: string, substitutions: [from: string, to: string][]): string {
@@ -169,9 +169,9 @@ describe('the example nginx configuration in front of two instances on one Postg
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  it('is the file the README shows', async () => {
-    const readme = await readFile(README, 'utf8');
-    expect(readme).toContain(`\`\`\`nginx\n${await readFile(EXAMPLE, 'utf8')}\`\`\``);
+  it('is the file the scale-out page shows', async () => {
+    const page = await readFile(SCALE_OUT_PAGE, 'utf8');
+    expect(page).toContain(`\`\`\`nginx\n${await readFile(EXAMPLE, 'utf8')}\`\`\``);
   });
 
   it('signs in once and keeps the session on both instances, with no sticky sessions', async () => {

@@ -3,7 +3,7 @@
  * time; or following new lines as they are written ("Follow new lines", the newest on top), by asking every two
  * seconds for the lines since the newest one shown. The console's own successful reads are logged at debug by the
  * service (domain/operations/request-log.ts), so they do not fill the default view. Polling rather than the live feed: the lines are read from the log files, which any process may
- * write, and one small read every two seconds costs the service next to nothing (see README "Logs").
+ * write, and one small read every two seconds costs the service next to nothing (see docs/operations/logs.md).
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Badge, Button, Code, Group, Loader, Paper, Select, Stack, Switch, Table, Text, TextInput } from '@mantine/core';

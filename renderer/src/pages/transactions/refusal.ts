@@ -1,6 +1,6 @@
 /**
  * An HL7 receiver's refusal, named as such on a transaction's summary (issue 36): an `AE`, `AR`, `CE` or `CR` ACK
- * from the primary route counts as a 4xx or 5xx answer (README "ACK rules"), so the transaction reads "Completed" or
+ * from the primary route counts as a 4xx or 5xx answer (docs/integrator/transaction-ports.md, "ACK rules"), so the transaction reads "Completed" or
  * "Failed" with a 400 or 500 that the receiver never sent. The service stores the ACK's code and text as the
  * transaction's reason (`AE: Unknown patient`); a reason of Junction's own (the route could not be reached, so the
  * transaction has an error) is not the receiver's refusal. Pure.
