@@ -21,8 +21,8 @@ import { _ } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import type { ValidateFunction } from 'ajv';
 import { pino } from 'pino';
-import { createApiServer } from '../service/api/server.js';
-import type { ApiDeps } from '../service/api/server.js';
+import { createApiServer, routesOf } from '../service/api/server.js';
+import type { ApiDeps, RegisteredRoute } from '../service/api/server.js';
 import { serializerKey, validatorKey } from '../service/api/compiled-schemas.js';
 import type { SchemaCode, SerializerRoute, SerializerSettings, ValidatorRoute } from '../service/api/compiled-schemas.js';
 import { makeAjv } from '../service/api/validation.js';
@@ -67,13 +67,25 @@ function standIn(): ApiDeps {
   return make() as ApiDeps;
 }
 
+/** The manual's routes are registered too (their query and path schemas are compiled like the API's); nothing is read from this folder while registering. */
+const MANUAL_STAND_IN = 'docs';
+
 /** Every schema the API's compilers are given, as `createApiServer` registers its routes. */
 export async function recordRouteSchemas(): Promise<SchemaRecorder> {
   const recorder = new SchemaRecorder();
-  const app = await createApiServer({ logger: pino({ level: 'silent' }), protocol: 'http', bodyLimitBytes: 1, idleTimeoutMs: 1, consoleDir: null, schemaCode: recorder }, standIn());
+  const app = await createApiServer({ logger: pino({ level: 'silent' }), protocol: 'http', bodyLimitBytes: 1, idleTimeoutMs: 1, consoleDir: null, docsDir: MANUAL_STAND_IN, schemaCode: recorder }, standIn());
   await app.ready();
   await app.close();
   return recorder;
+}
+
+/** The routes `createApiServer` registers, with their schemas, from a server built with stand-ins (the API reference's source). */
+export async function registeredApiRoutes(): Promise<readonly RegisteredRoute[]> {
+  const app = await createApiServer({ logger: pino({ level: 'silent' }), protocol: 'http', bodyLimitBytes: 1, idleTimeoutMs: 1, consoleDir: null, docsDir: null, schemaCode: new SchemaRecorder() }, standIn());
+  await app.ready();
+  const routes = routesOf(app);
+  await app.close();
+  return routes;
 }
 
 /** One generated module: its file name and its source. */

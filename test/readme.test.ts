@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { configReferenceMarkdown } from '../service/config/index.js';
-import { configSection } from '../scripts/readme-config.js';
 
 const readme = readFileSync('README.md', 'utf8');
 
@@ -13,9 +11,5 @@ describe('README', () => {
     expect(firstBlock[1]).toMatch(/npm ci && npm test$/);
     expect(readme.indexOf('```sh')).toBeLessThan(readme.indexOf('\n## '));
     expect(readFileSync('.ci/run', 'utf8')).toContain(firstBlock[1]);
-  });
-
-  it('documents every configuration key exactly as the schema defines it (npm run docs:config regenerates it)', () => {
-    expect(configSection(readme)).toBe(configReferenceMarkdown().trim());
   });
 });

@@ -66,6 +66,7 @@ import type { Keystore } from '../keystore/keystore.js';
 import type { AccessCheckedChannel } from '../domain/channels/channel-access.js';
 import { LiveFeed } from './live-feed.js';
 import { registerConsole, registerNoIcon } from './console.js';
+import { registerManual } from './manual.js';
 import { installCors } from './cors.js';
 import { installOriginCheck } from './origin-check.js';
 import type { LiveFeedDeps, LiveFeedOptions } from './live-feed.js';
@@ -89,6 +90,8 @@ export interface ApiServerOptions {
   liveFeed?: LiveFeedOptions;
   /** The built console to serve at `/`; null serves none (the API works alone). */
   consoleDir?: string | null;
+  /** The manual's Markdown folder to serve at `/docs` (manual.ts); null serves none. */
+  docsDir?: string | null;
   /** Origins of consoles served elsewhere that may call the API from a browser (`api.corsOrigins`); none by default. */
   corsOrigins?: readonly string[];
 }
@@ -138,6 +141,23 @@ export interface RegisteredRoute {
   method: string;
   url: string;
   schema: Readonly<Record<string, unknown>>;
+  /** Who may call it, as far as registration tells (the API reference's permission column, scripts/api-reference.ts). */
+  access: RouteAccess;
+}
+
+/**
+ * `public`: no credentials (`config.public`); `sometimes-public`: credentials unless the configuration makes the
+ * request public (`config.publicWhen`); `admin`: the handler refuses all but admins (it calls `requireAdmin`);
+ * `signed-in`: any signed-in user, the handler's own rules (a channel's ACL, one's own account) deciding the rest.
+ */
+export type RouteAccess = 'public' | 'sometimes-public' | 'admin' | 'signed-in';
+
+function accessOf(config: { public?: boolean; publicWhen?: unknown } | undefined, handler: unknown): RouteAccess {
+  if (config?.public === true) return 'public';
+  if (config?.publicWhen !== undefined) return 'sometimes-public';
+  // Read from the handler's own text: the guard is called there by name (guards.ts) in every route that has it; under
+  // the tests' transform the call reads `(0, module.requireAdmin)(...)`.
+  return typeof handler === 'function' && /\brequireAdmin\)?\s*\(/.test(handler.toString()) ? 'admin' : 'signed-in';
 }
 
 const registeredRoutes = new WeakMap<FastifyInstance, RegisteredRoute[]>();
@@ -195,7 +215,21 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   const routes: RegisteredRoute[] = [];
   registeredRoutes.set(app, routes);
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url, schema: (route.schema ?? {}) as Record<string, unknown> });
+    const schema = (route.schema ?? {}) as Record<string, unknown>;
+    // Worked out only when asked for: the text of every handler is not read at each start.
+    let access: RouteAccess | undefined;
+    const config = route.config as { public?: boolean; publicWhen?: unknown } | undefined;
+    for (const method of [route.method].flat()) {
+      routes.push({
+        method,
+        url: route.url,
+        schema,
+        get access() {
+          access ??= accessOf(config, route.handler);
+          return access;
+        },
+      });
+    }
   });
 
   app.setValidatorCompiler(createValidatorCompiler(options.schemaWarmup, schemaCode));
@@ -255,6 +289,7 @@ export async function createApiServer(options: ApiServerOptions, deps: ApiDeps):
   await app.register(attentionRoutes({ attention: deps.attention, channels }));
   if (options.consoleDir !== undefined && options.consoleDir !== null) await registerConsole(app, options.consoleDir);
   else registerNoIcon(app);
+  if (options.docsDir !== undefined && options.docsDir !== null) await registerManual(app, options.docsDir);
   new LiveFeed(deps, app.log, { ...options.liveFeed, corsOrigins: options.corsOrigins ?? [] }).attach(app);
   return app;
 }

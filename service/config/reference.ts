@@ -1,4 +1,4 @@
-/** The configuration reference (README table), generated from the schema so docs cannot drift from code. */
+/** The configuration reference (docs/operations/configuration.md), generated from the schema so docs cannot drift from code. */
 import { typeLabel } from './describe.js';
 import { envNameFor } from './env.js';
 import { configLeaves } from './leaves.js';

@@ -1,6 +1,6 @@
 /**
  * The configuration schema: the single source of truth for keys, types, defaults, descriptions, secrets and the keys
- * not available yet. Validation, environment parsing and the README reference table are all derived from it.
+ * not available yet. Validation, environment parsing and the configuration reference (docs/operations/configuration.md) are all derived from it.
  */
 import { Type, type Static } from 'typebox';
 

@@ -12,6 +12,7 @@ import { Authenticator } from '../api/auth/authenticator.js';
 import { createApiServer } from '../api/server.js';
 import { SchemaWarmup } from '../api/schema-warmup.js';
 import { findConsoleDir } from '../api/console.js';
+import { findDocsDir } from '../api/manual.js';
 import { keystoreMetadata } from '../metadata/keystore.js';
 import { checkRoutes } from '../routing/route-check.js';
 import { listenerContext } from '../tls/server-certificate.js';
@@ -68,7 +69,7 @@ export async function apiWing(core: Core, parts: ApiParts): Promise<Wing<Api>> {
   const authenticator = new Authenticator({ accounts, sessions, throttle, audit: audit.recorder });
   const openid = config.api.authenticationTypes.includes('openid') ? new OpenIdSignIn({ settings: config.api.openid, accounts, trustedCAs: keystore.trustedCAs(), ...clockOf(options) }) : undefined;
   const app = await createApiServer(
-    { logger, schemaWarmup: warmup, protocol: config.api.protocol, certificate: https ? keystore.certificate() : undefined, bodyLimitBytes: config.api.bodyLimitBytes, idleTimeoutMs: config.api.idleTimeoutSeconds * 1000, handshakeTimeoutMs: config.connections.handshakeTimeoutSeconds * 1000, liveFeed: options.liveFeed, consoleDir: options.consoleDir === undefined ? findConsoleDir() : options.consoleDir, corsOrigins: config.api.corsOrigins },
+    { logger, schemaWarmup: warmup, protocol: config.api.protocol, certificate: https ? keystore.certificate() : undefined, bodyLimitBytes: config.api.bodyLimitBytes, idleTimeoutMs: config.api.idleTimeoutSeconds * 1000, handshakeTimeoutMs: config.connections.handshakeTimeoutSeconds * 1000, liveFeed: options.liveFeed, consoleDir: options.consoleDir === undefined ? findConsoleDir() : options.consoleDir, docsDir: options.docsDir === undefined ? findDocsDir() : options.docsDir, corsOrigins: config.api.corsOrigins },
     {
       ...services,
       authenticator,

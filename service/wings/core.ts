@@ -20,6 +20,8 @@ export interface JunctionOptions {
   liveFeed?: LiveFeedOptions;
   /** The built console to serve at `/`; by default renderer/dist beside the service, when it has been built. */
   consoleDir?: string | null;
+  /** The manual's Markdown to serve at `/docs`; by default the docs/ folder beside the service. */
+  docsDir?: string | null;
   /** Clock of the failed-login throttles and their audit summaries (tests move it on instead of waiting). */
   clock?: () => number;
   /** The clock scheduled jobs are planned on (polling channels, auto retry, retention...); tests move it by hand. */

@@ -64,7 +64,7 @@ export async function tempDir(prefix = 'junction-test-'): Promise<string> {
 /** Starts Junction on an ephemeral port with the given file-style configuration. */
 export async function startJunction(
   file: DeepPartial<JunctionConfig> = {},
-  options: { dataDir?: string; env?: Record<string, string>; liveFeed?: LiveFeedOptions; consoleDir?: string | null; clock?: () => number; timers?: JobTimers; logger?: Logger; measureDisk?: MeasureSpace } = {},
+  options: { dataDir?: string; env?: Record<string, string>; liveFeed?: LiveFeedOptions; consoleDir?: string | null; docsDir?: string | null; clock?: () => number; timers?: JobTimers; logger?: Logger; measureDisk?: MeasureSpace } = {},
 ): Promise<TestJunction> {
   const dataDir = options.dataDir ?? (await tempDir());
   const resolved = resolveConfig({ file: { ...file, dataDir }, env: options.env ?? {} }).config;
@@ -79,6 +79,7 @@ export async function startJunction(
   const { logger, lines } = options.logger === undefined ? memoryLogger() : { logger: options.logger, lines: [] };
   const junction = new Junction({ config, logger, version: '9.9.9-test', ...(options.liveFeed === undefined ? {} : { liveFeed: options.liveFeed }),
     ...(options.consoleDir === undefined ? {} : { consoleDir: options.consoleDir }),
+    ...(options.docsDir === undefined ? {} : { docsDir: options.docsDir }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.timers === undefined ? {} : { timers: options.timers }),
     ...(options.measureDisk === undefined ? {} : { measureDisk: options.measureDisk }),

@@ -11,6 +11,7 @@ import type { RouteObject } from 'react-router';
 import { isAdmin, useSession } from '../stores/session';
 import { live } from '../api/live';
 import type { LiveState } from '../api/live';
+import { helpFor } from '../data/help';
 import { ServiceWarnings } from './ServiceWarnings';
 
 /** A link in the navigation. */
@@ -58,14 +59,20 @@ export function Layout({ nav }: { nav: readonly NavItem[] }) {
             </Title>
             <LiveIndicator />
           </Group>
-          <Group gap="sm" wrap="nowrap" visibleFrom="sm">
-            {/* The name holds the visible email, and not in brackets, which speech input ignores (WCAG 2.5.3, label in name). */}
-            <Anchor component={RouterLink} to="/account" size="sm" truncate maw={320} aria-label={`My account: ${user?.email ?? ''}`}>
-              {user?.email}
+          <Group gap="sm" wrap="nowrap">
+            {/* This page's guide in the manual the service serves (data/help.ts), in a tab of its own so the page stays. */}
+            <Anchor href={helpFor(location.pathname)} target="_blank" rel="noopener noreferrer" size="sm">
+              Help
             </Anchor>
-            <Button variant="default" size="xs" onClick={() => void signOut()}>
-              Sign out
-            </Button>
+            <Group gap="sm" wrap="nowrap" visibleFrom="sm">
+              {/* The name holds the visible email, and not in brackets, which speech input ignores (WCAG 2.5.3, label in name). */}
+              <Anchor component={RouterLink} to="/account" size="sm" truncate maw={320} aria-label={`My account: ${user?.email ?? ''}`}>
+                {user?.email}
+              </Anchor>
+              <Button variant="default" size="xs" onClick={() => void signOut()}>
+                Sign out
+              </Button>
+            </Group>
           </Group>
         </Group>
       </AppShell.Header>

@@ -1,7 +1,7 @@
 /** The sign-in page shown whenever nobody is signed in; it says so when the server has password sign-in turned off. */
 import { useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
-import { Alert, Button, Center, Divider, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Center, Divider, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { signInTypes } from '../../api/users';
 import { openIdInfo, startOpenId } from '../../api/openid';
 import { useSession } from '../../stores/session';
@@ -116,6 +116,14 @@ export function SignInPage() {
               This server does not accept console sign-in (api.authenticationTypes has no &quot;local&quot;). Scripts can still use the API with the types it allows.
             </Alert>
           ) : null}
+          {/* The manual is readable without signing in: who cannot sign in needs it most (users.md, Signing in). */}
+          <Text size="sm">
+            Trouble signing in? See the{' '}
+            <Anchor href="/docs/admin/users.md#signing-in" target="_blank" rel="noopener noreferrer">
+              manual
+            </Anchor>
+            .
+          </Text>
         </Stack>
       </Paper>
     </Center>
