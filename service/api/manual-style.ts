@@ -11,7 +11,7 @@ export const MANUAL_CSS = `
   --page: #ffffff;
   --surface: #f1f3f5;
   --border: #dee2e6;
-  --accent: #087f5b;
+  --accent: #08735a;
   --bar: #087f5b;
   --bar-text: #ffffff;
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;

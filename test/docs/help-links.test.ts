@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HELP, MANUAL_HOME, helpFor } from '../../renderer/src/data/help.js';
+import { HELP, MANUAL_HOME, SIGN_IN_HELP, helpFor } from '../../renderer/src/data/help.js';
 import { ManualRenderer } from '../../service/api/manual-render.js';
 
 const renderer = new ManualRenderer();
@@ -31,7 +31,7 @@ describe('Help links', () => {
     for (const path of paths) expect(helpFor(path.replace(/:\w+/g, 'x1')), path).not.toBe(MANUAL_HOME);
   });
 
-  it.each(HELP.map((entry) => [entry.path, entry.doc] as const))('%s: %s exists in the manual', (_path, doc) => {
+  it.each([...HELP.map((entry) => [entry.path, entry.doc] as const), ['sign-in page', SIGN_IN_HELP.replace('/docs/', '')] as const])('%s: %s exists in the manual', (_path, doc) => {
     const [file = '', anchor] = doc.split('#');
     const source = join('docs', file);
     expect(existsSync(source), `docs/${file} is missing`).toBe(true);

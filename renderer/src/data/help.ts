@@ -38,6 +38,9 @@ export const HELP: readonly HelpEntry[] = [
   { path: '/about', doc: 'install.md' },
 ];
 
+/** Where the sign-in page's link leads: signing in, invitations and OpenID, readable without a session. */
+export const SIGN_IN_HELP = '/docs/admin/users.md#signing-in';
+
 /** The manual's front page, where a console path with no entry of its own (nor above it) leads. */
 export const MANUAL_HOME = '/docs/';
 

@@ -7,6 +7,7 @@ import { openIdInfo, startOpenId } from '../../api/openid';
 import { useSession } from '../../stores/session';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { usePageTitle } from '../../components/page-title';
+import { SIGN_IN_HELP } from '../../data/help';
 
 export function SignInForm({ onSignedIn, initialEmail = '' }: { onSignedIn?: () => void; initialEmail?: string }) {
   const signIn = useSession((s) => s.signIn);
@@ -116,10 +117,10 @@ export function SignInPage() {
               This server does not accept console sign-in (api.authenticationTypes has no &quot;local&quot;). Scripts can still use the API with the types it allows.
             </Alert>
           ) : null}
-          {/* The manual is readable without signing in: who cannot sign in needs it most (users.md, Signing in). */}
+          {/* The manual is readable without signing in: who cannot sign in needs it most (data/help.ts). */}
           <Text size="sm">
             Trouble signing in? See the{' '}
-            <Anchor href="/docs/admin/users.md#signing-in" target="_blank" rel="noopener noreferrer">
+            <Anchor href={SIGN_IN_HELP} target="_blank" rel="noopener noreferrer" underline="always">
               manual
             </Anchor>
             .
