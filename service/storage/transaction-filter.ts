@@ -97,7 +97,7 @@ export function normaliseTransactionFilter(filter: TransactionFilter): Normalise
   return result;
 }
 
-const SEARCHABLE = new Set<string>(SEARCHABLE_KEY_NAMES);
+const SEARCHABLE = new Set<string>([...SEARCHABLE_KEY_NAMES, 'any']);
 const MAX_WORDS = 16;
 
 function keyConditions(value: unknown): KeyCondition[] {
@@ -105,7 +105,7 @@ function keyConditions(value: unknown): KeyCondition[] {
   return value.map((item: unknown) => {
     if (!isPlainObject(item)) throw new StoreError(`${COLLECTION}: each key condition must be an object`);
     const name = text(item.name, 'keys.name');
-    if (!SEARCHABLE.has(name)) throw new StoreError(`${COLLECTION}: key "${name}" is not one of ${SEARCHABLE_KEY_NAMES.join(', ')}`);
+    if (!SEARCHABLE.has(name)) throw new StoreError(`${COLLECTION}: key "${name}" is not one of ${[...SEARCHABLE].join(', ')}`);
     const keyValue = normaliseKeyValue(text(item.value, `keys.${name}`));
     if (keyValue === '') throw new StoreError(`${COLLECTION}: the ${name} to find must not be empty`);
     const condition: KeyCondition = { name: name as KeyCondition['name'], value: keyValue };

@@ -27,6 +27,9 @@ export type SearchableKeyName = 'patientId' | 'orderNumber' | 'controlId' | 'mes
 
 export const SEARCHABLE_KEY_NAMES: readonly SearchableKeyName[] = ['patientId', 'orderNumber', 'controlId', 'messageType'];
 
+/** The names `any` stands for. */
+export const ANY_KEY_NAMES: readonly SearchableKeyName[] = ['patientId', 'orderNumber', 'controlId'];
+
 export interface ClinicalKey {
   name: ClinicalKeyName;
   /** As written in the message (trimmed). Matching uses `normaliseKeyValue`. */
@@ -39,9 +42,12 @@ export interface ClinicalKey {
   part: 'request' | 'response';
 }
 
-/** One condition on the keys: a transaction matches when one of its keys has this name and value (and authority, when given). */
+/**
+ * One condition on the keys: a transaction matches when one of its keys has this name and value (and authority, when
+ * given). `any` matches a patient ID, an order number or a control ID: the console's one search box.
+ */
 export interface KeyCondition {
-  name: SearchableKeyName;
+  name: SearchableKeyName | 'any';
   value: string;
   authority?: string;
 }
