@@ -425,10 +425,18 @@ function keyExists(condition: KeyCondition): SqlCondition {
   return { sql: `${sql})`, params };
 }
 
-/** Where a window of the driver resumes: after the last (ts, docid) read, or the last docid for the text. */
+/**
+ * Where a window of the driver resumes. A key's range resumes after the last (ts, docid) read: a seek in its B-tree.
+ * The text resumes `offset` matches in: FTS5 reads a doclist backwards from its end, so a `rowid < ?` bound costs
+ * as much as stepping over every match above it, and stepping (OFFSET) is 2-3 times cheaper than the bound
+ * (measured: a word in all of 1,000,000 transactions, 130 ms to reach two thirds down by the bound, 40 ms for
+ * 500,000 by offset). Matches written above meanwhile shift the offset: the scan drops those at or above the last
+ * docid it read.
+ */
 export interface DriverCursor {
   ts: number;
   docid: number;
+  offset: number;
 }
 
 /**
@@ -474,11 +482,7 @@ export function driverWindow(driver: SearchDriver, bounds: { fromMs?: number; to
     parts.push('rowid < ?');
     params.push(docidBase(bounds.toMs) + PER_SECOND);
   }
-  if (cursor !== null) {
-    parts.push('rowid < ?');
-    params.push(cursor.docid);
-  }
-  return { sql: `SELECT rowid AS docid, NULL AS ts FROM search_text WHERE ${parts.join(' AND ')} ORDER BY rowid DESC LIMIT ${size}`, params };
+  return { sql: `SELECT rowid AS docid, NULL AS ts FROM search_text WHERE ${parts.join(' AND ')} ORDER BY rowid DESC LIMIT ${size} OFFSET ${cursor?.offset ?? 0}`, params };
 }
 
 /** The checks after the driver, on `d` (docid, ts): the other key conditions and, when a key drives, the words. */

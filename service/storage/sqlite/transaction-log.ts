@@ -516,15 +516,19 @@ class SqliteLog implements SqliteTransactionLog {
   async #countEntries(plan: Plan, driver: SearchDriver, most: number): Promise<number> {
     let n = 0;
     let cursor: DriverCursor | null = null;
+    let offset = 0;
     for (;;) {
       const size = Math.min(COUNT_WINDOW, most - n);
       if (size <= 0) return n;
       const win = driverWindow(driver, plan.bounds, cursor, size);
       const rows = await this.#run('count', (_s, db) => db.prepare<SqlValue[], { docid: number; ts: number | null }>(win.sql).all(...win.params));
-      n += rows.length;
+      const last: DriverCursor | null = cursor;
+      // Text windows go by offset: matches written above since the last window are counted already.
+      n += driver.kind === 'text' && last !== null ? rows.filter((row) => row.docid < last.docid).length : rows.length;
       const tail = rows.at(-1);
-      if (tail === undefined || rows.length < size) return n;
-      cursor = { ts: tail.ts ?? 0, docid: tail.docid };
+      if (tail === undefined || rows.length < size) return Math.min(n, most);
+      offset += rows.length;
+      cursor = { ts: tail.ts ?? 0, docid: tail.docid, offset };
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
@@ -554,6 +558,7 @@ class SqliteLog implements SqliteTransactionLog {
     // nothing to check on the row never reads one: a count of a common word reads the index alone.
     const rowPart = onRow === null && !withDocs ? { sql: "''", params: [] } : { sql: `(SELECT CASE WHEN ${onRow?.sql ?? '1'} THEN ${picked} END FROM transactions WHERE transactions.id = d.id)`, params: onRow?.params ?? [] };
     let cursor: DriverCursor | null = null;
+    let offset = 0;
     // The first window is what the caller wants (a page's rows reads little more than the page, its rows being
     // scattered over the file, each a read from disk when cold); doubled up to the scan window after that.
     let window = Math.max(1, Math.min(this.scanWindow, wanted));
@@ -577,7 +582,10 @@ class SqliteLog implements SqliteTransactionLog {
           )
           .all(...onEntry.params, ...checks.params, ...rowPart.params, ...win.params),
       );
+      const seen: DriverCursor | null = driver.kind === 'text' ? cursor : null;
       for (const row of rows) {
+        // Written above since the last window (text windows go by offset): read already.
+        if (seen !== null && row.docid >= seen.docid) continue;
         const rowGroup = groupOf(row);
         if (rowGroup !== group) {
           yield* release();
@@ -587,7 +595,8 @@ class SqliteLog implements SqliteTransactionLog {
       }
       const tail: IndexedRow | undefined = rows.at(-1);
       if (tail === undefined || rows.length < size) break;
-      cursor = { ts: tail.ts, docid: tail.docid };
+      offset += rows.length;
+      cursor = { ts: tail.ts, docid: tail.docid, offset };
       window = Math.min(this.scanWindow, window * 2);
       await new Promise((resolve) => setImmediate(resolve));
     }
