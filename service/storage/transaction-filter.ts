@@ -9,12 +9,14 @@ import { isTransactionStatus, parseStatusPattern } from '../domain/transactions/
 import type { TransactionStatus } from '../domain/transactions/transaction-status.js';
 import { StoreError } from './store.js';
 import type { TransactionFilter } from './transactions.js';
+import { MAX_KEY_LENGTH, SEARCHABLE_KEY_NAMES, normaliseKeyValue } from '../domain/clinical/clinical-key.js';
+import type { KeyCondition } from '../domain/clinical/clinical-key.js';
 
 const COLLECTION = 'transactions';
 // A path filter never needs more (the API allows 500 plus an inline `(?i)`); patterns run in linear time
 // (safe-pattern.ts), but time grows with their size.
 const MAX_PATH_PATTERN = 510;
-const KNOWN = new Set(['status', 'statusCode', 'channelID', 'clientID', 'method', 'path', 'querystring', 'host', 'port', 'from', 'to', 'properties', 'wasRerun', 'hasChildren', 'routes', 'orchestrations']);
+const KNOWN = new Set(['status', 'statusCode', 'channelID', 'clientID', 'method', 'path', 'querystring', 'host', 'port', 'from', 'to', 'properties', 'wasRerun', 'hasChildren', 'routes', 'orchestrations', 'keys', 'text']);
 const EXCHANGE_KEYS = new Set(['statusCode', 'host', 'port', 'path', 'querystring']);
 
 /** Validated conditions on one route or orchestration. */
@@ -50,6 +52,10 @@ export interface NormalisedFilter {
   hasChildren?: boolean;
   routes?: NormalisedExchangeFilter;
   orchestrations?: NormalisedExchangeFilter;
+  /** Clinical key conditions, values and authorities normalised (`normaliseKeyValue`); all must hold. */
+  keys?: KeyCondition[];
+  /** The words of a full-text search, normalised to lower case, at least one, each at most MAX_KEY_LENGTH long. */
+  words?: string[];
 }
 
 /** Validates a filter; throws StoreError naming the problem for anything malformed. */
@@ -86,7 +92,38 @@ export function normaliseTransactionFilter(filter: TransactionFilter): Normalise
   if (filter.hasChildren !== undefined) result.hasChildren = flag(filter.hasChildren, 'hasChildren');
   if (filter.routes !== undefined) result.routes = exchange(filter.routes, 'routes');
   if (filter.orchestrations !== undefined) result.orchestrations = exchange(filter.orchestrations, 'orchestrations');
+  if (filter.keys !== undefined) result.keys = keyConditions(filter.keys);
+  if (filter.text !== undefined) result.words = words(filter.text);
   return result;
+}
+
+const SEARCHABLE = new Set<string>([...SEARCHABLE_KEY_NAMES, 'any']);
+const MAX_WORDS = 16;
+
+function keyConditions(value: unknown): KeyCondition[] {
+  if (!Array.isArray(value)) throw new StoreError(`${COLLECTION}: keys must be an array of key conditions`);
+  return value.map((item: unknown) => {
+    if (!isPlainObject(item)) throw new StoreError(`${COLLECTION}: each key condition must be an object`);
+    const name = text(item.name, 'keys.name');
+    if (!SEARCHABLE.has(name)) throw new StoreError(`${COLLECTION}: key "${name}" is not one of ${[...SEARCHABLE].join(', ')}`);
+    const keyValue = normaliseKeyValue(text(item.value, `keys.${name}`));
+    if (keyValue === '') throw new StoreError(`${COLLECTION}: the ${name} to find must not be empty`);
+    const condition: KeyCondition = { name: name as KeyCondition['name'], value: keyValue };
+    if (item.authority !== undefined) {
+      const authority = normaliseKeyValue(text(item.authority, `keys.${name}.authority`));
+      if (authority === '') throw new StoreError(`${COLLECTION}: the authority of ${name} must not be empty`);
+      condition.authority = authority;
+    }
+    return condition;
+  });
+}
+
+/** Splits a search into words the way the engines' tokenisers do (letters and digits), dropping everything else. */
+function words(value: unknown): string[] {
+  const found = text(value, 'text').normalize('NFC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (found.length === 0) throw new StoreError(`${COLLECTION}: text must contain at least one letter or digit`);
+  if (found.length > MAX_WORDS) throw new StoreError(`${COLLECTION}: text may hold at most ${MAX_WORDS} words`);
+  return found.map((word) => word.slice(0, MAX_KEY_LENGTH));
 }
 
 function exchange(value: unknown, name: string): NormalisedExchangeFilter {

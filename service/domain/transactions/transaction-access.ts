@@ -29,6 +29,8 @@ export interface ExchangeFilter {
 }
 
 /** The filters of the transactions list and export (COMPAT.md), all optional and combined with AND. */
+import type { KeyCondition } from '../clinical/clinical-key.js';
+
 export interface TransactionFilter {
   status?: readonly TransactionStatus[];
   /** Response status code or class, e.g. `404` or `5xx`. */
@@ -53,6 +55,10 @@ export interface TransactionFilter {
   hasChildren?: boolean;
   routes?: ExchangeFilter;
   orchestrations?: ExchangeFilter;
+  /** Clinical keys from the search index (issue 37): every condition must hold. */
+  keys?: readonly KeyCondition[];
+  /** Words that must all appear in the transaction's indexed body text (plain words; no query syntax passes through). */
+  text?: string;
 }
 
 export interface TransactionAccess {
