@@ -35,6 +35,7 @@ export function createPostgresStorage(settings: PostgresSettings, context: Stora
     bodies,
     audits,
     refusals,
+    searchIndex: transactions.searchIndex,
     cluster: postgresClusterBackend(database),
     backup: { unavailable: POSTGRES_BACKUP_UNAVAILABLE },
     // The transactions are not written to this disk, so its space does not stop them.
@@ -67,3 +68,4 @@ export function createPostgresStorage(settings: PostgresSettings, context: Stora
     },
   };
 }
+
