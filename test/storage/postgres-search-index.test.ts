@@ -17,6 +17,8 @@ import type { IndexedTransaction } from '../../service/storage/search-index.js';
 import type { TransactionFilter, TransactionRecord } from '../../service/storage/transactions.js';
 import { createTestDatabase, newSchemaName, runSql, settingsFor } from '../helpers/postgres.js';
 import type { TestDatabase } from '../helpers/postgres.js';
+import { startPostgresServer } from '../helpers/postgres-server.js';
+import { StoreError } from '../../service/storage/store.js';
 import { tx } from './transaction-log-contract.js';
 
 const silent = pino({ level: 'silent' });
@@ -120,6 +122,30 @@ describe('PostgreSQL search index: writing and removing', () => {
     expect(ids(await log.page({ text: 'glucose' }, { limit: 10 }))).toEqual([b._id, c._id]);
     expect(await log.count({ keys: [{ name: 'patientId', value: 'p9' }] })).toBe(3);
     await expect(index.removeChannelTextBefore('ch-a', '2024-3-2')).rejects.toThrow(/not a day/);
+  });
+});
+
+describe('PostgreSQL search index: an outage', () => {
+  it('refuses a write while the server is down with a StoreError and nothing half-written, and takes the same write once it is back', async () => {
+    const server = await startPostgresServer();
+    const shared = new PostgresDatabase({ settings: settingsFor(server.url), logger: silent, probeEveryMs: 50 });
+    const log = createPostgresTransactionLog({ database: shared, logger: silent, instanceId: 'outage' });
+    try {
+      await log.open();
+      const a = await log.insert(tx('2024-03-01T10:00:00Z'));
+      const batch = [entry(a, [key('patientId', 'P1')], 'sodium')];
+      await server.stop();
+      const refused = await log.searchIndex.write(batch, { finishedSeq: 1 }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(StoreError);
+      await server.start();
+      // The pool's connections died with the server: the retry may need a fresh one, as the indexer's next turn would.
+      await expect.poll(() => log.searchIndex.write(batch, { finishedSeq: 1 }).then(() => true, () => false), { timeout: 20_000, interval: 100 }).toBe(true);
+      expect(ids(await log.page({ keys: [{ name: 'patientId', value: 'p1' }], text: 'sodium' }, { limit: 5 }))).toEqual([a._id]);
+      expect((await log.searchIndex.state()).finishedSeq).toBe(1);
+    } finally {
+      await log.close();
+      await server.destroy();
+    }
   });
 });
 
