@@ -1,14 +1,17 @@
-/** The search index contract (issue 37) on each engine: SQLite (in transactions.sqlite); PostgreSQL is added by its branch. */
+/** The search index contract (issue 37) on each engine: SQLite (in transactions.sqlite) and PostgreSQL (each run in its own schema). */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createPostgresTransactionLog, PostgresDatabase } from '../../service/storage/postgres/index.js';
 import { IntegrityScan } from '../../service/storage/sqlite/integrity-scan.js';
 import { snapshotSqlite } from '../../service/storage/sqlite/snapshot.js';
 import type { TransactionRecord } from '../../service/storage/transactions.js';
 import { createSqliteTransactionLog } from '../../service/storage/sqlite/transaction-log.js';
 import { tempDir } from '../helpers/junction.js';
+import { createTestDatabase, newSchemaName, runSql, settingsFor } from '../helpers/postgres.js';
+import type { TestDatabase } from '../helpers/postgres.js';
 import { describeSearchIndexContract } from './search-index-contract.js';
 import { tx } from './transaction-log-contract.js';
 
@@ -81,4 +84,17 @@ describe('search index in transactions.sqlite', () => {
     const outcome = await new IntegrityScan({ file: copy, logger: silent, window: 7, pauseMs: 0 }).outcome;
     expect(outcome).toMatchObject({ ok: true });
   });
+});
+
+let database: Promise<TestDatabase> | undefined;
+afterAll(async () => {
+  await (await database)?.drop();
+});
+
+describeSearchIndexContract('PostgreSQL', async (location) => {
+  database ??= createTestDatabase();
+  const { url } = await database;
+  const schema = location ?? newSchemaName();
+  const log = createPostgresTransactionLog({ database: new PostgresDatabase({ settings: settingsFor(url), logger: silent, schema }), logger: silent, instanceId: 'contract' });
+  return { log, index: log.searchIndex, location: schema, cleanup: () => runSql(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`).then(() => undefined) };
 });
