@@ -15,7 +15,7 @@ import { pino } from 'pino';
 import type { KeyCondition } from '../../service/domain/clinical/clinical-key.js';
 import { SearchIndexer } from '../../service/search/indexer.js';
 import { applyRetention } from '../../service/schedulers/retention.js';
-import { completedTransaction, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
+import { NEW_ROOT_PASSWORD, ROOT_EMAIL, basic, completedTransaction, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import type { TestDatabase } from '../helpers/postgres.js';
@@ -134,7 +134,7 @@ describe.each(['embedded', 'postgres'] as const)('the search indexer on the %s e
 
     // Turned on: the service's own indexer takes the walk up where it stood and covers the other seven.
     t = await startJunction({ ...storage }, { dataDir });
-    admin = { authorization: await unlockRoot(t) };
+    admin = { authorization: basic(ROOT_EMAIL, NEW_ROOT_PASSWORD) };
     const done = await until('the walk back to finish', async () => {
       const s = await t.junction.search.index.state();
       return s.backfillDone ? s : undefined;
