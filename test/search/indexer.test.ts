@@ -230,3 +230,49 @@ describe.each(['embedded', 'postgres'] as const)('the search indexer on the %s e
     expect((await t.junction.search.index.stats()).transactions).toBe(0);
   });
 });
+
+describe('the search indexer when the finished feed was trimmed past it', () => {
+  let t: TestJunction;
+  let upstream: Upstream;
+  afterAll(async () => {
+    await t?.destroy();
+    await upstream?.close();
+  });
+
+  it('walks back over every transaction again, so one whose feed entry was dropped unread is still indexed', async () => {
+    upstream = await httpUpstream((req, res) => {
+      req.resume();
+      req.on('end', () => res.end('{}'));
+    });
+    // Search off: no job of the service's own runs beside the indexers this test drives.
+    t = await startJunction({ search: { enabled: false } });
+    const admin = { authorization: await unlockRoot(t) };
+    const created = await t.inject('/channels', { method: 'POST', headers: admin, json: { name: 'FHIR', urlPattern: '^/fhir$', authType: 'public', routes: [{ name: 'fhir', host: '127.0.0.1', port: upstream.port, primary: true }] } });
+    expect(created.status, created.text).toBe(201);
+    const send = async (mrn: string): Promise<string> => {
+      const res = await fetch(`${t.httpUrl}/fhir`, { method: 'POST', headers: { 'content-type': 'application/fhir+json' }, body: patientBundle(mrn, 'Trim') });
+      await res.arrayBuffer();
+      const id = (await completedTransaction(t, res.headers.get('x-openhim-transactionid')))._id;
+      // Each finishes in a later millisecond than the one before, so the feed can be cut between them.
+      const at = Date.now();
+      await until('the clock to move', () => (Date.now() > at + 2 ? true : undefined));
+      return id;
+    };
+    const stores = { log: t.junction.transactions, bodies: t.junction.bodies, index: t.junction.search.index, maxTextBytes: 65_536, logger: silent };
+    await send('TRIM-0');
+    await new SearchIndexer(stores).run();
+    expect(await t.junction.search.index.state()).toMatchObject({ backfillDone: true, backfillCovered: 1 });
+    const seen = (await t.junction.search.index.state()).finishedSeq;
+    const dropped = await send('TRIM-1');
+    await send('TRIM-2');
+    const feed = await t.junction.transactions.finishedAfter(seen, 10);
+    expect(feed.map((f) => f.id)[0]).toBe(dropped);
+    // The feed's trim (two days) took the entry of TRIM-1 before the indexer read it.
+    await t.junction.transactions.dropFinishedBefore((feed[1] as { at: Date }).at);
+    const later = (feed[1] as { at: Date }).at.getTime() + 2 * 24 * 3_600_000 - 3_600_000;
+    await new SearchIndexer({ ...stores, now: () => later }).run();
+    const state = await t.junction.search.index.state();
+    expect(state).toMatchObject({ backfillDone: true, backfillTotal: 3, backfillCovered: 3 });
+    for (const mrn of ['TRIM-0', 'TRIM-1', 'TRIM-2']) expect(await t.junction.transactions.page({ keys: [{ name: 'patientId', value: mrn }] }, { limit: 5 })).toHaveLength(1);
+  });
+});
