@@ -29,13 +29,18 @@ import type { LogConditions } from './transaction-log-where.js';
 import { takePage } from '../take-page.js';
 
 const COLLECTION = 'transactions';
-const NEWEST_FIRST = 'ORDER BY ts DESC, id DESC';
 /** Rows one statement of a scan reads when a filter is decided in JavaScript (transaction-log-where.ts). */
 const SCAN_WINDOW = 2000;
 /** Rows per retention delete, so that no statement holds its locks for long. */
 const DELETE_BATCH = 5000;
 const DAY_MS = 86_400_000;
 const UNIQUE_VIOLATION = '23505';
+/**
+ * The search entries (search-schema.ts) of the transactions a `gone` CTE deleted, removed by the same statement: the
+ * parts of one statement commit together, so no search finds a removed transaction, nor outlives it.
+ */
+const SEARCH_ENTRIES_GONE = `gone_keys AS (DELETE FROM search_keys WHERE tx IN (SELECT id FROM gone)),
+  gone_docs AS (DELETE FROM search_docs WHERE tx IN (SELECT id FROM gone))`;
 
 export interface PostgresTransactionLogOptions {
   database: PostgresDatabase;
@@ -204,7 +209,10 @@ class PostgresLog implements PostgresTransactionLog {
 
   async remove(id: string): Promise<boolean> {
     if (dayOfId(id) === null) return false;
-    const rows = await this.#query('remove', 'DELETE FROM transactions WHERE id = $1 RETURNING 1', [id]);
+    // Its search entries go in the same statement (search-schema.ts: no foreign key cascades them).
+    const rows = await this.#query('remove', `WITH gone AS (DELETE FROM transactions WHERE id = $1 RETURNING id),
+      ${SEARCH_ENTRIES_GONE}
+      SELECT 1 FROM gone`, [id]);
     return rows.length > 0;
   }
 
@@ -223,12 +231,27 @@ class PostgresLog implements PostgresTransactionLog {
   async count(filter: TransactionFilter): Promise<number> {
     const where = conditions('count', filter);
     if (where.test === null) {
-      const rows = await this.#query<{ n: string }>('count', `SELECT count(*) AS n FROM transactions WHERE ${where.sql}`, where.params.values);
+      const rows = await this.#query<{ n: string }>('count', `SELECT count(*) AS n FROM ${where.from} WHERE ${where.sql}`, where.params.values);
       return Number(rows[0]?.n ?? 0);
     }
     let n = 0;
     for await (const _record of this.#scan(where)) n++;
     return n;
+  }
+
+  async countUpTo(filter: TransactionFilter, cap: number): Promise<{ count: number; exact: boolean }> {
+    if (!Number.isSafeInteger(cap) || cap < 0) throw new StoreError(`${COLLECTION}: countUpTo needs a cap of 0 or more, not ${String(cap)}`);
+    const where = conditions('countUpTo', filter);
+    let n = 0;
+    if (where.test === null) {
+      // One row past the cap tells "more" from "exactly the cap"; the LIMIT lets a common word's count stop early.
+      const values = [...where.params.values, cap + 1];
+      const rows = await this.#query<{ n: string }>('countUpTo', `SELECT count(*) AS n FROM (SELECT 1 FROM ${where.from} WHERE ${where.sql} LIMIT $${values.length}) AS up_to`, values);
+      n = Number(rows[0]?.n ?? 0);
+    } else {
+      for await (const _record of this.#scan(where)) if (++n > cap) break;
+    }
+    return n > cap ? { count: cap, exact: false } : { count: n, exact: true };
   }
 
   async *stream(filter: TransactionFilter, options: PageOptions = { limit: 0 }): AsyncGenerator<TransactionRecord> {
@@ -290,8 +313,9 @@ class PostgresLog implements PostgresTransactionLog {
       return `$${values.length}`;
     };
     // The plain `ts <=` lets an index whose (ts, id) are not its first columns seek to the resume point too.
-    const keyset = after === null ? '' : `AND ts <= ${add(after.ts)} AND (ts, id) < (${add(after.ts)}, ${add(after.id)})`;
-    const text = `SELECT id, ts, doc FROM transactions WHERE ${where.sql} ${keyset} ${NEWEST_FIRST} LIMIT ${add(size)} OFFSET ${add(skip)}`;
+    const { ts, id } = where.order;
+    const keyset = after === null ? '' : `AND ${ts} <= ${add(after.ts)} AND (${ts}, ${id}) < (${add(after.ts)}, ${add(after.id)})`;
+    const text = `SELECT ${id} AS id, ${ts} AS ts, doc FROM ${where.from} WHERE ${where.sql} ${keyset} ${newestFirst(where)} LIMIT ${add(size)} OFFSET ${add(skip)}`;
     return this.#query<DocRow>(action, text, values);
   }
 
@@ -363,7 +387,9 @@ class PostgresLog implements PostgresTransactionLog {
     for (;;) {
       const rows = await this.#query(
         'dropDaysBefore',
-        `DELETE FROM transactions WHERE id IN (SELECT id FROM transactions WHERE ts < $1 ORDER BY ts LIMIT ${DELETE_BATCH}) RETURNING 1`,
+        `WITH gone AS (DELETE FROM transactions WHERE id IN (SELECT id FROM transactions WHERE ts < $1 ORDER BY ts LIMIT ${DELETE_BATCH}) RETURNING id),
+         ${SEARCH_ENTRIES_GONE}
+         SELECT 1 FROM gone`,
         [before],
       );
       if (rows.length < DELETE_BATCH) break;
@@ -490,7 +516,11 @@ export function transactionPageStatement(filter: TransactionFilter, options: Pag
 
 function pageStatement(where: LogConditions, limit: number, skip: number): { text: string; values: unknown[] } {
   const values = [...where.params.values, limit, skip];
-  return { text: `SELECT doc FROM transactions WHERE ${where.sql} ${NEWEST_FIRST} LIMIT $${values.length - 1} OFFSET $${values.length}`, values };
+  return { text: `SELECT doc FROM ${where.from} WHERE ${where.sql} ${newestFirst(where)} LIMIT $${values.length - 1} OFFSET $${values.length}`, values };
+}
+
+function newestFirst(where: LogConditions): string {
+  return `ORDER BY ${where.order.ts} DESC, ${where.order.id} DESC`;
 }
 
 function pageBounds(options: PageOptions): { limit: number; skip: number } {
