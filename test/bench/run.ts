@@ -56,10 +56,11 @@ function searchTransactions(): number | undefined {
   return n;
 }
 
-/** `--engines=sqlite,postgres`: which engines the search scenario seeds and queries (both by default). */
+/** `--engines=sqlite,postgres`: which engines the search scenario seeds and queries (both by default; `none`: ingest only). */
 function searchEngines(): ('sqlite' | 'postgres')[] | undefined {
   const arg = process.argv.find((a) => a.startsWith('--engines='))?.slice('--engines='.length);
   if (arg === undefined) return undefined;
+  if (arg === 'none') return [];
   const engines = arg.split(',');
   for (const e of engines) if (e !== 'sqlite' && e !== 'postgres') throw new Error(`--engines takes sqlite and postgres, not ${e}`);
   return engines as ('sqlite' | 'postgres')[];
@@ -73,7 +74,8 @@ function runLogScalePg(): ReturnType<typeof logScalePgScenario> {
 function printSearch(f: Awaited<ReturnType<typeof searchScenario>>): void {
   console.log(`\nClinical search: ${f.transactions.toLocaleString('en')} transactions over ${f.days} days (HL7 ADT/ORM/ORU and FHIR Bundles, ${f.corpus.meanBytes} bytes a transaction on average; ${f.corpus.patients.toLocaleString('en')} patients, the most frequent in ~${f.corpus.mostFrequentPatientMessages.toLocaleString('en')} messages)`);
   for (const e of f.engines) {
-    const seeded = e.seedSeconds === 0 ? 'reused' : `seeded in ${e.seedSeconds} s`;
+    const t = e.seedTimes;
+    const seeded = e.seedSeconds === 0 || t === undefined ? 'reused' : `seeded in ${e.seedSeconds} s (messages and extraction ${t.generateSeconds} s, log rows ${t.rowsSeconds} s, index writes ${t.indexSeconds} s)`;
     console.log(`${e.engine}: ${seeded}; index ${e.indexMb} MB (${e.indexMbPerMillion} MB per million transactions; ${e.indexed.transactions.toLocaleString('en')} transactions, ${e.indexed.keys.toLocaleString('en')} keys); load average ${e.loadAverage.join(' ')}`);
     console.table(
       Object.fromEntries(

@@ -3,7 +3,14 @@
  * engine's `SearchIndex` opened on its own (its real write path), and an entry built from a transaction's bodies by
  * the service's extraction, as the indexer (service/search/) builds it.
  */
+import { transactionKeys } from '../../../service/domain/clinical/extract.js';
+import { pino } from 'pino';
+import { PostgresDatabase } from '../../../service/storage/postgres/database.js';
+import { PostgresSearchIndex } from '../../../service/storage/postgres/search-index.js';
 import type { IndexedTransaction, SearchIndex } from '../../../service/storage/search-index.js';
+
+/** `search.maxTextBytes`'s default: how much of each body goes into the full-text index. */
+const MAX_TEXT_CHARS = 65_536;
 
 /** A transaction as the indexer reads it: its ids and its two bodies' text. */
 export interface BodiesOf {
@@ -21,12 +28,22 @@ export const SQLITE_LOG_TABLES: ReadonlySet<string> = new Set([
   'sqlite_schema', 'sqlite_sequence', 'sqlite_autoindex_transactions_1', 'sqlite_autoindex_days_1', 'sqlite_autoindex_metrics_1',
 ]);
 
-/** The PostgreSQL tables of the index. */
-export const POSTGRES_INDEX_TABLES: string[] = [];
+/** The PostgreSQL tables of the index (migration 10, storage/postgres/search-schema.ts). */
+export const POSTGRES_INDEX_TABLES: string[] = ['search_keys', 'search_docs', 'search_state'];
 
+/** The entry the indexer writes for a transaction whose bodies are both stored. */
 export function extractEntry(tx: BodiesOf): IndexedTransaction {
-  void tx;
-  throw new Error('not bound yet: the extraction lands with wt/extract');
+  const bodies = [
+    { text: tx.request, part: 'request' as const },
+    { text: tx.response, part: 'response' as const },
+  ];
+  return {
+    id: tx.id,
+    requestTimestamp: tx.requestTimestamp,
+    channelID: tx.channelID,
+    keys: transactionKeys(bodies),
+    text: bodies.map((b) => b.text.slice(0, MAX_TEXT_CHARS)).join('\n'),
+  };
 }
 
 export function openSqliteSearchIndex(file: string): Promise<SearchIndex & { close(): Promise<void> }> {
@@ -34,7 +51,10 @@ export function openSqliteSearchIndex(file: string): Promise<SearchIndex & { clo
   return Promise.reject(new Error('not bound yet: the SQLite index lands with wt/search-sqlite'));
 }
 
-export function openPostgresSearchIndex(url: string): Promise<SearchIndex & { close(): Promise<void> }> {
-  void url;
-  return Promise.reject(new Error('not bound yet: the PostgreSQL index lands with wt/search-pg'));
+/** The engine's index on the database at `url`, over a pool of its own (migrating the schema if it has to). */
+export async function openPostgresSearchIndex(url: string): Promise<SearchIndex & { close(): Promise<void> }> {
+  const settings = { url, host: '', port: 0, database: '', user: '', poolSize: 2, tls: { enabled: false, caFile: '' } };
+  const index = new PostgresSearchIndex(new PostgresDatabase({ settings, logger: pino({ level: 'silent' }) }));
+  await index.open();
+  return index;
 }

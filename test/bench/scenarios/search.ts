@@ -65,8 +65,9 @@ export interface QueryFigure {
 export interface EngineFigures {
   engine: 'SQLite' | 'PostgreSQL';
   transactions: number;
-  /** Seconds the seeding took in this run (0 when a kept folder or database was reused). */
+  /** Seconds the seeding took in this run (0 when a kept folder or database was reused), and where they went. */
   seedSeconds: number;
+  seedTimes?: SeedTimes;
   /** The index's size: SQLite the growth of transactions.sqlite when the index was written, PostgreSQL the database's. */
   indexMb: number;
   indexMbPerMillion: number;
@@ -161,6 +162,12 @@ function entryOf(message: CorpusMessage, channelIds: readonly string[]): Indexed
   return extractEntry({ id: row.id, requestTimestamp: new Date(message.at), channelID: row.channel, request: message.request, response: message.response, contentType: message.contentType });
 }
 
+/** Messages `from` to `to` (exclusive), their log rows and their index entries. */
+function generated(corpus: ClinicalCorpus, channelIds: readonly string[], from: number, to: number): { messages: CorpusMessage[]; batch: Row[]; entries: IndexedTransaction[] } {
+  const messages = Array.from({ length: to - from }, (_, k) => corpus.message(from + k));
+  return { messages, batch: messages.map((m) => rowOf(m, channelIds)), entries: messages.map((m) => entryOf(m, channelIds)) };
+}
+
 /** The indexer's state after seeding: nothing to walk back over, the feed (empty: rows were written directly) read. */
 const SEEDED_STATE: Partial<SearchIndexState> = { finishedSeq: 0, backfillBefore: null, backfillDone: true, backfillTotal: 0, backfillCovered: 0 };
 
@@ -169,11 +176,39 @@ function progress(engine: string, done: number, total: number, started: number):
   process.stderr.write(`\rsearch (${engine}): seeded ${done.toLocaleString('en')} of ${total.toLocaleString('en')} in ${seconds.toFixed(0)} s (${Math.round(done / Math.max(seconds, 0.001)).toLocaleString('en')}/s)   `);
 }
 
+/** Where seeding's time went: building the messages and their entries (extraction), the rows, the index's writes. */
+interface SeedTimes {
+  generateSeconds: number;
+  rowsSeconds: number;
+  indexSeconds: number;
+}
+
 interface Seeded {
   channelIds: string[];
   transactions: number;
   seedSeconds: number;
+  /** Absent when a kept folder was reused. */
+  seedTimes?: SeedTimes;
   indexBytes: number;
+}
+
+/** Adds the time `run` takes to `times[key]`. */
+async function clocked<T>(times: SeedTimes, key: keyof SeedTimes, run: () => T | Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await run();
+  } finally {
+    times[key] += (performance.now() - started) / 1000;
+  }
+}
+
+function roundTimes(times: SeedTimes): SeedTimes {
+  return { generateSeconds: round(times.generateSeconds, 1), rowsSeconds: round(times.rowsSeconds, 1), indexSeconds: round(times.indexSeconds, 1) };
+}
+
+/** A kept folder's manifest: nothing was seeded in this run. */
+function reused(seeded: Seeded): Seeded {
+  return { channelIds: seeded.channelIds, transactions: seeded.transactions, seedSeconds: 0, indexBytes: seeded.indexBytes };
 }
 
 /** Creates the seeded channels through the API of a first start (which also creates the admin account). */
@@ -190,7 +225,7 @@ async function createChannels(junction: RunningJunction): Promise<string[]> {
 }
 
 /** Seeds the embedded engine's transactions.sqlite: rows with prepared statements, the index through its write. */
-async function seedSqlite(dataDir: string, channelIds: string[], corpus: ClinicalCorpus, total: number): Promise<{ indexBytes: number }> {
+async function seedSqlite(dataDir: string, channelIds: string[], corpus: ClinicalCorpus, total: number): Promise<{ indexBytes: number; seedTimes: SeedTimes }> {
   const logFile = join(dataDir, 'transactions.sqlite');
   const silent = pino({ level: 'silent' });
   const log = createSqliteTransactionLog({ file: logFile, logger: silent });
@@ -208,11 +243,12 @@ async function seedSqlite(dataDir: string, channelIds: string[], corpus: Clinica
   });
   const index = await openSqliteSearchIndex(logFile);
   const started = performance.now();
+  const times: SeedTimes = { generateSeconds: 0, rowsSeconds: 0, indexSeconds: 0 };
   try {
     for (let from = 0; from < total; from += SEED_BATCH) {
-      const messages = Array.from({ length: Math.min(SEED_BATCH, total - from) }, (_, k) => corpus.message(from + k));
-      rows(messages.map((m) => rowOf(m, channelIds)));
-      await index.write(messages.map((m) => entryOf(m, channelIds)), from + SEED_BATCH >= total ? SEEDED_STATE : undefined);
+      const { messages, batch, entries } = await clocked(times, 'generateSeconds', () => generated(corpus, channelIds, from, Math.min(total, from + SEED_BATCH)));
+      await clocked(times, 'rowsSeconds', () => rows(batch));
+      await clocked(times, 'indexSeconds', () => index.write(entries, from + SEED_BATCH >= total ? SEEDED_STATE : undefined));
       if ((from / SEED_BATCH) % 10 === 0) progress('SQLite', from + messages.length, total, started);
     }
     progress('SQLite', total, total, started);
@@ -222,7 +258,7 @@ async function seedSqlite(dataDir: string, channelIds: string[], corpus: Clinica
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
   }
-  return { indexBytes: await sqliteIndexBytes(logFile) };
+  return { indexBytes: await sqliteIndexBytes(logFile), seedTimes: roundTimes(times) };
 }
 
 /** Bytes of the search tables inside transactions.sqlite (dbstat), or of the whole file less the log's tables. */
@@ -245,7 +281,7 @@ async function sqliteFolder(total: number, days: number, corpus: ClinicalCorpus)
   const cleanup = kept === undefined || kept === '' ? () => rm(dir, { recursive: true, force: true }) : () => Promise.resolve();
   const dataDir = join(dir, 'data');
   const manifest = join(dir, 'seeded.json');
-  if (existsSync(manifest)) return { dataDir, seeded: { ...(JSON.parse(await readFile(manifest, 'utf8')) as Seeded), seedSeconds: 0 }, cleanup };
+  if (existsSync(manifest)) return { dataDir, seeded: reused(JSON.parse(await readFile(manifest, 'utf8')) as Seeded), cleanup };
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const first = await startJunction(dataDir);
@@ -256,8 +292,8 @@ async function sqliteFolder(total: number, days: number, corpus: ClinicalCorpus)
     await first.stop();
   }
   const started = performance.now();
-  const { indexBytes } = await seedSqlite(dataDir, channelIds, corpus, total);
-  const seeded: Seeded = { channelIds, transactions: total, seedSeconds: round((performance.now() - started) / 1000, 1), indexBytes };
+  const { indexBytes, seedTimes } = await seedSqlite(dataDir, channelIds, corpus, total);
+  const seeded: Seeded = { channelIds, transactions: total, seedSeconds: round((performance.now() - started) / 1000, 1), seedTimes, indexBytes };
   await writeFile(manifest, JSON.stringify(seeded));
   return { dataDir, seeded, cleanup };
 }
@@ -289,29 +325,29 @@ async function sql<T extends pg.QueryResultRow>(url: string, text: string, value
 }
 
 /** Seeds the PostgreSQL log (rows as arrays, unnested by the server) and its index through the engine's write. */
-async function seedPostgres(url: string, channelIds: string[], corpus: ClinicalCorpus, total: number): Promise<{ indexBytes: number }> {
+async function seedPostgres(url: string, channelIds: string[], corpus: ClinicalCorpus, total: number): Promise<{ indexBytes: number; seedTimes: SeedTimes }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const index = await openPostgresSearchIndex(url);
   const started = performance.now();
+  const times: SeedTimes = { generateSeconds: 0, rowsSeconds: 0, indexSeconds: 0 };
   try {
     for (let from = 0; from < total; from += SEED_BATCH) {
-      const messages = Array.from({ length: Math.min(SEED_BATCH, total - from) }, (_, k) => corpus.message(from + k));
-      const rows = messages.map((m) => rowOf(m, channelIds));
-      await client.query(
+      const { messages, batch: rows, entries } = await clocked(times, 'generateSeconds', () => generated(corpus, channelIds, from, Math.min(total, from + SEED_BATCH)));
+      await clocked(times, 'rowsSeconds', () => client.query(
         `INSERT INTO transactions (id, ts, channel, client, status, code, method, path, rerun, instance, doc)
          SELECT id, ts, channel, NULL, status, code, 'POST', path, false, 'bench', doc::jsonb
            FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[]) AS r(id, ts, channel, status, code, path, doc)`,
         [rows.map((r) => r.id), rows.map((r) => r.ts), rows.map((r) => r.channel), rows.map((r) => r.status), rows.map((r) => r.code), rows.map((r) => r.path), rows.map((r) => r.doc)],
-      );
-      await index.write(messages.map((m) => entryOf(m, channelIds)), from + SEED_BATCH >= total ? SEEDED_STATE : undefined);
+      ));
+      await clocked(times, 'indexSeconds', () => index.write(entries, from + SEED_BATCH >= total ? SEEDED_STATE : undefined));
       if ((from / SEED_BATCH) % 10 === 0) progress('PostgreSQL', from + messages.length, total, started);
     }
     progress('PostgreSQL', total, total, started);
     process.stderr.write('\n');
     // What autovacuum would have done by the time a year had gone by: statistics, and the visibility map.
-    await client.query('VACUUM ANALYZE');
-    return { indexBytes: await postgresIndexBytes(client) };
+    await clocked(times, 'indexSeconds', () => client.query('VACUUM ANALYZE'));
+    return { indexBytes: await postgresIndexBytes(client), seedTimes: roundTimes(times) };
   } finally {
     await index.close();
     await client.end();
@@ -360,7 +396,7 @@ async function postgresSeeded(total: number, days: number, corpus: ClinicalCorpu
   let seeded: Seeded;
   try {
     if (existsSync(manifest)) {
-      seeded = { ...(JSON.parse(await readFile(manifest, 'utf8')) as Seeded), seedSeconds: 0 };
+      seeded = reused(JSON.parse(await readFile(manifest, 'utf8')) as Seeded);
     } else {
       const first = await startJunction(dataDir, env);
       let channelIds: string[];
@@ -372,8 +408,8 @@ async function postgresSeeded(total: number, days: number, corpus: ClinicalCorpu
       const existing = Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM transactions'))[0]?.n ?? 0);
       if (existing > 0) throw new Error(`${folder} holds ${existing} transactions but no seeded.json: remove it`);
       const started = performance.now();
-      const { indexBytes } = await seedPostgres(url, channelIds, corpus, total);
-      seeded = { channelIds, transactions: total, seedSeconds: round((performance.now() - started) / 1000, 1), indexBytes };
+      const { indexBytes, seedTimes } = await seedPostgres(url, channelIds, corpus, total);
+      seeded = { channelIds, transactions: total, seedSeconds: round((performance.now() - started) / 1000, 1), seedTimes, indexBytes };
       await writeFile(manifest, JSON.stringify(seeded));
     }
   } catch (err) {
@@ -501,6 +537,7 @@ function engineFigures(engine: EngineFigures['engine'], seeded: Seeded, queries:
     engine,
     transactions: seeded.transactions,
     seedSeconds: seeded.seedSeconds,
+    ...(seeded.seedTimes === undefined ? {} : { seedTimes: seeded.seedTimes }),
     indexMb: round(indexMb, 0),
     indexMbPerMillion: round(indexMb / (seeded.transactions / 1e6), 0),
     indexed,
