@@ -39,6 +39,8 @@ import { pipelineWing } from './wings/pipeline.js';
 import { refusalsWing } from './wings/refusals.js';
 import { schedulersWing } from './wings/schedulers.js';
 import type { Scheduling } from './wings/schedulers.js';
+import { searchWing } from './wings/search.js';
+import type { Search } from './wings/search.js';
 import { transportsWing } from './wings/transports.js';
 import type { Transports } from './wings/transports.js';
 import { servicesWing } from './wings/services.js';
@@ -64,6 +66,7 @@ interface Running {
   disk: Disk;
   audit: Audit;
   scheduling: Scheduling;
+  search: Search;
   transports: Transports;
   visualizer: VisualizerRecorder;
   api: FastifyInstance;
@@ -106,6 +109,7 @@ export class Junction {
     const refusals = await life.add('refusals', () => refusalsWing(core, storage, store));
     const pipelines = await life.add('pipeline', () => pipelineWing(core, { storage, store, channels: cache, guard, audit: audit.recorder, keystore, disk: disk.watcher, refusals }));
     const scheduling = await life.add('schedulers', () => schedulersWing(core, { storage, store, notify, pipelines, keystore, backups, settings, refusals }));
+    const search = await life.add('search', () => searchWing(core, { storage, scheduling }));
     const transports = await life.add('transports', () => transportsWing(core, { storage, store, keystore, audit, pipelines, refusals }));
     const services = await life.add('services', () => servicesWing(core, { storage, store, cache, notify, pipelines, scheduling, transports, settings, refusals }));
     const requestRestart = (by: string) => this.#requestRestart(by);
@@ -113,7 +117,7 @@ export class Junction {
     const api = await life.add('api', () => apiWing(core, { storage, store, keystore, accounts, audit, disk, backups, pipelines, transports, services, attention, requestRestart, refusals }));
     const listening = await life.add('listen', () => listenWing(core, storage, transports, api));
     await life.add('ready', () => readyWing(core, { storage, keystore, audit, scheduling, api, listening }));
-    this.#running = { storage, store, backups, keystore, outbox: notify.outbox, disk, audit, scheduling, transports, visualizer: services.visualizer, api: api.app };
+    this.#running = { storage, store, backups, keystore, outbox: notify.outbox, disk, audit, scheduling, search, transports, visualizer: services.visualizer, api: api.app };
     return { ...listening, certificate: keystore.certificate() };
   }
 
@@ -169,6 +173,11 @@ export class Junction {
   /** Every message to a person (alerts, reports, test messages, set-password links) is recorded here first. */
   get outbox(): Outbox {
     return this.#ran().outbox;
+  }
+
+  /** The search index and its indexer (issue 37); the indexer is undefined while `search.enabled` is false. */
+  get search(): Search {
+    return this.#ran().search;
   }
 
   /** The visualizer's events of the last hour (`GET /events/:receivedTime`). */

@@ -299,6 +299,13 @@ export const configSchema = Type.Object(
       },
       'Retention of the transaction log.',
     ),
+    search: section(
+      {
+        enabled: bool(true, 'Index clinical keys (patient IDs, order numbers, control IDs, message types) and the words of stored bodies as transactions complete, and walk back over older transactions in the background (issue 37); false indexes nothing and a search by key or text is refused with SEARCH_DISABLED.'),
+        maxTextBytes: int(0, 16_777_216, 65_536, "Bytes of each stored body whose words go into the full-text index (0: keys only). Keys are read from at least the first MiB of a body whatever this says."),
+      },
+      'The search index of stored transactions (docs/operations/search-index.md).',
+    ),
     refusals: section(
       {
         flushIntervalSeconds: int(1, 3600, 5, 'Seconds between writes of the refusals recorded in memory (folded per minute, address, listener, channel and reason) to the refusal log; GET /refusals and the alert job write them first.'),

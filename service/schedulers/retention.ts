@@ -1,6 +1,6 @@
 /**
  * Retention, daily: the global maximum age drops whole day partitions of the transaction log and their body
- * folders; each channel's maxBodyAgeDays removes that channel's older bodies; refused requests and messages go after
+ * folders; each channel's maxBodyAgeDays removes that channel's older bodies and their words in the search index; refused requests and messages go after
  * `refusals.maxAgeDays`, or with the transactions.
  */
 import type { Logger } from 'pino';
@@ -10,6 +10,7 @@ import type { ChannelRecord } from '../storage/records.js';
 import type { Collection } from '../storage/store.js';
 import type { TransactionLog } from '../storage/transactions.js';
 import type { RefusalLog } from '../storage/refusals.js';
+import type { SearchIndex } from '../storage/search-index.js';
 import type { ScheduledJob } from './registry.js';
 import { expiredBefore } from '../domain/operations/metric-periods.js';
 
@@ -29,6 +30,8 @@ export interface RetentionDeps {
   /** The refusal log (issue 35), kept `refusalsMaxAgeDays` days, or `maxAgeDays` when that is 0 or unset. */
   refusals?: Pick<RefusalLog, 'removeBefore'>;
   refusalsMaxAgeDays?: number;
+  /** The search index (issue 37): a channel's bodies that age out take their words with them (its keys stay). */
+  searchIndex?: Pick<SearchIndex, 'removeChannelTextBefore'>;
   logger: Logger;
   now?: () => Date;
 }
@@ -53,6 +56,9 @@ export async function applyRetention(deps: RetentionDeps): Promise<void> {
     const keepFrom = firstDayKept(today, channel.maxBodyAgeDays);
     const days = await deps.bodies.removeChannelBodiesBefore(channel._id, keepFrom);
     if (days.length > 0) deps.logger.info({ channel: channel.name, keepFrom, days }, 'retention removed old bodies of a channel');
+    // Every pass, not only when files went: text indexed after its bodies were removed (a late backfill) goes too.
+    const unindexed = (await deps.searchIndex?.removeChannelTextBefore(channel._id, keepFrom)) ?? 0;
+    if (unindexed > 0) deps.logger.info({ channel: channel.name, keepFrom, transactions: unindexed }, 'retention removed the indexed words of those bodies');
   }
 }
 

@@ -57,6 +57,7 @@ export function queueAutoRetries(log: TransactionLog, queue: Collection<AutoRetr
     remove: (id: string) => log.remove(id),
     page: (filter: TransactionFilter, options: PageOptions) => log.page(filter, options),
     count: (filter: TransactionFilter) => log.count(filter),
+    countUpTo: (filter: TransactionFilter, cap: number) => log.countUpTo(filter, cap),
     stream: (filter: TransactionFilter, options?: PageOptions) => log.stream(filter, options),
     failInterrupted: () => log.failInterrupted(),
     metrics: (range: MetricsRange) => log.metrics(range),

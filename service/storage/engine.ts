@@ -11,6 +11,7 @@ import type { Bodies } from './bodies/bodies.js';
 import type { KeystoreDocumentStore } from './keystore-document.js';
 import type { StorageSnapshotter } from './snapshots.js';
 import type { RefusalLog } from './refusals.js';
+import type { SearchIndex } from './search-index.js';
 import type { Store } from './store.js';
 import type { TransactionLog } from './transactions.js';
 
@@ -37,6 +38,8 @@ export interface StorageEngine {
   readonly audits: AuditLog;
   /** Requests and messages refused before they became transactions, folded per minute (issue 35). */
   readonly refusals: RefusalLog;
+  /** The clinical keys and body words of the transactions (issue 37), in the transaction log's own database. */
+  readonly searchIndex: SearchIndex;
   /** The shared database's part in the cluster (instances, leases, notices); undefined when one instance is all. */
   readonly cluster: ClusterBackend | undefined;
   /** The data folder's backups, or why they are refused (a shared database is backed up with its own tools). */

@@ -109,6 +109,11 @@ export interface TransactionLog {
   page(filter: TransactionFilter, options: PageOptions): Promise<TransactionRecord[]>;
   count(filter: TransactionFilter): Promise<number>;
   /**
+   * Counts matches, stopping after `cap`: `exact` is false when there are more than `cap` (then `count` is `cap`).
+   * What the list answers for a filter that matches millions (a common word), where an exact count would take seconds.
+   */
+  countUpTo(filter: TransactionFilter, cap: number): Promise<{ count: number; exact: boolean }>;
+  /**
    * Every match (or the page `options` asks for; `limit: 0` is no limit), newest first, read `STREAM_BATCH` rows at a
    * time only as the consumer asks, so an export or an unlimited list never holds the whole log in memory.
    */

@@ -56,7 +56,7 @@ export function schedulersWing(core: Core, parts: SchedulerParts): Wing<Scheduli
   const consoleUrl = () => core.console.url;
   const registry = new Schedulers(
     [
-      retentionJob({ transactions, bodies, channels, maxAgeDays: config.retention.maxAgeDays, refusals: storage.refusals, refusalsMaxAgeDays: config.refusals.maxAgeDays, logger }),
+      retentionJob({ transactions, bodies, channels, maxAgeDays: config.retention.maxAgeDays, refusals: storage.refusals, refusalsMaxAgeDays: config.refusals.maxAgeDays, searchIndex: storage.searchIndex, logger }),
       metricsRetentionJob({ transactions, minuteRetentionHours: config.metrics.minuteRetentionHours, logger }),
     ],
     logger.child({ component: 'schedulers' }),

@@ -14,6 +14,7 @@ import type { KeystoreDocumentStore } from '../storage/keystore-document.js';
 import type { TransactionLog } from '../storage/transactions.js';
 import type { Store } from '../storage/store.js';
 import type { Bodies } from '../storage/bodies/bodies.js';
+import type { SearchIndex } from '../storage/search-index.js';
 import { createCluster } from '../cluster/index.js';
 import type { Cluster } from '../cluster/index.js';
 import type { Core } from './core.js';
@@ -25,6 +26,8 @@ export interface Storage {
   engine: Store;
   transactions: TransactionLog;
   bodies: Bodies;
+  /** The search index beside the transaction log (issue 37), written by the search wing's indexer. */
+  searchIndex: SearchIndex;
   /** The ATNA audit repository: received audits and Junction's own audit events. */
   audits: AuditLog;
   /** Refused requests and messages, folded per minute (issue 35); written through the refusals wing's recorder. */
@@ -73,6 +76,7 @@ export function storageWing(core: Core): Wing<Storage> {
       engine,
       transactions: storage.transactions,
       bodies: storage.bodies,
+      searchIndex: storage.searchIndex,
       audits: storage.audits,
       refusals: storage.refusals,
       cluster,

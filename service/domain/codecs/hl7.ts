@@ -131,7 +131,7 @@ export interface AckStatement {
 }
 
 /** Undoes HL7's escapes (\F\ \S\ \T\ \R\ \E\) in text meant for a person; other escapes (highlighting, hex) are dropped. */
-function unescapeText(text: string, header: Pick<Hl7Header, 'fieldSeparator' | 'encodingCharacters'>): string {
+export function unescapeText(text: string, header: Pick<Hl7Header, 'fieldSeparator' | 'encodingCharacters'>): string {
   const [component = '^', repetition = '~', escape = '\\', subcomponent = '&'] = [...header.encodingCharacters];
   const meaning: Record<string, string> = { F: header.fieldSeparator, S: component, T: subcomponent, R: repetition, E: escape };
   let out = '';

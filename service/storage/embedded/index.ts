@@ -20,7 +20,7 @@ export function createEmbeddedStorage(settings: EmbeddedSettings, context: Stora
   const { dataDir } = settings;
   const { logger } = context;
   const auditsLogger = logger.child({ component: 'audits' });
-  const { store, transactions, bodies, audits } = embeddedStores({
+  const { store, transactions, searchIndex, bodies, audits } = embeddedStores({
     dataDir,
     logger: { store: logger.child({ component: 'store' }), transactions: logger.child({ component: 'transactions' }), audits: auditsLogger },
     compactionIntervalMs: settings.compactionIntervalMinutes * 60_000,
@@ -34,6 +34,7 @@ export function createEmbeddedStorage(settings: EmbeddedSettings, context: Stora
     bodies,
     audits,
     refusals,
+    searchIndex,
     cluster: undefined,
     backup: { snapshot: embeddedSnapshot(dataDir, store) },
     refuseBelowFloor: true,

@@ -14,6 +14,7 @@ import type { AuditLog } from '../audits.js';
 import { SqliteBodyBlobs } from '../sqlite/body-blobs.js';
 import { createSqliteTransactionLog } from '../sqlite/transaction-log.js';
 import type { TransactionLog } from '../transactions.js';
+import type { SearchIndex } from '../search-index.js';
 
 /** The folder's files, by what keeps them. */
 export const EMBEDDED_FILES = {
@@ -39,6 +40,8 @@ export interface EmbeddedLayoutOptions {
 export interface EmbeddedStores {
   store: Store & StoreSnapshotter;
   transactions: TransactionLog;
+  /** Kept in the transaction log's file (sqlite/search-index.ts), opened and closed with it. */
+  searchIndex: SearchIndex;
   bodies: BodyFiles;
   audits: AuditLog;
 }
@@ -52,5 +55,5 @@ export function embeddedStores(options: EmbeddedLayoutOptions): EmbeddedStores {
   // Small bodies live in bodies.sqlite rather than one file each (see body-blobs.ts).
   const bodies = new BodyFiles(join(dataDir, EMBEDDED_FILES.bodies), new SqliteBodyBlobs({ file: join(dataDir, EMBEDDED_FILES.smallBodies), logger: loggers.transactions }));
   const audits = createSqliteAuditLog({ file: join(dataDir, EMBEDDED_FILES.audits), logger: loggers.audits });
-  return { store, transactions, bodies, audits };
+  return { store, transactions, searchIndex: transactions.searchIndex, bodies, audits };
 }

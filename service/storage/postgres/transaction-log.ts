@@ -231,6 +231,12 @@ class PostgresLog implements PostgresTransactionLog {
     return n;
   }
 
+  // A stand-in until the PostgreSQL search branch (issue 37) counts with a cap: exact, at the cost of a full count.
+  async countUpTo(filter: TransactionFilter, cap: number): Promise<{ count: number; exact: boolean }> {
+    const count = await this.count(filter);
+    return count > cap ? { count: cap, exact: false } : { count, exact: true };
+  }
+
   async *stream(filter: TransactionFilter, options: PageOptions = { limit: 0 }): AsyncGenerator<TransactionRecord> {
     const where = conditions('stream', filter);
     const bounds = pageBounds(options);

@@ -34,6 +34,10 @@ import { IntegrityScan } from './integrity-scan.js';
 import { toSqlConditions } from './where.js';
 import type { SqlCondition, SqlValue } from './where.js';
 import { takePage } from '../take-page.js';
+import type { NormalisedFilter } from '../transaction-filter.js';
+import type { SearchIndex } from '../search-index.js';
+import { afterDriver, chooseDriver, docidSecond, driverWindow, SearchTables, SqliteSearchIndex } from './search-index.js';
+import type { DriverCursor, SearchDriver } from './search-index.js';
 
 const COLLECTION = 'transactions';
 /** Rows per retention delete: small enough to keep each pause of the event loop short (streams read STREAM_BATCH). */
@@ -97,6 +101,14 @@ CREATE TABLE IF NOT EXISTS finished (
 );
 CREATE INDEX IF NOT EXISTS finished_at ON finished (at);
 `;
+
+/** A filter as the log runs it: conditions on the columns and documents, and what the search index reads first. */
+interface Plan {
+  columns: SqlCondition;
+  document: SqlCondition | null;
+  driver: SearchDriver | null;
+  bounds: NormalisedFilter;
+}
 
 /** Counts of one bucket gathered during a commit (see #pendingMetrics). */
 interface PendingMetric {
@@ -202,16 +214,34 @@ interface Statements {
   addFinished: Statement<[string, string, string, number | null, number, number, number | null, number]>;
 }
 
+/** The SQLite log with the search index it keeps in the same file (search-index.ts). */
+export interface SqliteTransactionLog extends TransactionLog {
+  readonly searchIndex: SearchIndex;
+}
+
+/** A row an index-driven scan read: its document (or '' when documents were not asked for) only when it matched. */
+interface IndexedRow {
+  docid: number;
+  id: string | null;
+  ts: number;
+  doc: string | null;
+}
+
 /** Creates the SQLite transaction log; nothing touches the disk until `open()`. */
-export function createSqliteTransactionLog(options: SqliteTransactionLogOptions): TransactionLog {
+export function createSqliteTransactionLog(options: SqliteTransactionLogOptions): SqliteTransactionLog {
   const log = new SqliteLog(options.file, options.logger, options.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS, options.scanWindowRows ?? SCAN_WINDOW, options.metricsTimeZone ?? 'UTC', options.now ?? Date.now);
   log.integrityScanAfterMs = options.integrityScanAfterMs === undefined ? INTEGRITY_SCAN_AFTER_MS : options.integrityScanAfterMs;
   return log;
 }
 
-class SqliteLog implements TransactionLog {
+class SqliteLog implements SqliteTransactionLog {
   #db: SqliteDatabase | null = null;
   #statements: Statements | null = null;
+  #search: SearchTables | null = null;
+  readonly searchIndex: SearchIndex = new SqliteSearchIndex({
+    write: (action, work) => this.#write(action, (_s, db) => work(this.#searchTables(), db)),
+    run: (action, work) => this.#run(action, (_s, db) => work(this.#searchTables(), db)),
+  });
   /** Days already in the `days` table, so an insert writes that table only on a day's first transaction. */
   #knownDays = new Set<string>();
   /**
@@ -273,6 +303,7 @@ class SqliteLog implements TransactionLog {
     const file = this.#file;
     this.#db = null;
     this.#statements = null;
+    this.#search = null;
     this.#opening = null;
     this.#file = null;
     await file?.close();
@@ -351,20 +382,25 @@ class SqliteLog implements TransactionLog {
 
   remove(id: string): Promise<boolean> {
     if (dayOfId(id) === null) return Promise.resolve(false);
-    return this.#write('remove', (s) => {
-      this.#inFlight.delete(id);
-      return s.remove.run(id).changes > 0;
-    });
+    return this.#write('remove', (s, db) =>
+      // Its search entries go in the same savepoint: never a row without its entries, nor entries without the row.
+      db.transaction(() => {
+        this.#inFlight.delete(id);
+        this.#searchTables().removeById(id);
+        return s.remove.run(id).changes > 0;
+      })(),
+    );
   }
 
   page(filter: TransactionFilter, options: PageOptions): Promise<TransactionRecord[]> {
-    let conditions: ReturnType<typeof toSqlConditions>;
+    let plan: Plan;
     try {
-      conditions = toSqlConditions(normaliseTransactionFilter(filter));
+      plan = this.#conditions('page', filter);
     } catch (err) {
       return Promise.reject(toStoreError('page', err));
     }
-    const { columns: where, document } = conditions;
+    const { columns: where, document } = plan;
+    if (plan.driver !== null) return this.#indexedPage(plan, plan.driver, options);
     if (document !== null) return this.#scannedPage(where, document, options);
     return this.#run('page', (_s, db) => {
       const { limit, skip } = pageBounds(options);
@@ -374,7 +410,13 @@ class SqliteLog implements TransactionLog {
   }
 
   async count(filter: TransactionFilter): Promise<number> {
-    const { columns: where, document } = this.#conditions('count', filter);
+    const plan = this.#conditions('count', filter);
+    const { columns: where, document } = plan;
+    if (plan.driver !== null) {
+      let n = 0;
+      for await (const _row of this.#indexScan(plan, plan.driver, false)) n++;
+      return n;
+    }
     if (document === null) {
       return this.#run('count', (_s, db) => {
         const row = db.prepare<SqlValue[], { n: number }>(`SELECT COUNT(*) AS n FROM transactions WHERE ${where.sql}`).get(...where.params);
@@ -386,14 +428,30 @@ class SqliteLog implements TransactionLog {
     return n;
   }
 
+  async countUpTo(filter: TransactionFilter, cap: number): Promise<{ count: number; exact: boolean }> {
+    const plan = this.#conditions('countUpTo', filter);
+    if (!Number.isSafeInteger(cap) || cap < 0) throw new StoreError(`${COLLECTION}: countUpTo needs a cap of 0 or more, not ${String(cap)}`);
+    const { columns: where, document, driver } = plan;
+    let n = 0;
+    if (driver === null && document === null) {
+      n = await this.#run('countUpTo', (_s, db) => db.prepare<SqlValue[], { n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM transactions WHERE ${where.sql} LIMIT ?)`).get(...where.params, cap + 1)?.n ?? 0);
+    } else {
+      const rows = driver !== null ? this.#indexScan(plan, driver, false) : this.#scan(where, document as SqlCondition, false);
+      for await (const _row of rows) if (++n > cap) break;
+    }
+    return n > cap ? { count: cap, exact: false } : { count: n, exact: true };
+  }
+
   async *stream(filter: TransactionFilter, options: PageOptions = { limit: 0 }): AsyncGenerator<TransactionRecord> {
-    const { columns: where, document } = this.#conditions('stream', filter);
+    const plan = this.#conditions('stream', filter);
+    const { columns: where, document } = plan;
     const bounds = pageBounds(options);
-    if (document !== null) {
+    if (plan.driver !== null || document !== null) {
       let skip = bounds.skip;
       let left = bounds.limit === 0 ? Number.POSITIVE_INFINITY : bounds.limit;
       if (left === 0) return;
-      for await (const row of this.#scan(where, document, true)) {
+      const rows = plan.driver !== null ? this.#indexScan(plan, plan.driver, true) : this.#scan(where, document as SqlCondition, true);
+      for await (const row of rows) {
         if (skip > 0) {
           skip--;
           continue;
@@ -431,12 +489,73 @@ class SqliteLog implements TransactionLog {
     }
   }
 
-  #conditions(action: string, filter: TransactionFilter): ReturnType<typeof toSqlConditions> {
+  #conditions(action: string, filter: TransactionFilter): Plan {
     try {
-      return toSqlConditions(normaliseTransactionFilter(filter));
+      const { keys, words, ...rest } = normaliseTransactionFilter(filter);
+      return { ...toSqlConditions(rest), driver: chooseDriver(keys, words), bounds: rest };
     } catch (err) {
       throw toStoreError(action, err);
     }
+  }
+
+  async #indexedPage(plan: Plan, driver: SearchDriver, options: PageOptions): Promise<TransactionRecord[]> {
+    const { limit, skip } = pageBounds(options);
+    return takePage(this.#indexScan(plan, driver, true), skip, limit, (row) => decodeDocument<TransactionRecord>(row.doc as string));
+  }
+
+  /**
+   * The matches of a filter with keys or words, newest first, read from the search index (search-index.ts): a window
+   * of the driver's entries per statement (a key's range, or the full-text matches by docid), each checked against
+   * the rest of the filter on its transaction row, with a pause for the event loop between windows. A page reads only
+   * as far as it needs; the windows bound each pause however many transactions a patient or a word has.
+   *
+   * The driver's order is by request time (a key) or request second (the text); rows of one time or second are put in
+   * the log's order (time, then id) before they are yielded, so every engine pages alike.
+   */
+  async *#indexScan(plan: Plan, driver: SearchDriver, withDocs: boolean): AsyncGenerator<IndexedRow> {
+    const where: SqlCondition = plan.document === null ? plan.columns : { sql: `(${plan.columns.sql}) AND (${plan.document.sql})`, params: [...plan.columns.params, ...plan.document.params] };
+    const checks = afterDriver(driver);
+    const bounds = { ...(plan.bounds.fromMs === undefined ? {} : { fromMs: plan.bounds.fromMs }), ...(plan.bounds.toMs === undefined ? {} : { toMs: plan.bounds.toMs }) };
+    const groupOf = driver.kind === 'key' ? (row: IndexedRow) => row.ts : (row: IndexedRow) => docidSecond(row.docid);
+    const order = driver.kind === 'key' ? 'ORDER BY d.ts DESC, d.docid DESC' : 'ORDER BY d.docid DESC';
+    const picked = withDocs ? 'doc' : "''";
+    let cursor: DriverCursor | null = null;
+    let window = Math.min(this.scanWindow, 250);
+    let group: number | null = null;
+    let held: IndexedRow[] = [];
+    const release = (): IndexedRow[] => {
+      const out = held.sort((a, b) => b.ts - a.ts || ((b.id as string) < (a.id as string) ? -1 : (b.id as string) > (a.id as string) ? 1 : 0));
+      held = [];
+      return out;
+    };
+    for (;;) {
+      const size = window;
+      const win = driverWindow(driver, bounds, cursor, size);
+      const rows: IndexedRow[] = await this.#run('search', (_s, db): IndexedRow[] =>
+        db
+          .prepare<SqlValue[], IndexedRow>(
+            `SELECT d.docid AS docid, d.id AS id, d.ts AS ts,
+              CASE WHEN d.id IS NOT NULL AND ${checks.sql} THEN (SELECT CASE WHEN ${where.sql} THEN ${picked} END FROM transactions WHERE transactions.id = d.id) END AS doc
+            FROM (SELECT w.docid AS docid, COALESCE(w.ts, sd.ts, 0) AS ts, sd.id AS id FROM (${win.sql}) AS w LEFT JOIN search_docs AS sd ON sd.docid = w.docid) AS d
+            ${order}`,
+          )
+          .all(...checks.params, ...where.params, ...win.params),
+      );
+      for (const row of rows) {
+        const rowGroup = groupOf(row);
+        if (rowGroup !== group) {
+          yield* release();
+          group = rowGroup;
+        }
+        if (row.doc !== null && row.id !== null) held.push(row);
+      }
+      const tail: IndexedRow | undefined = rows.at(-1);
+      if (tail === undefined || rows.length < size) break;
+      cursor = { ts: tail.ts, docid: tail.docid };
+      window = Math.min(this.scanWindow, window * 2);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    yield* release();
   }
 
   async #scannedPage(where: SqlCondition, document: SqlCondition, options: PageOptions): Promise<TransactionRecord[]> {
@@ -517,8 +636,13 @@ class SqliteLog implements TransactionLog {
     const before = Date.parse(`${day}T00:00:00Z`);
     for (const [id, record] of this.#inFlight) if (record.request.timestamp.getTime() < before) this.#inFlight.delete(id);
     for (;;) {
+      // Each batch takes the search entries of the same days in the same commit (search-index.ts).
       const removed = await this.#run('dropDaysBefore', (_s, db) =>
-        db.prepare<[number], unknown>(`DELETE FROM transactions WHERE rowid IN (SELECT rowid FROM transactions WHERE ts < ? LIMIT ${BATCH})`).run(before).changes,
+        db.transaction(() => {
+          const entries = this.#searchTables().removeBefore(before, BATCH);
+          const rows = db.prepare<[number], unknown>(`DELETE FROM transactions WHERE rowid IN (SELECT rowid FROM transactions WHERE ts < ? LIMIT ${BATCH})`).run(before).changes;
+          return Math.max(entries, rows);
+        })(),
       );
       if (removed < BATCH) break;
       await new Promise((resolve) => setImmediate(resolve));
@@ -639,6 +763,8 @@ class SqliteLog implements TransactionLog {
         db.exec(SCHEMA);
         db.function('regexp', { deterministic: true }, regexpFunction());
         const statements = prepare(db);
+        // Created here when missing: a data folder from before the search index upgrades in place.
+        this.#search = new SearchTables(db);
         this.#knownDays = new Set(statements.days.all().map((row) => row.day));
         return statements;
       },
@@ -665,6 +791,11 @@ class SqliteLog implements TransactionLog {
     return this.#commits.run(() => work(statements, db)).catch((err: unknown) => {
       throw toStoreError(action, err);
     });
+  }
+
+  #searchTables(): SearchTables {
+    if (this.#search === null) throw new StoreError(`${COLLECTION}: the transaction log is not open`);
+    return this.#search;
   }
 
   /** Runs one synchronous unit of work and maps SQLite's errors to StoreErrors. */

@@ -1,0 +1,423 @@
+/**
+ * The search index (issue 37) in the transaction log's own file, transactions.sqlite, so removing transactions
+ * removes their entries in the same commit and a backup copies both as of one moment.
+ *
+ * - `search_docs`: one row per indexed transaction: its `docid`, id, request time, channel and the keys as extracted
+ *   (for showing why a row matched). The docid is the request's epoch second times 2^20 plus a counter within that
+ *   second, so docid order is request-time order to the second: the full-text index, whose matches come out in docid
+ *   order, can then be read newest first a window at a time instead of sorting every match of a common word.
+ * - `search_keys`: the four searchable keys, normalised, primary key (kind, value, ts, docid, authority) in a
+ *   WITHOUT ROWID table, so the transactions of one patient ID are read newest first straight from the key's range.
+ * - `search_text`: an FTS5 contentless table (`content=''`, `contentless_delete=1`): an index of the body words keyed
+ *   by docid, never a copy of the bodies; `detail=none` as a search is all of its words, never a phrase.
+ * - `search_state`: the indexer's cursor and backfill progress, written in the same commit as the entries, and the
+ *   running counts of docs and keys (counting 40 million key rows would take seconds).
+ *
+ * Tables are created with IF NOT EXISTS at open, so a data folder from before the index upgrades in place; the
+ * indexer's backfill then indexes the transactions stored before.
+ */
+import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
+import { normaliseKeyValue } from '../../domain/clinical/clinical-key.js';
+import type { ClinicalKey, KeyCondition, SearchableKeyName } from '../../domain/clinical/clinical-key.js';
+import { StoreError } from '../store.js';
+import type { IndexedTransaction, SearchIndex, SearchIndexState } from '../search-index.js';
+import { isDay } from '../transaction-ids.js';
+import type { SqlCondition, SqlValue } from './where.js';
+
+export const SEARCH_SCHEMA = `
+CREATE TABLE IF NOT EXISTS search_docs (
+  docid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  ts INTEGER NOT NULL,
+  channel TEXT NOT NULL,
+  keys TEXT NOT NULL,
+  has_text INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS search_docs_text ON search_docs (channel, ts) WHERE has_text = 1;
+CREATE TABLE IF NOT EXISTS search_keys (
+  kind INTEGER NOT NULL,
+  value TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  docid INTEGER NOT NULL,
+  authority TEXT NOT NULL,
+  PRIMARY KEY (kind, value, ts, docid, authority)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS search_text USING fts5(body, content='', contentless_delete=1, detail=none, tokenize='unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS search_state (
+  one INTEGER PRIMARY KEY CHECK (one = 1),
+  finished_seq INTEGER NOT NULL DEFAULT 0,
+  backfill_before TEXT,
+  backfill_done INTEGER NOT NULL DEFAULT 0,
+  backfill_total INTEGER NOT NULL DEFAULT 0,
+  backfill_covered INTEGER NOT NULL DEFAULT 0,
+  docs INTEGER NOT NULL DEFAULT 0,
+  keys INTEGER NOT NULL DEFAULT 0
+);
+INSERT OR IGNORE INTO search_state (one) VALUES (1);
+`;
+
+/** The searchable keys as stored in `search_keys.kind`: a small integer is one byte a row, a name ten. */
+const KIND: Record<SearchableKeyName, number> = { patientId: 1, orderNumber: 2, controlId: 3, messageType: 4 };
+const ANY_KINDS = [KIND.patientId, KIND.orderNumber, KIND.controlId];
+/** docids per second of request time: far more transactions than one instance takes in a second. */
+const PER_SECOND = 2 ** 20;
+
+/** The first docid of the second `ts` (epoch ms) falls in. */
+export function docidBase(ts: number): number {
+  return Math.floor(Math.max(0, ts) / 1000) * PER_SECOND;
+}
+
+/** The request second a docid belongs to (docid order is request-second order). */
+export function docidSecond(docid: number): number {
+  return Math.floor(docid / PER_SECOND);
+}
+
+interface DocRow {
+  docid: number;
+  ts: number;
+  keys: string;
+  has_text: number;
+}
+
+interface StateRow {
+  finished_seq: number;
+  backfill_before: string | null;
+  backfill_done: number;
+  backfill_total: number;
+  backfill_covered: number;
+  docs: number;
+  keys: number;
+}
+
+interface SearchStatements {
+  docById: Statement<[string], DocRow>;
+  lastDocid: Statement<[number, number], { m: number | null }>;
+  transactionExists: Statement<[string], { one: number }>;
+  insertDoc: Statement<[number, string, number, string, string, number]>;
+  deleteDoc: Statement<[number]>;
+  insertKey: Statement<[number, string, number, number, string]>;
+  deleteKeys: Statement<[number, string, number, number]>;
+  insertText: Statement<[number, string]>;
+  deleteText: Statement<[number]>;
+  addCounts: Statement<[number, number]>;
+  state: Statement<[], StateRow>;
+  textBefore: Statement<[string, number, number], { docid: number }>;
+  dropText: Statement<[number]>;
+  docsBefore: Statement<[number, number], DocRow>;
+}
+
+/** The keys of a transaction that go into `search_keys`, normalised, each once. */
+function searchRows(keys: readonly ClinicalKey[]): { kind: number; value: string; authority: string }[] {
+  const seen = new Set<string>();
+  const rows: { kind: number; value: string; authority: string }[] = [];
+  for (const key of keys) {
+    const kind = (KIND as Record<string, number | undefined>)[key.name];
+    if (kind === undefined) continue;
+    const value = normaliseKeyValue(key.value);
+    if (value === '') continue;
+    const authority = key.authority === undefined ? '' : normaliseKeyValue(key.authority);
+    const mark = `${kind}\u0000${value}\u0000${authority}`;
+    if (seen.has(mark)) continue;
+    seen.add(mark);
+    rows.push({ kind, value, authority });
+  }
+  return rows;
+}
+
+/**
+ * The search tables' statements and row-level edits, used by the SQLite transaction log inside its own writes (so
+ * `remove` and retention take the entries with the rows) and by `SqliteSearchIndex`.
+ */
+export class SearchTables {
+  readonly #s: SearchStatements;
+
+  constructor(private readonly db: SqliteDatabase) {
+    db.exec(SEARCH_SCHEMA);
+    this.#s = {
+      docById: db.prepare<[string], DocRow>('SELECT docid, ts, keys, has_text FROM search_docs WHERE id = ?'),
+      lastDocid: db.prepare<[number, number], { m: number | null }>('SELECT MAX(docid) AS m FROM search_docs WHERE docid >= ? AND docid < ?'),
+      transactionExists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM transactions WHERE id = ?'),
+      insertDoc: db.prepare('INSERT INTO search_docs (docid, id, ts, channel, keys, has_text) VALUES (?, ?, ?, ?, ?, ?)'),
+      deleteDoc: db.prepare('DELETE FROM search_docs WHERE docid = ?'),
+      insertKey: db.prepare('INSERT OR IGNORE INTO search_keys (kind, value, ts, docid, authority) VALUES (?, ?, ?, ?, ?)'),
+      deleteKeys: db.prepare('DELETE FROM search_keys WHERE kind = ? AND value = ? AND ts = ? AND docid = ?'),
+      insertText: db.prepare('INSERT INTO search_text (rowid, body) VALUES (?, ?)'),
+      deleteText: db.prepare('DELETE FROM search_text WHERE rowid = ?'),
+      addCounts: db.prepare('UPDATE search_state SET docs = docs + ?, keys = keys + ? WHERE one = 1'),
+      state: db.prepare<[], StateRow>('SELECT * FROM search_state WHERE one = 1'),
+      textBefore: db.prepare<[string, number, number], { docid: number }>('SELECT docid FROM search_docs WHERE channel = ? AND ts < ? AND has_text = 1 LIMIT ?'),
+      dropText: db.prepare('UPDATE search_docs SET has_text = 0 WHERE docid = ?'),
+      docsBefore: db.prepare<[number, number], DocRow>('SELECT docid, ts, keys, has_text FROM search_docs WHERE docid < ? ORDER BY docid LIMIT ?'),
+    };
+  }
+
+  /** Removes a transaction's entries (inside the caller's write); whether it had any. */
+  removeById(id: string): boolean {
+    const doc = this.#s.docById.get(id);
+    if (doc === undefined) return false;
+    this.#removeDoc(doc);
+    return true;
+  }
+
+  /**
+   * Removes up to `limit` docs of requests before `beforeMs` (a whole second: retention passes a day's start), inside
+   * the caller's write; how many.
+   */
+  removeBefore(beforeMs: number, limit: number): number {
+    const rows = this.#s.docsBefore.all(docidBase(beforeMs), limit);
+    for (const row of rows) this.#removeDoc(row);
+    return rows.length;
+  }
+
+  #removeDoc(doc: DocRow): void {
+    const s = this.#s;
+    let keys = 0;
+    for (const row of searchRows(JSON.parse(doc.keys) as ClinicalKey[])) keys += s.deleteKeys.run(row.kind, row.value, doc.ts, doc.docid).changes;
+    if (doc.has_text === 1) s.deleteText.run(doc.docid);
+    s.deleteDoc.run(doc.docid);
+    s.addCounts.run(-1, -keys);
+  }
+
+  /** Stores the entries and the state; the caller runs it in one transaction. */
+  write(entries: readonly IndexedTransaction[], state: Partial<SearchIndexState> | undefined): void {
+    const s = this.#s;
+    for (const entry of entries) {
+      const ts = entry.requestTimestamp.getTime();
+      if (!Number.isFinite(ts)) throw new StoreError(`search index: transaction ${entry.id} has no valid request time`);
+      const previous = s.docById.get(entry.id);
+      if (previous !== undefined) this.#removeDoc(previous);
+      // A transaction removed between the indexer's read and this write gets no entries (they would never go).
+      if (s.transactionExists.get(entry.id) === undefined) continue;
+      const rows = searchRows(entry.keys);
+      if (entry.keys.length === 0 && entry.text === '') continue;
+      const docid = previous !== undefined && docidBase(previous.ts) === docidBase(ts) ? previous.docid : this.#newDocid(ts);
+      const hasText = entry.text === '' ? 0 : 1;
+      s.insertDoc.run(docid, entry.id, ts, entry.channelID, JSON.stringify(entry.keys), hasText);
+      let keys = 0;
+      for (const row of rows) keys += s.insertKey.run(row.kind, row.value, ts, docid, row.authority).changes;
+      if (hasText === 1) s.insertText.run(docid, entry.text);
+      s.addCounts.run(1, keys);
+    }
+    if (state !== undefined) this.#writeState(state);
+  }
+
+  #newDocid(ts: number): number {
+    const base = docidBase(ts);
+    const last = this.#s.lastDocid.get(base, base + PER_SECOND)?.m ?? null;
+    const docid = last === null ? base : last + 1;
+    if (docid >= base + PER_SECOND) throw new StoreError(`search index: more than ${PER_SECOND} transactions in one second`);
+    return docid;
+  }
+
+  #writeState(state: Partial<SearchIndexState>): void {
+    const sets: string[] = [];
+    const values: (string | number | null)[] = [];
+    const set = (column: string, value: string | number | null): void => {
+      sets.push(`${column} = ?`);
+      values.push(value);
+    };
+    if (state.finishedSeq !== undefined) set('finished_seq', wholeNumber(state.finishedSeq, 'finishedSeq'));
+    if (state.backfillBefore !== undefined) set('backfill_before', state.backfillBefore);
+    if (state.backfillDone !== undefined) set('backfill_done', state.backfillDone ? 1 : 0);
+    if (state.backfillTotal !== undefined) set('backfill_total', wholeNumber(state.backfillTotal, 'backfillTotal'));
+    if (state.backfillCovered !== undefined) set('backfill_covered', wholeNumber(state.backfillCovered, 'backfillCovered'));
+    if (sets.length > 0) this.db.prepare(`UPDATE search_state SET ${sets.join(', ')} WHERE one = 1`).run(...values);
+  }
+
+  state(): SearchIndexState {
+    const row = this.#s.state.get();
+    if (row === undefined) throw new StoreError('search index: the state row is missing');
+    return {
+      finishedSeq: row.finished_seq,
+      backfillBefore: row.backfill_before,
+      backfillDone: row.backfill_done === 1,
+      backfillTotal: row.backfill_total,
+      backfillCovered: row.backfill_covered,
+    };
+  }
+
+  stats(): { transactions: number; keys: number; bytes: number | null } {
+    const row = this.#s.state.get();
+    return { transactions: row?.docs ?? 0, keys: row?.keys ?? 0, bytes: null };
+  }
+
+  keysOf(ids: readonly string[]): Map<string, ClinicalKey[]> {
+    const found = new Map<string, ClinicalKey[]>();
+    for (const id of new Set(ids)) {
+      const doc = this.#s.docById.get(id);
+      if (doc === undefined) continue;
+      const keys = JSON.parse(doc.keys) as ClinicalKey[];
+      if (keys.length > 0) found.set(id, keys);
+    }
+    return found;
+  }
+
+  /** Drops the words of up to `limit` of a channel's docs before `beforeMs`; how many. */
+  removeChannelTextBefore(channelID: string, beforeMs: number, limit: number): number {
+    const rows = this.#s.textBefore.all(channelID, beforeMs, limit);
+    for (const row of rows) {
+      this.#s.deleteText.run(row.docid);
+      this.#s.dropText.run(row.docid);
+    }
+    return rows.length;
+  }
+}
+
+function wholeNumber(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new StoreError(`search index: ${name} must be a whole number of 0 or more`);
+  return value;
+}
+
+/** How the search index reaches the log's connection: its group commit for writes, a plain run for reads. */
+export interface SearchAccess {
+  write<T>(action: string, work: (tables: SearchTables, db: SqliteDatabase) => T): Promise<T>;
+  run<T>(action: string, work: (tables: SearchTables, db: SqliteDatabase) => T): Promise<T>;
+}
+
+/** Rows of a channel's text dropped per commit by `removeChannelTextBefore`. */
+const TEXT_BATCH = 500;
+
+/** `SearchIndex` over the log's connection. */
+export class SqliteSearchIndex implements SearchIndex {
+  constructor(private readonly access: SearchAccess) {}
+
+  write(entries: readonly IndexedTransaction[], state?: Partial<SearchIndexState>): Promise<void> {
+    // A savepoint inside the group commit: a failing batch leaves nothing of itself, and the log's writes of the same
+    // turn still commit.
+    return this.access.write('write', (tables, db) => db.transaction(() => tables.write(entries, state))());
+  }
+
+  keysOf(ids: readonly string[]): Promise<Map<string, ClinicalKey[]>> {
+    return this.access.run('keysOf', (tables) => tables.keysOf(ids));
+  }
+
+  state(): Promise<SearchIndexState> {
+    return this.access.run('state', (tables) => tables.state());
+  }
+
+  async removeChannelTextBefore(channelID: string, day: string): Promise<number> {
+    if (!isDay(day)) throw new StoreError(`search index: "${String(day)}" is not a day (yyyy-mm-dd)`);
+    const before = Date.parse(`${day}T00:00:00Z`);
+    let total = 0;
+    for (;;) {
+      const removed = await this.access.write('removeChannelTextBefore', (tables, db) => db.transaction(() => tables.removeChannelTextBefore(channelID, before, TEXT_BATCH))());
+      total += removed;
+      if (removed < TEXT_BATCH) return total;
+    }
+  }
+
+  stats(): Promise<{ transactions: number; keys: number; bytes: number | null }> {
+    return this.access.run('stats', (tables) => tables.stats());
+  }
+}
+
+/* ------------------------------------------------------------------------------------------------------------------ */
+/* Reading the log through the index: the driver of a filter with keys or words.                                      */
+
+/**
+ * What a filter with keys or words reads first: one key condition's range of `search_keys` (newest first by request
+ * time), or the full-text matches (newest first by docid, so by request second). Either yields docids a window at a
+ * time; the other conditions are checked on each.
+ */
+export type SearchDriver = { kind: 'key'; condition: KeyCondition; rest: KeyCondition[]; words?: string[] } | { kind: 'text'; words: string[]; rest: KeyCondition[] };
+
+/** Picks the driver: the most selective key (a patient ID, order or control number before a message type), else the words. */
+export function chooseDriver(keys: readonly KeyCondition[] | undefined, words: readonly string[] | undefined): SearchDriver | null {
+  const all = keys ?? [];
+  if (all.length > 0) {
+    const index = all.findIndex((k) => k.name !== 'messageType');
+    const at = index === -1 ? 0 : index;
+    const condition = all[at] as KeyCondition;
+    const rest = all.filter((_k, i) => i !== at);
+    return { kind: 'key', condition, rest, ...(words === undefined ? {} : { words: [...words] }) };
+  }
+  if (words !== undefined && words.length > 0) return { kind: 'text', words: [...words], rest: [] };
+  return null;
+}
+
+/** A full-text query of plain words: each an FTS5 string, so nothing of the search is read as query syntax. */
+export function matchQuery(words: readonly string[]): string {
+  return words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' ');
+}
+
+function kindsOf(condition: KeyCondition): number[] {
+  return condition.name === 'any' ? ANY_KINDS : [KIND[condition.name]];
+}
+
+/** One condition on the keys of docid `d.docid` requested at `d.ts`, for the checks after the driver. */
+function keyExists(condition: KeyCondition): SqlCondition {
+  const kinds = kindsOf(condition);
+  const params: SqlValue[] = [...kinds, condition.value];
+  let sql = `EXISTS (SELECT 1 FROM search_keys k WHERE k.kind IN (${kinds.map(() => '?').join(', ')}) AND k.value = ? AND k.ts = d.ts AND k.docid = d.docid`;
+  if (condition.authority !== undefined) {
+    sql += ' AND k.authority = ?';
+    params.push(condition.authority);
+  }
+  return { sql: `${sql})`, params };
+}
+
+/** Where a window of the driver resumes: after the last (ts, docid) read, or the last docid for the text. */
+export interface DriverCursor {
+  ts: number;
+  docid: number;
+}
+
+/**
+ * One window of the driver as SQL: rows (docid, ts) newest first, at most `size`, after `cursor`, within the time
+ * bounds. Every parameter is bound.
+ */
+export function driverWindow(driver: SearchDriver, bounds: { fromMs?: number; toMs?: number }, cursor: DriverCursor | null, size: number): SqlCondition {
+  if (driver.kind === 'key') {
+    const { condition } = driver;
+    const arms = kindsOf(condition).map((kind) => {
+      const parts = ['kind = ?', 'value = ?'];
+      const params: SqlValue[] = [kind, condition.value];
+      if (condition.authority !== undefined) {
+        parts.push('authority = ?');
+        params.push(condition.authority);
+      }
+      if (bounds.fromMs !== undefined) {
+        parts.push('ts >= ?');
+        params.push(bounds.fromMs);
+      }
+      if (bounds.toMs !== undefined) {
+        parts.push('ts <= ?');
+        params.push(bounds.toMs);
+      }
+      if (cursor !== null) {
+        // `ts <= ?` lets SQLite seek; the row value alone it would not (see the log's stream()).
+        parts.push('ts <= ?', '(ts, docid) < (?, ?)');
+        params.push(cursor.ts, cursor.ts, cursor.docid);
+      }
+      return { sql: `SELECT docid, ts FROM search_keys WHERE ${parts.join(' AND ')}`, params };
+    });
+    // UNION merges the arms' ordered ranges (and drops a transaction found under two names) without sorting them.
+    const sql = `${arms.map((arm) => arm.sql).join(' UNION ')} ORDER BY ts DESC, docid DESC LIMIT ${size}`;
+    return { sql: arms.length === 1 ? sql.replace('SELECT docid, ts', 'SELECT DISTINCT docid, ts') : sql, params: arms.flatMap((arm) => arm.params) };
+  }
+  const parts = ['search_text MATCH ?'];
+  const params: SqlValue[] = [matchQuery(driver.words)];
+  if (bounds.fromMs !== undefined) {
+    parts.push('rowid >= ?');
+    params.push(docidBase(bounds.fromMs));
+  }
+  if (bounds.toMs !== undefined) {
+    parts.push('rowid < ?');
+    params.push(docidBase(bounds.toMs) + PER_SECOND);
+  }
+  if (cursor !== null) {
+    parts.push('rowid < ?');
+    params.push(cursor.docid);
+  }
+  return { sql: `SELECT rowid AS docid, NULL AS ts FROM search_text WHERE ${parts.join(' AND ')} ORDER BY rowid DESC LIMIT ${size}`, params };
+}
+
+/** The checks after the driver, on `d` (docid, ts): the other key conditions and, when a key drives, the words. */
+export function afterDriver(driver: SearchDriver): SqlCondition {
+  const parts: SqlCondition[] = driver.rest.map(keyExists);
+  if (driver.kind === 'key' && driver.words !== undefined) {
+    parts.push({ sql: 'EXISTS (SELECT 1 FROM search_text WHERE search_text MATCH ? AND rowid = d.docid)', params: [matchQuery(driver.words)] });
+  }
+  if (parts.length === 0) return { sql: '1', params: [] };
+  return { sql: parts.map((part) => `(${part.sql})`).join(' AND '), params: parts.flatMap((part) => part.params) };
+}
