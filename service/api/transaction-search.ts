@@ -13,20 +13,22 @@ export interface TransactionSearch {
   /** `search.enabled`: off, nothing is indexed and a key or text search is refused rather than answered wrongly. */
   enabled: boolean;
   index: Pick<SearchIndex, 'keysOf' | 'state' | 'stats'>;
+  /** How this instance's indexer fares (its last failure), when it runs here. */
+  health?: () => { lastError?: string; lastRunAt?: string };
 }
 
 /** 409 SEARCH_DISABLED for a key or text search while search is off (or not available on this service). */
-export function refuseSearchWhenOff(filter: TransactionFilter, search: TransactionSearch | undefined): void {
-  if (searchesIndex(filter) && search?.enabled !== true) {
+export function refuseSearchWhenOff(filter: TransactionFilter, search: TransactionSearch): void {
+  if (searchesIndex(filter) && !search.enabled) {
     throw new AppError('SEARCH_DISABLED', 'Searching by patient ID, order number, control ID, message type or text is off on this Junction (search.enabled is false); the other filters still work');
   }
 }
 
 /** The keys that made each of these transactions match the filter's key conditions; empty when it has none. */
-export async function keyMatches(filter: TransactionFilter, ids: readonly string[], search: TransactionSearch | undefined): Promise<Map<string, TransactionKeyMatch[]>> {
+export async function keyMatches(filter: TransactionFilter, ids: readonly string[], search: TransactionSearch): Promise<Map<string, TransactionKeyMatch[]>> {
   const conditions = filter.keys ?? [];
   const result = new Map<string, TransactionKeyMatch[]>();
-  if (conditions.length === 0 || ids.length === 0 || search === undefined) return result;
+  if (conditions.length === 0 || ids.length === 0) return result;
   const stored = await search.index.keysOf(ids);
   for (const [id, keys] of stored) {
     const matched = matchedKeys(keys, conditions);
@@ -41,20 +43,18 @@ export async function keyMatches(filter: TransactionFilter, ids: readonly string
  */
 export async function countMatches(log: TransactionLog, filter: TransactionFilter): Promise<{ count: number; estimated: boolean }> {
   if (filter.text === undefined) return { count: await log.count(filter), estimated: false };
-  // Until the engines' countUpTo lands (wt/search-sqlite, wt/search-pg), an exact count.
-  const capped = log as TransactionLog & { countUpTo?: (f: TransactionFilter, cap: number) => Promise<{ count: number; exact: boolean }> };
-  if (capped.countUpTo === undefined) return { count: await log.count(filter), estimated: false };
-  const counted = await capped.countUpTo(filter, ESTIMATE_CAP);
+  const counted = await log.countUpTo(filter, ESTIMATE_CAP);
   return { count: counted.count, estimated: !counted.exact };
 }
 
 /** `GET /transactions/search-index`: the state the indexer keeps with the index, and its size. */
-export async function searchIndexStatus(log: Pick<TransactionLog, 'lastFinishedSeq'>, search: TransactionSearch | undefined): Promise<SearchIndexStatus> {
-  if (search === undefined) return { enabled: false, pending: 0, backfill: { done: false, covered: 0, total: 0, percent: 0 }, transactions: 0, keys: 0, bytes: null };
+export async function searchIndexStatus(log: Pick<TransactionLog, 'lastFinishedSeq'>, search: TransactionSearch): Promise<SearchIndexStatus> {
   const [state, stats, last] = await Promise.all([search.index.state(), search.index.stats(), log.lastFinishedSeq()]);
   const total = Math.max(state.backfillTotal, state.backfillCovered);
   const percent = state.backfillDone ? 100 : total === 0 ? 0 : Math.min(99, Math.floor((state.backfillCovered / total) * 100));
+  const health = search.health?.() ?? {};
   return {
+    ...health,
     enabled: search.enabled,
     pending: search.enabled ? Math.max(0, last - state.finishedSeq) : 0,
     backfill: { done: state.backfillDone, covered: state.backfillCovered, total, percent },

@@ -176,6 +176,10 @@ export interface SearchIndexStatus {
   keys: number;
   /** Its size on disk, when the engine can say. */
   bytes: number | null;
+  /** This instance's indexer's last failure, in words (no keys or bodies), until a run succeeds. */
+  lastError?: string;
+  /** When this instance's indexer last ran (ISO 8601); absent where another instance indexes. */
+  lastRunAt?: string;
 }
 
 /**

@@ -24,7 +24,7 @@ import { BulkRerunAnswerSchema, BulkRerunBody, BulkRerunPreviewBody, BulkRerunPr
 export interface TaskRoutesDeps {
   tasks: TaskQueue;
   /** The clinical search (issue 37): a bulk re-run by key or text is refused while it is off, as the list's search is. */
-  search?: TransactionSearch;
+  search: TransactionSearch;
 }
 
 const DEFAULT_LIMIT = 20;
@@ -39,7 +39,7 @@ function page(query: TaskListQuery, defaultLimit: number): PageWindow {
 }
 
 /** The filters of a bulk re-run, as an object or its JSON text; problems are named in the body. */
-function bulkFilters(filters: BulkRerunBody['filters'], search: TransactionSearch | undefined): TransactionFilter {
+function bulkFilters(filters: BulkRerunBody['filters'], search: TransactionSearch): TransactionFilter {
   const parsed = typeof filters === 'string' ? parseFilters(filters) : translateFilters(filters, 'body.filters');
   // parseFilters names problems as the list query's; here they are in the body.
   if (!parsed.ok) throw invalidInput(parsed.problems.map((p) => ({ ...p, path: p.path.replace(/^querystring\.filters/, 'body.filters') })));

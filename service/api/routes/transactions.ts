@@ -59,7 +59,7 @@ export interface TransactionRoutesDeps {
   /** Where the names of the clients on the transactions answered are read (every caller may read those, issue 36). */
   clients?: Pick<ClientAccounts, 'list'>;
   /** The clinical search (issue 37): whether it is on and the index beside the log. */
-  search?: TransactionSearch;
+  search: TransactionSearch;
 }
 
 /** Characters of export lines gathered into one chunk of the answer. */

@@ -263,4 +263,6 @@ export const SearchIndexStatusSchema = Type.Object({
   transactions: Type.Integer({ description: 'transactions with entries in the index' }),
   keys: Type.Integer(),
   bytes: OrNull(Type.Integer()),
+  lastError: Type.Optional(Type.String()),
+  lastRunAt: Type.Optional(Type.String()),
 });
