@@ -7,10 +7,14 @@ import { transactionKeys } from '../../../service/domain/clinical/extract.js';
 import { pino } from 'pino';
 import { PostgresDatabase } from '../../../service/storage/postgres/database.js';
 import { PostgresSearchIndex } from '../../../service/storage/postgres/search-index.js';
+import { leadingBytes } from '../../../service/search/indexed-entry.js';
 import type { IndexedTransaction, SearchIndex } from '../../../service/storage/search-index.js';
+import { createSqliteTransactionLog } from '../../../service/storage/sqlite/transaction-log.js';
 
 /** `search.maxTextBytes`'s default: how much of each body goes into the full-text index. */
-const MAX_TEXT_CHARS = 65_536;
+const MAX_TEXT_BYTES = 65_536;
+/** Entries per `write` on SQLite: one write is one savepoint of the log's group commit, on its event loop. */
+const SQLITE_WRITE_BATCH = 200;
 
 /** A transaction as the indexer reads it: its ids and its two bodies' text. */
 export interface BodiesOf {
@@ -31,7 +35,7 @@ export const SQLITE_LOG_TABLES: ReadonlySet<string> = new Set([
 /** The PostgreSQL tables of the index (migration 10, storage/postgres/search-schema.ts). */
 export const POSTGRES_INDEX_TABLES: string[] = ['search_keys', 'search_docs', 'search_state'];
 
-/** The entry the indexer writes for a transaction whose bodies are both stored. */
+/** The entry the indexer writes for a transaction whose bodies are both stored (service/search/indexed-entry.ts). */
 export function extractEntry(tx: BodiesOf): IndexedTransaction {
   const bodies = [
     { text: tx.request, part: 'request' as const },
@@ -42,13 +46,33 @@ export function extractEntry(tx: BodiesOf): IndexedTransaction {
     requestTimestamp: tx.requestTimestamp,
     channelID: tx.channelID,
     keys: transactionKeys(bodies),
-    text: bodies.map((b) => b.text.slice(0, MAX_TEXT_CHARS)).join('\n'),
+    text: bodies.map((b) => leadingBytes(b.text, MAX_TEXT_BYTES)).join('\n').trim(),
   };
 }
 
-export function openSqliteSearchIndex(file: string): Promise<SearchIndex & { close(): Promise<void> }> {
-  void file;
-  return Promise.reject(new Error('not bound yet: the SQLite index lands with wt/search-sqlite'));
+/**
+ * The embedded engine's index in the transaction log file `file`, through the log that owns it (same connection and
+ * group commit as the service uses); writes go in SQLITE_WRITE_BATCH entries at a time.
+ */
+export async function openSqliteSearchIndex(file: string): Promise<SearchIndex & { close(): Promise<void> }> {
+  // No background read of every page while seeding.
+  const log = createSqliteTransactionLog({ file, logger: pino({ level: 'silent' }), integrityScanAfterMs: null });
+  await log.open();
+  const index = log.searchIndex;
+  return {
+    async write(entries, state) {
+      for (let from = 0; from < entries.length; from += SQLITE_WRITE_BATCH) {
+        const last = from + SQLITE_WRITE_BATCH >= entries.length;
+        await index.write(entries.slice(from, from + SQLITE_WRITE_BATCH), last ? state : undefined);
+      }
+      if (entries.length === 0 && state !== undefined) await index.write([], state);
+    },
+    keysOf: (ids) => index.keysOf(ids),
+    state: () => index.state(),
+    removeChannelTextBefore: (channelID, day) => index.removeChannelTextBefore(channelID, day),
+    stats: () => index.stats(),
+    close: () => log.close(),
+  };
 }
 
 /** The engine's index on the database at `url`, over a pool of its own (migrating the schema if it has to). */

@@ -235,6 +235,8 @@ async function seedSqlite(dataDir: string, channelIds: string[], corpus: Clinica
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
   db.pragma('cache_size = -262144');
+  // The index is written through the log's own connection, taking turns with this one.
+  db.pragma('busy_timeout = 30000');
   const insert = db.prepare("INSERT INTO transactions (id, ts, channel, client, status, code, method, path, rerun, doc) VALUES (?, ?, ?, NULL, ?, ?, 'POST', ?, 0, ?)");
   const addDay = db.prepare('INSERT OR IGNORE INTO days (day) VALUES (?)');
   const rows = db.transaction((batch: Row[]) => {
