@@ -7,12 +7,14 @@
  */
 import type { Pool } from 'pg';
 import { normaliseKeyValue, SEARCHABLE_KEY_NAMES } from '../../domain/clinical/clinical-key.js';
-import type { ClinicalKey, ClinicalKeyName } from '../../domain/clinical/clinical-key.js';
+import type { ClinicalKey, ClinicalKeyName, SearchableKeyName } from '../../domain/clinical/clinical-key.js';
 import type { IndexedTransaction, SearchIndex, SearchIndexState } from '../search-index.js';
 import { StoreError } from '../store.js';
 import { isDay } from '../transaction-ids.js';
 import type { PostgresDatabase } from './database.js';
 import { wrapError } from './errors.js';
+import { kindOf, qualifiedAuthority } from './search-keys.js';
+import type { KeyKind } from './search-keys.js';
 import { indexWords } from './search-words.js';
 
 const COLLECTION = 'search index';
@@ -64,9 +66,9 @@ docs AS (
   RETURNING tx, ts, channel
 ),
 new_keys AS (
-  INSERT INTO search_keys (tx, name, value, ts, channel, authorities)
-  SELECT k.tx, k.name, k.value, d.ts, d.channel, ARRAY(SELECT jsonb_array_elements_text(k.authorities))
-    FROM unnest($6::text[], $7::text[], $8::text[], $9::jsonb[]) AS k (tx, name, value, authorities)
+  INSERT INTO search_keys (tx, kind, value, ts, channel, names, authorities)
+  SELECT k.tx, k.kind, k.value, d.ts, d.channel, ARRAY(SELECT jsonb_array_elements_text(k.names)), ARRAY(SELECT jsonb_array_elements_text(k.authorities))
+    FROM unnest($6::text[], $7::text[], $8::text[], $9::jsonb[], $10::jsonb[]) AS k (tx, kind, value, names, authorities)
     JOIN docs d ON d.tx = k.tx
    WHERE (SELECT count(*) FROM old_keys) >= 0
 )`;
@@ -206,8 +208,9 @@ function buildWrite(entries: readonly IndexedTransaction[], state: Partial<Searc
     const keys: string[] = [];
     const words: string[] = [];
     const keyTx: string[] = [];
-    const keyName: string[] = [];
+    const keyKind: string[] = [];
     const keyValue: string[] = [];
+    const keyNames: string[] = [];
     const keyAuthorities: string[] = [];
     for (const entry of latest.values()) {
       ids.push(entry.id);
@@ -215,15 +218,15 @@ function buildWrite(entries: readonly IndexedTransaction[], state: Partial<Searc
       channels.push(entry.channelID);
       keys.push(JSON.stringify(entry.keys.map(toStored)));
       words.push(indexWords(entry.text).join(' '));
-      for (const [key, authorities] of searchableKeys(entry.keys)) {
-        const [name, value] = splitKey(key);
+      for (const row of searchableKeys(entry.keys)) {
         keyTx.push(entry.id);
-        keyName.push(name);
-        keyValue.push(value);
-        keyAuthorities.push(JSON.stringify([...authorities]));
+        keyKind.push(row.kind);
+        keyValue.push(row.value);
+        keyNames.push(JSON.stringify([...row.names]));
+        keyAuthorities.push(JSON.stringify([...row.authorities]));
       }
     }
-    values.push(ids, times, channels, keys, words, keyTx, keyName, keyValue, keyAuthorities);
+    values.push(ids, times, channels, keys, words, keyTx, keyKind, keyValue, keyNames, keyAuthorities);
     text = WRITE_SQL;
   }
   const sets = stateSets(state, values);
@@ -262,28 +265,33 @@ function checkedEntry(entry: IndexedTransaction): IndexedTransaction {
   return entry;
 }
 
-/** The searchable keys of one transaction, one per name and normalised value, with their normalised authorities. */
-function searchableKeys(keys: readonly ClinicalKey[]): Map<string, Set<string>> {
-  const found = new Map<string, Set<string>>();
-  for (const key of keys) {
-    if (!SEARCHABLE.has(key.name)) continue;
-    const value = normaliseKeyValue(key.value);
-    if (value === '') continue;
-    const id = `${key.name}\u0000${value}`;
-    let authorities = found.get(id);
-    if (authorities === undefined) {
-      authorities = new Set();
-      found.set(id, authorities);
-    }
-    const authority = key.authority === undefined ? '' : normaliseKeyValue(key.authority);
-    if (authority !== '') authorities.add(authority);
-  }
-  return found;
+interface KeyRow {
+  kind: KeyKind;
+  value: string;
+  names: Set<SearchableKeyName>;
+  authorities: Set<string>;
 }
 
-function splitKey(id: string): [string, string] {
-  const at = id.indexOf('\u0000');
-  return [id.slice(0, at), id.slice(at + 1)];
+/** The `search_keys` rows of one transaction: one per kind and normalised value, with its names and authorities. */
+function searchableKeys(keys: readonly ClinicalKey[]): Iterable<KeyRow> {
+  const rows = new Map<string, KeyRow>();
+  for (const key of keys) {
+    if (!SEARCHABLE.has(key.name)) continue;
+    const name = key.name as SearchableKeyName;
+    const value = normaliseKeyValue(key.value);
+    if (value === '') continue;
+    const kind = kindOf(name);
+    const id = `${kind}\u0000${value}`;
+    let row = rows.get(id);
+    if (row === undefined) {
+      row = { kind, value, names: new Set(), authorities: new Set() };
+      rows.set(id, row);
+    }
+    row.names.add(name);
+    const authority = key.authority === undefined ? '' : normaliseKeyValue(key.authority);
+    if (authority !== '') row.authorities.add(qualifiedAuthority(name, authority));
+  }
+  return rows.values();
 }
 
 function toStored(key: ClinicalKey): StoredKey {

@@ -2,17 +2,22 @@
  * Migration 10: the search index (issue 37) beside the transaction log. Written out once and never edited
  * (migrations.ts): a later change is a new migration.
  *
- * `search_keys` holds one row per transaction and searchable key (name and normalised value; its authorities as a
- * list), so a page by key is read straight off `search_keys_lookup`, newest first, and stops at its LIMIT; the
- * channel and the authorities are carried in that index so that a user's channel list and an authority are decided
- * there, before any transaction row is read. The primary key (tx, name, value) replaces a transaction's keys, removes
- * them with it, and tests a second key condition on a row the first one found.
+ * `search_keys` holds one row per transaction, kind and normalised value. The kind is `id` for the three identifiers
+ * the console's one box finds (patient ID, order number, control ID: `names` says which the value is) and `type` for
+ * the message type, so a page by key, `any` included, is one range of `search_keys_lookup` read newest first (a
+ * backward scan) that stops at its LIMIT, and a transaction never comes twice. The channel, the names and the
+ * authorities (each `name|authority`) are carried in that index, so the name, an authority and a user's channel list
+ * are decided on the index entry, before any transaction row is read. The hash index on `tx` replaces and removes a
+ * transaction's rows and tests a second key condition, at a fraction of a btree's size.
  *
  * `search_docs` holds one row per indexed transaction: every key as written, for showing why it matched, and the
  * words of its bodies as a tsvector built from the words themselves (`array_to_tsvector`: no parser, no stemming, no
- * positions), so a body's text is never kept, only the set of its words, in a GIN index. Its (ts, tx) index lets
- * the planner walk newest first for a common word instead of collecting and sorting every match; the partial
- * (channel, ts) index finds the words that `removeChannelTextBefore` drops and is empty of what it dropped.
+ * positions), so a body's text is never kept, only the set of its words, in a GIN index. Its (ts, tx) index lets a
+ * common word be found walking newest first, instead of collecting and sorting every match; the partial (channel, ts)
+ * index finds the words that `removeChannelTextBefore` drops and holds nothing of what it dropped.
+ *
+ * Indexes are ascending and read backward for newest first: entries arrive in time order, and a btree splits its last
+ * page full when keys grow, where a descending index would split its first page in halves and stay half empty.
  *
  * Both tables name the transaction's request time and channel, copied at indexing, rather than a foreign key: a
  * foreign key's check costs a lookup and a row lock on `transactions` per inserted row, and its cascade one delete per
@@ -24,14 +29,15 @@ export const SEARCH_INDEX_MIGRATION = {
   sql: `
 CREATE TABLE search_keys (
   tx text NOT NULL,
-  name text COLLATE "C" NOT NULL,
+  kind text COLLATE "C" NOT NULL,
   value text COLLATE "C" NOT NULL,
   ts bigint NOT NULL,
   channel text NOT NULL,
-  authorities text[] COLLATE "C" NOT NULL,
-  PRIMARY KEY (tx, name, value)
+  names text[] COLLATE "C" NOT NULL,
+  authorities text[] COLLATE "C" NOT NULL
 );
-CREATE INDEX search_keys_lookup ON search_keys (name, value, ts DESC, tx DESC) INCLUDE (channel, authorities);
+CREATE INDEX search_keys_lookup ON search_keys (kind, value, ts, tx) INCLUDE (channel, names, authorities);
+CREATE INDEX search_keys_tx ON search_keys USING hash (tx);
 CREATE TABLE search_docs (
   tx text PRIMARY KEY,
   ts bigint NOT NULL,
@@ -39,7 +45,7 @@ CREATE TABLE search_docs (
   keys jsonb NOT NULL,
   words tsvector
 );
-CREATE INDEX search_docs_time ON search_docs (ts DESC, tx DESC);
+CREATE INDEX search_docs_time ON search_docs (ts, tx);
 CREATE INDEX search_docs_words ON search_docs USING gin (words);
 CREATE INDEX search_docs_channel_words ON search_docs (channel, ts) WHERE words IS NOT NULL;
 CREATE TABLE search_state (

@@ -2,20 +2,23 @@
  * The search part of a transaction filter on PostgreSQL (issue 37): clinical keys and words, answered from the
  * search index's tables (search-schema.ts) and joined to `transactions` for every other condition.
  *
- * A search drives the statement from the index rather than from the log: the rows of one key condition come off
- * `search_keys_lookup` newest first (for `any`, one ordered scan per name merged, each skipping a transaction an
- * earlier name already gave), so a page reads only the entries it returns plus those the other filters refuse; the
- * channel list and the time bounds are decided on those index rows too. Further key conditions and the words are
- * tested on each row so found. Words alone drive from `search_docs`, where the planner weighs, by the words'
- * frequencies it keeps for the tsvector column, walking `search_docs_time` newest first testing each row (a common
- * word: a page comes after a few rows, and nothing is sorted) against collecting the matches from the GIN index and
- * sorting those (a rare word).
+ * A search drives the statement from the index rather than from the log. A key condition's rows come off
+ * `search_keys_lookup` newest first (`any` too: its three names share one kind), so a page reads only the entries it
+ * returns plus those the other filters refuse; the channel list and the time bounds are decided on those index
+ * entries too. Further key conditions and the words are tested on each row so found. Words alone drive from
+ * `search_docs` in one of two ways, chosen by the caller from how common the words are (`WordsPlan`): a common word
+ * walks `search_docs_time` newest first testing each row (a page comes after a few rows, nothing is sorted, nothing
+ * collected); rarer ones are collected from the GIN index, behind a fence the planner cannot reorder, and only those
+ * few are sorted. Left to itself, the planner walked for a rare word too, through every row.
  */
-import { ANY_KEY_NAMES } from '../../domain/clinical/clinical-key.js';
 import type { KeyCondition } from '../../domain/clinical/clinical-key.js';
 import type { NormalisedFilter } from '../transaction-filter.js';
 import type { Params } from './filter.js';
+import { kindOf, namesOf, qualifiedAuthority } from './search-keys.js';
 import { allWordsQuery } from './search-words.js';
+
+/** How words alone are found: walking newest first (common words) or collected from the GIN index (the others). */
+export type WordsPlan = 'walk' | 'collect';
 
 export interface SearchSource {
   /** The FROM clause: `transactions`, or the matching index rows (`k`) joined to it. */
@@ -29,22 +32,37 @@ export interface SearchSource {
 const PLAIN: SearchSource = { from: 'transactions', order: { ts: 'ts', id: 'id' }, conditions: [] };
 const SEARCH_ORDER = { ts: 'k.key_ts', id: 'k.key_tx' };
 
+/** A word in at least this share of the indexed transactions is walked to newest first; rarer ones are collected. */
+export const WALK_FROM_SHARE = 0.005;
+
+/**
+ * The plan for words alone, from the share of indexed transactions each word is in, as the statistics of
+ * `search_docs.words` tell it (its most common elements; a word missing from them is rarer than all of them): walk
+ * when every word is common, so that a page is a few rows away; collect when any is rare, as the rarest bounds the
+ * matches.
+ */
+export function wordsPlanOf(words: readonly string[], shares: ReadonlyMap<string, number>): WordsPlan {
+  return words.every((word) => (shares.get(word) ?? 0) >= WALK_FROM_SHARE) ? 'walk' : 'collect';
+}
+
 /** Where a search's rows come from and what else each must meet; the plain log when the filter searches nothing. */
-export function searchSource(filter: NormalisedFilter, params: Params): SearchSource {
+export function searchSource(filter: NormalisedFilter, params: Params, wordsPlan: WordsPlan = 'collect'): SearchSource {
   const keys = filter.keys ?? [];
   const words = filter.words === undefined || filter.words.length === 0 ? null : params.add(allWordsQuery(filter.words));
   if (keys.length === 0 && words === null) return PLAIN;
   const conditions: string[] = [];
   if (keys.length === 0 && words !== null) {
     const rows = `SELECT sd.ts AS key_ts, sd.tx AS key_tx FROM search_docs sd WHERE ${[`sd.words @@ ${words}::tsquery`, ...narrowing(filter, params, 'sd')].join(' AND ')}`;
-    return { from: joined(rows), order: SEARCH_ORDER, conditions };
+    // OFFSET 0 keeps the subquery whole: planned alone, without the page's ORDER BY and LIMIT to tempt it to walk.
+    return { from: joined(wordsPlan === 'walk' ? rows : `${rows} OFFSET 0`), order: SEARCH_ORDER, conditions };
   }
   const driver = keys.reduce((best, key) => (selectivity(key) < selectivity(best) ? key : best));
   for (const key of keys) {
-    if (key !== driver) conditions.push(`EXISTS (SELECT 1 FROM search_keys sk WHERE sk.tx = transactions.id AND ${keyMatch(key, params, 'sk', names(key))})`);
+    if (key !== driver) conditions.push(`EXISTS (SELECT 1 FROM search_keys sk WHERE sk.tx = transactions.id AND ${keyMatch(key, params, 'sk')})`);
   }
   if (words !== null) conditions.push(`EXISTS (SELECT 1 FROM search_docs sd WHERE sd.tx = transactions.id AND sd.words @@ ${words}::tsquery)`);
-  return { from: joined(drivingRows(driver, filter, params)), order: SEARCH_ORDER, conditions };
+  const rows = `SELECT e.ts AS key_ts, e.tx AS key_tx FROM search_keys e WHERE ${[keyMatch(driver, params, 'e'), ...narrowing(filter, params, 'e')].join(' AND ')}`;
+  return { from: joined(rows), order: SEARCH_ORDER, conditions };
 }
 
 function joined(rows: string): string {
@@ -57,30 +75,17 @@ function selectivity(key: KeyCondition): number {
   return key.name === 'any' ? 1 : 0;
 }
 
-function names(key: KeyCondition): readonly string[] {
-  return key.name === 'any' ? ANY_KEY_NAMES : [key.name];
-}
-
-/**
- * The entries of one key condition, one ordered index scan per name it stands for; a transaction holding the value
- * under two of them (a patient ID that is also an order number) is given by the first only, so none comes twice.
- */
-function drivingRows(key: KeyCondition, filter: NormalisedFilter, params: Params): string {
-  const all = names(key);
-  return all.map((name, i) => {
-    const conditions = [keyMatch(key, params, 'e', [name]), ...narrowing(filter, params, 'e')];
-    if (i > 0) conditions.push(`NOT EXISTS (SELECT 1 FROM search_keys d WHERE d.tx = e.tx AND ${keyMatch(key, params, 'd', all.slice(0, i))})`);
-    return `SELECT e.ts AS key_ts, e.tx AS key_tx FROM search_keys e WHERE ${conditions.join(' AND ')}`;
-  }).join(' UNION ALL ');
-}
-
-/** `alias`'s row is an entry of the key's value (and authority) under one of `among`. */
-function keyMatch(key: KeyCondition, params: Params, alias: string, among: readonly string[]): string {
-  const parts = [
-    among.length === 1 ? `${alias}.name = ${params.add(among[0])}::text` : `${alias}.name = ANY(${params.add(among)}::text[])`,
-    `${alias}.value = ${params.add(key.value)}::text`,
-  ];
-  if (key.authority !== undefined) parts.push(`${params.add(key.authority)}::text = ANY(${alias}.authorities)`);
+/** `alias`'s row holds the key's value under one of its names (and, when asked, with that authority). */
+function keyMatch(key: KeyCondition, params: Params, alias: string): string {
+  const parts = [`${alias}.kind = ${params.add(kindOf(key.name))}::text`, `${alias}.value = ${params.add(key.value)}::text`];
+  const names = namesOf(key);
+  // A `type` row only ever holds the message type, and `any` takes every name an `id` row can hold.
+  if (key.name !== 'any' && key.name !== 'messageType') parts.push(`${params.add(key.name)}::text = ANY(${alias}.names)`);
+  if (key.authority !== undefined) {
+    const authority = key.authority;
+    const qualified = names.map((name) => qualifiedAuthority(name, authority));
+    parts.push(qualified.length === 1 ? `${params.add(qualified[0])}::text = ANY(${alias}.authorities)` : `${alias}.authorities && ${params.add(qualified)}::text[]`);
+  }
   return parts.join(' AND ');
 }
 

@@ -9,6 +9,7 @@ import type { NormalisedExchangeFilter, NormalisedFilter } from '../transaction-
 import type { ExchangeRecord, TransactionRecord } from '../transactions.js';
 import { Params } from './filter.js';
 import { searchSource } from './search-where.js';
+import type { WordsPlan } from './search-where.js';
 
 export interface LogConditions {
   /** A SQL boolean over the `transactions` table's columns and `doc`; `TRUE` when nothing is asked. */
@@ -26,7 +27,7 @@ export interface LogConditions {
 }
 
 /** Translates a normalised filter; nothing from it is ever written into the SQL text. */
-export function toLogConditions(filter: NormalisedFilter): LogConditions {
+export function toLogConditions(filter: NormalisedFilter, wordsPlan: WordsPlan = 'collect'): LogConditions {
   const params = new Params();
   const parts: string[] = [];
   const oneOf = (column: string, values: readonly string[]): void => {
@@ -55,7 +56,7 @@ export function toLogConditions(filter: NormalisedFilter): LogConditions {
     if (value === null) parts.push(`(CASE WHEN jsonb_typeof(doc -> 'properties') = 'object' THEN (doc -> 'properties') ? ${params.add(name)} ELSE FALSE END)`);
     else parts.push(`doc -> 'properties' -> ${params.add(name)} = to_jsonb(${params.add(value)}::text)`);
   }
-  const source = searchSource(filter, params);
+  const source = searchSource(filter, params, wordsPlan);
   parts.push(...source.conditions);
   return { sql: parts.length === 0 ? 'TRUE' : parts.join(' AND '), params, test: javascriptTest(filter), from: source.from, order: source.order };
 }

@@ -17,6 +17,7 @@ import { finishInterrupted } from '../interrupted.js';
 import { StoreError, UniqueConstraintError } from '../store.js';
 import { applyTransactionChanges, checkSetFields, toStoredPush, toStoredTransaction, transactionColumns } from '../transaction-documents.js';
 import { normaliseTransactionFilter } from '../transaction-filter.js';
+import type { NormalisedFilter } from '../transaction-filter.js';
 import { dayOf, dayOfId, isDay } from '../transaction-ids.js';
 import { STREAM_BATCH } from '../transactions.js';
 import type { FinishedTransaction, MetricsRange, PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
@@ -25,6 +26,8 @@ import { decode, encode } from './documents.js';
 import { constraintOf, sqlState, wrapError } from './errors.js';
 import { FOLD_METRICS_SQL, numberFinished, writeFinished } from './transaction-log-finish.js';
 import { toLogConditions } from './transaction-log-where.js';
+import { wordsPlanOf } from './search-where.js';
+import type { WordsPlan } from './search-where.js';
 import type { LogConditions } from './transaction-log-where.js';
 import { takePage } from '../take-page.js';
 
@@ -35,6 +38,8 @@ const SCAN_WINDOW = 2000;
 const DELETE_BATCH = 5000;
 const DAY_MS = 86_400_000;
 const UNIQUE_VIOLATION = '23505';
+/** How long the words' shares (the plan of a search by words) are reused before PostgreSQL's statistics are read again. */
+const WORD_SHARES_MS = 60_000;
 /**
  * The search entries (search-schema.ts) of the transactions a `gone` CTE deleted, removed by the same statement: the
  * parts of one statement commit together, so no search finds a removed transaction, nor outlives it.
@@ -121,6 +126,7 @@ class PostgresLog implements PostgresTransactionLog {
   readonly #buckets: BucketStarts;
   #pool: Pool | null = null;
   #opening: Promise<void> | null = null;
+  #shares: { at: number; map: ReadonlyMap<string, number> } | null = null;
 
   constructor(options: PostgresTransactionLogOptions) {
     this.instanceId = options.instanceId;
@@ -217,7 +223,7 @@ class PostgresLog implements PostgresTransactionLog {
   }
 
   async page(filter: TransactionFilter, options: PageOptions): Promise<TransactionRecord[]> {
-    const where = conditions('page', filter);
+    const where = await this.#conditions('page', filter);
     const { limit, skip } = pageBounds(options);
     if (limit === 0) return [];
     if (where.test !== null) {
@@ -229,7 +235,7 @@ class PostgresLog implements PostgresTransactionLog {
   }
 
   async count(filter: TransactionFilter): Promise<number> {
-    const where = conditions('count', filter);
+    const where = await this.#conditions('count', filter);
     if (where.test === null) {
       const rows = await this.#query<{ n: string }>('count', `SELECT count(*) AS n FROM ${where.from} WHERE ${where.sql}`, where.params.values);
       return Number(rows[0]?.n ?? 0);
@@ -241,7 +247,7 @@ class PostgresLog implements PostgresTransactionLog {
 
   async countUpTo(filter: TransactionFilter, cap: number): Promise<{ count: number; exact: boolean }> {
     if (!Number.isSafeInteger(cap) || cap < 0) throw new StoreError(`${COLLECTION}: countUpTo needs a cap of 0 or more, not ${String(cap)}`);
-    const where = conditions('countUpTo', filter);
+    const where = await this.#conditions('countUpTo', filter);
     let n = 0;
     if (where.test === null) {
       // One row past the cap tells "more" from "exactly the cap"; the LIMIT lets a common word's count stop early.
@@ -255,7 +261,7 @@ class PostgresLog implements PostgresTransactionLog {
   }
 
   async *stream(filter: TransactionFilter, options: PageOptions = { limit: 0 }): AsyncGenerator<TransactionRecord> {
-    const where = conditions('stream', filter);
+    const where = await this.#conditions('stream', filter);
     const bounds = pageBounds(options);
     let skip = bounds.skip;
     let left = bounds.limit === 0 ? Number.POSITIVE_INFINITY : bounds.limit;
@@ -442,6 +448,38 @@ class PostgresLog implements PostgresTransactionLog {
     return rows.length;
   }
 
+  /** The filter as SQL; a search by words alone first asks how common they are, to pick its plan (search-where.ts). */
+  async #conditions(action: string, filter: TransactionFilter): Promise<LogConditions> {
+    let normalised: NormalisedFilter;
+    try {
+      normalised = normaliseTransactionFilter(filter);
+    } catch (err) {
+      throw toStoreError(action, err);
+    }
+    const wordsAlone = normalised.words !== undefined && (normalised.keys ?? []).length === 0;
+    return toLogConditions(normalised, wordsAlone ? wordsPlanOf(normalised.words ?? [], await this.#wordShares(action)) : 'collect');
+  }
+
+  /**
+   * The share of indexed transactions each common word is in, from the statistics PostgreSQL keeps of
+   * `search_docs.words` (ANALYZE, run by autovacuum as the table grows), read again at most every WORD_SHARES_MS.
+   */
+  async #wordShares(action: string): Promise<ReadonlyMap<string, number>> {
+    const now = this.#now();
+    if (this.#shares !== null && now - this.#shares.at < WORD_SHARES_MS) return this.#shares.map;
+    const rows = await this.#query<{ elems: string[] | null; freqs: number[] | null }>(
+      action,
+      `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs FROM pg_stats
+        WHERE schemaname = current_schema() AND tablename = 'search_docs' AND attname = 'words'`,
+      [],
+    );
+    const map = new Map<string, number>();
+    const { elems, freqs } = rows[0] ?? { elems: null, freqs: null };
+    if (elems !== null && freqs !== null) elems.forEach((word, i) => map.set(word, freqs[i] ?? 0));
+    this.#shares = { at: now, map };
+    return map;
+  }
+
   #openPool(): Pool {
     if (this.#pool === null) throw new StoreError(`${COLLECTION}: the transaction log is not open`);
     return this.#pool;
@@ -500,18 +538,19 @@ function encodeDoc(record: TransactionRecord): string {
   return JSON.stringify(encode(record));
 }
 
-function conditions(action: string, filter: TransactionFilter): LogConditions {
-  try {
-    return toLogConditions(normaliseTransactionFilter(filter));
-  } catch (err) {
-    throw toStoreError(action, err);
-  }
-}
-
-/** The statement `page` runs for a filter that SQL decides alone, for tests that check its plan. */
-export function transactionPageStatement(filter: TransactionFilter, options: PageOptions): { text: string; values: unknown[] } {
+/**
+ * The statement `page` runs for a filter that SQL decides alone, for tests that check its plan; a search by words
+ * alone as `wordsPlan` (which `page` picks by how common the words are).
+ */
+export function transactionPageStatement(filter: TransactionFilter, options: PageOptions, wordsPlan: WordsPlan = 'collect'): { text: string; values: unknown[] } {
   const { limit, skip } = pageBounds(options);
-  return pageStatement(conditions('page', filter), limit, skip);
+  let where: LogConditions;
+  try {
+    where = toLogConditions(normaliseTransactionFilter(filter), wordsPlan);
+  } catch (err) {
+    throw toStoreError('page', err);
+  }
+  return pageStatement(where, limit, skip);
 }
 
 function pageStatement(where: LogConditions, limit: number, skip: number): { text: string; values: unknown[] } {
