@@ -11,9 +11,8 @@ import type { ClinicalKey, ClinicalKeyName, SearchableKeyName } from '../../doma
 import type { IndexedTransaction, SearchIndex, SearchIndexState } from '../search-index.js';
 import { StoreError } from '../store.js';
 import { isDay } from '../transaction-ids.js';
-import type { PostgresDatabase } from './database.js';
 import { wrapError } from './errors.js';
-import { kindOf, qualifiedAuthority } from './search-keys.js';
+import { kindOf, nameBit, qualifiedAuthority } from './search-keys.js';
 import type { KeyKind } from './search-keys.js';
 import { indexWords } from './search-words.js';
 
@@ -67,42 +66,23 @@ docs AS (
 ),
 new_keys AS (
   INSERT INTO search_keys (tx, kind, value, ts, channel, names, authorities)
-  SELECT k.tx, k.kind, k.value, d.ts, d.channel, ARRAY(SELECT jsonb_array_elements_text(k.names)), ARRAY(SELECT jsonb_array_elements_text(k.authorities))
-    FROM unnest($6::text[], $7::text[], $8::text[], $9::jsonb[], $10::jsonb[]) AS k (tx, kind, value, names, authorities)
+  SELECT k.tx, k.kind, k.value, d.ts, d.channel, k.names,
+         CASE WHEN jsonb_array_length(k.authorities) = 0 THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(k.authorities)) END
+    FROM unnest($6::text[], $7::text[], $8::text[], $9::smallint[], $10::jsonb[]) AS k (tx, kind, value, names, authorities)
     JOIN docs d ON d.tx = k.tx
    WHERE (SELECT count(*) FROM old_keys) >= 0
 )`;
 
-/** The PostgreSQL search index over `database`'s shared pool. */
+/**
+ * The PostgreSQL search index, kept by the transaction log (`PostgresTransactionLog.searchIndex`): it runs on the
+ * log's pool, so it is open while the log is, as the embedded engine's index is open with its log's file.
+ */
 export class PostgresSearchIndex implements SearchIndex {
-  readonly #database: PostgresDatabase;
-  #pool: Pool | null = null;
-  #opening: Promise<void> | null = null;
+  readonly #pool: () => Pool;
 
-  constructor(database: PostgresDatabase) {
-    this.#database = database;
-  }
-
-  open(): Promise<void> {
-    this.#opening ??= this.#database.acquire().then(
-      (pool) => {
-        this.#pool = pool;
-      },
-      (err: unknown) => {
-        this.#opening = null;
-        throw err;
-      },
-    );
-    return this.#opening;
-  }
-
-  async close(): Promise<void> {
-    const opening = this.#opening;
-    if (opening === null) return;
-    this.#opening = null;
-    this.#pool = null;
-    const opened = await opening.then(() => true, () => false);
-    if (opened) await this.#database.release();
+  /** `pool` gives the log's open pool, or throws a StoreError while the log is not open. */
+  constructor(pool: () => Pool) {
+    this.#pool = pool;
   }
 
   async write(entries: readonly IndexedTransaction[], state?: Partial<SearchIndexState>): Promise<void> {
@@ -171,15 +151,9 @@ export class PostgresSearchIndex implements SearchIndex {
     };
   }
 
-  #openPool(): Pool {
-    if (this.#pool === null) throw new StoreError(`${COLLECTION}: the search index is not open`);
-    return this.#pool;
-  }
-
   async #query<R>(action: string, text: string, values: unknown[]): Promise<R[]> {
-    const pool = this.#openPool();
     try {
-      return (await pool.query(text, values)).rows as R[];
+      return (await this.#pool().query(text, values)).rows as R[];
     } catch (err) {
       throw wrapError(COLLECTION, action, err);
     }
@@ -210,7 +184,7 @@ function buildWrite(entries: readonly IndexedTransaction[], state: Partial<Searc
     const keyTx: string[] = [];
     const keyKind: string[] = [];
     const keyValue: string[] = [];
-    const keyNames: string[] = [];
+    const keyNames: number[] = [];
     const keyAuthorities: string[] = [];
     for (const entry of latest.values()) {
       ids.push(entry.id);
@@ -222,7 +196,7 @@ function buildWrite(entries: readonly IndexedTransaction[], state: Partial<Searc
         keyTx.push(entry.id);
         keyKind.push(row.kind);
         keyValue.push(row.value);
-        keyNames.push(JSON.stringify([...row.names]));
+        keyNames.push(row.names);
         keyAuthorities.push(JSON.stringify([...row.authorities]));
       }
     }
@@ -268,7 +242,8 @@ function checkedEntry(entry: IndexedTransaction): IndexedTransaction {
 interface KeyRow {
   kind: KeyKind;
   value: string;
-  names: Set<SearchableKeyName>;
+  /** A bit per name (search-keys.ts). */
+  names: number;
   authorities: Set<string>;
 }
 
@@ -284,10 +259,10 @@ function searchableKeys(keys: readonly ClinicalKey[]): Iterable<KeyRow> {
     const id = `${kind}\u0000${value}`;
     let row = rows.get(id);
     if (row === undefined) {
-      row = { kind, value, names: new Set(), authorities: new Set() };
+      row = { kind, value, names: 0, authorities: new Set() };
       rows.set(id, row);
     }
-    row.names.add(name);
+    row.names |= nameBit(name);
     const authority = key.authority === undefined ? '' : normaliseKeyValue(key.authority);
     if (authority !== '') row.authorities.add(qualifiedAuthority(name, authority));
   }

@@ -5,9 +5,9 @@
  * `search_keys` holds one row per transaction, kind and normalised value. The kind is `id` for the three identifiers
  * the console's one box finds (patient ID, order number, control ID: `names` says which the value is) and `type` for
  * the message type, so a page by key, `any` included, is one range of `search_keys_lookup` read newest first (a
- * backward scan) that stops at its LIMIT, and a transaction never comes twice. The channel, the names and the
- * authorities (each `name|authority`) are carried in that index, so the name, an authority and a user's channel list
- * are decided on the index entry, before any transaction row is read. The hash index on `tx` replaces and removes a
+ * backward scan) that stops at its LIMIT, and a transaction never comes twice. The channel, the names (one bit each)
+ * and the authorities (null when none; each with its name's bit, search-keys.ts) are carried in that index, so the
+ * name, an authority and a user's channel list are decided on the index entry, before any transaction row is read. The hash index on `tx` replaces and removes a
  * transaction's rows and tests a second key condition, at a fraction of a btree's size.
  *
  * `search_docs` holds one row per indexed transaction: every key as written, for showing why it matched, and the
@@ -33,8 +33,8 @@ CREATE TABLE search_keys (
   value text COLLATE "C" NOT NULL,
   ts bigint NOT NULL,
   channel text NOT NULL,
-  names text[] COLLATE "C" NOT NULL,
-  authorities text[] COLLATE "C" NOT NULL
+  names smallint NOT NULL,
+  authorities text[] COLLATE "C"
 );
 CREATE INDEX search_keys_lookup ON search_keys (kind, value, ts, tx) INCLUDE (channel, names, authorities);
 CREATE INDEX search_keys_tx ON search_keys USING hash (tx);

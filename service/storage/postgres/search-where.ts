@@ -14,7 +14,7 @@
 import type { KeyCondition } from '../../domain/clinical/clinical-key.js';
 import type { NormalisedFilter } from '../transaction-filter.js';
 import type { Params } from './filter.js';
-import { kindOf, namesOf, qualifiedAuthority } from './search-keys.js';
+import { kindOf, nameBit, namesOf, qualifiedAuthority } from './search-keys.js';
 import { allWordsQuery } from './search-words.js';
 
 /** How words alone are found: walking newest first (common words) or collected from the GIN index (the others). */
@@ -80,7 +80,7 @@ function keyMatch(key: KeyCondition, params: Params, alias: string): string {
   const parts = [`${alias}.kind = ${params.add(kindOf(key.name))}::text`, `${alias}.value = ${params.add(key.value)}::text`];
   const names = namesOf(key);
   // A `type` row only ever holds the message type, and `any` takes every name an `id` row can hold.
-  if (key.name !== 'any' && key.name !== 'messageType') parts.push(`${params.add(key.name)}::text = ANY(${alias}.names)`);
+  if (key.name !== 'any' && key.name !== 'messageType') parts.push(`(${alias}.names & ${params.add(nameBit(key.name))}::smallint) <> 0`);
   if (key.authority !== undefined) {
     const authority = key.authority;
     const qualified = names.map((name) => qualifiedAuthority(name, authority));

@@ -26,6 +26,7 @@ import { decode, encode } from './documents.js';
 import { constraintOf, sqlState, wrapError } from './errors.js';
 import { FOLD_METRICS_SQL, numberFinished, writeFinished } from './transaction-log-finish.js';
 import { toLogConditions } from './transaction-log-where.js';
+import { PostgresSearchIndex } from './search-index.js';
 import { wordsPlanOf } from './search-where.js';
 import type { WordsPlan } from './search-where.js';
 import type { LogConditions } from './transaction-log-where.js';
@@ -63,6 +64,8 @@ export interface PostgresTransactionLogOptions {
 /** The PostgreSQL log: the interface, and the recovery a survivor runs for an instance found dead. */
 export interface PostgresTransactionLog extends TransactionLog {
   readonly instanceId: string;
+  /** The search index (issue 37) in the log's database, on its pool: open while the log is. */
+  readonly searchIndex: PostgresSearchIndex;
   /**
    * Finishes the transactions the instance `instanceId` left Processing, by the rule of storage/interrupted.ts, as
    * `failInterrupted` does for this instance's own; returns how many. Call it only for an instance known to be dead.
@@ -118,6 +121,7 @@ interface Keyset {
 
 class PostgresLog implements PostgresTransactionLog {
   readonly instanceId: string;
+  readonly searchIndex = new PostgresSearchIndex(() => this.#openPool());
   readonly metricsTimeZone: string;
   readonly #database: PostgresDatabase;
   readonly #logger: Logger;
