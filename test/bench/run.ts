@@ -275,8 +275,8 @@ const scenarios: Scenario[] = [
   {
     name: 'search',
     // Issue 37: 10,000,000 transactions over a year on both engines (quick: 300,000 over a month); JUNCTION_BENCH_LOG_DIR
-    // and JUNCTION_BENCH_PG_DIR keep the seeded data. Ingest: 3 rounds of 10 s per path and service (quick: 1 of 5 s).
-    run: () => searchScenario(searchTransactions() ?? (quick ? 300_000 : 10_000_000), quick ? 30 : 365, { ingestSeconds: quick ? 5 : 10, ingestRounds: quick ? 1 : 3, engines: searchEngines() }),
+    // and JUNCTION_BENCH_PG_DIR keep the seeded data. Ingest: 5 rounds of 10 s per path and service (quick: 3 of 4 s).
+    run: () => searchScenario(searchTransactions() ?? (quick ? 300_000 : 10_000_000), quick ? 30 : 365, { ingestSeconds: quick ? 4 : 10, ingestRounds: quick ? 3 : 5, engines: searchEngines() }),
     print: printSearch,
   },
   {

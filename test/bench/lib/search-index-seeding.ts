@@ -6,7 +6,7 @@
 import { transactionKeys } from '../../../service/domain/clinical/extract.js';
 import { pino } from 'pino';
 import { PostgresDatabase } from '../../../service/storage/postgres/database.js';
-import { PostgresSearchIndex } from '../../../service/storage/postgres/search-index.js';
+import { createPostgresTransactionLog } from '../../../service/storage/postgres/transaction-log.js';
 import { leadingBytes } from '../../../service/search/indexed-entry.js';
 import type { IndexedTransaction, SearchIndex } from '../../../service/storage/search-index.js';
 import { createSqliteTransactionLog } from '../../../service/storage/sqlite/transaction-log.js';
@@ -75,10 +75,19 @@ export async function openSqliteSearchIndex(file: string): Promise<SearchIndex &
   };
 }
 
-/** The engine's index on the database at `url`, over a pool of its own (migrating the schema if it has to). */
+/** The engine's index on the database at `url`, through the log that owns it (its pool; the schema migrated). */
 export async function openPostgresSearchIndex(url: string): Promise<SearchIndex & { close(): Promise<void> }> {
   const settings = { url, host: '', port: 0, database: '', user: '', poolSize: 2, tls: { enabled: false, caFile: '' } };
-  const index = new PostgresSearchIndex(new PostgresDatabase({ settings, logger: pino({ level: 'silent' }) }));
-  await index.open();
-  return index;
+  const logger = pino({ level: 'silent' });
+  const log = createPostgresTransactionLog({ database: new PostgresDatabase({ settings, logger }), logger, instanceId: 'bench-seed' });
+  await log.open();
+  const index = log.searchIndex;
+  return {
+    write: (entries, state) => index.write(entries, state),
+    keysOf: (ids) => index.keysOf(ids),
+    state: () => index.state(),
+    removeChannelTextBefore: (channelID, day) => index.removeChannelTextBefore(channelID, day),
+    stats: () => index.stats(),
+    close: () => log.close(),
+  };
 }
