@@ -53,8 +53,15 @@ export function searchSource(filter: NormalisedFilter, params: Params, wordsPlan
   const conditions: string[] = [];
   if (keys.length === 0 && words !== null) {
     const rows = `SELECT sd.ts AS key_ts, sd.tx AS key_tx FROM search_docs sd WHERE ${[`sd.words @@ ${words}::tsquery`, ...narrowing(filter, params, 'sd')].join(' AND ')}`;
-    // OFFSET 0 keeps the subquery whole: planned alone, without the page's ORDER BY and LIMIT to tempt it to walk.
-    return { from: joined(wordsPlan === 'walk' ? rows : `${rows} OFFSET 0`), order: SEARCH_ORDER, conditions };
+    if (wordsPlan === 'walk') return { from: joined(rows), order: SEARCH_ORDER, conditions };
+    // OFFSET 0 keeps each side whole: the matches planned alone (without the page's ORDER BY and LIMIT to tempt a
+    // walk) and sorted, then each transaction read by its key only for the matches the page reaches, where the
+    // planner, misjudging how few the matches are, had hashed the whole log to join them, or joined them all.
+    return {
+      from: `(${rows} ORDER BY sd.ts DESC, sd.tx DESC OFFSET 0) AS k CROSS JOIN LATERAL (SELECT * FROM transactions t WHERE t.id = k.key_tx OFFSET 0) AS transactions`,
+      order: SEARCH_ORDER,
+      conditions,
+    };
   }
   const driver = keys.reduce((best, key) => (selectivity(key) < selectivity(best) ? key : best));
   for (const key of keys) {
