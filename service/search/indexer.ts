@@ -90,11 +90,15 @@ export class SearchIndexer {
       if (isFresh(state)) state = await this.#begin();
       state = await this.#followFeed(state);
       if (!state.backfillDone) await this.#backfill(state);
+      if (this.#lastError !== undefined) this.#o.logger.info('indexing for search works again');
       this.#lastError = undefined;
     } catch (err) {
       // The message of a store error names tables and paths, never indexed values; the stack is kept for the log only.
-      this.#lastError = err instanceof Error ? err.message : String(err);
-      this.#o.logger.warn({ err }, 'indexing for search failed; it is tried again at the next run');
+      const message = err instanceof Error ? err.message : String(err);
+      // Once per kind of failure at warn: a database away for an hour would otherwise write a line every second.
+      const level = message === this.#lastError ? 'debug' : 'warn';
+      this.#lastError = message;
+      this.#o.logger[level]({ err }, 'indexing for search failed; it is tried again at the next run');
     } finally {
       this.#lastRunAt = this.#o.now();
     }

@@ -14,6 +14,7 @@ import { fetch } from 'undici';
 import { pino } from 'pino';
 import type { KeyCondition } from '../../service/domain/clinical/clinical-key.js';
 import { SearchIndexer } from '../../service/search/indexer.js';
+import { indexedEntry } from '../../service/search/indexed-entry.js';
 import { applyRetention } from '../../service/schedulers/retention.js';
 import { NEW_ROOT_PASSWORD, ROOT_EMAIL, basic, completedTransaction, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
@@ -120,9 +121,27 @@ describe.each(['embedded', 'postgres'] as const)('the search indexer on the %s e
     for (const close of closers) await close();
   });
 
-  it('indexes nothing while search is off, and a walk back that stops part way resumes from its stored state', async () => {
+  it('indexes nothing while search is off; a store failure moves nothing; a walk back that stops part way resumes from its stored state', async () => {
     const off = searchOff as TestJunction;
     expect(await off.junction.search.index.state()).toMatchObject({ finishedSeq: 0, backfillBefore: null, backfillDone: false });
+    // A disk that fails once: the run ends without a throw, says so in the log, and moves nothing forward.
+    let failures = 1;
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const flaky = {
+      readText: (...args: Parameters<TestJunction['junction']['bodies']['readText']>) =>
+        failures-- > 0 ? Promise.reject(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' })) : off.junction.bodies.readText(...args),
+    };
+    const failing = new SearchIndexer({ log: off.junction.transactions, bodies: flaky, index: off.junction.search.index, maxTextBytes: 65_536, logger, batchSize: 5, backfillSliceMs: 0 });
+    await failing.run();
+    expect(failing.health().lastError).toContain('EIO');
+    expect(lines.some((l) => l.level === 40 && String(l.msg).includes('tried again'))).toBe(true);
+    expect(await off.junction.search.index.state()).toMatchObject({ backfillTotal: 12, backfillCovered: 0, backfillBefore: null });
+    // A body removed before it was indexed (retention) is skipped, not an error.
+    const gone = { readText: () => Promise.reject(Object.assign(new Error('ENOENT: no stored body'), { code: 'ENOENT' })) };
+    const record = await off.junction.transactions.get(early[0] ?? '');
+    expect(await indexedEntry({ bodies: gone, maxTextBytes: 65_536 }, record as NonNullable<typeof record>)).toBeNull();
+
     // One slice of one batch of five, as a run cut short by a stop would leave it, through the engine's real stores.
     const partial = new SearchIndexer({ log: off.junction.transactions, bodies: off.junction.bodies, index: off.junction.search.index, maxTextBytes: 65_536, logger: silent, batchSize: 5, backfillSliceMs: 0 });
     await partial.run();
@@ -209,5 +228,51 @@ describe.each(['embedded', 'postgres'] as const)('the search indexer on the %s e
     expect(await found([{ name: 'patientId', value: 'MRN-77' }])).toEqual([]);
     expect(await found([{ name: 'patientId', value: 'MRN-1004' }])).toEqual([]);
     expect((await t.junction.search.index.stats()).transactions).toBe(0);
+  });
+});
+
+describe('the search indexer when the finished feed was trimmed past it', () => {
+  let t: TestJunction;
+  let upstream: Upstream;
+  afterAll(async () => {
+    await t?.destroy();
+    await upstream?.close();
+  });
+
+  it('walks back over every transaction again, so one whose feed entry was dropped unread is still indexed', async () => {
+    upstream = await httpUpstream((req, res) => {
+      req.resume();
+      req.on('end', () => res.end('{}'));
+    });
+    // Search off: no job of the service's own runs beside the indexers this test drives.
+    t = await startJunction({ search: { enabled: false } });
+    const admin = { authorization: await unlockRoot(t) };
+    const created = await t.inject('/channels', { method: 'POST', headers: admin, json: { name: 'FHIR', urlPattern: '^/fhir$', authType: 'public', routes: [{ name: 'fhir', host: '127.0.0.1', port: upstream.port, primary: true }] } });
+    expect(created.status, created.text).toBe(201);
+    const send = async (mrn: string): Promise<string> => {
+      const res = await fetch(`${t.httpUrl}/fhir`, { method: 'POST', headers: { 'content-type': 'application/fhir+json' }, body: patientBundle(mrn, 'Trim') });
+      await res.arrayBuffer();
+      const id = (await completedTransaction(t, res.headers.get('x-openhim-transactionid')))._id;
+      // Each finishes in a later millisecond than the one before, so the feed can be cut between them.
+      const at = Date.now();
+      await until('the clock to move', () => (Date.now() > at + 2 ? true : undefined));
+      return id;
+    };
+    const stores = { log: t.junction.transactions, bodies: t.junction.bodies, index: t.junction.search.index, maxTextBytes: 65_536, logger: silent };
+    await send('TRIM-0');
+    await new SearchIndexer(stores).run();
+    expect(await t.junction.search.index.state()).toMatchObject({ backfillDone: true, backfillCovered: 1 });
+    const seen = (await t.junction.search.index.state()).finishedSeq;
+    const dropped = await send('TRIM-1');
+    await send('TRIM-2');
+    const feed = await t.junction.transactions.finishedAfter(seen, 10);
+    expect(feed.map((f) => f.id)[0]).toBe(dropped);
+    // The feed's trim (two days) took the entry of TRIM-1 before the indexer read it.
+    await t.junction.transactions.dropFinishedBefore((feed[1] as { at: Date }).at);
+    const later = (feed[1] as { at: Date }).at.getTime() + 2 * 24 * 3_600_000 - 3_600_000;
+    await new SearchIndexer({ ...stores, now: () => later }).run();
+    const state = await t.junction.search.index.state();
+    expect(state).toMatchObject({ backfillDone: true, backfillTotal: 3, backfillCovered: 3 });
+    for (const mrn of ['TRIM-0', 'TRIM-1', 'TRIM-2']) expect(await t.junction.transactions.page({ keys: [{ name: 'patientId', value: mrn }] }, { limit: 5 })).toHaveLength(1);
   });
 });
