@@ -92,6 +92,8 @@ export async function runMigrateCommand(args: readonly string[], output: Command
     if (counts.keystore) {
       output.out(`The keystore stays sealed with the secret in ${keystorePaths(dataDir, '').secret} (or the file keystore.secretFile named): give every instance a copy of it as keystore.secretFile.`);
     }
+    // Rebuilt rather than copied: the target engine keeps it in its own tables, and its indexer starts fresh on them.
+    output.out('The search index is not copied: the first instance started on PostgreSQL (with search.enabled) indexes the copied transactions again in the background, newest first (GET /transactions/search-index shows how far it is).');
     output.out('Now start each instance with storage.engine set to postgres and storage.postgres naming this database.');
     return 0;
   } catch (err) {

@@ -174,7 +174,8 @@ export class SearchIndexer {
   async #backfill(initial: SearchIndexState): Promise<void> {
     const started = this.#o.now();
     let state = initial;
-    while (!state.backfillDone && this.#o.now() - started < this.#o.backfillSliceMs) {
+    // At least one batch a run, however short the slice.
+    for (let first = true; !state.backfillDone && (first || this.#o.now() - started < this.#o.backfillSliceMs); first = false) {
       const batch = await this.#olderBatch(state.backfillBefore);
       if (batch.length === 0) {
         await this.#o.index.write([], { backfillDone: true, backfillCovered: Math.max(state.backfillCovered, state.backfillTotal) });

@@ -14,8 +14,9 @@ import { fetch } from 'undici';
 import { pino } from 'pino';
 import type { KeyCondition } from '../../service/domain/clinical/clinical-key.js';
 import { SearchIndexer } from '../../service/search/indexer.js';
+import { indexedEntry } from '../../service/search/indexed-entry.js';
 import { applyRetention } from '../../service/schedulers/retention.js';
-import { completedTransaction, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
+import { NEW_ROOT_PASSWORD, ROOT_EMAIL, basic, completedTransaction, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import type { TestDatabase } from '../helpers/postgres.js';
@@ -120,9 +121,27 @@ describe.each(['embedded', 'postgres'] as const)('the search indexer on the %s e
     for (const close of closers) await close();
   });
 
-  it('indexes nothing while search is off, and a walk back that stops part way resumes from its stored state', async () => {
+  it('indexes nothing while search is off; a store failure moves nothing; a walk back that stops part way resumes from its stored state', async () => {
     const off = searchOff as TestJunction;
     expect(await off.junction.search.index.state()).toMatchObject({ finishedSeq: 0, backfillBefore: null, backfillDone: false });
+    // A disk that fails once: the run ends without a throw, says so in the log, and moves nothing forward.
+    let failures = 1;
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const flaky = {
+      readText: (...args: Parameters<TestJunction['junction']['bodies']['readText']>) =>
+        failures-- > 0 ? Promise.reject(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' })) : off.junction.bodies.readText(...args),
+    };
+    const failing = new SearchIndexer({ log: off.junction.transactions, bodies: flaky, index: off.junction.search.index, maxTextBytes: 65_536, logger, batchSize: 5, backfillSliceMs: 0 });
+    await failing.run();
+    expect(failing.health().lastError).toContain('EIO');
+    expect(lines.some((l) => l.level === 40 && String(l.msg).includes('tried again'))).toBe(true);
+    expect(await off.junction.search.index.state()).toMatchObject({ backfillTotal: 12, backfillCovered: 0, backfillBefore: null });
+    // A body removed before it was indexed (retention) is skipped, not an error.
+    const gone = { readText: () => Promise.reject(Object.assign(new Error('ENOENT: no stored body'), { code: 'ENOENT' })) };
+    const record = await off.junction.transactions.get(early[0] ?? '');
+    expect(await indexedEntry({ bodies: gone, maxTextBytes: 65_536 }, record as NonNullable<typeof record>)).toBeNull();
+
     // One slice of one batch of five, as a run cut short by a stop would leave it, through the engine's real stores.
     const partial = new SearchIndexer({ log: off.junction.transactions, bodies: off.junction.bodies, index: off.junction.search.index, maxTextBytes: 65_536, logger: silent, batchSize: 5, backfillSliceMs: 0 });
     await partial.run();
@@ -134,7 +153,7 @@ describe.each(['embedded', 'postgres'] as const)('the search indexer on the %s e
 
     // Turned on: the service's own indexer takes the walk up where it stood and covers the other seven.
     t = await startJunction({ ...storage }, { dataDir });
-    admin = { authorization: await unlockRoot(t) };
+    admin = { authorization: basic(ROOT_EMAIL, NEW_ROOT_PASSWORD) };
     const done = await until('the walk back to finish', async () => {
       const s = await t.junction.search.index.state();
       return s.backfillDone ? s : undefined;

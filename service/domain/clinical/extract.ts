@@ -5,7 +5,7 @@
  * hostile body costs what a large message costs. Keys are deduplicated (a batch repeats its patient in every message).
  */
 import type { ClinicalKey } from './clinical-key.js';
-import { normaliseKeyValue } from './clinical-key.js';
+import { MAX_KEY_LENGTH, normaliseKeyValue } from './clinical-key.js';
 import { hl7Keys, looksLikeHl7 } from './hl7-keys.js';
 import { fhirKeys, looksLikeJson } from './fhir-keys.js';
 
@@ -14,34 +14,66 @@ export const MAX_KEYS_PER_TRANSACTION = 1_000;
 
 /** The keys of one body, deduplicated. */
 export function clinicalKeysOf(body: string, part: ClinicalKey['part'], maxKeys = MAX_KEYS_PER_TRANSACTION): ClinicalKey[] {
-  let keys: ClinicalKey[] = [];
-  try {
-    if (looksLikeHl7(body)) keys = hl7Keys(body, part, maxKeys * 2);
-    else if (looksLikeJson(body)) keys = fhirKeys(body, part, maxKeys * 2);
-  } catch {
-    // Both readers are written not to throw; a body must never stop indexing, whatever it holds.
-    return [];
-  }
-  return distinctKeys(keys, maxKeys);
+  return distinctKeys(keysRead(body, part, maxKeys), maxKeys);
 }
 
 /** The keys of a transaction's bodies together, deduplicated across them (the request's kept first). */
 export function transactionKeys(bodies: readonly { text: string; part: ClinicalKey['part'] }[], maxKeys = MAX_KEYS_PER_TRANSACTION): ClinicalKey[] {
   return distinctKeys(
-    bodies.flatMap((body) => clinicalKeysOf(body.text, body.part, maxKeys)),
+    bodies.flatMap((body) => keysRead(body.text, body.part, maxKeys)),
     maxKeys,
   );
 }
 
+/** Every key read, repeats included; twice the cap, so repeats dropped later still leave `maxKeys`. */
+function keysRead(body: string, part: ClinicalKey['part'], maxKeys: number): ClinicalKey[] {
+  try {
+    if (looksLikeHl7(body)) return hl7Keys(body, part, maxKeys * 2);
+    if (looksLikeJson(body)) return fhirKeys(body, part, maxKeys * 2);
+  } catch {
+    // Both readers are written not to throw; a body must never stop indexing, whatever it holds.
+  }
+  return [];
+}
+
+/** As `normaliseKeyValue` compares, without Unicode normalisation for plain ASCII (most identifiers), which costs. */
+function comparable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /^[\x00-\x7f]*$/.test(text) ? text.trim().toLowerCase().slice(0, MAX_KEY_LENGTH) : normaliseKeyValue(text);
+}
+
+interface Kept {
+  name: string;
+  value: string;
+  authority: string;
+  part: string;
+}
+
+/** Keys compared one by one up to this many; past it (a batch, a large Bundle) through a set. */
+const SCAN_UP_TO = 64;
+
+const idOf = (k: Kept): string => `${k.name}\u0000${k.value}\u0000${k.authority}\u0000${k.part}`;
+
 /** One key per name, normalised value, authority and part: the first seen (its field is where it is shown). */
 export function distinctKeys(keys: readonly ClinicalKey[], maxKeys = MAX_KEYS_PER_TRANSACTION): ClinicalKey[] {
-  const seen = new Set<string>();
   const out: ClinicalKey[] = [];
+  // A message has a few tens of keys: comparing with those kept costs less than building and hashing a string each.
+  const kept: Kept[] = [];
+  const ids = new Set<string>();
   for (const key of keys) {
     if (out.length >= maxKeys) break;
-    const id = `${key.name}\u0000${normaliseKeyValue(key.value)}\u0000${normaliseKeyValue(key.authority ?? '')}\u0000${key.part}`;
-    if (seen.has(id) || normaliseKeyValue(key.value) === '') continue;
-    seen.add(id);
+    const value = comparable(key.value);
+    if (value === '') continue;
+    const candidate: Kept = { name: key.name, value, authority: key.authority === undefined ? '' : comparable(key.authority), part: key.part };
+    if (kept.length < SCAN_UP_TO) {
+      if (kept.some((k) => k.value === candidate.value && k.name === candidate.name && k.authority === candidate.authority && k.part === candidate.part)) continue;
+      kept.push(candidate);
+    } else {
+      if (ids.size === 0) for (const k of kept) ids.add(idOf(k));
+      const id = idOf(candidate);
+      if (ids.has(id)) continue;
+      ids.add(id);
+    }
     out.push(key);
   }
   return out;

@@ -18,6 +18,9 @@ type Part = ClinicalKey['part'];
 /** The most segments read of one body: beyond it a body is a bulk file, not a message, and the rest is not read. */
 export const MAX_HL7_SEGMENTS = 20_000;
 
+/** The segments keys are read from, and the headers that set the separators. */
+const READ_SEGMENTS = ['MSH', 'PID', 'OBR', 'ORC', 'PV1', 'MRG', 'FHS', 'BHS'] as const;
+
 interface Separators {
   field: string;
   component: string;
@@ -63,15 +66,22 @@ export function hl7Keys(text: string, part: Part, maxKeys: number): ClinicalKey[
   let separators: Separators | null = null;
   let segments = 0;
   let start = firstNonBlank(text);
+  // The next CR and LF, found with indexOf (native) rather than a scan of every character in script.
+  let cr = text.indexOf('\r', start);
+  let lf = text.indexOf('\n', start);
   while (start < text.length && segments < MAX_HL7_SEGMENTS && keys.length < maxKeys) {
-    let end = start;
-    while (end < text.length && text.charCodeAt(end) !== 0x0d && text.charCodeAt(end) !== 0x0a) end++;
+    if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
+    if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
+    const end = cr === -1 ? (lf === -1 ? text.length : lf) : lf === -1 ? cr : Math.min(cr, lf);
     if (end > start) {
       segments++;
-      const segment = text.slice(start, end);
-      const name = segment.slice(0, 3);
-      if (name === 'MSH' || name === 'FHS' || name === 'BHS') separators = separatorsOf(segment) ?? separators;
-      if (separators !== null && segment.charAt(3) === separators.field) readSegment(name, segment, { s: separators, part, keys, maxKeys });
+      // Only the segments read are cut out of the body: OBX and NTE, most of a result, are passed over.
+      const name = READ_SEGMENTS.find((n) => text.startsWith(n, start));
+      if (name !== undefined) {
+        const segment = text.slice(start, end);
+        if (name === 'MSH' || name === 'FHS' || name === 'BHS') separators = separatorsOf(segment) ?? separators;
+        if (separators !== null && segment.charAt(3) === separators.field) readSegment(name, segment, { s: separators, part, keys, maxKeys });
+      }
     }
     start = end + 1;
   }
@@ -112,11 +122,9 @@ function hdName(component: string | undefined, s: Separators): string {
 
 function push(r: Reader, key: Omit<ClinicalKey, 'part'>): void {
   if (key.value === '' || r.keys.length >= r.maxKeys) return;
-  if (key.authority === undefined || key.authority === '') {
-    r.keys.push({ name: key.name, value: key.value, field: key.field, part: r.part });
-  } else {
-    r.keys.push({ ...key, part: r.part });
-  }
+  // Literals rather than a spread: this runs for every key of every indexed message.
+  if (key.authority === undefined || key.authority === '') r.keys.push({ name: key.name, value: key.value, field: key.field, part: r.part });
+  else r.keys.push({ name: key.name, value: key.value, authority: key.authority, field: key.field, part: r.part });
 }
 
 /** A field's repetitions, no more than could still be kept (a hostile field may repeat tens of thousands of times). */

@@ -13,8 +13,6 @@ import { PostgresKeystoreDocument } from './keystore-document.js';
 import { createPostgresStore } from './postgres-store.js';
 import { PostgresRefusalLog } from './refusal-log.js';
 import { createPostgresTransactionLog } from './transaction-log.js';
-import { StoreError } from '../store.js';
-import type { SearchIndex } from '../search-index.js';
 
 /** Why Junction's own backups are refused on this engine, as the API answers it. */
 export const POSTGRES_BACKUP_UNAVAILABLE =
@@ -37,7 +35,7 @@ export function createPostgresStorage(settings: PostgresSettings, context: Stora
     bodies,
     audits,
     refusals,
-    searchIndex: notYetOnPostgres,
+    searchIndex: transactions.searchIndex,
     cluster: postgresClusterBackend(database),
     backup: { unavailable: POSTGRES_BACKUP_UNAVAILABLE },
     // The transactions are not written to this disk, so its space does not stop them.
@@ -71,11 +69,3 @@ export function createPostgresStorage(settings: PostgresSettings, context: Stora
   };
 }
 
-/** A stand-in until the PostgreSQL search tables (issue 37, the pg branch) replace it: every call says so. */
-const notYetOnPostgres: SearchIndex = {
-  write: () => Promise.reject(new StoreError('search index: not yet kept on PostgreSQL')),
-  keysOf: () => Promise.resolve(new Map()),
-  state: () => Promise.reject(new StoreError('search index: not yet kept on PostgreSQL')),
-  removeChannelTextBefore: () => Promise.resolve(0),
-  stats: () => Promise.resolve({ transactions: 0, keys: 0, bytes: null }),
-};

@@ -12,6 +12,7 @@ import { AUDITS_MIGRATION } from './audit-schema.js';
 import { clusterMigration } from './cluster-migration.js';
 import { BODIES_SQL } from './bodies-schema.js';
 import { REFUSALS_MIGRATION } from './refusal-log.js';
+import { SEARCH_INDEX_MIGRATION } from './search-schema.js';
 
 export interface Migration {
   version: number;
@@ -103,4 +104,5 @@ export const migrations: readonly Migration[] = [
   keystoreMigration,
   settingsMigration,
   REFUSALS_MIGRATION,
+  SEARCH_INDEX_MIGRATION,
 ];

@@ -8,6 +8,8 @@
 import type { NormalisedExchangeFilter, NormalisedFilter } from '../transaction-filter.js';
 import type { ExchangeRecord, TransactionRecord } from '../transactions.js';
 import { Params } from './filter.js';
+import { searchSource } from './search-where.js';
+import type { WordsPlan } from './search-where.js';
 
 export interface LogConditions {
   /** A SQL boolean over the `transactions` table's columns and `doc`; `TRUE` when nothing is asked. */
@@ -15,10 +17,17 @@ export interface LogConditions {
   params: Params;
   /** The part only JavaScript decides, or null when the SQL decides everything. */
   test: ((record: TransactionRecord) => boolean) | null;
+  /**
+   * What the statement reads: `transactions`, or, for a search (keys or words, search-where.ts), the matching index
+   * rows newest first joined to it. Either way `transactions`' columns are read unqualified.
+   */
+  from: string;
+  /** The columns the rows go newest first by (`ORDER BY ts DESC, id DESC` and the keyset of a batch). */
+  order: { ts: string; id: string };
 }
 
 /** Translates a normalised filter; nothing from it is ever written into the SQL text. */
-export function toLogConditions(filter: NormalisedFilter): LogConditions {
+export function toLogConditions(filter: NormalisedFilter, wordsPlan: WordsPlan = 'collect'): LogConditions {
   const params = new Params();
   const parts: string[] = [];
   const oneOf = (column: string, values: readonly string[]): void => {
@@ -47,7 +56,9 @@ export function toLogConditions(filter: NormalisedFilter): LogConditions {
     if (value === null) parts.push(`(CASE WHEN jsonb_typeof(doc -> 'properties') = 'object' THEN (doc -> 'properties') ? ${params.add(name)} ELSE FALSE END)`);
     else parts.push(`doc -> 'properties' -> ${params.add(name)} = to_jsonb(${params.add(value)}::text)`);
   }
-  return { sql: parts.length === 0 ? 'TRUE' : parts.join(' AND '), params, test: javascriptTest(filter) };
+  const source = searchSource(filter, params, wordsPlan);
+  parts.push(...source.conditions);
+  return { sql: parts.length === 0 ? 'TRUE' : parts.join(' AND '), params, test: javascriptTest(filter), from: source.from, order: source.order };
 }
 
 function javascriptTest(filter: NormalisedFilter): ((record: TransactionRecord) => boolean) | null {

@@ -17,6 +17,7 @@ import { finishInterrupted } from '../interrupted.js';
 import { StoreError, UniqueConstraintError } from '../store.js';
 import { applyTransactionChanges, checkSetFields, toStoredPush, toStoredTransaction, transactionColumns } from '../transaction-documents.js';
 import { normaliseTransactionFilter } from '../transaction-filter.js';
+import type { NormalisedFilter } from '../transaction-filter.js';
 import { dayOf, dayOfId, isDay } from '../transaction-ids.js';
 import { STREAM_BATCH } from '../transactions.js';
 import type { FinishedTransaction, MetricsRange, PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
@@ -25,17 +26,27 @@ import { decode, encode } from './documents.js';
 import { constraintOf, sqlState, wrapError } from './errors.js';
 import { FOLD_METRICS_SQL, numberFinished, writeFinished } from './transaction-log-finish.js';
 import { toLogConditions } from './transaction-log-where.js';
+import { PostgresSearchIndex } from './search-index.js';
+import { wordsPlanOf } from './search-where.js';
+import type { WordsPlan } from './search-where.js';
 import type { LogConditions } from './transaction-log-where.js';
 import { takePage } from '../take-page.js';
 
 const COLLECTION = 'transactions';
-const NEWEST_FIRST = 'ORDER BY ts DESC, id DESC';
 /** Rows one statement of a scan reads when a filter is decided in JavaScript (transaction-log-where.ts). */
 const SCAN_WINDOW = 2000;
 /** Rows per retention delete, so that no statement holds its locks for long. */
 const DELETE_BATCH = 5000;
 const DAY_MS = 86_400_000;
 const UNIQUE_VIOLATION = '23505';
+/** How long the words' shares (the plan of a search by words) are reused before PostgreSQL's statistics are read again. */
+const WORD_SHARES_MS = 60_000;
+/**
+ * The search entries (search-schema.ts) of the transactions a `gone` CTE deleted, removed by the same statement: the
+ * parts of one statement commit together, so no search finds a removed transaction, nor outlives it.
+ */
+const SEARCH_ENTRIES_GONE = `gone_keys AS (DELETE FROM search_keys WHERE tx IN (SELECT id FROM gone)),
+  gone_docs AS (DELETE FROM search_docs WHERE tx IN (SELECT id FROM gone))`;
 
 export interface PostgresTransactionLogOptions {
   database: PostgresDatabase;
@@ -53,6 +64,8 @@ export interface PostgresTransactionLogOptions {
 /** The PostgreSQL log: the interface, and the recovery a survivor runs for an instance found dead. */
 export interface PostgresTransactionLog extends TransactionLog {
   readonly instanceId: string;
+  /** The search index (issue 37) in the log's database, on its pool: open while the log is. */
+  readonly searchIndex: PostgresSearchIndex;
   /**
    * Finishes the transactions the instance `instanceId` left Processing, by the rule of storage/interrupted.ts, as
    * `failInterrupted` does for this instance's own; returns how many. Call it only for an instance known to be dead.
@@ -108,6 +121,7 @@ interface Keyset {
 
 class PostgresLog implements PostgresTransactionLog {
   readonly instanceId: string;
+  readonly searchIndex = new PostgresSearchIndex(() => this.#openPool());
   readonly metricsTimeZone: string;
   readonly #database: PostgresDatabase;
   readonly #logger: Logger;
@@ -116,6 +130,7 @@ class PostgresLog implements PostgresTransactionLog {
   readonly #buckets: BucketStarts;
   #pool: Pool | null = null;
   #opening: Promise<void> | null = null;
+  #shares: { at: number; map: ReadonlyMap<string, number> } | null = null;
 
   constructor(options: PostgresTransactionLogOptions) {
     this.instanceId = options.instanceId;
@@ -204,12 +219,15 @@ class PostgresLog implements PostgresTransactionLog {
 
   async remove(id: string): Promise<boolean> {
     if (dayOfId(id) === null) return false;
-    const rows = await this.#query('remove', 'DELETE FROM transactions WHERE id = $1 RETURNING 1', [id]);
+    // Its search entries go in the same statement (search-schema.ts: no foreign key cascades them).
+    const rows = await this.#query('remove', `WITH gone AS (DELETE FROM transactions WHERE id = $1 RETURNING id),
+      ${SEARCH_ENTRIES_GONE}
+      SELECT 1 FROM gone`, [id]);
     return rows.length > 0;
   }
 
   async page(filter: TransactionFilter, options: PageOptions): Promise<TransactionRecord[]> {
-    const where = conditions('page', filter);
+    const where = await this.#conditions('page', filter);
     const { limit, skip } = pageBounds(options);
     if (limit === 0) return [];
     if (where.test !== null) {
@@ -221,9 +239,9 @@ class PostgresLog implements PostgresTransactionLog {
   }
 
   async count(filter: TransactionFilter): Promise<number> {
-    const where = conditions('count', filter);
+    const where = await this.#conditions('count', filter);
     if (where.test === null) {
-      const rows = await this.#query<{ n: string }>('count', `SELECT count(*) AS n FROM transactions WHERE ${where.sql}`, where.params.values);
+      const rows = await this.#query<{ n: string }>('count', `SELECT count(*) AS n FROM ${where.from} WHERE ${where.sql}`, where.params.values);
       return Number(rows[0]?.n ?? 0);
     }
     let n = 0;
@@ -231,14 +249,23 @@ class PostgresLog implements PostgresTransactionLog {
     return n;
   }
 
-  // A stand-in until the PostgreSQL search branch (issue 37) counts with a cap: exact, at the cost of a full count.
   async countUpTo(filter: TransactionFilter, cap: number): Promise<{ count: number; exact: boolean }> {
-    const count = await this.count(filter);
-    return count > cap ? { count: cap, exact: false } : { count, exact: true };
+    if (!Number.isSafeInteger(cap) || cap < 0) throw new StoreError(`${COLLECTION}: countUpTo needs a cap of 0 or more, not ${String(cap)}`);
+    const where = await this.#conditions('countUpTo', filter);
+    let n = 0;
+    if (where.test === null) {
+      // One row past the cap tells "more" from "exactly the cap"; the LIMIT lets a common word's count stop early.
+      const values = [...where.params.values, cap + 1];
+      const rows = await this.#query<{ n: string }>('countUpTo', `SELECT count(*) AS n FROM (SELECT 1 FROM ${where.from} WHERE ${where.sql} LIMIT $${values.length}) AS up_to`, values);
+      n = Number(rows[0]?.n ?? 0);
+    } else {
+      for await (const _record of this.#scan(where)) if (++n > cap) break;
+    }
+    return n > cap ? { count: cap, exact: false } : { count: n, exact: true };
   }
 
   async *stream(filter: TransactionFilter, options: PageOptions = { limit: 0 }): AsyncGenerator<TransactionRecord> {
-    const where = conditions('stream', filter);
+    const where = await this.#conditions('stream', filter);
     const bounds = pageBounds(options);
     let skip = bounds.skip;
     let left = bounds.limit === 0 ? Number.POSITIVE_INFINITY : bounds.limit;
@@ -296,8 +323,9 @@ class PostgresLog implements PostgresTransactionLog {
       return `$${values.length}`;
     };
     // The plain `ts <=` lets an index whose (ts, id) are not its first columns seek to the resume point too.
-    const keyset = after === null ? '' : `AND ts <= ${add(after.ts)} AND (ts, id) < (${add(after.ts)}, ${add(after.id)})`;
-    const text = `SELECT id, ts, doc FROM transactions WHERE ${where.sql} ${keyset} ${NEWEST_FIRST} LIMIT ${add(size)} OFFSET ${add(skip)}`;
+    const { ts, id } = where.order;
+    const keyset = after === null ? '' : `AND ${ts} <= ${add(after.ts)} AND (${ts}, ${id}) < (${add(after.ts)}, ${add(after.id)})`;
+    const text = `SELECT ${id} AS id, ${ts} AS ts, doc FROM ${where.from} WHERE ${where.sql} ${keyset} ${newestFirst(where)} LIMIT ${add(size)} OFFSET ${add(skip)}`;
     return this.#query<DocRow>(action, text, values);
   }
 
@@ -369,7 +397,9 @@ class PostgresLog implements PostgresTransactionLog {
     for (;;) {
       const rows = await this.#query(
         'dropDaysBefore',
-        `DELETE FROM transactions WHERE id IN (SELECT id FROM transactions WHERE ts < $1 ORDER BY ts LIMIT ${DELETE_BATCH}) RETURNING 1`,
+        `WITH gone AS (DELETE FROM transactions WHERE id IN (SELECT id FROM transactions WHERE ts < $1 ORDER BY ts LIMIT ${DELETE_BATCH}) RETURNING id),
+         ${SEARCH_ENTRIES_GONE}
+         SELECT 1 FROM gone`,
         [before],
       );
       if (rows.length < DELETE_BATCH) break;
@@ -420,6 +450,38 @@ class PostgresLog implements PostgresTransactionLog {
   async dropFinishedBefore(before: Date): Promise<number> {
     const rows = await this.#query('dropFinishedBefore', 'DELETE FROM finished_transactions WHERE at < $1 RETURNING 1', [before.getTime()]);
     return rows.length;
+  }
+
+  /** The filter as SQL; a search by words alone first asks how common they are, to pick its plan (search-where.ts). */
+  async #conditions(action: string, filter: TransactionFilter): Promise<LogConditions> {
+    let normalised: NormalisedFilter;
+    try {
+      normalised = normaliseTransactionFilter(filter);
+    } catch (err) {
+      throw toStoreError(action, err);
+    }
+    const wordsAlone = normalised.words !== undefined && (normalised.keys ?? []).length === 0;
+    return toLogConditions(normalised, wordsAlone ? wordsPlanOf(normalised.words ?? [], await this.#wordShares(action)) : 'collect');
+  }
+
+  /**
+   * The share of indexed transactions each common word is in, from the statistics PostgreSQL keeps of
+   * `search_docs.words` (ANALYZE, run by autovacuum as the table grows), read again at most every WORD_SHARES_MS.
+   */
+  async #wordShares(action: string): Promise<ReadonlyMap<string, number>> {
+    const now = this.#now();
+    if (this.#shares !== null && now - this.#shares.at < WORD_SHARES_MS) return this.#shares.map;
+    const rows = await this.#query<{ elems: string[] | null; freqs: number[] | null }>(
+      action,
+      `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs FROM pg_stats
+        WHERE schemaname = current_schema() AND tablename = 'search_docs' AND attname = 'words'`,
+      [],
+    );
+    const map = new Map<string, number>();
+    const { elems, freqs } = rows[0] ?? { elems: null, freqs: null };
+    if (elems !== null && freqs !== null) elems.forEach((word, i) => map.set(word, freqs[i] ?? 0));
+    this.#shares = { at: now, map };
+    return map;
   }
 
   #openPool(): Pool {
@@ -480,23 +542,28 @@ function encodeDoc(record: TransactionRecord): string {
   return JSON.stringify(encode(record));
 }
 
-function conditions(action: string, filter: TransactionFilter): LogConditions {
-  try {
-    return toLogConditions(normaliseTransactionFilter(filter));
-  } catch (err) {
-    throw toStoreError(action, err);
-  }
-}
-
-/** The statement `page` runs for a filter that SQL decides alone, for tests that check its plan. */
-export function transactionPageStatement(filter: TransactionFilter, options: PageOptions): { text: string; values: unknown[] } {
+/**
+ * The statement `page` runs for a filter that SQL decides alone, for tests that check its plan; a search by words
+ * alone as `wordsPlan` (which `page` picks by how common the words are).
+ */
+export function transactionPageStatement(filter: TransactionFilter, options: PageOptions, wordsPlan: WordsPlan = 'collect'): { text: string; values: unknown[] } {
   const { limit, skip } = pageBounds(options);
-  return pageStatement(conditions('page', filter), limit, skip);
+  let where: LogConditions;
+  try {
+    where = toLogConditions(normaliseTransactionFilter(filter), wordsPlan);
+  } catch (err) {
+    throw toStoreError('page', err);
+  }
+  return pageStatement(where, limit, skip);
 }
 
 function pageStatement(where: LogConditions, limit: number, skip: number): { text: string; values: unknown[] } {
   const values = [...where.params.values, limit, skip];
-  return { text: `SELECT doc FROM transactions WHERE ${where.sql} ${NEWEST_FIRST} LIMIT $${values.length - 1} OFFSET $${values.length}`, values };
+  return { text: `SELECT doc FROM ${where.from} WHERE ${where.sql} ${newestFirst(where)} LIMIT $${values.length - 1} OFFSET $${values.length}`, values };
+}
+
+function newestFirst(where: LogConditions): string {
+  return `ORDER BY ${where.order.ts} DESC, ${where.order.id} DESC`;
 }
 
 function pageBounds(options: PageOptions): { limit: number; skip: number } {

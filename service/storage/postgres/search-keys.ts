@@ -1,0 +1,32 @@
+/**
+ * How a searchable key is kept in `search_keys` (search-schema.ts), shared by the writes and the filters so both
+ * spell it alike: the three identifiers `any` stands for share the kind `id` (one index range answers `any`), the
+ * message type is `type`; which names a value holds is a bit each in `names` (two bytes in every index entry, where
+ * an array of names took forty, and a test the planner does not take for a rare one); an authority is kept with the
+ * bit of the name it was given for (`1|hosp`), so narrowing a patient ID by authority never matches an order number's.
+ */
+import { ANY_KEY_NAMES } from '../../domain/clinical/clinical-key.js';
+import type { KeyCondition, SearchableKeyName } from '../../domain/clinical/clinical-key.js';
+
+export type KeyKind = 'id' | 'type';
+
+export function kindOf(name: SearchableKeyName | 'any'): KeyKind {
+  return name === 'messageType' ? 'type' : 'id';
+}
+
+const BITS: Readonly<Record<SearchableKeyName, number>> = { patientId: 1, orderNumber: 2, controlId: 4, messageType: 8 };
+
+/** The bit of `names` that says a value holds this name. */
+export function nameBit(name: SearchableKeyName): number {
+  return BITS[name];
+}
+
+/** An authority as kept: with the bit of the name of the key it qualifies. */
+export function qualifiedAuthority(name: SearchableKeyName, authority: string): string {
+  return `${BITS[name]}|${authority}`;
+}
+
+/** The names a condition accepts. */
+export function namesOf(condition: KeyCondition): readonly SearchableKeyName[] {
+  return condition.name === 'any' ? ANY_KEY_NAMES : [condition.name];
+}
