@@ -48,6 +48,14 @@ const WALKS: Walk[] = [
   walk('metrics', 'metrics', ['period', 'start', 'channel'], ['requests']),
   walk('finished', 'finished', ['seq'], ['id']),
   walk('finished_at', 'finished INDEXED BY finished_at', ['at', 'rowid']),
+  // The search index (search-index.ts), created by the log's open before any scan starts.
+  walk('search_docs', 'search_docs', ['docid'], ['length(keys)'], '', 0.5),
+  walk('search doc ids', 'search_docs INDEXED BY sqlite_autoindex_search_docs_1', ['id', 'docid']),
+  walk('search_docs_text', 'search_docs INDEXED BY search_docs_text', ['channel', 'ts', 'docid'], [], 'has_text = 1'),
+  walk('search_keys', 'search_keys', ['kind', 'value', 'ts', 'docid', 'authority']),
+  walk('search words', 'search_text_data', ['id'], ['length(block)'], '', 0.1),
+  walk('search word terms', 'search_text_idx', ['segid', 'term']),
+  walk('search word sizes', 'search_text_docsize', ['id']),
 ];
 
 /** What a finished scan found. */
