@@ -41,9 +41,9 @@ export async function keyMatches(filter: TransactionFilter, ids: readonly string
  * How many transactions match: exact, except for a text search, which counts up to ESTIMATE_CAP and then says it
  * stopped (a common word can match millions of bodies; the list still answers its page at once).
  */
-export async function countMatches(log: TransactionLog, filter: TransactionFilter): Promise<{ count: number; estimated: boolean }> {
+export async function countMatches(log: TransactionLog, filter: TransactionFilter, cap = ESTIMATE_CAP): Promise<{ count: number; estimated: boolean }> {
   if (filter.text === undefined) return { count: await log.count(filter), estimated: false };
-  const counted = await log.countUpTo(filter, ESTIMATE_CAP);
+  const counted = await log.countUpTo(filter, cap);
   return { count: counted.count, estimated: !counted.exact };
 }
 

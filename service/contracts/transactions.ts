@@ -130,11 +130,11 @@ export interface TransactionFilters {
   patientId?: string;
   /** Narrows `patientId` to one assigning authority (PID-3.4, a FHIR identifier's system). */
   authority?: string;
-  /** A placer or filler order number (ORC-2/3, OBR-2/3, a FHIR ServiceRequest identifier). */
+  /** A placer or filler order number (ORC-2/3, OBR-2/3, a FHIR ServiceRequest, DiagnosticReport or Specimen identifier). */
   orderNumber?: string;
   /** An HL7 message control id (MSH-10). */
   controlId?: string;
-  /** An HL7 message type, `ADT` or `ADT^A01`, or a FHIR resource type. */
+  /** An HL7 message type (MSH-9), `ADT` or `ADT^A01`. */
   messageType?: string;
   /** A patient ID, an order number or a control ID: the console's one search box. */
   q?: string;

@@ -11,6 +11,7 @@ import type { TestJunction, TestResponse } from '../helpers/junction.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import type { TestDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/wait.js';
+import { countMatches } from '../../service/api/transaction-search.js';
 
 interface Row {
   _id: string;
@@ -161,6 +162,13 @@ describe.each(['embedded', 'postgres'] as const)('searching transactions on the 
     expect(preview.body).toMatchObject({ matching: 3 });
     const text = await t.inject('/bulkrerun/preview', { method: 'POST', headers: admin, json: { filters: JSON.stringify({ text: 'hemoglobin' }) } });
     expect(text.body).toMatchObject({ matching: 3 });
+  });
+
+  it("stops counting a text search at the cap and says the count is a floor; counts keys exactly", async () => {
+    // The route's cap is 10,000; the engine's own countUpTo under a cap of 2 shows what a common word gets.
+    expect(await countMatches(t.junction.transactions, { text: 'hemoglobin' }, 2)).toEqual({ count: 2, estimated: true });
+    expect(await countMatches(t.junction.transactions, { text: 'hemoglobin' }, 3)).toEqual({ count: 3, estimated: false });
+    expect(await countMatches(t.junction.transactions, { keys: [{ name: 'patientId', value: 'mrn-1004' }] }, 2)).toEqual({ count: 5, estimated: false });
   });
 
   it('finds only in channels the user may see, and by text only in bodies they may read', async () => {

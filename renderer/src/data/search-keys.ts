@@ -65,7 +65,10 @@ function identifiers(resource: Record<string, unknown>): { system?: string; valu
   return list.filter(isObject).flatMap((id) => (typeof id.value === 'string' ? [{ value: id.value, ...(typeof id.system === 'string' ? { system: id.system } : {}) }] : []));
 }
 
-/** A Patient's identifiers (system as the authority) and a ServiceRequest's, of a resource or a Bundle's entries. */
+/** Resources whose identifiers the index reads as order numbers (service/domain/clinical/fhir-keys.ts). */
+const ORDER_RESOURCES: ReadonlySet<string> = new Set(['ServiceRequest', 'DiagnosticReport', 'Specimen']);
+
+/** A Patient's identifiers (system as the authority) and an order's, of a resource or a Bundle's entries. */
 export function fhirKeys(body: string): MessageKey[] {
   let parsed: unknown;
   try {
@@ -79,7 +82,7 @@ export function fhirKeys(body: string): MessageKey[] {
   const seen = new Set<string>();
   for (const resource of resources) {
     const type = resource.resourceType;
-    if (type !== 'Patient' && type !== 'ServiceRequest') continue;
+    if (typeof type !== 'string' || (type !== 'Patient' && !ORDER_RESOURCES.has(type))) continue;
     for (const id of identifiers(resource)) {
       const name: LinkedKeyName = type === 'Patient' ? 'patientId' : 'orderNumber';
       add(keys, seen, { name, value: id.value.trim(), field: `${type}.identifier`, ...(name === 'patientId' && id.system !== undefined ? { authority: id.system } : {}) });

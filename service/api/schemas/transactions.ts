@@ -22,9 +22,9 @@ const KeyParam = (description: string) => Type.Optional(Type.String({ minLength:
 const searchParams = {
   patientId: KeyParam('a patient identifier (PID-3, a FHIR Patient identifier), any case'),
   authority: KeyParam("narrows patientId to one assigning authority (PID-3.4, a FHIR identifier's system)"),
-  orderNumber: KeyParam('a placer or filler order number (ORC-2/3, OBR-2/3, a FHIR ServiceRequest identifier)'),
+  orderNumber: KeyParam('a placer or filler order number (ORC-2/3, OBR-2/3, a FHIR ServiceRequest, DiagnosticReport or Specimen identifier)'),
   controlId: KeyParam('an HL7 message control id (MSH-10)'),
-  messageType: KeyParam('an HL7 message type such as ADT or ADT^A01, or a FHIR resource type'),
+  messageType: KeyParam('an HL7 message type (MSH-9) such as ADT or ADT^A01'),
   q: KeyParam('a patient ID, an order number or a control ID'),
   text: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'words that must all appear in the request or response body (bodies the caller may read)' })),
 };
