@@ -178,6 +178,8 @@ export function describeSearchIndexContract(label: string, openFixture: OpenSear
         expect(await page(f.log, { ...filter, properties: { ward: 'east' } })).toEqual([failed._id]);
         expect(await page(f.log, { ...filter, statusCode: '5xx' })).toEqual([]);
         expect(await f.log.count({ ...filter, channelID: ['ch-a'] })).toBe(3);
+        expect(await f.log.count({ ...filter, from: new Date(`${DAY1}T09:00:00Z`), to: new Date(`${DAY2}T23:59:59Z`) })).toBe(2);
+        expect(await f.log.countUpTo({ ...filter, from: new Date(`${DAY1}T12:00:00.001Z`) }, 5)).toEqual({ count: 2, exact: true });
         expect(await streamed(f.log, { ...filter, channelID: ['ch-a'] })).toEqual([late._id, failed._id, early._id]);
       }
     });

@@ -417,6 +417,7 @@ class SqliteLog implements SqliteTransactionLog {
     const plan = this.#conditions('count', filter);
     const { columns: where, document } = plan;
     if (plan.driver !== null) {
+      if (driverAlone(plan, plan.driver)) return this.#countEntries(plan, plan.driver, Number.POSITIVE_INFINITY);
       let n = 0;
       for await (const _row of this.#indexScan(plan, plan.driver, false)) n++;
       return n;
@@ -439,11 +440,8 @@ class SqliteLog implements SqliteTransactionLog {
     let n = 0;
     if (driver === null && document === null) {
       n = await this.#run('countUpTo', (_s, db) => db.prepare<SqlValue[], { n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM transactions WHERE ${where.sql} LIMIT ?)`).get(...where.params, cap + 1)?.n ?? 0);
-    } else if (driver !== null && plan.onRow === null && plan.onEntry.sql === '1' && afterDriver(driver).sql === '1' && (driver.kind === 'key' || (plan.bounds.fromMs === undefined && plan.bounds.toMs === undefined))) {
-      // Nothing to check beyond the driver: its entries alone, one statement of at most cap + 1 (a common word's
-      // 10,000 matches in a few milliseconds).
-      const win = driverWindow(driver, plan.bounds, null, cap + 1);
-      n = await this.#run('countUpTo', (_s, db) => db.prepare<SqlValue[], { n: number }>(`SELECT COUNT(*) AS n FROM (${win.sql})`).get(...win.params)?.n ?? 0);
+    } else if (driver !== null && driverAlone(plan, driver)) {
+      n = await this.#countEntries(plan, driver, cap + 1);
     } else {
       const rows = driver !== null ? this.#indexScan(plan, driver, false, cap + 1) : this.#scan(where, document as SqlCondition, false);
       for await (const _row of rows) if (++n > cap) break;
@@ -508,6 +506,26 @@ class SqliteLog implements SqliteTransactionLog {
       return { ...toSqlConditions(rest), driver: chooseDriver(keys, words), bounds: rest, onEntry: entryCondition(channels, fromMs, toMs), onRow };
     } catch (err) {
       throw toStoreError(action, err);
+    }
+  }
+
+  /**
+   * Counts the driver's entries, up to `most`, a window of index entries per statement: what a filter with nothing to
+   * check beyond one key or the words counts (a common word's 10,000 matches in a few milliseconds, never a row read).
+   */
+  async #countEntries(plan: Plan, driver: SearchDriver, most: number): Promise<number> {
+    let n = 0;
+    let cursor: DriverCursor | null = null;
+    for (;;) {
+      const size = Math.min(COUNT_WINDOW, most - n);
+      if (size <= 0) return n;
+      const win = driverWindow(driver, plan.bounds, cursor, size);
+      const rows = await this.#run('count', (_s, db) => db.prepare<SqlValue[], { docid: number; ts: number | null }>(win.sql).all(...win.params));
+      n += rows.length;
+      const tail = rows.at(-1);
+      if (tail === undefined || rows.length < size) return n;
+      cursor = { ts: tail.ts ?? 0, docid: tail.docid };
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
@@ -901,6 +919,19 @@ function completeRow(s: Statements, row: RowValues): void {
 function replaceRow(s: Statements, row: RowValues): void {
   const [id, ts, channel, client, status, code, method, path, rerun, doc] = row;
   s.replace.run(ts, channel, client, status, code, method, path, rerun, doc, id);
+}
+
+/** Index entries one counting statement reads (entries alone are small: 20,000 read in a few milliseconds). */
+const COUNT_WINDOW = 20_000;
+
+/**
+ * Whether the driver's entries alone answer a count: nothing else to check (the text's time bounds are to the second,
+ * so a text search with a time range checks each entry).
+ */
+function driverAlone(plan: Plan, driver: SearchDriver): boolean {
+  // A key's time bounds are exact in its range; the channels are on the entry's transaction.
+  if (plan.onRow !== null || plan.bounds.channels !== undefined || afterDriver(driver).sql !== '1') return false;
+  return driver.kind === 'key' || (plan.bounds.fromMs === undefined && plan.bounds.toMs === undefined);
 }
 
 /** The channel and time conditions on an index entry (`d` in the index-driven scan). */
