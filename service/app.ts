@@ -114,7 +114,7 @@ export class Junction {
     const services = await life.add('services', () => servicesWing(core, { storage, store, cache, notify, pipelines, scheduling, transports, settings, refusals }));
     const requestRestart = (by: string) => this.#requestRestart(by);
     const attention = await life.add('attention', () => attentionWing(core, { storage, store, keystore, backups, disk, transports, services, notify, refusals }));
-    const api = await life.add('api', () => apiWing(core, { storage, store, keystore, accounts, audit, disk, backups, pipelines, transports, services, attention, requestRestart, refusals }));
+    const api = await life.add('api', () => apiWing(core, { storage, store, keystore, accounts, audit, disk, backups, pipelines, transports, services, attention, requestRestart, refusals, search }));
     const listening = await life.add('listen', () => listenWing(core, storage, transports, api));
     await life.add('ready', () => readyWing(core, { storage, keystore, audit, scheduling, api, listening }));
     this.#running = { storage, store, backups, keystore, outbox: notify.outbox, disk, audit, scheduling, search, transports, visualizer: services.visualizer, api: api.app };

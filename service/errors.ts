@@ -32,6 +32,7 @@ export const errorCatalogue = {
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   TOKEN_EXPIRED: { status: 410, message: 'This set-password link has expired; ask an administrator for a new one' },
   CONFLICT: { status: 409, message: 'The resource conflicts with an existing one' },
+  SEARCH_DISABLED: { status: 409, message: 'Searching by patient ID, order number, control ID, message type or text is off on this Junction (search.enabled is false)' },
   REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the configured limit' },
   PATH_PARAMETER_TOO_LONG: { status: 414, message: 'A part of the URL path is longer than 500 characters' },

@@ -85,6 +85,20 @@ export interface TransactionView extends TransactionFields {
   /** Only in the detailed views. */
   routes?: ExchangeView[];
   orchestrations?: ExchangeView[];
+  /** In a list searched by a key (`patientId`, `orderNumber`, `controlId`, `messageType`, `q`): the keys that matched. */
+  match?: TransactionKeyMatch[];
+}
+
+/** A clinical key of a transaction that met a key search (issue 37): what it is, where it was read and its value. */
+export interface TransactionKeyMatch {
+  /** `patientId`, `orderNumber`, `controlId` or `messageType`. */
+  name: string;
+  /** Where in the message: `PID-3`, `ORC-2`, `MSH-10`, `Patient.identifier`, ... */
+  field: string;
+  /** As written in the message. */
+  value: string;
+  /** Who issued it (PID-3.4, a FHIR identifier's system), when known. */
+  authority?: string;
 }
 
 /** One transaction in the `bulkrerun` representation (`GET /transactions/:id?filterRepresentation=bulkrerun`). */
@@ -112,6 +126,20 @@ export interface TransactionFilters {
   wasRerun?: boolean;
   /** `{"$exists":true,"$ne":[]}` (re-run before) or `{"$eq":[]}` (never re-run), as OpenHIM's console sends it (JSON text). */
   childIDs?: string | { $exists?: true; $ne?: []; $eq?: [] };
+  /** Clinical search (issue 37), also accepted as query parameters of the same names: a patient identifier (PID-3, a FHIR Patient identifier). */
+  patientId?: string;
+  /** Narrows `patientId` to one assigning authority (PID-3.4, a FHIR identifier's system). */
+  authority?: string;
+  /** A placer or filler order number (ORC-2/3, OBR-2/3, a FHIR ServiceRequest, DiagnosticReport or Specimen identifier). */
+  orderNumber?: string;
+  /** An HL7 message control id (MSH-10). */
+  controlId?: string;
+  /** An HL7 message type (MSH-9), `ADT` or `ADT^A01`. */
+  messageType?: string;
+  /** A patient ID, an order number or a control ID: the console's one search box. */
+  q?: string;
+  /** Words that must all appear in the request or response body (only bodies the caller may read). */
+  text?: string;
 }
 
 /** The route and orchestration fields of the `filters` object: a transaction matches when one route (or orchestration) meets them. */
@@ -123,7 +151,35 @@ export type AllTransactionFilters = TransactionFilters & { [K in ExchangeFilterK
 /** `GET /transactions?filterRepresentation=bulkrerun`: how many transactions match, and (as OpenHIM answers) the page of them. */
 export interface TransactionCount {
   count: number;
+  /** True when a text search matched more than `count` (10,000) and counting stopped there: "more than 10,000". */
+  estimated?: boolean;
   transactions: TransactionRerunView[];
+}
+
+/** `GET /transactions/search-index` (admins): the clinical search index and its background backfill (issue 37). */
+export interface SearchIndexStatus {
+  /** `search.enabled`: when false nothing is indexed and key and text searches are refused (SEARCH_DISABLED). */
+  enabled: boolean;
+  /** Finished transactions not yet indexed (the live feed's lag). */
+  pending: number;
+  backfill: {
+    /** The walk back over transactions stored before indexing began has reached the oldest. */
+    done: boolean;
+    /** Transactions it has covered, of `total` (estimated when it began). */
+    covered: number;
+    total: number;
+    /** Whole percent, 100 when done. */
+    percent: number;
+  };
+  /** What the index holds. */
+  transactions: number;
+  keys: number;
+  /** Its size on disk, when the engine can say. */
+  bytes: number | null;
+  /** This instance's indexer's last failure, in words (no keys or bodies), until a run succeeds. */
+  lastError?: string;
+  /** When this instance's indexer last ran (ISO 8601); absent where another instance indexes. */
+  lastRunAt?: string;
 }
 
 /**

@@ -15,7 +15,7 @@ import type { BulkRerunPreview } from '../contracts/transactions.js';
 import { canRerunChannel, earlierAttemptsWarning, rerunRefusal, rerunWarning } from '../domain/transactions/rerun.js';
 import { TASK_ITEM_OUTCOME_CONDITIONS, taskOutcome, taskStatusChange } from '../domain/transactions/tasks.js';
 import type { TaskItemFilter, TaskListFilter, TaskStatus } from '../domain/transactions/tasks.js';
-import { restrictToChannels } from '../domain/transactions/transaction-access.js';
+import { restrictToChannels, transactionAccess } from '../domain/transactions/transaction-access.js';
 import type { LiveEvents } from '../events/live.js';
 import type { ChannelRecord, TaskRecord, TaskTransactionRecord, UserRecord } from '../storage/records.js';
 import type { Collection, Condition } from '../storage/store.js';
@@ -191,10 +191,16 @@ export class TaskQueue {
     const { log, channels } = this.#deps;
     let scoped = filter;
     if (!isAdmin(user)) {
-      const allowed = (await channels.find({})).filter((c) => canRerunChannel(user, c)).map((c) => c._id);
+      const rerunnable = (await channels.find({})).filter((c) => canRerunChannel(user, c));
+      const allowed = rerunnable.map((c) => c._id);
       if (allowed.length === 0) throw new AppError('FORBIDDEN', "You may not re-run the transactions of any channel: re-runs need a group in a channel's txRerunAcl");
       scoped = restrictToChannels(filter, allowed);
       if (scoped.channelID?.length === 0) throw new AppError('FORBIDDEN', 'You may not re-run the transactions of the channels in filters.channelID');
+      // A text search (issue 37) looks only into bodies the user may read, as the list does: with none, nothing matches.
+      if (filter.text !== undefined) {
+        scoped = restrictToChannels(scoped, rerunnable.filter((c) => transactionAccess(user, c).bodies).map((c) => c._id));
+        if (scoped.channelID?.length === 0) return { candidates: [], latest: [], matching: 0, alreadyRerun: 0, reruns: 0, notRerunnable: 0, warnings: [] };
+      }
     }
     const channelOf = this.#channelLookup();
     const attempts = chains ? new LatestAttempts(log) : null;

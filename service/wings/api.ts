@@ -29,6 +29,7 @@ import type { Pipelines } from './pipeline.js';
 import type { Transports } from './transports.js';
 import type { Services } from './services.js';
 import type { AttentionWing } from './attention.js';
+import type { Search } from './search.js';
 import type { Wing } from './lifecycle.js';
 import type { RefusalRecorder } from '../refused/recorder.js';
 
@@ -53,6 +54,8 @@ export interface ApiParts {
   requestRestart: (by: string) => void;
   /** Refused requests and messages (`GET /refusals`). */
   refusals: RefusalRecorder;
+  /** The clinical search (issue 37): whether it is on, the index, and the indexer's health. */
+  search: Search;
 }
 
 export async function apiWing(core: Core, parts: ApiParts): Promise<Wing<Api>> {
@@ -91,6 +94,7 @@ export async function apiWing(core: Core, parts: ApiParts): Promise<Wing<Api>> {
       events,
       transactions: pipelines.log,
       transactionBodyCapBytes: config.router.maxBodyBytes,
+      search: { enabled: parts.search.enabled, index: parts.search.index, health: () => parts.search.indexer?.health() ?? {} },
       bodies: storage.bodies,
       prometheus,
       prometheusPublic: config.prometheus.public,

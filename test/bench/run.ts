@@ -19,6 +19,7 @@ import { mllpScenario } from './scenarios/mllp.js';
 import { auditsScenario } from './scenarios/audits.js';
 import { auditEnginesScenario } from './scenarios/audit-engines.js';
 import { clusterScenario } from './scenarios/cluster.js';
+import { searchScenario } from './scenarios/search.js';
 import type { PatternRow } from './scenarios/patterns.js';
 import type { ProxyResult } from './scenarios/proxy.js';
 
@@ -46,9 +47,57 @@ function printLogScalePg(f: Awaited<ReturnType<typeof logScalePgScenario>>): voi
   console.log(`write path: ${w.transactions.toLocaleString('en')} inserted and completed in ${w.seconds} s, ${w.perSecond.toLocaleString('en')} transactions/s; CPU s per 1,000: server ${w.serverCpuSecondsPer1000}, bench process ${w.clientCpuSecondsPer1000}`);
 }
 
+/** `--transactions=<n>`: the search scenario's corpus size instead of the mode's (for a run between quick and full). */
+function searchTransactions(): number | undefined {
+  const arg = process.argv.find((a) => a.startsWith('--transactions='))?.slice('--transactions='.length);
+  if (arg === undefined) return undefined;
+  const n = Number(arg);
+  if (!Number.isSafeInteger(n) || n < 1000) throw new Error('--transactions must be a whole number of 1,000 or more');
+  return n;
+}
+
+/** `--engines=sqlite,postgres`: which engines the search scenario seeds and queries (both by default; `none`: ingest only). */
+function searchEngines(): ('sqlite' | 'postgres')[] | undefined {
+  const arg = process.argv.find((a) => a.startsWith('--engines='))?.slice('--engines='.length);
+  if (arg === undefined) return undefined;
+  if (arg === 'none') return [];
+  const engines = arg.split(',');
+  for (const e of engines) if (e !== 'sqlite' && e !== 'postgres') throw new Error(`--engines takes sqlite and postgres, not ${e}`);
+  return engines as ('sqlite' | 'postgres')[];
+}
+
 /** The 10,000,000-transaction log on PostgreSQL (quick: 300,000 over a month); JUNCTION_BENCH_PG_DIR keeps it. */
 function runLogScalePg(): ReturnType<typeof logScalePgScenario> {
   return logScalePgScenario(quick ? 300_000 : 10_000_000, quick ? 30 : 365);
+}
+
+function printSearch(f: Awaited<ReturnType<typeof searchScenario>>): void {
+  console.log(`\nClinical search: ${f.transactions.toLocaleString('en')} transactions over ${f.days} days (HL7 ADT/ORM/ORU and FHIR Bundles, ${f.corpus.meanBytes} bytes a transaction on average; ${f.corpus.patients.toLocaleString('en')} patients, the most frequent in ~${f.corpus.mostFrequentPatientMessages.toLocaleString('en')} messages)`);
+  for (const e of f.engines) {
+    const t = e.seedTimes;
+    const seeded = e.seedSeconds === 0 || t === undefined ? 'reused' : `seeded in ${e.seedSeconds} s (messages and extraction ${t.generateSeconds} s, log rows ${t.rowsSeconds} s, index writes ${t.indexSeconds} s)`;
+    console.log(`${e.engine}: ${seeded}; index ${e.indexMb} MB (${e.indexMbPerMillion} MB per million transactions; ${e.indexed.transactions.toLocaleString('en')} transactions, ${e.indexed.keys.toLocaleString('en')} keys); load average ${e.loadAverage.join(' ')}`);
+    console.table(
+      Object.fromEntries(
+        Object.entries(e.queries).map(([name, q]) => [
+          name,
+          {
+            'first / median ms': `${q.firstMs} / ${q.medianMs}`,
+            target: `<= ${q.targetMs} ms`,
+            rows: q.rows,
+            'expected row': q.found ? 'yes' : 'NO',
+            total: q.total === undefined ? '' : `${q.total.toLocaleString('en')}${q.estimated === true ? ' (estimated)' : ''}`,
+          },
+        ]),
+      ),
+    );
+  }
+  const side = (s: typeof f.ingest.hl7.with) => `${s.cpuMsPerTransaction} ms (${s.perSecond.toLocaleString('en')}/s${s.catchUpSeconds > 0 ? `, index caught up ${s.catchUpSeconds} s after` : ''})`;
+  console.log(`Ingest on the embedded engine, search.enabled false / true side by side, ${f.ingest.rounds} round(s) of ${f.ingest.secondsPerRound} s (the median round; load average ${f.ingest.loadAverage.join(' ')})`);
+  console.table({
+    'HL7 ORU^R01 over MLLP (mllp-load.c)': { 'CPU per transaction, no indexing': side(f.ingest.hl7.without), 'with indexing': side(f.ingest.hl7.with), ratio: f.ingest.hl7.ratio, 'each round': f.ingest.hl7.ratios.join(', '), target: '<= 1.15' },
+    'FHIR Bundle over HTTP (wrk)': { 'CPU per transaction, no indexing': side(f.ingest.fhir.without), 'with indexing': side(f.ingest.fhir.with), ratio: f.ingest.fhir.ratio, 'each round': f.ingest.fhir.ratios.join(', '), target: '<= 1.15' },
+  });
 }
 
 const scenarios: Scenario[] = [
@@ -222,6 +271,13 @@ const scenarios: Scenario[] = [
       console.log(`load average: ${f.loadAverage.join(', ')}`);
       printLogScalePg(f.pages);
     },
+  },
+  {
+    name: 'search',
+    // Issue 37: 10,000,000 transactions over a year on both engines (quick: 300,000 over a month); JUNCTION_BENCH_LOG_DIR
+    // and JUNCTION_BENCH_PG_DIR keep the seeded data. Ingest: 5 rounds of 10 s per path and service (quick: 3 of 4 s).
+    run: () => searchScenario(searchTransactions() ?? (quick ? 300_000 : 10_000_000), quick ? 30 : 365, { ingestSeconds: quick ? 4 : 10, ingestRounds: quick ? 3 : 5, engines: searchEngines() }),
+    print: printSearch,
   },
   {
     name: 'mllp',

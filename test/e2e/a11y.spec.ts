@@ -184,6 +184,36 @@ const CONSOLE_PAGES: ConsolePage[] = [
     ],
   },
   {
+    // Issue 37: the list searched by a key (the refused transaction's ACK has control ID ACK-7), and the transaction
+    // opened from it with the key highlighted in its HL7 view.
+    name: 'transaction search results',
+    path: () => '/#/transactions?q=ACK-7',
+    heading: 'Transactions',
+    states: [
+      {
+        name: 'the matching key in the row',
+        async reach(page) {
+          await expect(page.getByRole('table', { name: 'Transactions' }).locator('[data-match]')).toHaveText(['Control ID ACK-7 · MSH-10']);
+          await expect(page.getByRole('search', { name: 'Search transactions' })).toContainText('Messages with patient ID, order number or control ID ACK-7.');
+        },
+      },
+    ],
+  },
+  {
+    name: 'transaction found by a key',
+    path: (d) => `/#/transactions/${d.refusedId}?field=MSH-10&value=ACK-7`,
+    heading: 'Transaction',
+    states: [
+      {
+        name: 'the key highlighted',
+        async reach(page) {
+          await page.getByRole('tab', { name: 'Response' }).click();
+          await expect(page.getByRole('region', { name: 'Response body' }).locator('mark[data-search-match]')).toHaveText('ACK-7');
+        },
+      },
+    ],
+  },
+  {
     name: 'transaction refused by the receiver',
     path: (d) => `/#/transactions/${d.refusedId}`,
     heading: 'Transaction',

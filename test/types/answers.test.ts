@@ -14,7 +14,7 @@ import type { MetricItemSchema } from '../../service/api/schemas/metrics.js';
 import type { MediatorConfigDef, PublicMediator } from '../../service/contracts/mediators.js';
 import type { Role } from '../../service/contracts/roles.js';
 import type { TaskDetail, TaskTransactionView, TaskView } from '../../service/contracts/tasks.js';
-import type { BulkRerunAnswer, BulkRerunPreview, CreatedTask, TransactionCount, TransactionRerunView, TransactionView } from '../../service/contracts/transactions.js';
+import type { BulkRerunAnswer, BulkRerunPreview, CreatedTask, SearchIndexStatus, TransactionCount, TransactionRerunView, TransactionView } from '../../service/contracts/transactions.js';
 import type { ChannelStatusAnswerSchema, PublicChannelSchema, RouteCheckAnswerSchema, TestMessageAnswerSchema, TestMessageBodySchema } from '../../service/api/schemas/channels.js';
 import type { ClientNameSchema, PublicClientSchema } from '../../service/api/schemas/clients.js';
 import type { ContactGroupSchema } from '../../service/api/schemas/contact-groups.js';
@@ -26,6 +26,7 @@ import type { RoleSchema } from '../../service/api/schemas/roles.js';
 import type { AboutAnswerSchema, ServicePortSchema } from '../../service/api/schemas/service.js';
 import type { BulkRerunAnswerSchema, BulkRerunPreviewSchema, CreatedTaskSchema, TaskDetailSchema, TaskListAnswer, TaskTransactionViewSchema, TaskViewSchema } from '../../service/api/schemas/tasks.js';
 import type {
+  SearchIndexStatusSchema,
   TransactionAnswer,
   TransactionCountSchema,
   TransactionListAnswer,
@@ -56,6 +57,7 @@ describe('answer schemas and contracts', () => {
     expectTypeOf<SchemaShape<typeof TransactionCountSchema>>().toEqualTypeOf<Plain<TransactionCount>>();
     expectTypeOf<SchemaShape<typeof TransactionListAnswer>>().toEqualTypeOf<Plain<TransactionView[] | TransactionCount>>();
     expectTypeOf<SchemaShape<typeof TransactionAnswer>>().toEqualTypeOf<Plain<TransactionView | TransactionRerunView>>();
+    expectTypeOf<SchemaShape<typeof SearchIndexStatusSchema>>().toEqualTypeOf<Plain<SearchIndexStatus>>();
   });
 
   it('describe tasks alike', () => {

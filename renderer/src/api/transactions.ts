@@ -1,5 +1,5 @@
 /** Typed calls of the transactions area: the list and its count, one transaction, re-runs, the export, and names. */
-import type { BulkRerunAnswer, BulkRerunPreview, CreatedTask, TransactionCount, TransactionFilters, TransactionView } from '../../../service/contracts/transactions';
+import type { BulkRerunAnswer, BulkRerunPreview, CreatedTask, SearchIndexStatus, TransactionCount, TransactionFilters, TransactionView } from '../../../service/contracts/transactions';
 import type { ChannelRoute, ChannelType, TcpFraming } from '../../../service/contracts/channels';
 import { api, seg } from './client';
 
@@ -38,6 +38,17 @@ export async function countTransactions(filters: TransactionFilters, signal?: Ab
   // The answer also lists a page of the matches (as OpenHIM's does); one is enough here.
   const answer = await api.get<TransactionCount>('/transactions', { filterRepresentation: 'bulkrerun', filterLimit: 1, filters: filtersParam(filters) }, signal);
   return answer.count;
+}
+
+/** How many match, and whether counting stopped early (a text search matching more than 10,000: "more than"). */
+export async function countMatching(filters: TransactionFilters, signal?: AbortSignal): Promise<{ count: number; estimated: boolean }> {
+  const answer = await api.get<TransactionCount>('/transactions', { filterRepresentation: 'bulkrerun', filterLimit: 1, filters: filtersParam(filters) }, signal);
+  return { count: answer.count, estimated: answer.estimated === true };
+}
+
+/** The search index and its backfill (admins only). */
+export function getSearchIndexStatus(signal?: AbortSignal): Promise<SearchIndexStatus> {
+  return api.get<SearchIndexStatus>('/transactions/search-index', undefined, signal);
 }
 
 /** One transaction with headers, bodies (up to 1 MB each), routes and orchestrations. */

@@ -1,10 +1,60 @@
 /** A stored request or response body, laid out as JSON, XML or HL7 v2 when it is one, with notices for cut or removed bodies. */
 import { useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
-import { Alert, Badge, Box, Button, Code, CopyButton, Group, SegmentedControl, Text } from '@mantine/core';
+import { Alert, Anchor, Badge, Box, Button, Code, CopyButton, Group, SegmentedControl, Text } from '@mantine/core';
+import { Link } from 'react-router';
 import { detectFormat, hl7Segments, prettyJson, prettyXml } from '../data/body-format';
 import type { BodyFormat } from '../data/body-format';
+import { readHl7 } from '../data/hl7';
+import { fhirKeys, hl7Keys, markedParts } from '../data/search-keys';
+import type { MessageKey } from '../data/search-keys';
+import { keySearchLink } from '../data/transaction-filters';
 import { Hl7View } from './Hl7View';
+import { useSearchHighlight } from './search-highlight';
+
+const KEY_LABEL: Record<MessageKey['name'], string> = { patientId: 'Patient ID', orderNumber: 'Order number' };
+
+/** Links from the identifiers of a message to every message with the same value (the list searched by it). */
+function KeyLinks({ keys, label }: { keys: MessageKey[]; label: string }) {
+  if (keys.length === 0) return null;
+  return (
+    <Group gap="xs" mt={6} component="nav" aria-label={`Search by the identifiers of the ${label.toLowerCase()}`}>
+      <Text size="xs" c="dimmed">
+        Every message with:
+      </Text>
+      {keys.map((key) => (
+        <Anchor
+          key={`${key.name}|${key.value}|${key.authority ?? ''}`}
+          component={Link}
+          to={keySearchLink(key.name, key.value, key.authority)}
+          size="xs"
+          title={`Every message with ${KEY_LABEL[key.name].toLowerCase()} ${key.value}${key.authority === undefined ? '' : ` (${key.authority})`} (${key.field})`}
+        >
+          {KEY_LABEL[key.name]} {key.value}
+          {key.authority === undefined ? '' : ` (${key.authority})`}
+        </Anchor>
+      ))}
+    </Group>
+  );
+}
+
+/** Text with the searched value marked wherever it appears. */
+function Marked({ text, value }: { text: string; value: string | undefined }) {
+  if (value === undefined) return <>{text}</>;
+  return (
+    <>
+      {markedParts(text, value).map((part, i) =>
+        part.marked ? (
+          <mark key={i} data-search-match>
+            {part.text}
+          </mark>
+        ) : (
+          part.text
+        ),
+      )}
+    </>
+  );
+}
 
 const FORMAT_NAME: Record<BodyFormat, string> = { json: 'JSON', xml: 'XML', hl7: 'HL7 v2', text: 'Text' };
 export interface BodyViewProps {
@@ -34,6 +84,12 @@ export function BodyView({ label, body, bodyTruncated = false, bodyRemoved = fal
     if (format === 'xml') return prettyXml(body);
     // HL7 is laid out by Hl7View; this only says a layout exists (a body of no segments has none).
     return hl7Segments(body).length > 0 ? body : null;
+  }, [body, format]);
+  const highlight = useSearchHighlight();
+  const keys = useMemo((): MessageKey[] => {
+    if (body === undefined || body === '') return [];
+    if (format === 'hl7') return hl7Keys(readHl7(body));
+    return format === 'json' ? fhirKeys(body) : [];
   }, [body, format]);
 
   let content: ReactNode;
@@ -112,9 +168,10 @@ export function BodyView({ label, body, bodyTruncated = false, bodyRemoved = fal
           <Hl7View body={body} />
         ) : (
           <Code block data-format={format} style={{ whiteSpace: 'pre', overflow: 'auto', maxHeight: 480 }}>
-            {showFormatted ? formatted : body.replace(/\r(?!\n)/g, '\n')}
+            <Marked text={showFormatted ? (formatted ?? body) : body.replace(/\r(?!\n)/g, '\n')} value={highlight?.value} />
           </Code>
         )}
+        <KeyLinks keys={keys} label={label} />
       </>
     );
   }

@@ -11,6 +11,9 @@ import { ACK_MEANING, SEGMENT_LIMIT, readHl7, segmentCounts, visibleSegments } f
 import type { Hl7Segment } from '../data/hl7';
 import { loadFieldNamer } from '../data/hl7-field-names';
 import type { FieldNamer } from '../data/hl7-field-names';
+import { repetitionMatches, repetitionSeparator } from '../data/search-keys';
+import type { SearchHighlight } from './search-highlight';
+import { useSearchHighlight } from './search-highlight';
 
 /** Above this many characters fields are not set apart: tens of thousands of elements would slow the page. */
 export const FIELD_DETAIL_LIMIT = 256 * 1024;
@@ -29,7 +32,63 @@ function fieldTitle(segment: string, field: number, names: FieldNamer | null): s
   return name === undefined ? `${segment}-${field}` : `${segment}-${field} ${name}`;
 }
 
-function SegmentLine({ segment, separator, component, detailed, names }: { segment: Hl7Segment; separator: string; component: string; detailed: boolean; names: FieldNamer | null }) {
+function Components({ text, component }: { text: string; component: string }) {
+  return (
+    <>
+      {text.split(component).map((part, j) => (
+        <Fragment key={j}>
+          {j > 0 && <Separator char={component} />}
+          {part}
+        </Fragment>
+      ))}
+    </>
+  );
+}
+
+/** A field holding the searched key: its repetitions, the one whose first component is the value marked. */
+function MarkedField({ text, component, repetition, value, title }: { text: string; component: string; repetition: string; value: string; title: string }) {
+  return (
+    <span title={title}>
+      {text.split(repetition).map((rep, i) => (
+        <Fragment key={i}>
+          {i > 0 && <Separator char={repetition} />}
+          {repetitionMatches(rep, component, value) ? (
+            <mark data-search-match aria-label={`${title}, the value searched for: ${rep}`}>
+              <Components text={rep} component={component} />
+            </mark>
+          ) : (
+            <Components text={rep} component={component} />
+          )}
+        </Fragment>
+      ))}
+    </span>
+  );
+}
+
+/** Whether a field may hold the searched key: the field it was found in, or (without one) any field holding the value. */
+function highlights(highlight: SearchHighlight | null, position: string, text: string): boolean {
+  if (highlight === null) return false;
+  if (highlight.field !== undefined) return highlight.field === position;
+  return text.toLowerCase().includes(highlight.value.trim().toLowerCase());
+}
+
+function SegmentLine({
+  segment,
+  separator,
+  component,
+  repetition,
+  detailed,
+  names,
+  highlight,
+}: {
+  segment: Hl7Segment;
+  separator: string;
+  component: string;
+  repetition: string;
+  detailed: boolean;
+  names: FieldNamer | null;
+  highlight: SearchHighlight | null;
+}) {
   const header = segment.id === 'MSH' || segment.id === 'BHS' || segment.id === 'FHS';
   // A header's MSH-1 is the separator written once, between the id and MSH-2.
   const fields = header ? segment.fields.slice(1) : segment.fields;
@@ -41,7 +100,9 @@ function SegmentLine({ segment, separator, component, detailed, names }: { segme
       {fields.map((field) => (
         <Fragment key={field.number}>
           <Separator char={separator} />
-          {!detailed ? (
+          {!(header && field.number <= 2) && highlights(highlight, `${segment.id}-${field.number}`, field.text) && highlight !== null ? (
+            <MarkedField text={field.text} component={component} repetition={repetition} value={highlight.value} title={fieldTitle(segment.id, field.number, names)} />
+          ) : !detailed ? (
             field.text
           ) : (
             <span title={fieldTitle(segment.id, field.number, names)}>
@@ -104,6 +165,7 @@ function FieldTable({ segments, names }: { segments: Hl7Segment[]; names: FieldN
  */
 export function Hl7View({ body, fieldNames }: { body: string; fieldNames?: FieldNamer }) {
   const message = useMemo(() => readHl7(body), [body]);
+  const highlight = useSearchHighlight();
   const [loaded, setLoaded] = useState<FieldNamer | null>(null);
   const [showFields, setShowFields] = useState(false);
   useEffect(() => {
@@ -157,7 +219,16 @@ export function Hl7View({ body, fieldNames }: { body: string; fieldNames?: Field
       </Group>
       <Code block data-format="hl7" style={{ whiteSpace: 'pre', overflow: 'auto', maxHeight: 480 }}>
         {shown.map((segment, i) => (
-          <SegmentLine key={i} segment={segment} separator={message.fieldSeparator} component={message.componentSeparator} detailed={detailed} names={names} />
+          <SegmentLine
+            key={i}
+            segment={segment}
+            separator={message.fieldSeparator}
+            component={message.componentSeparator}
+            repetition={repetitionSeparator(message)}
+            detailed={detailed}
+            names={names}
+            highlight={highlight}
+          />
         ))}
       </Code>
       {showFields && detailed && <FieldTable segments={shown} names={names} />}

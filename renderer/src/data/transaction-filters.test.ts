@@ -17,6 +17,7 @@ import {
   toLocalInput,
 } from './transaction-filters';
 import type { ListFilters, ListQuery } from './transaction-filters';
+import { NO_SEARCH, boxValue, keySearchLink, searchFromBox, textAlternative } from './transaction-filters';
 
 const FULL: ListQuery = {
   filters: {
@@ -29,6 +30,12 @@ const FULL: ListQuery = {
     from: '2024-05-01T00:00:00.000Z',
     to: '2024-05-02T23:59:59.999Z',
     properties: ['site=north', 'ticket=INC-1=2'],
+    q: '',
+    text: '',
+    patientId: '1004',
+    authority: 'MRN',
+    orderNumber: 'ACC-1',
+    controlId: 'CTRL-9',
   },
   page: 3,
   size: 50,
@@ -104,6 +111,10 @@ describe('apiFilters', () => {
       'request.path': '^/lab/(results|orders)\\?a=1&b=2$',
       'request.timestamp': { $gte: '2024-05-01T00:00:00.000Z', $lte: '2024-05-02T23:59:59.999Z' },
       properties: { site: 'north', ticket: 'INC-1=2' },
+      patientId: '1004',
+      authority: 'MRN',
+      orderNumber: 'ACC-1',
+      controlId: 'CTRL-9',
     });
   });
 
@@ -206,5 +217,28 @@ describe('quick time ranges', () => {
   it('goes through the API filters as a timestamp range', () => {
     const yesterday = quickRange('yesterday', now);
     expect(apiFilters({ ...EMPTY_FILTERS, ...yesterday })).toEqual({ 'request.timestamp': { $gte: yesterday.from, $lte: yesterday.to } });
+  });
+});
+
+describe('the search box (issue 37)', () => {
+  it('searches one word as a key first and several words as text, clearing the rest of the search', () => {
+    expect(searchFromBox(' 1004 ')).toEqual({ ...NO_SEARCH, q: '1004' });
+    expect(searchFromBox('chest pain')).toEqual({ ...NO_SEARCH, text: 'chest pain' });
+    expect(searchFromBox('   ')).toEqual(NO_SEARCH);
+    expect(boxValue(searchFromBox('ACC-1'))).toBe('ACC-1');
+  });
+
+  it('offers a key search again as text, never a text search, and never sends an authority alone', () => {
+    expect(textAlternative({ ...NO_SEARCH, q: 'ACC-1' })).toBe('ACC-1');
+    expect(textAlternative({ ...NO_SEARCH, patientId: '1004', authority: 'MRN' })).toBe('1004');
+    expect(textAlternative({ ...NO_SEARCH, text: 'chest pain' })).toBeNull();
+    expect(textAlternative(NO_SEARCH)).toBeNull();
+    expect(apiFilters({ ...EMPTY_FILTERS, authority: 'MRN' })).toEqual({});
+  });
+
+  it('links a key to the list filtered by it, its authority only with a patient ID', () => {
+    expect(keySearchLink('patientId', '1004', 'MRN')).toBe('/transactions?patientId=1004&authority=MRN');
+    expect(keySearchLink('orderNumber', 'ACC 1/2')).toBe('/transactions?orderNumber=ACC+1%2F2');
+    expect(queryFromParams(new URLSearchParams('patientId=1004&authority=MRN')).filters).toEqual({ ...EMPTY_FILTERS, patientId: '1004', authority: 'MRN' });
   });
 });

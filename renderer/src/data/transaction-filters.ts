@@ -3,7 +3,8 @@
  * reloaded), and their translation into the API's `filters` object. Pure.
  *
  * URL keys: status (repeated), channel, client, method, response, path, from, to (ISO 8601), prop (repeated
- * `name=value`), page (from 1), size.
+ * `name=value`), the clinical search (issue 37: q, text, patientId with authority, orderNumber, controlId), page (from
+ * 1), size.
  */
 import type { TransactionFilters, TransactionStatus } from '../../../service/contracts/transactions';
 import { isStatus } from './status';
@@ -22,7 +23,20 @@ export interface ListFilters {
   to: string | null;
   /** `name=value` pairs. */
   properties: string[];
+  /** The search box as keys: a patient ID, order number or control ID ('' when not searching). */
+  q: string;
+  /** The search box as words of the bodies. */
+  text: string;
+  /** One key exactly, as a link from a message asks ("every message with this value"). */
+  patientId: string;
+  authority: string;
+  orderNumber: string;
+  controlId: string;
 }
+
+/** The search fields of the list's filters: what the search box and the links from a message set. */
+export const SEARCH_FIELDS = ['q', 'text', 'patientId', 'authority', 'orderNumber', 'controlId'] as const;
+export type SearchField = (typeof SEARCH_FIELDS)[number];
 
 export interface ListQuery {
   filters: ListFilters;
@@ -34,7 +48,9 @@ export interface ListQuery {
 export const PAGE_SIZES = [20, 50, 100] as const;
 export const DEFAULT_SIZE = 20;
 
-export const EMPTY_FILTERS: ListFilters = { status: [], channel: null, client: null, method: null, response: '', path: '', from: null, to: null, properties: [] };
+export const NO_SEARCH: Pick<ListFilters, SearchField> = { q: '', text: '', patientId: '', authority: '', orderNumber: '', controlId: '' };
+
+export const EMPTY_FILTERS: ListFilters = { status: [], channel: null, client: null, method: null, response: '', path: '', from: null, to: null, properties: [], ...NO_SEARCH };
 
 function isoOrNull(value: string | null): string | null {
   if (value === null || value === '') return null;
@@ -56,6 +72,7 @@ export function queryFromParams(params: URLSearchParams): ListQuery {
       from: isoOrNull(params.get('from')),
       to: isoOrNull(params.get('to')),
       properties: params.getAll('prop').filter((p) => splitProperty(p) !== null),
+      ...searchFromParams(params),
     },
     page: Number.isInteger(page) && page >= 1 ? page : 1,
     size: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_SIZE,
@@ -75,6 +92,7 @@ export function paramsFromQuery(query: ListQuery): URLSearchParams {
   if (filters.from !== null) params.set('from', filters.from);
   if (filters.to !== null) params.set('to', filters.to);
   for (const property of filters.properties) params.append('prop', property);
+  for (const field of SEARCH_FIELDS) if (filters[field].trim() !== '') params.set(field, filters[field].trim());
   if (query.page !== 1) params.set('page', String(query.page));
   if (query.size !== DEFAULT_SIZE) params.set('size', String(query.size));
   return params;
@@ -128,7 +146,59 @@ export function apiFilters(filters: ListFilters): TransactionFilters {
     if (split !== null) properties[split[0]] = split[1];
   }
   if (Object.keys(properties).length > 0) out.properties = properties;
+  for (const field of SEARCH_FIELDS) {
+    const value = filters[field].trim();
+    // An authority narrows a patient ID and means nothing alone (the API refuses it alone).
+    if (value !== '' && (field !== 'authority' || filters.patientId.trim() !== '')) out[field] = value;
+  }
   return out;
+}
+
+function searchFromParams(params: URLSearchParams): Pick<ListFilters, SearchField> {
+  const search = { ...NO_SEARCH };
+  for (const field of SEARCH_FIELDS) search[field] = (params.get(field) ?? '').slice(0, field === 'text' ? 1000 : 200);
+  return search;
+}
+
+/**
+ * What the search box searches (issue 37). An identifier has no spaces, so one word is looked up as a key first (a
+ * patient ID, an order number or a control ID: fast and exact), and the list then offers the same value as text; a
+ * value of several words can only be text. Everything else of the search is cleared: the box starts a new search.
+ */
+export function searchFromBox(value: string): Pick<ListFilters, SearchField> {
+  const trimmed = value.trim();
+  if (trimmed === '') return { ...NO_SEARCH };
+  return /\s/.test(trimmed) ? { ...NO_SEARCH, text: trimmed } : { ...NO_SEARCH, q: trimmed };
+}
+
+/** The search box's value for the filters: what was searched, as typed. */
+export function boxValue(filters: Pick<ListFilters, SearchField>): string {
+  return filters.q !== '' ? filters.q : filters.text;
+}
+
+/** The value searched by key that could also be searched as text, or null (a text search, or none). */
+export function textAlternative(filters: Pick<ListFilters, SearchField>): string | null {
+  if (filters.text !== '') return null;
+  const value = filters.q || filters.patientId || filters.orderNumber || filters.controlId;
+  return value === '' ? null : value;
+}
+
+/** The list's link for every message with this key ("every message with this value"). */
+export function keySearchLink(name: 'patientId' | 'orderNumber' | 'controlId', value: string, authority?: string): string {
+  const params = new URLSearchParams();
+  params.set(name, value);
+  if (name === 'patientId' && authority !== undefined && authority !== '') params.set('authority', authority);
+  return `/transactions?${params.toString()}`;
+}
+
+/** The key search in force, in words: `patient ID 1004 (MRN)`, `"1004"`, or null. */
+export function searchInWords(filters: Pick<ListFilters, SearchField>): string | null {
+  if (filters.patientId !== '') return `patient ID ${filters.patientId}${filters.authority === '' ? '' : ` (${filters.authority})`}`;
+  if (filters.orderNumber !== '') return `order number ${filters.orderNumber}`;
+  if (filters.controlId !== '') return `control ID ${filters.controlId}`;
+  if (filters.q !== '') return `patient ID, order number or control ID ${filters.q}`;
+  if (filters.text !== '') return `message text "${filters.text}"`;
+  return null;
 }
 
 /** Why the date range cannot be used, or null. */

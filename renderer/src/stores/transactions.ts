@@ -5,6 +5,7 @@
 import { create } from 'zustand';
 import type { CreatedTask, TransactionFilters, TransactionView } from '../../../service/contracts/transactions';
 import {
+  countMatching,
   countTransactions,
   getTransaction,
   listChannelNames,
@@ -44,6 +45,8 @@ interface TransactionsState {
   listError: unknown;
   /** Matches of the current filters (for paging and bulk re-run), null while unknown. */
   total: number | null;
+  /** The total is a floor: a text search matched more and counting stopped there ("more than 10,000"). */
+  estimated: boolean;
   totalKey: string | null;
   /** Ids of the selected rows (kept across pages, cleared when the filters change). */
   selected: Record<string, boolean>;
@@ -117,6 +120,7 @@ export const useTransactions = create<TransactionsState>()((set, get) => ({
   loading: false,
   listError: null,
   total: null,
+  estimated: false,
   totalKey: null,
   selected: {},
   detail: null,
@@ -172,9 +176,9 @@ export const useTransactions = create<TransactionsState>()((set, get) => ({
     const controller = new AbortController();
     countAbort = controller;
     set({ total: state.totalKey === filtersKey ? state.total : null, totalKey: filtersKey });
-    countTransactions(filters, controller.signal).then(
-      (total) => {
-        if (countAbort === controller) set({ total });
+    countMatching(filters, controller.signal).then(
+      ({ count, estimated }) => {
+        if (countAbort === controller) set({ total: count, estimated });
       },
       (err: unknown) => {
         if (countAbort === controller && !isAbort(err)) set({ listError: err });

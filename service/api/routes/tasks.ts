@@ -12,6 +12,8 @@ import { parseTaskItemFilters, parseTaskListFilters } from '../../domain/transac
 import { parseFilters, translateFilters } from '../../domain/transactions/transaction-access.js';
 import type { TransactionFilter } from '../../domain/transactions/transaction-access.js';
 import type { TaskQueue } from '../../tasks/queue.js';
+import { refuseSearchWhenOff } from '../transaction-search.js';
+import type { TransactionSearch } from '../transaction-search.js';
 import { pageWindow } from '../../domain/util/paging.js';
 import type { PageWindow } from '../../domain/util/paging.js';
 import { currentUser } from '../auth/hook.js';
@@ -21,6 +23,8 @@ import { BulkRerunAnswerSchema, BulkRerunBody, BulkRerunPreviewBody, BulkRerunPr
 
 export interface TaskRoutesDeps {
   tasks: TaskQueue;
+  /** The clinical search (issue 37): a bulk re-run by key or text is refused while it is off, as the list's search is. */
+  search: TransactionSearch;
 }
 
 const DEFAULT_LIMIT = 20;
@@ -35,10 +39,11 @@ function page(query: TaskListQuery, defaultLimit: number): PageWindow {
 }
 
 /** The filters of a bulk re-run, as an object or its JSON text; problems are named in the body. */
-function bulkFilters(filters: BulkRerunBody['filters']): TransactionFilter {
+function bulkFilters(filters: BulkRerunBody['filters'], search: TransactionSearch): TransactionFilter {
   const parsed = typeof filters === 'string' ? parseFilters(filters) : translateFilters(filters, 'body.filters');
   // parseFilters names problems as the list query's; here they are in the body.
   if (!parsed.ok) throw invalidInput(parsed.problems.map((p) => ({ ...p, path: p.path.replace(/^querystring\.filters/, 'body.filters') })));
+  refuseSearchWhenOff(parsed.filter, search);
   return parsed.filter;
 }
 
@@ -66,7 +71,7 @@ export function taskRoutes(deps: TaskRoutesDeps): FastifyPluginAsyncTypebox {
     app.post('/bulkrerun', { schema: { querystring: NoQuery, body: BulkRerunBody, response: { 200: BulkRerunAnswerSchema } } }, async (request) => {
       const user = currentUser(request);
       const { filters, batchSize = 1, pauseQueue = false, latestAttemptOnly = false } = request.body;
-      const created = await tasks.createFromFilter(user, bulkFilters(filters), { batchSize, paused: pauseQueue, latestAttemptOnly });
+      const created = await tasks.createFromFilter(user, bulkFilters(filters, deps.search), { batchSize, paused: pauseQueue, latestAttemptOnly });
       request.log.info({ task: created.task._id, by: user.email, transactions: created.task.totalTransactions, latestAttemptOnly }, 'bulk re-run task created');
       // 200 with OpenHIM's {success, message}, and the task Junction made (one, where OpenHIM makes one per 1,000).
       return { success: true as const, message: BULK_RERUN_MESSAGE, ...taskView(created.task), warnings: created.warnings };
@@ -74,7 +79,7 @@ export function taskRoutes(deps: TaskRoutesDeps): FastifyPluginAsyncTypebox {
 
     // A POST, as the bulk re-run itself: the filters are the same body, often longer than a query string takes.
     app.post('/bulkrerun/preview', { schema: { querystring: NoQuery, body: BulkRerunPreviewBody, response: { 200: BulkRerunPreviewSchema } } }, async (request) => {
-      return await tasks.preview(currentUser(request), bulkFilters(request.body.filters));
+      return await tasks.preview(currentUser(request), bulkFilters(request.body.filters, deps.search));
     });
 
     app.get('/tasks/:id', { schema: { params: TaskParams, querystring: TaskListQuery, response: { 200: TaskDetailSchema } } }, async (request) => {

@@ -9,7 +9,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { isAdmin } from '../../domain/access/permissions.js';
-import { forbiddenChannels, parseFilters, parseTransactionQuery, restrictToChannels, transactionAccess, viewableChannels } from '../../domain/transactions/transaction-access.js';
+import { forbiddenChannels, parseFilters, parseTransactionQuery, restrictToChannels, transactionAccess, viewableChannels, withSearch } from '../../domain/transactions/transaction-access.js';
+import { textSearchChannels } from '../../domain/transactions/transaction-search.js';
+import { countMatches, keyMatches, refuseSearchWhenOff, searchIndexStatus } from '../transaction-search.js';
+import type { TransactionSearch } from '../transaction-search.js';
 import type { TransactionAccess } from '../../domain/transactions/transaction-access.js';
 import { invalidInput } from '../../refusals.js';
 import type { ChannelCatalogue } from '../../channels/catalogue.js';
@@ -37,6 +40,7 @@ import {
   TransactionListQuery,
   TransactionParams,
   TransactionRerunViewSchema,
+  SearchIndexStatusSchema,
   TransactionUpdateBody,
   TransactionViewSchema,
 } from '../schemas/transactions.js';
@@ -54,6 +58,8 @@ export interface TransactionRoutesDeps {
   warmup?: SchemaWarmup;
   /** Where the names of the clients on the transactions answered are read (every caller may read those, issue 36). */
   clients?: Pick<ClientAccounts, 'list'>;
+  /** The clinical search (issue 37): whether it is on and the index beside the log. */
+  search: TransactionSearch;
 }
 
 /** Characters of export lines gathered into one chunk of the answer. */
@@ -62,6 +68,8 @@ const EXPORT_CHUNK_CHARS = 64 * 1024;
 const WARM_PAGE = 20;
 /** Pages longer than the longest page the console asks for are streamed rather than built in memory. */
 const STREAM_ABOVE = 1000;
+/** Rows of a streamed list whose matching keys are read together. */
+const MATCH_BATCH = 100;
 const ALL_ACCESS: TransactionAccess = { view: true, bodies: true };
 const NO_ACCESS: TransactionAccess = { view: false, bodies: false };
 
@@ -106,8 +114,20 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
     if (scope === 'all') return filter;
     const forbidden = forbiddenChannels(filter, scope.keys());
     if (forbidden.length > 0) throw new AppError('FORBIDDEN', `Forbidden: you may not view the transactions of channel ${forbidden.join(', ')}`);
-    const narrowed = restrictToChannels(filter, scope.keys());
+    // A text search looks only into bodies the user may read; with none, it finds nothing (and says nothing of why).
+    const narrowed = restrictToChannels(filter, filter.text === undefined ? scope.keys() : textSearchChannels(scope));
     return narrowed.channelID !== undefined && narrowed.channelID.length === 0 ? null : narrowed;
+  }
+
+  /** Adds the keys that matched to a page's rows, when the filter searched by key. */
+  async function withMatches(filter: TransactionFilter | null, page: TransactionView[]): Promise<TransactionView[]> {
+    if (filter?.keys === undefined) return page;
+    const matches = await keyMatches(filter, page.map((tx) => tx._id), deps.search);
+    for (const view of page) {
+      const match = matches.get(view._id);
+      if (match !== undefined) view.match = match;
+    }
+    return page;
   }
 
   /**
@@ -121,6 +141,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
     if (!parsed.ok) throw invalidInput(parsed.problems);
     const scope = await scopeOf(currentUser(request));
     const wanted: TransactionFilter = { ...parsed.value.filter, ...forced };
+    refuseSearchWhenOff(wanted, deps.search);
     const filter = scoped(wanted, scope);
     const { limit, skip } = parsed.value;
     const representation = query.filterRepresentation;
@@ -130,24 +151,42 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
       const page = filter === null ? [] : await transactions.page(filter, { limit, skip });
       const shown: (TransactionView | TransactionRerunView)[] = [];
       for (const tx of page) shown.push(await show(tx));
-      if (representation === 'bulkrerun') return { count: filter === null ? 0 : await transactions.count(filter), transactions: shown };
-      return shown as TransactionView[];
+      if (representation === 'bulkrerun') return { ...(await counted(filter)), transactions: shown };
+      return await withMatches(filter, shown as TransactionView[]);
     }
     // The page's own response schema, one row at a time: the serializer still drops what the schema does not list.
     const row: (view: Record<string, unknown>) => string = reply.compileSerializationSchema((representation === 'bulkrerun' ? TransactionRerunViewSchema : TransactionViewSchema) as unknown as Record<string, unknown>);
-    const head = representation === 'bulkrerun' ? `{"count":${filter === null ? 0 : await transactions.count(filter)},"transactions":[` : '[';
+    const total = representation === 'bulkrerun' ? await counted(filter) : null;
+    const head = total === null ? '[' : `{"count":${total.count},${total.estimated ? '"estimated":true,' : ''}"transactions":[`;
     async function* chunks(): AsyncGenerator<string> {
       yield head;
       if (filter !== null) {
         let separator = '';
+        // Rows are shown MATCH_BATCH at a time, so the keys that matched are read once per batch, not once per row.
+        let batch: TransactionView[] = [];
+        const flush = async function* (): AsyncGenerator<string> {
+          for (const view of representation === 'bulkrerun' ? batch : await withMatches(filter, batch)) {
+            yield separator + row(view as unknown as Record<string, unknown>);
+            separator = ',';
+          }
+          batch = [];
+        };
         for await (const tx of transactions.stream(filter, { limit, skip })) {
-          yield separator + row((await show(tx)) as unknown as Record<string, unknown>);
-          separator = ',';
+          batch.push((await show(tx)) as TransactionView);
+          if (batch.length >= MATCH_BATCH) yield* flush();
         }
+        yield* flush();
       }
       yield representation === 'bulkrerun' ? ']}' : ']';
     }
     return reply.type('application/json; charset=utf-8').send(Readable.from(chunks(), { objectMode: false }));
+  }
+
+  /** The count of the bulkrerun representation: nothing to count when the user may see none of it. */
+  async function counted(filter: TransactionFilter | null): Promise<{ count: number; estimated?: true }> {
+    if (filter === null) return { count: 0 };
+    const total = await countMatches(transactions, filter);
+    return total.estimated ? { count: total.count, estimated: true } : { count: total.count };
   }
 
   /** The transaction if the user may see it: 403 when not (and, for non-admins, for unknown ids too), 404 when unknown. */
@@ -187,10 +226,13 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
       const user = currentUser(request);
       const parsed = parseFilters(request.query.filters);
       if (!parsed.ok) throw invalidInput(parsed.problems);
+      const searched = withSearch(parsed.filter, request.query, 'querystring');
+      if (!searched.ok) throw invalidInput(searched.problems);
+      refuseSearchWhenOff(searched.filter, deps.search);
       const format = request.query.format ?? 'ndjson';
       const withBodies = request.query.bodies === true;
       const scope = await scopeOf(user);
-      const filter = scoped(parsed.filter, scope);
+      const filter = scoped(searched.filter, scope);
       if (withBodies && scope !== 'all' && filter !== null) {
         const included = filter.channelID ?? [];
         if (included.some((id) => scope.get(id)?.bodies !== true)) {
@@ -220,6 +262,11 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
         .header('content-disposition', `attachment; filename="transactions-${stamp()}.${extension}"`);
       request.log.info({ by: user.email, format, bodies: withBodies }, 'transactions exported');
       return reply.send(Readable.from(lines(), { objectMode: false }));
+    });
+
+    app.get('/transactions/search-index', { schema: { querystring: NoQuery, response: { 200: SearchIndexStatusSchema } } }, async (request) => {
+      requireAdmin(request, 'see the search index');
+      return await searchIndexStatus(transactions, deps.search);
     });
 
     app.get('/transactions/:id', { schema: { params: TransactionParams, querystring: TransactionGetQuery, response: { 200: TransactionAnswer } } }, async (request) => {

@@ -16,11 +16,25 @@ export const Representation = Type.Enum(['simple', 'simpledetails', 'full', 'ful
 });
 export type Representation = Static<typeof Representation>;
 
+const KeyParam = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 200, description }));
+
+/** The clinical search (issue 37), on the list, its count and the export; also accepted as keys of `filters`. */
+const searchParams = {
+  patientId: KeyParam('a patient identifier (PID-3, a FHIR Patient identifier), any case'),
+  authority: KeyParam("narrows patientId to one assigning authority (PID-3.4, a FHIR identifier's system)"),
+  orderNumber: KeyParam('a placer or filler order number (ORC-2/3, OBR-2/3, a FHIR ServiceRequest, DiagnosticReport or Specimen identifier)'),
+  controlId: KeyParam('an HL7 message control id (MSH-10)'),
+  messageType: KeyParam('an HL7 message type (MSH-9) such as ADT or ADT^A01'),
+  q: KeyParam('a patient ID, an order number or a control ID'),
+  text: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'words that must all appear in the request or response body (bodies the caller may read)' })),
+};
+
 export const TransactionListQuery = Type.Object(
   {
     ...Paging,
     filterRepresentation: Type.Optional(Representation),
     filters: Type.Optional(Filters),
+    ...searchParams,
   },
   { additionalProperties: false },
 );
@@ -37,6 +51,7 @@ export const ExportQuery = Type.Object(
     format: Type.Optional(Type.Enum(['ndjson', 'csv'])),
     filters: Type.Optional(Filters),
     bodies: Type.Optional(Type.Boolean()),
+    ...searchParams,
   },
   { additionalProperties: false },
 );
@@ -138,6 +153,14 @@ export const TransactionUpdateBody = Type.Object(
 );
 export type TransactionUpdateBody = Static<typeof TransactionUpdateBody>;
 
+/** A key that met a key search (issue 37). */
+export const KeyMatchSchema = Type.Object({
+  name: Type.String(),
+  field: Type.String({ description: 'where in the message, such as PID-3 or Patient.identifier' }),
+  value: Type.String(),
+  authority: Type.Optional(Type.String()),
+});
+
 const ErrorView = Type.Object({ message: Type.String(), stack: Type.Optional(Type.String()) });
 
 /** Present only in the `full`/`fulltruncate` views, and with body permission. */
@@ -204,6 +227,7 @@ export const TransactionViewSchema = Type.Object({
   childIDs: Type.Optional(Type.Array(Type.String())),
   autoRetry: Type.Boolean(),
   autoRetryAttempt: Type.Integer(),
+  match: Type.Optional(Type.Array(KeyMatchSchema, { description: 'in a list searched by a key: the keys that matched' })),
 });
 
 /** One transaction in the `bulkrerun` representation. */
@@ -216,6 +240,7 @@ export const TransactionRerunViewSchema = Type.Object({
 
 export const TransactionCountSchema = Type.Object({
   count: Type.Integer({ description: 'how many transactions match' }),
+  estimated: Type.Optional(Type.Boolean({ description: 'true when a text search matched more than count and counting stopped there' })),
   transactions: Type.Array(TransactionRerunViewSchema, { description: 'the page of them (filterLimit, filterPage), as a re-run needs them' }),
 });
 
@@ -224,3 +249,20 @@ export const TransactionListAnswer = EitherAnswer({ type: 'array' }, Type.Array(
 
 /** `GET/PUT /transactions/:id`: the transaction, or with `filterRepresentation=bulkrerun` what a re-run needs. */
 export const TransactionAnswer = EitherAnswer({ type: 'object', required: ['request'] }, TransactionViewSchema, TransactionRerunViewSchema);
+
+/** `GET /transactions/search-index` (admins): the search index and its backfill (issue 37). */
+export const SearchIndexStatusSchema = Type.Object({
+  enabled: Type.Boolean(),
+  pending: Type.Integer({ description: 'finished transactions not yet indexed' }),
+  backfill: Type.Object({
+    done: Type.Boolean(),
+    covered: Type.Integer(),
+    total: Type.Integer(),
+    percent: Type.Integer({ minimum: 0, maximum: 100 }),
+  }),
+  transactions: Type.Integer({ description: 'transactions with entries in the index' }),
+  keys: Type.Integer(),
+  bytes: OrNull(Type.Integer()),
+  lastError: Type.Optional(Type.String()),
+  lastRunAt: Type.Optional(Type.String()),
+});

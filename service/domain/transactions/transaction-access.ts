@@ -10,11 +10,14 @@
  */
 import type { ValidationProblem } from '../../contracts/api.js';
 import type { TransactionStatus } from '../../contracts/vocabulary.js';
+import type { KeyCondition } from '../clinical/clinical-key.js';
 import { pageWindow, MAX_PAGE_LIMIT } from '../util/paging.js';
 import { isAdmin } from '../access/permissions.js';
 import { isPlainObject } from '../util/plain-object.js';
 import { patternProblem } from '../util/safe-pattern.js';
 import { isTransactionStatus, parseStatusPattern, TRANSACTION_STATUSES } from './transaction-status.js';
+import { isSearchParam, SEARCH_PARAMS, translateSearch } from './transaction-search.js';
+import type { SearchInput } from './transaction-search.js';
 
 /** Conditions on one route or orchestration: a transaction matches when one of its exchanges meets them all. */
 export interface ExchangeFilter {
@@ -29,8 +32,6 @@ export interface ExchangeFilter {
 }
 
 /** The filters of the transactions list and export (COMPAT.md), all optional and combined with AND. */
-import type { KeyCondition } from '../clinical/clinical-key.js';
-
 export interface TransactionFilter {
   status?: readonly TransactionStatus[];
   /** Response status code or class, e.g. `404` or `5xx`. */
@@ -117,7 +118,7 @@ export function forbiddenChannels(filter: TransactionFilter, allowed: Iterable<s
 
 export const DEFAULT_LIMIT = 20;
 
-export interface TransactionQueryInput {
+export interface TransactionQueryInput extends SearchInput {
   filters?: string;
   filterLimit?: number | string;
   filterPage?: number | string;
@@ -353,17 +354,38 @@ export function translateFilters(parsed: unknown, at: string): { ok: true; filte
   if (!isPlainObject(parsed)) return { ok: false, problems: [{ path: at, message: 'must be a JSON object' }] };
   const problems: ValidationProblem[] = [];
   let filter: TransactionFilter = {};
+  const search: SearchInput = {};
   for (const [key, value] of Object.entries(parsed)) {
     const path = `${at}.${key}`;
+    if (isSearchParam(key)) {
+      search[key] = value;
+      continue;
+    }
     if (!(FILTER_KEYS as readonly string[]).includes(key)) {
-      problems.push({ path, message: `is not a known filter; use one of: ${FILTER_KEYS.join(', ')}` });
+      problems.push({ path, message: `is not a known filter; use one of: ${[...FILTER_KEYS, ...SEARCH_PARAMS].join(', ')}` });
       continue;
     }
     const result = translateKey(key as FilterKey, value);
     if ('problem' in result) problems.push({ path: result.sub === undefined ? path : `${path}.${result.sub}`, message: result.problem });
     else filter = merge(filter, result.set);
   }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, filter };
+  const searched = withSearch(filter, search, at);
+  if (!searched.ok) problems.push(...searched.problems);
+  return problems.length > 0 || !searched.ok ? { ok: false, problems } : { ok: true, filter: searched.filter };
+}
+
+/**
+ * Adds the clinical search parameters (issue 37) to a filter: key conditions join those already in it (all must
+ * hold); one `text` only, so a text given both in `filters` and as a query parameter is refused rather than guessed.
+ */
+export function withSearch(filter: TransactionFilter, input: SearchInput, at: string): { ok: true; filter: TransactionFilter } | { ok: false; problems: ValidationProblem[] } {
+  const search = translateSearch(input, at);
+  if (!search.ok) return search;
+  if (search.text !== undefined && filter.text !== undefined) return { ok: false, problems: [{ path: `${at}.text`, message: 'is given twice (in filters and as a query parameter); give it once' }] };
+  const result: TransactionFilter = { ...filter };
+  if (search.keys.length > 0) result.keys = [...(filter.keys ?? []), ...search.keys];
+  if (search.text !== undefined) result.text = search.text;
+  return { ok: true, filter: result };
 }
 
 /** Adds one key's fields; the route (or orchestration) conditions of several keys join into one. */
@@ -385,5 +407,7 @@ export function parseTransactionQuery(input: TransactionQueryInput): Transaction
   const filters = parseFilters(input.filters);
   if (!filters.ok) problems.push(...filters.problems);
   if (problems.length > 0 || window === null || !filters.ok) return { ok: false, problems };
-  return { ok: true, value: { filter: filters.filter, ...window } };
+  const searched = withSearch(filters.filter, input, 'querystring');
+  if (!searched.ok) return searched;
+  return { ok: true, value: { filter: searched.filter, ...window } };
 }

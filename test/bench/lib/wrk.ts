@@ -25,6 +25,11 @@ export interface WrkOptions {
   headers?: Record<string, string>;
   /** Paths to cycle through; the URL's own path when absent. */
   paths?: string[];
+  /**
+   * Bodies to cycle through, one per request (with `paths` cycled alongside); `body` is then unused. Each is read
+   * into wrk once, at start, so the load costs wrk no more than one body.
+   */
+  bodies?: Buffer[];
   /** Count answers by status (costs wrk a Lua call per answer; off for the throughput rows). */
   countStatuses?: boolean;
 }
@@ -39,13 +44,24 @@ export function wrkAvailable(): boolean {
 
 const lua = (value: string): string => JSON.stringify(value); // a JSON string is a valid Lua string literal for ASCII
 
-/** Lua: cycles `paths`, and after `amount.count` requests sends only the filler path. */
-function requestFunction(paths: string[], amount: WrkOptions['amount']): string {
+/**
+ * Lua: cycles `paths` (or, with `bodyFiles`, one request per body file, each with the next path), and after
+ * `amount.count` requests sends only the filler path.
+ */
+function requestFunction(paths: string[], amount: WrkOptions['amount'], bodyFiles: string[] = []): string {
   return `local paths = { ${paths.map(lua).join(', ')} }
+local bodyFiles = { ${bodyFiles.map(lua).join(', ')} }
 local requests = {}
 local filler
 function init(args)
-  for i, p in ipairs(paths) do requests[i] = wrk.format(nil, p) end
+  if #bodyFiles == 0 then
+    for i, p in ipairs(paths) do requests[i] = wrk.format(nil, p) end
+  else
+    for i, name in ipairs(bodyFiles) do
+      local f = io.open(name, "rb"); local b = f:read("*a"); f:close()
+      requests[i] = wrk.format(nil, paths[(i - 1) % #paths + 1], nil, b)
+    end
+  end
   ${amount === undefined ? '' : `filler = wrk.format(nil, ${lua(amount.fillerPath)})`}
 end
 local sent = 0
@@ -60,16 +76,17 @@ function request()
 end`;
 }
 
-function script(options: WrkOptions, bodyFile: string): string {
+function script(options: WrkOptions, bodyFile: string, bodyFiles: string[]): string {
   const headers = Object.entries(options.headers ?? {}).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`);
   const paths = options.paths ?? [];
+  const cycled = paths.length > 0 || options.amount !== undefined || bodyFiles.length > 0;
   return `
 wrk.method = ${lua(options.method ?? 'GET')}
 ${options.body === undefined ? '' : `local f = io.open(${lua(bodyFile)}, "rb"); wrk.body = f:read("*a"); f:close()`}
 ${headers.join('\n')}
 local threads = {}
 function setup(thread) table.insert(threads, thread) end
-${paths.length === 0 && options.amount === undefined ? '' : requestFunction(paths.length === 0 ? [new URL(options.url).pathname] : paths, options.amount)}
+${cycled ? requestFunction(paths.length === 0 ? [new URL(options.url).pathname] : paths, options.amount, bodyFiles) : ''}
 ${
   options.countStatuses === true || options.amount !== undefined
     ? `statuses = {}
@@ -111,7 +128,9 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
     const bodyFile = join(dir, 'body');
     const scriptFile = join(dir, 'load.lua');
     if (options.body !== undefined) await writeFile(bodyFile, options.body);
-    await writeFile(scriptFile, script(options, bodyFile));
+    const bodyFiles = (options.bodies ?? []).map((_, i) => join(dir, `body-${i}`));
+    await Promise.all((options.bodies ?? []).map((b, i) => writeFile(bodyFiles[i] ?? '', b)));
+    await writeFile(scriptFile, script(options, bodyFile, bodyFiles));
     const seconds = Math.max(1, Math.round(options.durationMs / 1000));
     const args = ['-t1', `-c${options.connections}`, `-d${seconds}s`, '--timeout', '30s', '-s', scriptFile, options.url];
     const stdout = await new Promise<string>((resolve, reject) => {

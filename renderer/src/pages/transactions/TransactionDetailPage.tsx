@@ -1,8 +1,9 @@
 /** One transaction: its summary, request, response, routes, orchestrations and properties, its re-runs, and a re-run. */
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { Accordion, Alert, Anchor, Badge, Group, Loader, Paper, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
-import { Link, useParams } from 'react-router';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { SearchHighlightContext, highlightFromParams } from '../../components/search-highlight';
 import type { LiveTransaction } from '../../../../service/contracts/live-feed';
 import type { CreatedTask, ExchangeView, TransactionView } from '../../../../service/contracts/transactions';
 import { live } from '../../api/live';
@@ -111,6 +112,9 @@ function Exchanges({ items, kind, routeTypes = [] }: { items: ExchangeView[]; ki
 
 export function TransactionDetailPage() {
   const { id = '' } = useParams();
+  const [params] = useSearchParams();
+  // The key the list found this transaction by, highlighted in its bodies.
+  const highlight = useMemo(() => highlightFromParams(params), [params]);
   const tx = useTransactions((s) => (s.detail?._id === id ? s.detail : null));
   const loading = useTransactions((s) => s.detailLoading);
   const error = useTransactions((s) => s.detailError);
@@ -180,7 +184,7 @@ export function TransactionDetailPage() {
   const listenerAddress = tx.request.host === undefined ? '' : `${tx.request.host}${tx.request.port === undefined ? '' : `:${tx.request.port}`}`;
 
   return (
-    <>
+    <SearchHighlightContext.Provider value={highlight}>
       <PageHeader title="Transaction">
         {back}
         <RerunButton
@@ -327,6 +331,6 @@ export function TransactionDetailPage() {
           </Tabs.Panel>
         </Tabs>
       </Stack>
-    </>
+    </SearchHighlightContext.Provider>
   );
 }

@@ -17,6 +17,7 @@ import type { ChannelName, ClientName } from '../../api/transactions';
 import { formatShortTime, formatTime } from '../../data/status';
 import { StatusBadge } from '../../components/StatusBadge';
 import { rowRequest } from '../../data/transport';
+import { detailPath, matchWords } from './match';
 
 export interface TransactionTableProps {
   rows: TransactionView[];
@@ -31,6 +32,17 @@ const cellText = { style: { overflow: 'hidden', textOverflow: 'ellipsis', whiteS
 const plain: CSSProperties = { ...cellText.style, display: 'block', fontSize: 'var(--mantine-font-size-sm)' };
 const dimmed: CSSProperties = { ...plain, color: 'var(--mantine-color-dimmed)' };
 // A reason may be long (200 characters): two lines at most in the narrow layout, its whole text on hover.
+/** The key a row was found by, under its path. */
+function MatchLine({ tx }: { tx: TransactionView }) {
+  if (tx.match === undefined || tx.match.length === 0) return null;
+  const words = tx.match.map(matchWords).join('; ');
+  return (
+    <span style={{ ...plain, fontSize: 'var(--mantine-font-size-xs)' }} title={words} data-match>
+      {words}
+    </span>
+  );
+}
+
 const clamped: CSSProperties = { display: '-webkit-box', WebkitLineClamp: 2, WebkitBoxOrient: 'vertical', overflow: 'hidden', overflowWrap: 'anywhere', fontSize: 'var(--mantine-font-size-sm)' };
 
 /** Below this width the rows are stacked in one cell rather than nine columns scrolled sideways. */
@@ -96,7 +108,7 @@ function TransactionTableView({ rows, channels, clients, selected, onSelectedCha
             return (
               <div style={{ minWidth: 0 }}>
                 <Group gap={6} wrap="nowrap" justify="space-between">
-                  <Anchor component={Link} to={`/transactions/${tx._id}`} size="sm" title={formatTime(tx.request.timestamp)} {...cellText}>
+                  <Anchor component={Link} to={detailPath(tx)} size="sm" title={formatTime(tx.request.timestamp)} {...cellText}>
                     {formatShortTime(tx.request.timestamp)}
                   </Anchor>
                   <StatusBadge status={tx.status} />
@@ -105,6 +117,7 @@ function TransactionTableView({ rows, channels, clients, selected, onSelectedCha
                   {channelOf(tx)}
                   {tx.response === undefined ? '' : ` · ${tx.response.status}`}
                 </span>
+                <MatchLine tx={tx} />
                 {tx.reason !== undefined && (
                   <span style={clamped} title={tx.reason} data-reason>
                     {tx.reason}
@@ -148,9 +161,12 @@ function TransactionTableView({ rows, channels, clients, selected, onSelectedCha
         cell: ({ row }) => {
           const { path, title } = rowRequest(row.original.request, channelById.get(row.original.channelID));
           return (
-            <Anchor component={Link} to={`/transactions/${row.original._id}`} size="sm" title={title} display="block" {...cellText}>
-              {path}
-            </Anchor>
+            <>
+              <Anchor component={Link} to={detailPath(row.original)} size="sm" title={title} display="block" {...cellText}>
+                {path}
+              </Anchor>
+              <MatchLine tx={row.original} />
+            </>
           );
         },
       },

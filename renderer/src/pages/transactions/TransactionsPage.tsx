@@ -23,6 +23,8 @@ import { BulkRerunDialog } from './BulkRerunDialog';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { selectedRerunSummary } from './selected-rerun';
 import { NARROW_LIST, TransactionTable } from './TransactionTable';
+import { SearchBox } from './SearchBox';
+import { SearchIndexProgress } from './SearchIndexProgress';
 
 export function TransactionsPage() {
   const [params, setParams] = useSearchParams();
@@ -40,6 +42,7 @@ export function TransactionsPage() {
   const loading = useTransactions((s) => s.loading);
   const listError = useTransactions((s) => s.listError);
   const counted = useTransactions((s) => s.total);
+  const estimated = useTransactions((s) => s.estimated);
   const recount = useTransactions((s) => s.recount);
   const selected = useTransactions((s) => s.selected);
   const setSelected = useTransactions((s) => s.setSelected);
@@ -196,6 +199,11 @@ export function TransactionsPage() {
         <PageHeader title="Transactions">{actions}</PageHeader>
       )}
 
+      <Stack gap="sm" mb="md">
+        {admin && <SearchIndexProgress />}
+        <SearchBox filters={query.filters} total={total} onSearch={(search) => changeFilters({ ...query.filters, ...search })} />
+      </Stack>
+
       <FiltersPanel filters={query.filters} channels={channels} clients={clients} showClients={admin} onChange={changeFilters} />
 
       <Stack gap="sm">
@@ -211,7 +219,7 @@ export function TransactionsPage() {
                 ? 'Counting…'
                 : total === 0
                   ? 'No transactions'
-                  : `${first.toLocaleString()}–${last.toLocaleString()} of ${total.toLocaleString()} transaction${total === 1 ? '' : 's'}`}
+                  : `${first.toLocaleString()}–${last.toLocaleString()} of ${estimated ? 'more than ' : ''}${total.toLocaleString()} transaction${total === 1 ? '' : 's'}`}
             </Text>
             {loading && <Loader size="xs" aria-label="Loading transactions" />}
             {arrived > 0 && hold !== null && (

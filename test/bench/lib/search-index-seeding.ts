@@ -1,0 +1,93 @@
+/**
+ * What the search benchmark needs of the service to seed an index as the service would have written it: each
+ * engine's `SearchIndex` opened on its own (its real write path), and an entry built from a transaction's bodies by
+ * the service's extraction, as the indexer (service/search/) builds it.
+ */
+import { transactionKeys } from '../../../service/domain/clinical/extract.js';
+import { pino } from 'pino';
+import { PostgresDatabase } from '../../../service/storage/postgres/database.js';
+import { createPostgresTransactionLog } from '../../../service/storage/postgres/transaction-log.js';
+import { leadingBytes } from '../../../service/search/indexed-entry.js';
+import type { IndexedTransaction, SearchIndex } from '../../../service/storage/search-index.js';
+import { createSqliteTransactionLog } from '../../../service/storage/sqlite/transaction-log.js';
+
+/** `search.maxTextBytes`'s default: how much of each body goes into the full-text index. */
+const MAX_TEXT_BYTES = 65_536;
+/** Entries per `write` on SQLite: one write is one savepoint of the log's group commit, on its event loop. */
+const SQLITE_WRITE_BATCH = 200;
+
+/** A transaction as the indexer reads it: its ids and its two bodies' text. */
+export interface BodiesOf {
+  id: string;
+  requestTimestamp: Date;
+  channelID: string;
+  request: string;
+  response: string;
+  contentType: string;
+}
+
+/** Tables of transactions.sqlite that are the log's, not the index's (what the index's size leaves out). */
+export const SQLITE_LOG_TABLES: ReadonlySet<string> = new Set([
+  'transactions', 'tx_time', 'tx_channel_time', 'tx_status_time', 'tx_client_time', 'days', 'metrics', 'finished', 'finished_at',
+  'sqlite_schema', 'sqlite_sequence', 'sqlite_autoindex_transactions_1', 'sqlite_autoindex_days_1', 'sqlite_autoindex_metrics_1',
+]);
+
+/** The PostgreSQL tables of the index (migration 10, storage/postgres/search-schema.ts). */
+export const POSTGRES_INDEX_TABLES: string[] = ['search_keys', 'search_docs', 'search_state'];
+
+/** The entry the indexer writes for a transaction whose bodies are both stored (service/search/indexed-entry.ts). */
+export function extractEntry(tx: BodiesOf): IndexedTransaction {
+  const bodies = [
+    { text: tx.request, part: 'request' as const },
+    { text: tx.response, part: 'response' as const },
+  ];
+  return {
+    id: tx.id,
+    requestTimestamp: tx.requestTimestamp,
+    channelID: tx.channelID,
+    keys: transactionKeys(bodies),
+    text: bodies.map((b) => leadingBytes(b.text, MAX_TEXT_BYTES)).join('\n').trim(),
+  };
+}
+
+/**
+ * The embedded engine's index in the transaction log file `file`, through the log that owns it (same connection and
+ * group commit as the service uses); writes go in SQLITE_WRITE_BATCH entries at a time.
+ */
+export async function openSqliteSearchIndex(file: string): Promise<SearchIndex & { close(): Promise<void> }> {
+  // No background read of every page while seeding.
+  const log = createSqliteTransactionLog({ file, logger: pino({ level: 'silent' }), integrityScanAfterMs: null });
+  await log.open();
+  const index = log.searchIndex;
+  return {
+    async write(entries, state) {
+      for (let from = 0; from < entries.length; from += SQLITE_WRITE_BATCH) {
+        const last = from + SQLITE_WRITE_BATCH >= entries.length;
+        await index.write(entries.slice(from, from + SQLITE_WRITE_BATCH), last ? state : undefined);
+      }
+      if (entries.length === 0 && state !== undefined) await index.write([], state);
+    },
+    keysOf: (ids) => index.keysOf(ids),
+    state: () => index.state(),
+    removeChannelTextBefore: (channelID, day) => index.removeChannelTextBefore(channelID, day),
+    stats: () => index.stats(),
+    close: () => log.close(),
+  };
+}
+
+/** The engine's index on the database at `url`, through the log that owns it (its pool; the schema migrated). */
+export async function openPostgresSearchIndex(url: string): Promise<SearchIndex & { close(): Promise<void> }> {
+  const settings = { url, host: '', port: 0, database: '', user: '', poolSize: 2, tls: { enabled: false, caFile: '' } };
+  const logger = pino({ level: 'silent' });
+  const log = createPostgresTransactionLog({ database: new PostgresDatabase({ settings, logger }), logger, instanceId: 'bench-seed' });
+  await log.open();
+  const index = log.searchIndex;
+  return {
+    write: (entries, state) => index.write(entries, state),
+    keysOf: (ids) => index.keysOf(ids),
+    state: () => index.state(),
+    removeChannelTextBefore: (channelID, day) => index.removeChannelTextBefore(channelID, day),
+    stats: () => index.stats(),
+    close: () => log.close(),
+  };
+}
