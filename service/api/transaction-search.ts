@@ -4,7 +4,9 @@
  * index's status for admins.
  */
 import { AppError } from '../errors.js';
-import { ESTIMATE_CAP, matchedKeys, searchesIndex } from '../domain/transactions/transaction-search.js';
+import { invalidInput } from '../refusals.js';
+import { badlyEscapedKeys } from '../domain/operations/log-lines.js';
+import { ESTIMATE_CAP, isSearchParam, matchedKeys, searchesIndex } from '../domain/transactions/transaction-search.js';
 import type { SearchIndexStatus, TransactionKeyMatch } from '../contracts/transactions.js';
 import type { SearchIndex } from '../storage/search-index.js';
 import type { TransactionFilter, TransactionLog } from '../storage/transactions.js';
@@ -15,6 +17,16 @@ export interface TransactionSearch {
   index: Pick<SearchIndex, 'keysOf' | 'state' | 'stats'>;
   /** How this instance's indexer fares (its last failure), when it runs here. */
   health?: () => { lastError?: string; lastRunAt?: string };
+}
+
+/**
+ * 400 for a search parameter whose percent-escapes do not decode (`patientId=%ZZ`): the query parser keeps such text as
+ * it came, so the search would look for a value the caller never meant.
+ */
+export function refuseGarbledSearch(url: string): void {
+  const at = url.indexOf('?');
+  const garbled = at < 0 ? [] : badlyEscapedKeys(url.slice(at + 1)).filter(isSearchParam);
+  if (garbled.length > 0) throw invalidInput(garbled.map((key) => ({ path: `querystring.${key}`, message: 'has a malformed percent-escape: encode the text (as %25 for %)' })));
 }
 
 /** 409 SEARCH_DISABLED for a key or text search while search is off (or not available on this service). */

@@ -195,6 +195,7 @@ describe.each(['embedded', 'postgres'] as const)('searching transactions on the 
   it('refuses bad parameters with 400s that name them', async () => {
     const cases: [string, string][] = [
       ['patientId=', 'querystring.patientId'],
+      ['patientId=%ZZ%FF', 'querystring.patientId'],
       ['authority=SMH', 'querystring.authority'],
       [`orderNumber=${'x'.repeat(201)}`, 'querystring.orderNumber'],
       ['text=%20--%20', 'querystring.text'],

@@ -11,7 +11,7 @@ import { AppError } from '../../errors.js';
 import { isAdmin } from '../../domain/access/permissions.js';
 import { forbiddenChannels, parseFilters, parseTransactionQuery, restrictToChannels, transactionAccess, viewableChannels, withSearch } from '../../domain/transactions/transaction-access.js';
 import { textSearchChannels } from '../../domain/transactions/transaction-search.js';
-import { countMatches, keyMatches, refuseSearchWhenOff, searchIndexStatus } from '../transaction-search.js';
+import { countMatches, keyMatches, refuseGarbledSearch, refuseSearchWhenOff, searchIndexStatus } from '../transaction-search.js';
 import type { TransactionSearch } from '../transaction-search.js';
 import type { TransactionAccess } from '../../domain/transactions/transaction-access.js';
 import { invalidInput } from '../../refusals.js';
@@ -137,6 +137,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
    */
   async function list(request: FastifyRequest, reply: FastifyReply, query: TransactionListQuery, forced: TransactionFilter = {}): Promise<TransactionView[] | TransactionCount | FastifyReply> {
     listed = true;
+    refuseGarbledSearch(request.url);
     const parsed = parseTransactionQuery(query);
     if (!parsed.ok) throw invalidInput(parsed.problems);
     const scope = await scopeOf(currentUser(request));
@@ -224,6 +225,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
 
     app.get('/transactions/export', { schema: { querystring: ExportQuery } }, async (request, reply) => {
       const user = currentUser(request);
+      refuseGarbledSearch(request.url);
       const parsed = parseFilters(request.query.filters);
       if (!parsed.ok) throw invalidInput(parsed.problems);
       const searched = withSearch(parsed.filter, request.query, 'querystring');
