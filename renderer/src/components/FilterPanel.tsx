@@ -3,11 +3,27 @@
  * applies after a short pause, on Enter, or when leaving the field. Each list gives its own fields, the problem with
  * its dates (if any), and what sits beside the Clear filters button.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import { Button, Group, Paper, Select, SimpleGrid, Text, TextInput } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
 import { fromLocalInput, toLocalInput } from '../data/transaction-filters';
+
+/**
+ * A panel's `change(patch)`: each patch applies to the newest filters, including those committed since the last render,
+ * so two fields committed in quick succession (one on blur, the next on Enter, before the address has re-rendered the
+ * page) both count. Spreading the rendered `filters` instead let the second commit drop the first.
+ */
+export function useFilterChange<F extends object>(filters: F, onChange: (next: F) => void): (patch: Partial<F>) => void {
+  const latest = useRef(filters);
+  useEffect(() => {
+    latest.current = filters;
+  }, [filters]);
+  return (patch) => {
+    latest.current = { ...latest.current, ...patch };
+    onChange(latest.current);
+  };
+}
 
 export interface FilterPanelProps {
   /** The fields, four to a row on a wide window. */

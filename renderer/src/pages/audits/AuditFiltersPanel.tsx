@@ -2,7 +2,7 @@
 import type { ComponentProps } from 'react';
 import { Text } from '@mantine/core';
 import type { AuditCode, AuditFilterOptions } from '../../../../service/contracts/audits';
-import { ChoiceFilter, DateFilter, FilterPanel, TextFilter } from '../../components/FilterPanel';
+import { ChoiceFilter, DateFilter, FilterPanel, TextFilter, useFilterChange } from '../../components/FilterPanel';
 import { codeOption } from './audit-view';
 import { ACTIONS, EMPTY_AUDIT_FILTERS, OUTCOMES, auditDateOrderProblem, authorityProblem, patientIdProblem } from './filters';
 import type { AuditListFilters } from './filters';
@@ -34,7 +34,7 @@ export interface AuditFiltersPanelProps {
 }
 
 export function AuditFiltersPanel({ filters, options, onChange }: AuditFiltersPanelProps) {
-  const change = (patch: Partial<AuditListFilters>) => onChange({ ...filters, ...patch });
+  const change = useFilterChange(filters, onChange);
   const sources = [...new Set(options?.auditSourceID ?? [])].sort().map((s) => ({ value: s, label: s }));
   const dateOrder = auditDateOrderProblem(filters);
 

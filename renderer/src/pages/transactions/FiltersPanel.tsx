@@ -1,7 +1,7 @@
 /** The transaction list's filters, in the shared filter panel. */
 import { useState } from 'react';
 import { Button, Group, MultiSelect, TagsInput, Text } from '@mantine/core';
-import { ChoiceFilter, DateFilter, FilterPanel, TextFilter } from '../../components/FilterPanel';
+import { ChoiceFilter, DateFilter, FilterPanel, TextFilter, useFilterChange } from '../../components/FilterPanel';
 import type { ChannelName, ClientName } from '../../api/transactions';
 import { EMPTY_FILTERS, QUICK_RANGES, activeQuickRange, dateOrderProblem, pathPatternProblem, quickRange, responseStatusProblem, splitProperty } from '../../data/transaction-filters';
 import type { ListFilters } from '../../data/transaction-filters';
@@ -41,7 +41,7 @@ function QuickRanges({ filters, onChange }: { filters: ListFilters; onChange: (r
 }
 
 export function FiltersPanel({ filters, channels, clients, showClients, onChange }: FiltersPanelProps) {
-  const change = (patch: Partial<ListFilters>) => onChange({ ...filters, ...patch });
+  const change = useFilterChange(filters, onChange);
   const channelOptions = channels.map((c) => ({ value: c._id, label: c.name }));
   const clientOptions = clients.map((c) => ({ value: c._id, label: c.name === '' ? c.clientID : `${c.name} (${c.clientID})` }));
   const [propertyError, setPropertyError] = useState<string | null>(null);
