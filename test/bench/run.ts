@@ -258,9 +258,10 @@ const scenarios: Scenario[] = [
     // Issue 20: the embedded engine, then 1, 2 and 3 instances on one PostgreSQL, and 1 with synchronous_commit off
     // (issue 38); 10 s per row (quick: 3 s), then the embedded engine and PostgreSQL on 1 instance at an even 500 req/s.
     // The issue's pages over 10,000,000 transactions in PostgreSQL are measured in the same run, after the rows.
-    run: async () => ({ ...(await clusterScenario(quick ? 3 : 10)), pages: await runLogScalePg() }),
+    // --rounds=<n> (default 1) repeats the rows in alternating order and reports each row's median round.
+    run: async () => ({ ...(await clusterScenario(quick ? 3 : 10, roundsArg === undefined ? 1 : Number(roundsArg))), pages: await runLogScalePg() }),
     print: (f: Awaited<ReturnType<typeof clusterScenario>> & { pages: Awaited<ReturnType<typeof logScalePgScenario>> }) => {
-      console.log(`\nCluster: ${f.connections} closed-loop connections (wrk) split evenly over the instances, 1 KB POST through a full-storage channel; ${f.secondsPerRow} s per row`);
+      console.log(`\nCluster: ${f.connections} closed-loop connections (wrk) split evenly over the instances, 1 KB POST through a full-storage channel; ${f.secondsPerRow} s per row${f.rounds > 1 ? `, ${f.rounds} rounds in alternating order, each row's median round by total CPU per 1,000` : ''}`);
       console.log(`load average before: ${f.loadAverageBefore.join(', ')}`);
       const name = (r: (typeof f.rows)[number]): string =>
         `${r.engine}, ${r.instances} instance${r.instances === 1 ? '' : 's'}${r.synchronousCommit === 'off' ? ', synchronous_commit = off' : ''}`;
@@ -273,6 +274,13 @@ const scenarios: Scenario[] = [
         };
       }
       console.table(table);
+      if (f.rounds > 1) {
+        console.log('Every round, in plan order (req/s, total CPU s/1,000, commits/request; paced p99 ms):');
+        f.all.forEach((measured, i) => {
+          const figures = measured.map((m) => `${m.rps} req/s ${(m.serviceCpuSecondsPer1000 + m.postgresCpuSecondsPer1000).toFixed(3)} s ${m.commitsPerRequest ?? '-'}${m.paced === undefined ? '' : ` p99 ${m.paced.p99Ms}`}`);
+          console.log(`  ${name(f.rows[i]!)}: ${figures.join(' | ')}`);
+        });
+      }
       console.log(`At an even ${f.pacedRate} requests/s (http-pacer.c, open loop, ${f.connections} connections, latency from each request's due time), ${f.secondsPerRow} s`);
       const paced: Record<string, unknown> = {};
       for (const r of f.rows) {

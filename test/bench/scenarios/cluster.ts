@@ -77,8 +77,12 @@ export interface ClusterRow {
 
 export interface ClusterFigures {
   secondsPerRow: number;
+  rounds: number;
   connections: number;
+  /** Each row's median round (one round: the only one), in plan order. */
   rows: ClusterRow[];
+  /** Every round of each row, in the same order as `rows`. */
+  all: ClusterRow[][];
   /** Load average (1, 5, 15 min) before the first row and after the last. */
   loadAverageBefore: number[];
   loadAverage: number[];
@@ -225,6 +229,8 @@ interface RowOptions {
   upstreamPort: number;
   seconds: number;
   postgres?: PostgresTarget;
+  /** Names the row's folder (and, on PostgreSQL, its database). */
+  label: string;
   /** The compiled pacer, to measure the tail at an even rate after the closed-loop run. */
   pacer?: string;
 }
@@ -261,7 +267,7 @@ async function pacedRun(instance: RunningJunction, options: RowOptions & { pacer
 async function measure(engine: 'embedded' | 'postgres', count: number, options: RowOptions): Promise<ClusterRow> {
   const { dir, upstreamPort, seconds, postgres } = options;
   const instances: RunningJunction[] = [];
-  const shared = join(dir, postgres === undefined ? `${engine}-${count}` : postgres.database);
+  const shared = join(dir, options.label);
   try {
     const env: Record<string, string> =
       postgres === undefined
@@ -319,11 +325,39 @@ async function measure(engine: 'embedded' | 'postgres', count: number, options: 
   }
 }
 
+/** One row of the plan: the embedded engine, or PostgreSQL with `count` instances. */
+interface Variant {
+  key: string;
+  engine: 'embedded' | 'postgres';
+  count: number;
+  synchronousCommitOff?: true;
+  /** Also measured at an even rate. */
+  paced?: true;
+}
+
+// The row with synchronous_commit off sits beside the default one on the same count, so in either order the two meet
+// the same neighbours on the shared machine as nearly as can be.
+const VARIANTS: Variant[] = [
+  { key: 'embedded_1', engine: 'embedded', count: 1, paced: true },
+  { key: 'cluster_1', engine: 'postgres', count: 1, paced: true },
+  { key: 'cluster_1_sync_off', engine: 'postgres', count: 1, synchronousCommitOff: true },
+  { key: 'cluster_2', engine: 'postgres', count: 2 },
+  { key: 'cluster_3', engine: 'postgres', count: 3 },
+];
+
+/** The middle element by `by` (the lower middle for an even count). */
+function median<T>(items: T[], by: (item: T) => number): T {
+  return [...items].sort((a, b) => by(a) - by(b))[Math.floor((items.length - 1) / 2)]!;
+}
+
 /**
  * The embedded engine with one instance, then PostgreSQL with 1 instance, 1 instance with synchronous_commit off,
- * 2 and 3 instances, each row measured for `seconds`; then the first two at an even rate for as long.
+ * 2 and 3 instances, each row measured for `seconds` (the first two then at an even rate for as long). With several
+ * `rounds` the order is reversed every other round, so a noisy neighbour meets every row alike, and each row reports
+ * its median round by total CPU per 1,000 (the paced figures: the median round by p99); every round is kept.
  */
-export async function clusterScenario(seconds: number): Promise<ClusterFigures> {
+export async function clusterScenario(seconds: number, rounds = 1): Promise<ClusterFigures> {
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number of 1 or more (got ${rounds})`);
   if (!wrkAvailable()) throw new Error('the cluster benchmark needs wrk on the PATH (Debian: apt-get install wrk)');
   const dir = await mkdtemp(join(tmpdir(), 'junction-bench-cluster-'));
   // As root the server runs as the `postgres` user, which must reach the data folder inside.
@@ -342,24 +376,31 @@ export async function clusterScenario(seconds: number): Promise<ClusterFigures> 
     const upstream = await startUpstream();
     running.push(upstream);
     const base = { dir, upstreamPort: upstream.port, seconds };
-    const rows: ClusterRow[] = [await measure('embedded', 1, { ...base, pacer })];
-    // The row with synchronous_commit off runs right after the default one on the same count, so the two meet the
-    // same neighbours on the shared machine as nearly as can be.
-    const plan: { count: number; database: string; synchronousCommitOff?: true; paced?: true }[] = [
-      { count: 1, database: 'cluster_1', paced: true },
-      { count: 1, database: 'cluster_1_sync_off', synchronousCommitOff: true },
-      { count: 2, database: 'cluster_2' },
-      { count: 3, database: 'cluster_3' },
-    ];
-    for (const { count, database, synchronousCommitOff, paced } of plan) {
-      // A fresh database per row, so each starts from the same empty log.
-      await sql(`${serverUrl}/postgres`, `CREATE DATABASE ${database}`);
-      // A database's setting applies to every session that connects to it afterwards: the instances' pools.
-      if (synchronousCommitOff) await sql(`${serverUrl}/postgres`, `ALTER DATABASE ${database} SET synchronous_commit = off`);
-      const postgres = { serverUrl, database, folder: dir };
-      rows.push(await measure('postgres', count, { ...base, postgres, ...(paced ? { pacer } : {}) }));
+    const byVariant = new Map<string, ClusterRow[]>(VARIANTS.map((v) => [v.key, []]));
+    for (let r = 0; r < rounds; r++) {
+      for (const variant of r % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
+        const label = rounds === 1 ? variant.key : `${variant.key}_r${r + 1}`;
+        const pacing = variant.paced ? { pacer } : {};
+        if (variant.engine === 'embedded') {
+          byVariant.get(variant.key)!.push(await measure('embedded', variant.count, { ...base, label, ...pacing }));
+          continue;
+        }
+        // A fresh database per row, so each starts from the same empty log.
+        await sql(`${serverUrl}/postgres`, `CREATE DATABASE ${label}`);
+        // A database's setting applies to every session that connects to it afterwards: the instances' pools.
+        if (variant.synchronousCommitOff) await sql(`${serverUrl}/postgres`, `ALTER DATABASE ${label} SET synchronous_commit = off`);
+        const postgres = { serverUrl, database: label, folder: dir };
+        byVariant.get(variant.key)!.push(await measure('postgres', variant.count, { ...base, label, postgres, ...pacing }));
+      }
     }
-    return { secondsPerRow: seconds, connections: CONNECTIONS, rows, loadAverageBefore, loadAverage: loadavg().map((l) => round(l, 2)), pacedRate: PACED_RATE };
+    const all = VARIANTS.map((v) => byVariant.get(v.key)!);
+    const rows = all.map((measured) => {
+      const row = { ...median(measured, (m) => m.serviceCpuSecondsPer1000 + m.postgresCpuSecondsPer1000) };
+      const paced = measured.flatMap((m) => (m.paced === undefined ? [] : [m.paced]));
+      if (paced.length > 0) row.paced = median(paced, (p) => p.p99Ms);
+      return row;
+    });
+    return { secondsPerRow: seconds, rounds, connections: CONNECTIONS, rows, all, loadAverageBefore, loadAverage: loadavg().map((l) => round(l, 2)), pacedRate: PACED_RATE };
   } finally {
     for (const r of running) await r.stop();
     await server.stop().catch(() => undefined);
