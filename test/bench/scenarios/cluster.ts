@@ -62,10 +62,14 @@ export interface ClusterRow {
   postgresCpuSecondsPer1000: number;
   /** Transactions the measured run added to the database (PostgreSQL only): at least its 2xx answers. */
   stored?: number;
-  /** PostgreSQL transactions committed (and rolled back) in the database per request answered, from pg_stat_database. */
+  /**
+   * PostgreSQL transactions committed (and rolled back) in the database per request received, from pg_stat_database.
+   * Requests received are `stored`: the answered ones and those still in flight when wrk stopped, which finish (and
+   * commit) before the counters are read; dividing by the answered ones alone overstated a slow row's figure.
+   */
   commitsPerRequest?: number;
   /**
-   * Top-level statements the database executed per request answered, from pg_stat_statements: every statement a
+   * Top-level statements the database executed per request received (`stored`), from pg_stat_statements: every statement a
    * client sent, BEGIN and COMMIT among them (a multi-statement string counts each of its statements).
    */
   statementsPerRequest?: number;
@@ -309,11 +313,13 @@ async function measure(engine: 'embedded' | 'postgres', count: number, options: 
       const { rows: setting } = await sql(urlOf(postgres), 'SHOW synchronous_commit');
       row.synchronousCommit = (setting[0] as { synchronous_commit: string }).synchronous_commit === 'off' ? 'off' : 'on';
       // After the wait for idle backends' statistics, so requests still in flight when wrk stopped count in both.
-      row.commitsPerRequest = round(((await commits(postgres)) - commitsBefore) / requests, 1);
-      const { total, shares } = statementShares(statementsBefore, await statementCalls(postgres), requests);
+      const committed = (await commits(postgres)) - commitsBefore;
+      const statementsAfter = await statementCalls(postgres);
+      row.stored = (await storedCount(urlOf(postgres))) - storedBefore;
+      row.commitsPerRequest = round(committed / row.stored, 1);
+      const { total, shares } = statementShares(statementsBefore, statementsAfter, row.stored);
       row.statementsPerRequest = total;
       row.statements = shares;
-      row.stored = (await storedCount(urlOf(postgres))) - storedBefore;
     }
     if (options.pacer !== undefined) {
       await quiet(instances);
