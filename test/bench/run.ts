@@ -255,20 +255,49 @@ const scenarios: Scenario[] = [
   },
   {
     name: 'cluster',
-    // Issue 20: the embedded engine, then 1, 2 and 3 instances on one PostgreSQL; 10 s per row (quick: 3 s).
+    // Issue 20: the embedded engine, then 1, 2 and 3 instances on one PostgreSQL, and 1 with synchronous_commit off
+    // (issue 38); 10 s per row (quick: 3 s), then the embedded engine and PostgreSQL on 1 instance at an even 500 req/s.
     // The issue's pages over 10,000,000 transactions in PostgreSQL are measured in the same run, after the rows.
-    run: async () => ({ ...(await clusterScenario(quick ? 3 : 10)), pages: await runLogScalePg() }),
+    // --rounds=<n> (default 1) repeats the rows in alternating order and reports each row's median round.
+    run: async () => ({ ...(await clusterScenario(quick ? 3 : 10, roundsArg === undefined ? 1 : Number(roundsArg))), pages: await runLogScalePg() }),
     print: (f: Awaited<ReturnType<typeof clusterScenario>> & { pages: Awaited<ReturnType<typeof logScalePgScenario>> }) => {
-      console.log(`\nCluster: ${f.connections} closed-loop connections (wrk) split evenly over the instances, 1 KB POST through a full-storage channel; ${f.secondsPerRow} s per row`);
+      console.log(`\nCluster: ${f.connections} closed-loop connections (wrk) split evenly over the instances, 1 KB POST through a full-storage channel; ${f.secondsPerRow} s per row${f.rounds > 1 ? `, ${f.rounds} rounds in alternating order, each row's median round by total CPU per 1,000` : ''}`);
+      console.log(`load average before: ${f.loadAverageBefore.join(', ')}`);
+      const name = (r: (typeof f.rows)[number]): string =>
+        `${r.engine}, ${r.instances} instance${r.instances === 1 ? '' : 's'}${r.synchronousCommit === 'off' ? ', synchronous_commit = off' : ''}`;
       const table: Record<string, unknown> = {};
       for (const r of f.rows) {
-        table[`${r.engine}, ${r.instances} instance${r.instances === 1 ? '' : 's'}`] = {
+        table[name(r)] = {
           'req/s': r.rps, 'p99 ms': r.p99Ms, 'service CPU s/1,000': r.serviceCpuSecondsPer1000, 'PostgreSQL CPU s/1,000': r.postgresCpuSecondsPer1000,
-          'total CPU s/1,000': Number((r.serviceCpuSecondsPer1000 + r.postgresCpuSecondsPer1000).toFixed(3)), requests: r.requests, 'non-2xx': r.non2xx, errors: r.errors, stored: r.stored ?? '', 'commits/request': r.commitsPerRequest ?? '',
+          'total CPU s/1,000': Number((r.serviceCpuSecondsPer1000 + r.postgresCpuSecondsPer1000).toFixed(3)), requests: r.requests, 'non-2xx': r.non2xx, errors: r.errors, stored: r.stored ?? '',
+          'commits/request': r.commitsPerRequest ?? '', 'statements/request': r.statementsPerRequest ?? '',
         };
       }
       console.table(table);
-      console.log(`load average: ${f.loadAverage.join(', ')}`);
+      if (f.rounds > 1) {
+        console.log('Every round, in plan order (req/s, total CPU s/1,000, commits/request; paced p99 ms):');
+        f.all.forEach((measured, i) => {
+          const figures = measured.map((m) => `${m.rps} req/s ${(m.serviceCpuSecondsPer1000 + m.postgresCpuSecondsPer1000).toFixed(3)} s ${m.commitsPerRequest ?? '-'}${m.paced === undefined ? '' : ` p99 ${m.paced.p99Ms}`}`);
+          console.log(`  ${name(f.rows[i]!)}: ${figures.join(' | ')}`);
+        });
+      }
+      console.log(`At an even ${f.pacedRate} requests/s (http-pacer.c, open loop, ${f.connections} connections, latency from each request's due time), ${f.secondsPerRow} s`);
+      const paced: Record<string, unknown> = {};
+      for (const r of f.rows) {
+        if (r.paced === undefined) continue;
+        const p = r.paced;
+        paced[name(r)] = {
+          'req/s': p.rps, 'p50 ms': p.p50Ms, 'p99 ms': p.p99Ms, 'service CPU s/1,000': p.serviceCpuSecondsPer1000, 'PostgreSQL CPU s/1,000': p.postgresCpuSecondsPer1000,
+          'total CPU s/1,000': Number((p.serviceCpuSecondsPer1000 + p.postgresCpuSecondsPer1000).toFixed(3)), requests: p.requests, 'non-2xx': p.non2xx, errors: p.errors,
+        };
+      }
+      console.table(paced);
+      for (const r of f.rows) {
+        if (r.statements === undefined) continue;
+        console.log(`Statements per request (pg_stat_statements, top level, 0.05 or more), ${name(r)}:`);
+        for (const s of r.statements) console.log(`  ${s.perRequest.toFixed(2)}  ${s.query}`);
+      }
+      console.log(`load average after: ${f.loadAverage.join(', ')}`);
       printLogScalePg(f.pages);
     },
   },
