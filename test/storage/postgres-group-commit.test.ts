@@ -173,3 +173,19 @@ describe('PostgreSQL transaction log group commit', () => {
     expect(a.batchStats.batches + b.batchStats.batches).toBeLessThan(2 * n);
   });
 });
+
+describe('PostgreSQL lookups asked for together', () => {
+  it('answers each of many concurrent gets, a missing id with null, and the same id twice with two copies', async () => {
+    const schema = newSchema();
+    const log = await logOf(schema, 'instance-a');
+    const docs = await Promise.all(Array.from({ length: 30 }, (_, i) => log.insert(processing(i))));
+    const missing = processing(99)._id;
+    const ids = [...docs.map((doc) => doc._id), missing, docs[0]!._id];
+    const got = await Promise.all(ids.map((id) => log.get(id)));
+    expect(got.slice(0, 30).map((record) => record?._id)).toEqual(docs.map((doc) => doc._id));
+    expect(got[30]).toBeNull();
+    expect(got[31]).toEqual(got[0]);
+    expect(got[31]).not.toBe(got[0]);
+    expect(got[0]?.request.timestamp).toBeInstanceOf(Date);
+  });
+});

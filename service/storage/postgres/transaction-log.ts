@@ -27,6 +27,7 @@ import { constraintOf, sqlState, wrapError } from './errors.js';
 import { FOLD_METRICS_SQL, numberFinished, writeFinished } from './transaction-log-finish.js';
 import { toLogConditions } from './transaction-log-where.js';
 import { PostgresSearchIndex } from './search-index.js';
+import { GroupedReads } from './grouped-reads.js';
 import { LogWriteBatches } from './transaction-log-batches.js';
 import type { BatchStats } from './transaction-log-batches.js';
 import { wordsPlanOf } from './search-where.js';
@@ -143,6 +144,11 @@ class PostgresLog implements PostgresTransactionLog {
   #opening: Promise<void> | null = null;
   #shares: { at: number; map: ReadonlyMap<string, number> } | null = null;
   readonly #batches: LogWriteBatches;
+  /** Lookups by id in the same turn (the search indexer's), read by one statement. */
+  readonly #reads = new GroupedReads<TransactionRecord>(async (ids) => {
+    const rows = await this.#query<{ id: string; doc: unknown }>('get', 'SELECT id, doc FROM transactions WHERE id = ANY($1::text[])', [ids]);
+    return new Map(rows.map((row) => [row.id, decode(row.doc) as TransactionRecord]));
+  }, structuredClone);
 
   constructor(options: PostgresTransactionLogOptions) {
     this.instanceId = options.instanceId;
@@ -221,8 +227,7 @@ class PostgresLog implements PostgresTransactionLog {
 
   async get(id: string): Promise<TransactionRecord | null> {
     if (dayOfId(id) === null) return null;
-    const rows = await this.#query<{ doc: unknown }>('get', 'SELECT doc FROM transactions WHERE id = $1', [id]);
-    return rows[0] === undefined ? null : (decode(rows[0].doc) as TransactionRecord);
+    return (await this.#reads.get(id)) ?? null;
   }
 
   async remove(id: string): Promise<boolean> {
