@@ -340,6 +340,12 @@ export const configSchema = Type.Object(
             user: Type.String({ minLength: 1, maxLength: 63, default: 'junction', description: 'PostgreSQL role Junction connects as; it needs to create tables in the database.' }),
             password: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Password of `storage.postgres.user`.', ...secret })),
             poolSize: int(1, 1000, 10, 'Most connections one Junction instance keeps open to PostgreSQL.'),
+            commitWindowMs: int(
+              0,
+              100,
+              1,
+              'Group commit of the transaction log: how long, in milliseconds, the first insert or completion of a batch waits for the others in flight to share its commit (a batch is also sent when the one before it has committed, or at 500 writes). 0 sends on the next turn of the event loop; more trades a little latency at low load for fewer commits.',
+            ),
             tls: section(
               {
                 enabled: bool(false, 'Connect to PostgreSQL over TLS, verifying the server certificate and its host name.'),

@@ -45,7 +45,7 @@ describe('file validation', () => {
     expect(config.storage.engine).toBe('postgres');
     expect(config.storage.postgres).toEqual({
       url: 'postgres://junction@db.clinic:5433/junction', host: 'db.clinic', port: 5432, database: 'junction', user: 'junction',
-      password: 'hunter22', poolSize: 20, tls: { enabled: true, caFile: '/etc/ssl/db-ca.pem' },
+      password: 'hunter22', poolSize: 20, commitWindowMs: 1, tls: { enabled: true, caFile: '/etc/ssl/db-ca.pem' },
       cluster: { heartbeatMs: 5_000, deadAfterMs: 15_000, leaseMs: 20_000 },
     });
     const fromEnv = withFile({}, { JUNCTION_STORAGE_ENGINE: 'postgres', JUNCTION_STORAGE_POSTGRES_HOST: 'db.clinic' }).config.storage;

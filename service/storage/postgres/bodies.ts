@@ -14,6 +14,7 @@ import { StoreError } from '../store.js';
 import type { PostgresDatabase } from './database.js';
 import { wrapError } from './errors.js';
 import { WholeBodyBatches } from './bodies-batch.js';
+import { GroupedReads } from './grouped-reads.js';
 
 /** Bytes per `body_chunks` row: large enough that a 100 MB body is 400 rows, small enough to hold one in memory. */
 export const CHUNK_BYTES = 256 * 1024;
@@ -33,6 +34,11 @@ export function createPostgresBodies(database: PostgresDatabase): Bodies {
 class PostgresBodies implements Bodies {
   #pool: Pool | null = null;
   readonly #wholeBodies = new WholeBodyBatches(() => this.#ready());
+  /** Bodies' rows looked up in the same turn (the search indexer reads several at once), read by one statement. */
+  readonly #headers = new GroupedReads<Header>(async (paths) => {
+    const { rows } = await this.#query<Header & { path: string }>('read', 'SELECT path, chunks, data FROM bodies WHERE path = ANY($1::text[])', [paths]);
+    return new Map(rows.map(({ path, chunks, data }) => [path, { chunks, data }]));
+  });
 
   constructor(private readonly database: PostgresDatabase) {}
 
@@ -203,8 +209,7 @@ class PostgresBodies implements Bodies {
   }
 
   async #header(path: string): Promise<Header | null> {
-    const { rows } = await this.#query<Header>('read', 'SELECT chunks, data FROM bodies WHERE path = $1', [path]);
-    return rows[0] ?? null;
+    return (await this.#headers.get(path)) ?? null;
   }
 
   /**

@@ -15,6 +15,8 @@ export interface PostgresSettings {
   user: string;
   password?: string | undefined;
   poolSize: number;
+  /** The group commit's window, in milliseconds (transaction-log-batches.ts); the log's default when absent. */
+  commitWindowMs?: number | undefined;
   tls: { enabled: boolean; caFile: string };
 }
 

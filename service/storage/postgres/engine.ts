@@ -23,7 +23,10 @@ export function createPostgresStorage(settings: PostgresSettings, context: Stora
   const { logger, instanceId } = context;
   const database = new PostgresDatabase({ settings, logger: logger.child({ component: 'postgres' }) });
   // Every row names the instance that wrote it, so a survivor finishes only a dead instance's Processing rows.
-  const transactions = createPostgresTransactionLog({ database, logger: logger.child({ component: 'transactions' }), instanceId, metricsTimeZone: context.metricsTimeZone });
+  const transactions = createPostgresTransactionLog({ database, logger: logger.child({ component: 'transactions' }), instanceId,
+    metricsTimeZone: context.metricsTimeZone,
+    ...(settings.commitWindowMs === undefined ? {} : { commitWindowMs: settings.commitWindowMs }),
+  });
   const bodies = createPostgresBodies(database);
   const audits = createPostgresAuditLog({ database });
   const refusals = new PostgresRefusalLog(database);

@@ -15,35 +15,38 @@ import type { TransactionRecord } from '../transactions.js';
 /** Appends the finished entries and metric counts of `records`, which have just reached their first final status. */
 export async function writeFinished(client: PoolClient, records: readonly TransactionRecord[], buckets: BucketStarts, at: number): Promise<void> {
   if (records.length === 0) return;
+  const values: unknown[] = [];
+  await client.query(`WITH ${finishedParts(records, buckets, at, values).join(',\n')} SELECT 1`, values);
+}
+
+/**
+ * The two data-modifying parts of a WITH that append the finished entries and metric counts of `records` (at least
+ * one), their parameters pushed onto `values`: a group commit (transaction-log-batches.ts) writes them in the same
+ * statement as the batch's rows. PostgreSQL runs every data-modifying part of a WITH once, read or not.
+ */
+export function finishedParts(records: readonly TransactionRecord[], buckets: BucketStarts, at: number, values: unknown[]): string[] {
+  const add = (value: unknown): string => {
+    values.push(value);
+    return `$${values.length}`;
+  };
   // Counted by request time, and only with a response, as OpenHIM counts.
   const counted = records.filter((record) => record.response !== undefined);
   const starts = (period: 'minute' | 'hour' | 'day') => counted.map((r) => buckets.startOf(r.request.timestamp.getTime(), period));
-  await client.query(
-    `WITH finished AS (
+  const finished = `finished_entries AS (
        INSERT INTO finished_transactions (id, channel, status, code, at, ts, retry, auto_retry)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::bigint[], $7::integer[], $8::boolean[])
-     )
-     INSERT INTO transaction_metric_counts (channel, zone, minute, hour, day, status, ms)
-     SELECT c, $9, mi, h, d, s, ms FROM unnest($10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[], $15::float8[]) AS u (c, mi, h, d, s, ms)`,
-    [
-      records.map((r) => r._id),
-      records.map((r) => r.channelID),
-      records.map((r) => r.status),
-      records.map((r) => r.response?.status ?? null),
-      records.map(() => at),
-      records.map((r) => r.request.timestamp.getTime()),
-      records.map((r) => r.autoRetryAttempt ?? null),
-      records.map((r) => r.autoRetry === true),
-      buckets.timeZone,
-      counted.map((r) => r.channelID),
-      starts('minute'),
-      starts('hour'),
-      starts('day'),
-      counted.map((r) => r.status),
-      // A clock stepped back between request and response would give a negative time: it counts as instant.
-      counted.map((r) => Math.max(0, (r.response?.timestamp.getTime() ?? 0) - r.request.timestamp.getTime())),
-    ],
-  );
+       SELECT * FROM unnest(${add(records.map((r) => r._id))}::text[], ${add(records.map((r) => r.channelID))}::text[], ${add(records.map((r) => r.status))}::text[],
+         ${add(records.map((r) => r.response?.status ?? null))}::integer[], ${add(records.map(() => at))}::bigint[], ${add(records.map((r) => r.request.timestamp.getTime()))}::bigint[],
+         ${add(records.map((r) => r.autoRetryAttempt ?? null))}::integer[], ${add(records.map((r) => r.autoRetry === true))}::boolean[])
+     )`;
+  if (counted.length === 0) return [finished];
+  const counts = `metric_counts AS (
+       INSERT INTO transaction_metric_counts (channel, zone, minute, hour, day, status, ms)
+       SELECT c, ${add(buckets.timeZone)}, mi, h, d, s, ms FROM unnest(${add(counted.map((r) => r.channelID))}::text[], ${add(starts('minute'))}::bigint[], ${add(starts('hour'))}::bigint[],
+         ${add(starts('day'))}::bigint[], ${add(counted.map((r) => r.status))}::text[],
+         -- A clock stepped back between request and response would give a negative time: it counts as instant.
+         ${add(counted.map((r) => Math.max(0, (r.response?.timestamp.getTime() ?? 0) - r.request.timestamp.getTime())))}::float8[]) AS u (c, mi, h, d, s, ms)
+     )`;
+  return [finished, counts];
 }
 
 /**

@@ -15,7 +15,7 @@ import { checkChanges } from '../changes.js';
 import type { CheckedChanges } from '../changes.js';
 import { finishInterrupted } from '../interrupted.js';
 import { StoreError, UniqueConstraintError } from '../store.js';
-import { applyTransactionChanges, checkSetFields, toStoredPush, toStoredTransaction, transactionColumns } from '../transaction-documents.js';
+import { checkSetFields, toStoredPush, toStoredTransaction, transactionColumns } from '../transaction-documents.js';
 import { normaliseTransactionFilter } from '../transaction-filter.js';
 import type { NormalisedFilter } from '../transaction-filter.js';
 import { dayOf, dayOfId, isDay } from '../transaction-ids.js';
@@ -27,6 +27,9 @@ import { constraintOf, sqlState, wrapError } from './errors.js';
 import { FOLD_METRICS_SQL, numberFinished, writeFinished } from './transaction-log-finish.js';
 import { toLogConditions } from './transaction-log-where.js';
 import { PostgresSearchIndex } from './search-index.js';
+import { GroupedReads } from './grouped-reads.js';
+import { LogWriteBatches } from './transaction-log-batches.js';
+import type { BatchStats } from './transaction-log-batches.js';
 import { wordsPlanOf } from './search-where.js';
 import type { WordsPlan } from './search-where.js';
 import type { LogConditions } from './transaction-log-where.js';
@@ -39,6 +42,8 @@ const SCAN_WINDOW = 2000;
 const DELETE_BATCH = 5000;
 const DAY_MS = 86_400_000;
 const UNIQUE_VIOLATION = '23505';
+/** The default of `storage.postgres.commitWindowMs`. */
+export const COMMIT_WINDOW_MS = 1;
 /** How long the words' shares (the plan of a search by words) are reused before PostgreSQL's statistics are read again. */
 const WORD_SHARES_MS = 60_000;
 /**
@@ -59,6 +64,11 @@ export interface PostgresTransactionLogOptions {
   now?: () => number;
   /** Rows one statement of a JavaScript-filtered scan reads; default SCAN_WINDOW. */
   scanWindowRows?: number;
+  /**
+   * How long the first insert or update of a group commit waits for others to share its commit, in milliseconds
+   * (`storage.postgres.commitWindowMs`, transaction-log-batches.ts); default COMMIT_WINDOW_MS.
+   */
+  commitWindowMs?: number;
 }
 
 /** The PostgreSQL log: the interface, and the recovery a survivor runs for an instance found dead. */
@@ -71,6 +81,8 @@ export interface PostgresTransactionLog extends TransactionLog {
    * `failInterrupted` does for this instance's own; returns how many. Call it only for an instance known to be dead.
    */
   failInterruptedOf(instanceId: string): Promise<number>;
+  /** How many group commits of inserts and updates this log has sent, and how many writes they carried. */
+  readonly batchStats: BatchStats;
 }
 
 /** Creates the PostgreSQL transaction log over `database`; nothing connects until `open()`. */
@@ -131,6 +143,12 @@ class PostgresLog implements PostgresTransactionLog {
   #pool: Pool | null = null;
   #opening: Promise<void> | null = null;
   #shares: { at: number; map: ReadonlyMap<string, number> } | null = null;
+  readonly #batches: LogWriteBatches;
+  /** Lookups by id in the same turn (the search indexer's), read by one statement. */
+  readonly #reads = new GroupedReads<TransactionRecord>(async (ids) => {
+    const rows = await this.#query<{ id: string; doc: unknown }>('get', 'SELECT id, doc FROM transactions WHERE id = ANY($1::text[])', [ids]);
+    return new Map(rows.map((row) => [row.id, decode(row.doc) as TransactionRecord]));
+  }, structuredClone);
 
   constructor(options: PostgresTransactionLogOptions) {
     this.instanceId = options.instanceId;
@@ -140,6 +158,19 @@ class PostgresLog implements PostgresTransactionLog {
     this.#now = options.now ?? Date.now;
     this.#scanWindow = options.scanWindowRows ?? SCAN_WINDOW;
     this.#buckets = new BucketStarts(this.metricsTimeZone);
+    this.#batches = new LogWriteBatches({
+      pool: () => this.#openPool(),
+      instanceId: this.instanceId,
+      buckets: this.#buckets,
+      now: this.#now,
+      windowMs: options.commitWindowMs ?? COMMIT_WINDOW_MS,
+      toStoreError,
+    });
+  }
+
+  /** How many group commits this log has sent, and how many writes they carried (tests read it). */
+  get batchStats(): BatchStats {
+    return { ...this.#batches.stats };
   }
 
   open(): Promise<void> {
@@ -158,6 +189,8 @@ class PostgresLog implements PostgresTransactionLog {
   async close(): Promise<void> {
     const opening = this.#opening;
     if (opening === null) return;
+    // What is queued is written before the pool goes (a write accepted while open is not dropped by a clean stop).
+    await this.#batches.drain();
     this.#opening = null;
     this.#pool = null;
     const opened = await opening.then(() => true, () => false);
@@ -171,17 +204,7 @@ class PostgresLog implements PostgresTransactionLog {
     } catch (err) {
       throw toStoreError('insert', err);
     }
-    const row = columns(record);
-    const sql = `INSERT INTO transactions (id, ts, channel, client, status, code, method, path, rerun, instance, doc)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb)`;
-    const values = [...row, this.instanceId, encodeDoc(record)];
-    if (record.status === 'Processing') await this.#query('insert', sql, values);
-    else {
-      await this.#transaction('insert', async (client) => {
-        await client.query(sql, values);
-        await writeFinished(client, [record], this.#buckets, this.#now());
-      });
-    }
+    await this.#batches.insert(record);
     return record;
   }
 
@@ -198,23 +221,13 @@ class PostgresLog implements PostgresTransactionLog {
     } catch (err) {
       throw toStoreError('update', err);
     }
-    return this.#transaction('update', async (client) => {
-      // The row stays locked to the commit, so a concurrent update (another push) reads what this one wrote.
-      const { rows } = await client.query<{ doc: unknown }>('SELECT doc FROM transactions WHERE id = $1 FOR UPDATE', [id]);
-      if (rows[0] === undefined) return null;
-      const record = decode(rows[0].doc) as Record<string, unknown>;
-      const wasProcessing = record.status === 'Processing';
-      const updated = applyTransactionChanges(record, update, push);
-      await rewrite(client, updated);
-      if (wasProcessing && updated.status !== 'Processing') await writeFinished(client, [updated], this.#buckets, this.#now());
-      return updated;
-    });
+    // The batch locks the row to its commit, so a concurrent update (another push) reads what this one wrote.
+    return this.#batches.update(id, update, push);
   }
 
   async get(id: string): Promise<TransactionRecord | null> {
     if (dayOfId(id) === null) return null;
-    const rows = await this.#query<{ doc: unknown }>('get', 'SELECT doc FROM transactions WHERE id = $1', [id]);
-    return rows[0] === undefined ? null : (decode(rows[0].doc) as TransactionRecord);
+    return (await this.#reads.get(id)) ?? null;
   }
 
   async remove(id: string): Promise<boolean> {

@@ -1,0 +1,317 @@
+/**
+ * Group commit for the transaction log on PostgreSQL (issue 38). Every request writes its transaction twice (the
+ * Processing insert, then its completion, with the finished entry and metric counts beside it); alone, each write is
+ * its own round trips and its own commit (its own wait for the WAL to reach the disk). Here the writes of the
+ * transactions in flight wait together and go as one batch: one multi-row statement per kind (rows inserted from
+ * `unnest`, rows rewritten from `unnest`, finished entries and metric counts appended from `unnest`), one commit.
+ *
+ * - A write is sent when the batch before it has committed, or when its window (`commitWindowMs`) has passed,
+ *   whichever is later; a batch holds at most MAX_ROWS writes. At most one batch is in flight, so under load each
+ *   batch carries everything that arrived while the previous one was committing.
+ * - Every caller's promise settles only after its batch's COMMIT: nothing is acknowledged before it is stored.
+ * - A batch that fails as a whole (the connection lost, the server gone) rejects every caller in it with the error
+ *   its write would have had alone. One bad row (an id stored twice, a value PostgreSQL refuses) fails the whole
+ *   statement: the batch is rolled back and its writes are tried again one by one, so only that row's caller fails.
+ * - Completions only append finished entries and counts (transaction-log-finish.ts), so a batch never waits for
+ *   another instance's commit, and `seq` still follows commit order: entries are numbered by readers after they
+ *   commit, batch or not.
+ */
+import type { Pool, PoolClient } from 'pg';
+import type { BucketStarts } from '../../domain/operations/metric-buckets.js';
+import type { CheckedChanges } from '../changes.js';
+import type { StoreError } from '../store.js';
+import { applyTransactionChanges, transactionColumns } from '../transaction-documents.js';
+import type { TransactionRecord } from '../transactions.js';
+import { decode, encode } from './documents.js';
+import { sqlState } from './errors.js';
+import { finishedParts } from './transaction-log-finish.js';
+
+/** Writes per batch: each is about a dozen array elements, so one statement stays far below what a message holds. */
+export const MAX_ROWS = 500;
+
+interface Insert {
+  kind: 'insert';
+  record: TransactionRecord;
+  resolve: () => void;
+  reject: (err: StoreError) => void;
+}
+
+interface Update {
+  kind: 'update';
+  id: string;
+  update: CheckedChanges;
+  push: { routes: unknown[]; orchestrations: unknown[] };
+  resolve: (record: TransactionRecord | null) => void;
+  reject: (err: StoreError) => void;
+}
+
+type Write = Insert | Update;
+
+export interface LogBatchesOptions {
+  /** The open pool; throws a StoreError when the log is not open. */
+  pool: () => Pool;
+  instanceId: string;
+  buckets: BucketStarts;
+  now: () => number;
+  /** How long the first write of a batch waits for others, in milliseconds; 0 sends on the next turn of the event loop. */
+  windowMs: number;
+  /** A failure as the caller of `action` would have had it alone. */
+  toStoreError: (action: 'insert' | 'update', err: unknown) => StoreError;
+}
+
+/** What one batch did, for the tests and the logs: how many writes shared its commit. */
+export interface BatchStats {
+  batches: number;
+  writes: number;
+}
+
+export class LogWriteBatches {
+  readonly stats: BatchStats = { batches: 0, writes: 0 };
+  readonly #options: LogBatchesOptions;
+  #queue: Write[] = [];
+  #inFlight: Promise<void> | null = null;
+  #timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+
+  constructor(options: LogBatchesOptions) {
+    this.#options = options;
+  }
+
+  /** Inserts a checked, storable record; resolves once its batch has committed. */
+  insert(record: TransactionRecord): Promise<void> {
+    return new Promise((resolve, reject) => this.#add({ kind: 'insert', record, resolve, reject }));
+  }
+
+  /** Applies checked changes to the stored record; resolves with it once committed, or null when there is none. */
+  update(id: string, update: CheckedChanges, push: Update['push']): Promise<TransactionRecord | null> {
+    return new Promise((resolve, reject) => this.#add({ kind: 'update', id, update, push, resolve, reject }));
+  }
+
+  /** Sends what is waiting now and resolves when nothing is left in flight (before the pool is closed). */
+  async drain(): Promise<void> {
+    this.#clearTimer();
+    while (this.#inFlight !== null || this.#queue.length > 0) {
+      if (this.#inFlight === null) this.#send();
+      await this.#inFlight;
+    }
+  }
+
+  #add(write: Write): void {
+    this.#queue.push(write);
+    if (this.#inFlight !== null) return;
+    if (this.#queue.length >= MAX_ROWS) {
+      this.#clearTimer();
+      this.#send();
+    } else if (this.#timer === null) {
+      const send = () => {
+        this.#timer = null;
+        if (this.#inFlight === null) this.#send();
+      };
+      this.#timer = this.#options.windowMs === 0 ? setImmediate(send) : setTimeout(send, this.#options.windowMs);
+    }
+  }
+
+  #clearTimer(): void {
+    if (this.#timer === null) return;
+    clearTimeout(this.#timer as NodeJS.Timeout);
+    clearImmediate(this.#timer as NodeJS.Immediate);
+    this.#timer = null;
+  }
+
+  #send(): void {
+    const batch = this.#take();
+    if (batch.length === 0) return;
+    this.stats.batches += 1;
+    this.stats.writes += batch.length;
+    // #write settles every caller of its batch itself; the next batch goes as soon as this one is done.
+    this.#inFlight = this.#write(batch).then(() => {
+      this.#inFlight = null;
+      if (this.#queue.length > 0) this.#send();
+    });
+  }
+
+  /**
+   * The next batch, in arrival order: up to MAX_ROWS, and stopping before an update of a transaction the batch
+   * inserts (the update reads its row before the insert's statement runs), which goes in the next one.
+   */
+  #take(): Write[] {
+    const inserted = new Set<string>();
+    let n = 0;
+    for (const write of this.#queue) {
+      if (n === MAX_ROWS) break;
+      if (write.kind === 'insert') inserted.add(write.record._id);
+      else if (inserted.has(write.id)) break;
+      n += 1;
+    }
+    return this.#queue.splice(0, n);
+  }
+
+  async #write(batch: readonly Write[]): Promise<void> {
+    let outcome: Outcome;
+    try {
+      outcome = await this.#commit(batch);
+    } catch (err) {
+      if (batch.length > 1 && oneRowFailed(err)) {
+        // Alone, in order (two writes of one transaction keep their order): each fails only if it is the bad one.
+        for (const write of batch) await this.#write([write]);
+        return;
+      }
+      const cause = err instanceof RowError ? err.error : err;
+      for (const write of batch) write.reject(this.#options.toStoreError(write.kind, cause));
+      return;
+    }
+    batch.forEach((write, i) => {
+      if (write.kind === 'insert') write.resolve();
+      else write.resolve(outcome.updated[i] ?? null);
+    });
+  }
+
+  /** Writes the batch in one SQL transaction (one statement and no BEGIN when it only inserts) and commits it. */
+  async #commit(batch: readonly Write[]): Promise<Outcome> {
+    const pool = this.#options.pool();
+    const updates = batch.filter((write): write is Update => write.kind === 'update');
+    if (updates.length === 0) {
+      const { text, values } = this.#statement(batch, new Map(), []);
+      await pool.query(text, values);
+      return { updated: [] };
+    }
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const outcome = await this.#inTransaction(client, batch, updates);
+      await client.query('COMMIT');
+      return outcome;
+    } catch (err) {
+      // A connection whose rollback fails is in an unknown state: it is discarded rather than reused.
+      await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
+        broken = rollbackErr as Error;
+      });
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async #inTransaction(client: PoolClient, batch: readonly Write[], updates: readonly Update[]): Promise<Outcome> {
+    // Locked in id order, so two instances' batches never wait on each other's rows crosswise.
+    const ids = [...new Set(updates.map((write) => write.id))].sort();
+    const { rows } = await client.query<{ id: string; doc: unknown }>('SELECT id, doc FROM transactions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
+    const current = new Map(rows.map((row) => [row.id, decode(row.doc) as Record<string, unknown>]));
+    const rewritten = new Map<string, TransactionRecord>();
+    const finished: TransactionRecord[] = [];
+    const updated: (TransactionRecord | null)[] = [];
+    batch.forEach((write, i) => {
+      if (write.kind !== 'update') return;
+      const record = current.get(write.id);
+      if (record === undefined) {
+        updated[i] = null;
+        return;
+      }
+      const wasProcessing = record.status === 'Processing';
+      let after: TransactionRecord;
+      try {
+        after = applyTransactionChanges(record, write.update, write.push);
+      } catch (err) {
+        throw new RowError(err);
+      }
+      rewritten.set(write.id, after);
+      // A copy as this write left it: a later write of the same transaction in the batch changes the record itself.
+      updated[i] = { ...after };
+      if (wasProcessing && after.status !== 'Processing') finished.push({ ...after });
+    });
+    const { text, values } = this.#statement(batch, rewritten, finished);
+    if (values.length > 0) await client.query(text, values);
+    return { updated };
+  }
+
+  /**
+   * The batch as one statement: the inserted rows, the rewritten rows, and the finished entries and metric counts of
+   * the transactions that reached a final status (inserted so, or completed by an update of the batch).
+   */
+  #statement(batch: readonly Write[], rewritten: ReadonlyMap<string, TransactionRecord>, completed: readonly TransactionRecord[]): { text: string; values: unknown[] } {
+    const values: unknown[] = [];
+    const add = (value: unknown): string => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    const parts: string[] = [];
+    const inserted = batch.filter((write): write is Insert => write.kind === 'insert').map((write) => write.record);
+    if (inserted.length > 0) {
+      const c = columnArrays(inserted);
+      parts.push(`inserted AS (
+        INSERT INTO transactions (id, ts, channel, client, status, code, method, path, rerun, instance, doc)
+        SELECT id, ts, channel, client, status, code, method, path, rerun, ${add(this.#options.instanceId)}, doc::jsonb
+          FROM unnest(${add(c.id)}::text[], ${add(c.ts)}::bigint[], ${add(c.channel)}::text[], ${add(c.client)}::text[], ${add(c.status)}::text[],
+            ${add(c.code)}::integer[], ${add(c.method)}::text[], ${add(c.path)}::text[], ${add(c.rerun)}::boolean[], ${add(c.doc)}::text[])
+            AS v (id, ts, channel, client, status, code, method, path, rerun, doc)
+      )`);
+    }
+    if (rewritten.size > 0) {
+      const c = columnArrays([...rewritten.values()]);
+      parts.push(`rewritten AS (
+        UPDATE transactions t SET ts = v.ts, channel = v.channel, client = v.client, status = v.status, code = v.code,
+          method = v.method, path = v.path, rerun = v.rerun, doc = v.doc::jsonb
+          FROM unnest(${add(c.id)}::text[], ${add(c.ts)}::bigint[], ${add(c.channel)}::text[], ${add(c.client)}::text[], ${add(c.status)}::text[],
+            ${add(c.code)}::integer[], ${add(c.method)}::text[], ${add(c.path)}::text[], ${add(c.rerun)}::boolean[], ${add(c.doc)}::text[])
+            AS v (id, ts, channel, client, status, code, method, path, rerun, doc)
+         WHERE t.id = v.id
+      )`);
+    }
+    const finished = [...inserted.filter((record) => record.status !== 'Processing'), ...completed];
+    if (finished.length > 0) parts.push(...finishedParts(finished, this.#options.buckets, this.#options.now(), values));
+    return { text: parts.length === 0 ? '' : `WITH ${parts.join(',\n')} SELECT 1`, values };
+  }
+}
+
+interface Outcome {
+  /** Each update's record as it left it, by its index in the batch (null: no such transaction). */
+  updated: (TransactionRecord | null)[];
+}
+
+/** Column arrays for `unnest`, one element per record, in the order of `transactionColumns`, and the documents. */
+function columnArrays(records: readonly TransactionRecord[]) {
+  const c = {
+    id: [] as string[],
+    ts: [] as number[],
+    channel: [] as string[],
+    client: [] as (string | null)[],
+    status: [] as string[],
+    code: [] as (number | null)[],
+    method: [] as string[],
+    path: [] as string[],
+    rerun: [] as boolean[],
+    doc: [] as string[],
+  };
+  for (const record of records) {
+    const [id, ts, channel, client, status, code, method, path, rerun] = transactionColumns(record);
+    c.id.push(id);
+    c.ts.push(ts);
+    c.channel.push(channel);
+    c.client.push(client);
+    c.status.push(status);
+    c.code.push(code);
+    c.method.push(method);
+    c.path.push(path);
+    c.rerun.push(rerun);
+    c.doc.push(JSON.stringify(encode(record)));
+  }
+  return c;
+}
+
+/** A record the update rules could not apply to: that write's own failure, found before anything was sent. */
+class RowError extends Error {
+  constructor(readonly error: unknown) {
+    super(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/**
+ * Whether a batch failed because of what one of its rows holds rather than the database or the connection: an
+ * integrity constraint (class 23: an id stored twice), a value refused (class 22), or a RowError. Its writes are then
+ * tried one by one.
+ */
+function oneRowFailed(err: unknown): boolean {
+  if (err instanceof RowError) return true;
+  const state = sqlState(err);
+  return state !== undefined && (state.startsWith('23') || state.startsWith('22'));
+}
