@@ -45,8 +45,8 @@ const WORD_SHARES_MS = 60_000;
  * The search entries (search-schema.ts) of the transactions a `gone` CTE deleted, removed by the same statement: the
  * parts of one statement commit together, so no search finds a removed transaction, nor outlives it.
  */
-const SEARCH_ENTRIES_GONE = `gone_keys AS (DELETE FROM search_keys WHERE tx IN (SELECT id FROM gone)),
-  gone_docs AS (DELETE FROM search_docs WHERE tx IN (SELECT id FROM gone))`;
+const SEARCH_ENTRIES_GONE = `gone_keys AS (DELETE FROM search_keys WHERE tx IN (SELECT decode(id, 'hex') FROM gone)),
+  gone_docs AS (DELETE FROM search_docs WHERE tx IN (SELECT decode(id, 'hex') FROM gone))`;
 
 export interface PostgresTransactionLogOptions {
   database: PostgresDatabase;
@@ -80,7 +80,8 @@ export function createPostgresTransactionLog(options: PostgresTransactionLogOpti
 }
 
 interface DocRow {
-  id: string;
+  /** The order's id column: the log's hex id, or a search index row's bytes (search-schema.ts). */
+  id: string | Buffer;
   ts: string;
   doc: unknown;
 }
@@ -116,7 +117,7 @@ interface FinishedRow {
 /** Where a keyset batch resumes: after this row, newest first. */
 interface Keyset {
   ts: number;
-  id: string;
+  id: string | Buffer;
 }
 
 class PostgresLog implements PostgresTransactionLog {
@@ -465,8 +466,9 @@ class PostgresLog implements PostgresTransactionLog {
   }
 
   /**
-   * The share of indexed transactions each common word is in, from the statistics PostgreSQL keeps of
-   * `search_docs.words` (ANALYZE, run by autovacuum as the table grows), read again at most every WORD_SHARES_MS.
+   * The share of indexed transactions each common word is in, from the statistics PostgreSQL keeps of the words'
+   * tsvector with the GIN index `search_docs_words` on it (ANALYZE, run by autovacuum as the table grows), read again
+   * at most every WORD_SHARES_MS.
    */
   async #wordShares(action: string): Promise<ReadonlyMap<string, number>> {
     const now = this.#now();
@@ -474,7 +476,7 @@ class PostgresLog implements PostgresTransactionLog {
     const rows = await this.#query<{ elems: string[] | null; freqs: number[] | null }>(
       action,
       `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs FROM pg_stats
-        WHERE schemaname = current_schema() AND tablename = 'search_docs' AND attname = 'words'`,
+        WHERE schemaname = current_schema() AND tablename = 'search_docs_words'`,
       [],
     );
     const map = new Map<string, number>();
