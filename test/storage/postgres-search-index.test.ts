@@ -235,10 +235,10 @@ describe('PostgreSQL search index: plans at scale', () => {
       SELECT tx, ts, channel, NULL, 'adt w' || (ts / 60000 % 9973) || CASE WHEN ts / 60000 % 3 = 0 THEN ' common' ELSE '' END
         FROM seeded;
       INSERT INTO search_keys (ts, channel, names, kind, tx, value, authorities)
-      SELECT ts, channel, 8, 't', tx, 'adt', NULL::text[] FROM seeded
-      UNION ALL SELECT ts, channel, 4, 'i', tx, 'c' || (ts / 60000), NULL::text[] FROM seeded
-      UNION ALL SELECT ts, channel, 1, 'i', tx, 'p' || CASE WHEN ts / 60000 % 10 = 0 THEN 0 ELSE ts / 60000 % 9001 END, '{1|hosp}'::text[] FROM seeded
-      UNION ALL SELECT ts, channel, 2, 'i', tx, 'o' || (ts / 60000 % 7919), '{2|lab}'::text[] FROM seeded;
+      SELECT ts, channel, 8, 't', tx, 'adt', NULL::text FROM seeded
+      UNION ALL SELECT ts, channel, 4, 'i', tx, 'c' || (ts / 60000), NULL::text FROM seeded
+      UNION ALL SELECT ts, channel, 1, 'i', tx, 'p' || CASE WHEN ts / 60000 % 10 = 0 THEN 0 ELSE ts / 60000 % 9001 END, E'\\x1f1|hosp\\x1f' FROM seeded
+      UNION ALL SELECT ts, channel, 2, 'i', tx, 'o' || (ts / 60000 % 7919), E'\\x1f2|lab\\x1f' FROM seeded;
       ANALYZE;`);
     expect(await log.count({ keys: [{ name: 'patientId', value: 'p0' }] })).toBeGreaterThanOrEqual(rows / 10);
 

@@ -13,7 +13,7 @@ import { StoreError } from '../store.js';
 import { isDay } from '../transaction-ids.js';
 import { wrapError } from './errors.js';
 import { isObjectId } from '../object-ids.js';
-import { kindOf, nameBit, qualifiedAuthority } from './search-keys.js';
+import { authoritiesText, kindOf, nameBit, qualifiedAuthority } from './search-keys.js';
 import type { KeyKind } from './search-keys.js';
 import { packKeys, unpackKeys } from './search-stored-keys.js';
 import { indexWords } from './search-words.js';
@@ -67,9 +67,8 @@ docs AS (
 ),
 new_keys AS (
   INSERT INTO search_keys (ts, channel, names, kind, tx, value, authorities)
-  SELECT d.ts, d.channel, k.names, k.kind, d.tx, k.value,
-         CASE WHEN jsonb_array_length(k.authorities) = 0 THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(k.authorities)) END
-    FROM unnest($6::text[], $7::"char"[], $8::text[], $9::smallint[], $10::jsonb[]) AS k (id, kind, value, names, authorities)
+  SELECT d.ts, d.channel, k.names, k.kind, d.tx, k.value, k.authorities
+    FROM unnest($6::text[], $7::"char"[], $8::text[], $9::smallint[], $10::text[]) AS k (id, kind, value, names, authorities)
     JOIN docs d ON d.tx = decode(k.id, 'hex')
    WHERE (SELECT count(*) FROM old_keys) >= 0
 )`;
@@ -217,7 +216,7 @@ function buildWrite(entries: readonly IndexedTransaction[], state: Partial<Searc
     const keyKind: string[] = [];
     const keyValue: string[] = [];
     const keyNames: number[] = [];
-    const keyAuthorities: string[] = [];
+    const keyAuthorities: (string | null)[] = [];
     for (const entry of latest.values()) {
       ids.push(entry.id);
       times.push(entry.requestTimestamp.getTime());
@@ -230,7 +229,7 @@ function buildWrite(entries: readonly IndexedTransaction[], state: Partial<Searc
         keyKind.push(row.kind);
         keyValue.push(row.value);
         keyNames.push(row.names);
-        keyAuthorities.push(JSON.stringify([...row.authorities]));
+        keyAuthorities.push(authoritiesText(row.authorities));
       }
     }
     values.push(ids, times, channels, keys, words, keyTx, keyKind, keyValue, keyNames, keyAuthorities);

@@ -22,9 +22,23 @@ export function nameBit(name: SearchableKeyName): number {
   return BITS[name];
 }
 
-/** An authority as kept: with the bit of the name of the key it qualifies. */
+/** Between the authorities of `search_keys.authorities`, and around them, so that each is found whole. */
+const SEPARATOR = '\u001f';
+
+/** An authority as kept: with the bit of the name of the key it qualifies (never holding the separator). */
 export function qualifiedAuthority(name: SearchableKeyName, authority: string): string {
-  return `${BITS[name]}|${authority}`;
+  return `${BITS[name]}|${authority.replaceAll(SEPARATOR, ' ')}`;
+}
+
+/** A key row's qualified authorities as `search_keys.authorities` keeps them; null for none. */
+export function authoritiesText(authorities: Iterable<string>): string | null {
+  const all = [...authorities];
+  return all.length === 0 ? null : `${SEPARATOR}${all.join(SEPARATOR)}${SEPARATOR}`;
+}
+
+/** What `strpos` looks for in `search_keys.authorities` to find this qualified authority. */
+export function authorityNeedle(qualified: string): string {
+  return `${SEPARATOR}${qualified}${SEPARATOR}`;
 }
 
 /** The names a condition accepts. */

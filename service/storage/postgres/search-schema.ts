@@ -73,7 +73,8 @@ INSERT INTO search_state (finished_seq, backfill_before, backfill_done, backfill
  * - Channels are numbers of `search_channels` (4 bytes a row against 25), a row per channel ever indexed.
  * - `search_keys_lookup` covers what a newest-first page by key decides before reading a transaction: the range
  *   (kind, value) newest first, the channel and the names; an authority (given with a patient ID only) is tested on
- *   the key's row. The kind is one byte (`"char"`: `i` an identifier, `t` a message type).
+ *   the key's row, where the authorities are one text (`\x1f1|mrn\x1f2|lab\x1f`, search-keys.ts), 10 bytes where an
+ *   array of one took 40. The kind is one byte (`"char"`: `i` an identifier, `t` a message type).
  * - `search_keys_tx` is a btree, whose entries of one transaction share one key (deduplication): a third of the hash.
  * - The words are a text of distinct words (a third smaller than the tsvector of the same words, which spends four
  *   bytes on each), indexed by a GIN index on the tsvector they make; its statistics tell how common a word is.
@@ -97,7 +98,7 @@ CREATE TABLE search_keys (
   kind "char" NOT NULL,
   tx bytea NOT NULL,
   value text COLLATE "C" NOT NULL,
-  authorities text[] COLLATE "C"
+  authorities text COLLATE "C"
 ) WITH (parallel_workers = 0);
 CREATE INDEX search_keys_lookup ON search_keys (kind, value, ts, tx) INCLUDE (channel, names);
 CREATE INDEX search_keys_tx ON search_keys (tx);

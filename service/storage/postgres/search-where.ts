@@ -14,7 +14,7 @@
 import type { KeyCondition } from '../../domain/clinical/clinical-key.js';
 import type { NormalisedFilter } from '../transaction-filter.js';
 import type { Params } from './filter.js';
-import { kindOf, nameBit, namesOf, qualifiedAuthority } from './search-keys.js';
+import { authorityNeedle, kindOf, nameBit, namesOf, qualifiedAuthority } from './search-keys.js';
 import { allWordsQuery, WORDS_VECTOR } from './search-words.js';
 
 /** How words alone are found: walking newest first (common words) or collected from the GIN index (the others). */
@@ -90,8 +90,8 @@ function keyMatch(key: KeyCondition, params: Params, alias: string): string {
   if (key.name !== 'any' && key.name !== 'messageType') parts.push(`(${alias}.names & ${params.add(nameBit(key.name))}::smallint) <> 0`);
   if (key.authority !== undefined) {
     const authority = key.authority;
-    const qualified = names.map((name) => qualifiedAuthority(name, authority));
-    parts.push(qualified.length === 1 ? `${params.add(qualified[0])}::text = ANY(${alias}.authorities)` : `${alias}.authorities && ${params.add(qualified)}::text[]`);
+    const found = names.map((name) => `strpos(${alias}.authorities, ${params.add(authorityNeedle(qualifiedAuthority(name, authority)))}::text) > 0`);
+    parts.push(found.length === 1 ? (found[0] as string) : `(${found.join(' OR ')})`);
   }
   return parts.join(' AND ');
 }

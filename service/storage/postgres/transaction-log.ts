@@ -20,7 +20,7 @@ import { normaliseTransactionFilter } from '../transaction-filter.js';
 import type { NormalisedFilter } from '../transaction-filter.js';
 import { dayOf, dayOfId, isDay } from '../transaction-ids.js';
 import { STREAM_BATCH } from '../transactions.js';
-import type { FinishedTransaction, MetricsRange, PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
+import type { CountOptions, FinishedTransaction, MetricsRange, PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
 import type { PostgresDatabase } from './database.js';
 import { decode, encode } from './documents.js';
 import { constraintOf, sqlState, wrapError } from './errors.js';
@@ -39,6 +39,8 @@ const SCAN_WINDOW = 2000;
 const DELETE_BATCH = 5000;
 const DAY_MS = 86_400_000;
 const UNIQUE_VIOLATION = '23505';
+/** A statement stopped by its `statement_timeout`. */
+const QUERY_CANCELED = '57014';
 /** How long the words' shares (the plan of a search by words) are reused before PostgreSQL's statistics are read again. */
 const WORD_SHARES_MS = 60_000;
 /**
@@ -250,19 +252,57 @@ class PostgresLog implements PostgresTransactionLog {
     return n;
   }
 
-  async countUpTo(filter: TransactionFilter, cap: number): Promise<{ count: number; exact: boolean }> {
+  async countUpTo(filter: TransactionFilter, cap: number, options: CountOptions = {}): Promise<{ count: number; exact: boolean }> {
     if (!Number.isSafeInteger(cap) || cap < 0) throw new StoreError(`${COLLECTION}: countUpTo needs a cap of 0 or more, not ${String(cap)}`);
+    const withinMs = options.withinMs;
+    if (withinMs !== undefined && !(Number.isFinite(withinMs) && withinMs >= 0)) throw new StoreError(`${COLLECTION}: countUpTo needs withinMs of 0 or more, not ${String(withinMs)}`);
+    const started = performance.now();
     const where = await this.#conditions('countUpTo', filter);
     let n = 0;
     if (where.test === null) {
       // One row past the cap tells "more" from "exactly the cap"; the LIMIT lets a common word's count stop early.
       const values = [...where.params.values, cap + 1];
-      const rows = await this.#query<{ n: string }>('countUpTo', `SELECT count(*) AS n FROM (SELECT 1 FROM ${where.from} WHERE ${where.sql} LIMIT $${values.length}) AS up_to`, values);
-      n = Number(rows[0]?.n ?? 0);
+      const text = `SELECT count(*) AS n FROM (SELECT 1 FROM ${where.from} WHERE ${where.sql} LIMIT $${values.length}) AS up_to`;
+      if (withinMs === undefined) {
+        n = Number((await this.#query<{ n: string }>('countUpTo', text, values))[0]?.n ?? 0);
+      } else {
+        const left = withinMs - (performance.now() - started);
+        const counted = left <= 0 ? null : await this.#countWithin(text, values, left);
+        if (counted === null) return { count: Math.min(cap, await this.#estimate(where)), exact: false };
+        n = counted;
+      }
     } else {
-      for await (const _record of this.#scan(where)) if (++n > cap) break;
+      for await (const _record of this.#scan(where)) {
+        if (++n > cap) break;
+        if (withinMs !== undefined && performance.now() - started >= withinMs) return { count: n, exact: false };
+      }
     }
     return n > cap ? { count: cap, exact: false } : { count: n, exact: true };
+  }
+
+  /**
+   * The count statement under a statement timeout of what is left of the time (at least 1 ms: 0 would be none), so
+   * the server stops it rather than finishing work nobody waits for; null when it ran out of time.
+   */
+  #countWithin(text: string, values: unknown[], ms: number): Promise<number | null> {
+    return this.#transaction('countUpTo', async (client) => {
+      await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(ms))}`);
+      try {
+        const { rows } = await client.query<{ n: string }>(text, values);
+        return Number(rows[0]?.n ?? 0);
+      } catch (err) {
+        // The transaction is aborted; its COMMIT then only rolls it back.
+        if (sqlState(err) === QUERY_CANCELED) return null;
+        throw err;
+      }
+    });
+  }
+
+  /** The planner's estimate of the matches, from the statistics (a word's share of the indexed transactions, say). */
+  async #estimate(where: LogConditions): Promise<number> {
+    const rows = await this.#query<{ 'QUERY PLAN': { Plan?: { 'Plan Rows'?: number } }[] }>('countUpTo', `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${where.from} WHERE ${where.sql}`, where.params.values);
+    const planned = rows[0]?.['QUERY PLAN'][0]?.Plan?.['Plan Rows'];
+    return typeof planned === 'number' && Number.isFinite(planned) ? Math.max(0, Math.round(planned)) : 0;
   }
 
   async *stream(filter: TransactionFilter, options: PageOptions = { limit: 0 }): AsyncGenerator<TransactionRecord> {
