@@ -95,7 +95,11 @@ export class PostgresSearchIndex implements SearchIndex {
     if (ids.length === 0) return result;
     if (!ids.every((id) => typeof id === 'string')) throw new StoreError(`${COLLECTION}: keysOf needs transaction ids`);
     const rows = await this.#query<{ tx: string; keys: StoredKey[] }>('keysOf', "SELECT tx, keys FROM search_docs WHERE tx = ANY($1::text[]) AND keys <> '[]'::jsonb", [ids]);
-    for (const row of rows) result.set(row.tx, row.keys.map(fromStored));
+    // The searchable keys only, as the interface says (SQLite keeps no others).
+    for (const row of rows) {
+      const keys = row.keys.map(fromStored).filter((key) => (SEARCHABLE_KEY_NAMES as readonly string[]).includes(key.name));
+      if (keys.length > 0) result.set(row.tx, keys);
+    }
     return result;
   }
 

@@ -2,8 +2,8 @@
  * The search index (issue 37) in the transaction log's own file, transactions.sqlite, so removing transactions
  * removes their entries in the same commit and a backup copies both as of one moment.
  *
- * - `search_docs`: one row per indexed transaction: its `docid`, id, request time, channel and the keys as extracted
- *   (for showing why a row matched). The docid is the request's epoch second times 2^20 plus a counter within that
+ * - `search_docs`: one row per indexed transaction: its `docid`, id, request time, channel and its searchable keys as
+ *   extracted (for showing why a row matched; the others, shown nowhere, were most of the row before session 17). The docid is the request's epoch second times 2^20 plus a counter within that
  *   second, so docid order is request-time order to the second: the full-text index, whose matches come out in docid
  *   order, can then be read newest first a window at a time instead of sorting every match of a common word.
  * - `search_terms`: the four searchable keys, normalised, each written as one term (`keyTerms`) of an FTS5
@@ -22,7 +22,7 @@
  * dropped at open and rebuilt the same way (`SearchTables.upgraded` says so, for the log's line).
  */
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
-import { normaliseKeyValue } from '../../domain/clinical/clinical-key.js';
+import { normaliseKeyValue, SEARCHABLE_KEY_NAMES } from '../../domain/clinical/clinical-key.js';
 import type { ClinicalKey, ClinicalKeyName, KeyCondition, SearchableKeyName } from '../../domain/clinical/clinical-key.js';
 import { StoreError } from '../store.js';
 import type { IndexedTransaction, SearchIndex, SearchIndexState } from '../search-index.js';
@@ -126,8 +126,9 @@ const NAMES_BY_CODE = new Map(Object.entries(NAME_CODES).map(([name, code]) => [
 /** A key as stored: [name code, value, authority or '', field, 0 request | 1 response]. */
 type StoredKey = [number | string, string, string, string, 0 | 1];
 
+/** Only the searchable keys are kept with the doc: they are all `keysOf` answers (the ones a search can have matched). */
 function encodeKeys(keys: readonly ClinicalKey[]): string {
-  return JSON.stringify(keys.map((key): StoredKey => [(NAME_CODES as Record<string, number | undefined>)[key.name] ?? key.name, key.value, key.authority ?? '', key.field, key.part === 'response' ? 1 : 0]));
+  return JSON.stringify(keys.filter((key) => (SEARCHABLE_KEY_NAMES as readonly string[]).includes(key.name)).map((key): StoredKey => [(NAME_CODES as Record<string, number | undefined>)[key.name] ?? key.name, key.value, key.authority ?? '', key.field, key.part === 'response' ? 1 : 0]));
 }
 
 function decodeKeys(text: string): ClinicalKey[] {
