@@ -221,7 +221,8 @@ function buildWrite(entries: readonly IndexedTransaction[], state: Partial<Searc
       ids.push(entry.id);
       times.push(entry.requestTimestamp.getTime());
       channels.push(channelNumbers.get(entry.channelID) ?? 0);
-      keys.push(packKeys(entry.keys)?.toString('base64') ?? null);
+      // Only the searchable keys are kept: they are all a match shows (keysOf).
+      keys.push(packKeys(entry.keys.filter((key) => SEARCHABLE.has(key.name)))?.toString('base64') ?? null);
       const text = indexWords(entry.text).join(' ');
       words.push(text === '' ? null : text);
       for (const row of searchableKeys(entry.keys)) {

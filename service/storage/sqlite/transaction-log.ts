@@ -538,8 +538,8 @@ class SqliteLog implements SqliteTransactionLog {
       const win = driverWindow(driver, plan.bounds, cursor, size);
       const rows = await this.#run('count', (_s, db) => db.prepare<SqlValue[], { docid: number; ts: number | null }>(win.sql).all(...win.params));
       const last: DriverCursor | null = cursor;
-      // Text windows go by offset: matches written above since the last window are counted already.
-      n += driver.kind === 'text' && last !== null ? rows.filter((row) => row.docid < last.docid).length : rows.length;
+      // Windows go by offset: matches written above since the last window are counted already.
+      n += last !== null ? rows.filter((row) => row.docid < last.docid).length : rows.length;
       const tail = rows.at(-1);
       if (tail === undefined || rows.length < size) return { n: Math.min(n, most), stopped: false };
       offset += rows.length;
@@ -559,15 +559,15 @@ class SqliteLog implements SqliteTransactionLog {
    * the rest of the filter on its transaction row, with a pause for the event loop between windows. A page reads only
    * as far as it needs; the windows bound each pause however many transactions a patient or a word has.
    *
-   * The driver's order is by request time (a key) or request second (the text); rows of one time or second are put in
-   * the log's order (time, then id) before they are yielded, so every engine pages alike.
+   * The driver's order is by request second (docid order, for a key's terms as for the words); rows of one second are
+   * put in the log's order (time, then id) before they are yielded, so every engine pages alike.
    */
   async *#indexScan(plan: Plan, driver: SearchDriver, withDocs: boolean, wanted = 250): AsyncGenerator<IndexedRow> {
     const { onEntry, onRow } = plan;
     const checks = afterDriver(driver);
     const bounds = { ...(plan.bounds.fromMs === undefined ? {} : { fromMs: plan.bounds.fromMs }), ...(plan.bounds.toMs === undefined ? {} : { toMs: plan.bounds.toMs }) };
-    const groupOf = driver.kind === 'key' ? (row: IndexedRow) => row.ts : (row: IndexedRow) => docidSecond(row.docid);
-    const order = driver.kind === 'key' ? 'ORDER BY d.ts DESC, d.docid DESC' : 'ORDER BY d.docid DESC';
+    const groupOf = (row: IndexedRow): number => docidSecond(row.docid);
+    const order = 'ORDER BY d.docid DESC';
     const picked = withDocs ? 'doc' : "''";
     // Entries exist only for stored transactions (written after checking, removed in the same commit), so a count with
     // nothing to check on the row never reads one: a count of a common word reads the index alone.
@@ -597,7 +597,7 @@ class SqliteLog implements SqliteTransactionLog {
           )
           .all(...onEntry.params, ...checks.params, ...rowPart.params, ...win.params),
       );
-      const seen: DriverCursor | null = driver.kind === 'text' ? cursor : null;
+      const seen: DriverCursor | null = cursor;
       for (const row of rows) {
         // Written above since the last window (text windows go by offset): read already.
         if (seen !== null && row.docid >= seen.docid) continue;
@@ -825,6 +825,9 @@ class SqliteLog implements SqliteTransactionLog {
         const statements = prepare(db);
         // Created here when missing: a data folder from before the search index upgrades in place.
         this.#search = new SearchTables(db);
+        if (this.#search.upgraded) {
+          this.logger.warn('the search index was of an earlier layout: it was dropped and is rebuilt in the background from the stored bodies (newest first)');
+        }
         this.#knownDays = new Set(statements.days.all().map((row) => row.day));
         return statements;
       },
@@ -953,13 +956,13 @@ const TIMED_COUNT_WINDOW = 500;
 const TIME_CHECK_ROWS = 100;
 
 /**
- * Whether the driver's entries alone answer a count: nothing else to check (the text's time bounds are to the second,
- * so a text search with a time range checks each entry).
+ * Whether the driver's entries alone answer a count: nothing else to check (the driver's time bounds are to the
+ * second, so a search with a time range checks each entry).
  */
 function driverAlone(plan: Plan, driver: SearchDriver): boolean {
-  // A key's time bounds are exact in its range; the channels are on the entry's transaction.
+  // The channels are on the entry's transaction; the driver's time bounds are to the second.
   if (plan.onRow !== null || plan.bounds.channels !== undefined || afterDriver(driver).sql !== '1') return false;
-  return driver.kind === 'key' || (plan.bounds.fromMs === undefined && plan.bounds.toMs === undefined);
+  return plan.bounds.fromMs === undefined && plan.bounds.toMs === undefined;
 }
 
 /** The channel and time conditions on an index entry (`d` in the index-driven scan). */
