@@ -113,7 +113,7 @@ export class Junction {
     const transports = await life.add('transports', () => transportsWing(core, { storage, store, keystore, audit, pipelines, refusals }));
     const services = await life.add('services', () => servicesWing(core, { storage, store, cache, notify, pipelines, scheduling, transports, settings, refusals }));
     const requestRestart = (by: string) => this.#requestRestart(by);
-    const attention = await life.add('attention', () => attentionWing(core, { storage, store, keystore, backups, disk, transports, services, notify, refusals }));
+    const attention = await life.add('attention', () => attentionWing(core, { storage, store, keystore, backups, disk, transports, services, notify, refusals, search }));
     const api = await life.add('api', () => apiWing(core, { storage, store, keystore, accounts, audit, disk, backups, pipelines, transports, services, attention, requestRestart, refusals, search }));
     const listening = await life.add('listen', () => listenWing(core, storage, transports, api));
     await life.add('ready', () => readyWing(core, { storage, keystore, audit, scheduling, api, listening }));

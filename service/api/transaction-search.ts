@@ -15,6 +15,8 @@ export interface TransactionSearch {
   /** `search.enabled`: off, nothing is indexed and a key or text search is refused rather than answered wrongly. */
   enabled: boolean;
   index: Pick<SearchIndex, 'keysOf' | 'state' | 'stats'>;
+  /** `search.countWithinMs`: how long a text search's count may take before its total is estimated. */
+  countWithinMs?: number;
   /** How this instance's indexer fares (its last failure), when it runs here. */
   health?: () => { lastError?: string; lastRunAt?: string };
 }
@@ -50,13 +52,16 @@ export async function keyMatches(filter: TransactionFilter, ids: readonly string
 }
 
 /**
- * How many transactions match: exact, except for a text search, which counts up to ESTIMATE_CAP and then says it
- * stopped (a common word can match millions of bodies; the list still answers its page at once).
+ * How many transactions match: exact, except for a text search, which counts up to ESTIMATE_CAP, for at most
+ * `withinMs`, and then says it stopped (a common word can match millions of bodies, and reading their postings from
+ * a cold disk takes seconds): the count so far or the engine's estimate, never less than `atLeast` (what the page
+ * already showed: its offset and rows).
  */
-export async function countMatches(log: TransactionLog, filter: TransactionFilter, cap = ESTIMATE_CAP): Promise<{ count: number; estimated: boolean }> {
+export async function countMatches(log: TransactionLog, filter: TransactionFilter, cap = ESTIMATE_CAP, options: { withinMs?: number; atLeast?: number } = {}): Promise<{ count: number; estimated: boolean }> {
   if (filter.text === undefined) return { count: await log.count(filter), estimated: false };
-  const counted = await log.countUpTo(filter, cap);
-  return { count: counted.count, estimated: !counted.exact };
+  const counted = await log.countUpTo(filter, cap, options.withinMs === undefined ? {} : { withinMs: options.withinMs });
+  if (counted.exact) return { count: counted.count, estimated: false };
+  return { count: Math.max(counted.count, Math.min(cap, options.atLeast ?? 0)), estimated: true };
 }
 
 /** `GET /transactions/search-index`: the state the indexer keeps with the index, and its size. */

@@ -8,6 +8,8 @@ import type { AlertMethod, ChannelListener } from '../contracts/channels.js';
 import type { DiskSpace } from '../contracts/api.js';
 import type { BackupStatus } from '../contracts/backup.js';
 import type { Store, StoreHealth } from '../storage/store.js';
+import type { SearchIndex } from '../storage/search-index.js';
+import type { TransactionLog } from '../storage/transactions.js';
 import type { MediatorRecord } from '../storage/records.js';
 import { ADMIN_GROUP } from '../domain/access/permissions.js';
 import { expiringCertificates } from '../domain/alerts/certificate-expiry.js';
@@ -27,6 +29,7 @@ import {
   mediatorOfflineItems,
   messagingItems,
   refusingChannelItems,
+  searchIndexItems,
 } from '../domain/operations/attention.js';
 import type { ChannelRefusals, MessagingSetup } from '../domain/operations/attention.js';
 
@@ -57,6 +60,13 @@ export interface AttentionDeps {
   disk: () => DiskSpace | undefined;
   /** The store's health: whether its database server answers. */
   storeHealth: () => StoreHealth;
+  /** The search index (issue 37), the log it follows and this instance's indexer's last failure; nothing when off. */
+  search: {
+    enabled: boolean;
+    index: Pick<SearchIndex, 'state'>;
+    log: Pick<TransactionLog, 'lastFinishedSeq' | 'finishedAfter'>;
+    lastError: () => string | undefined;
+  };
   settings: {
     reportsEnabled: boolean;
     refusalWindowMinutes: number;
@@ -67,7 +77,7 @@ export interface AttentionDeps {
 }
 
 /** The named parts of the list, each read on its own so one that fails does not hide the others. */
-export const ATTENTION_SOURCES = ['messaging', 'failed messages', 'refusals', 'channel access', 'listeners', 'mediators', 'certificates', 'backups', 'disk space', 'database', 'auto retry'] as const;
+export const ATTENTION_SOURCES = ['messaging', 'failed messages', 'refusals', 'channel access', 'listeners', 'mediators', 'certificates', 'backups', 'disk space', 'database', 'auto retry', 'search index'] as const;
 export type AttentionSourceName = (typeof ATTENTION_SOURCES)[number];
 
 type Source = (deps: AttentionDeps, now: Date) => Promise<AttentionItem[]>;
@@ -155,6 +165,18 @@ async function autoRetry(deps: AttentionDeps, now: Date): Promise<AttentionItem[
   return autoRetryItems({ count, oldest: oldest[0]?.queuedAt ?? now, channels: channels.map((c) => ({ _id: c._id, name: c.name })) }, threshold, now);
 }
 
+/** The search index against the log's completed transactions: from what both store, so any instance can tell. */
+async function searchIndex(deps: AttentionDeps, now: Date): Promise<AttentionItem[]> {
+  const { search } = deps;
+  if (!search.enabled) return [];
+  const [state, last] = await Promise.all([search.index.state(), search.log.lastFinishedSeq()]);
+  const pending = Math.max(0, last - state.finishedSeq);
+  if (pending === 0) return [];
+  const [oldest] = await search.log.finishedAfter(state.finishedSeq, 1);
+  const lastError = search.lastError();
+  return searchIndexItems({ pending, ...(oldest === undefined ? {} : { oldestPendingAt: oldest.at }), ...(lastError === undefined ? {} : { lastError }) }, now);
+}
+
 /** Each source, by name: the table that makes the list. */
 export const SOURCES: Record<AttentionSourceName, Source> = {
   messaging,
@@ -168,4 +190,5 @@ export const SOURCES: Record<AttentionSourceName, Source> = {
   'disk space': disk,
   database,
   'auto retry': autoRetry,
+  'search index': searchIndex,
 };

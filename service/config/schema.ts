@@ -303,6 +303,7 @@ export const configSchema = Type.Object(
       {
         enabled: bool(true, 'Index clinical keys (patient IDs, order numbers, control IDs, message types) and the words of stored bodies as transactions complete, and walk back over older transactions in the background (issue 37); false indexes nothing and a search by key or text is refused with SEARCH_DISABLED.'),
         maxTextBytes: int(0, 16_777_216, 65_536, "Bytes of each stored body whose words go into the full-text index (0: keys only). Keys are read from at least the first MiB of a body whatever this says."),
+        countWithinMs: int(0, 60_000, 400, 'Milliseconds a text search may spend counting its matches for the list\'s total, after its page is read: past it (or past 10,000 matches) the total is answered as estimated (`estimated: true`: what was counted, or PostgreSQL\'s estimate from its statistics), so a common word\'s first page is never kept waiting by its count. 0: always estimated.'),
       },
       'The search index of stored transactions (docs/operations/search-index.md).',
     ),

@@ -19,6 +19,7 @@ export const ATTENTION_KINDS = [
   'disk-low',
   'auto-retry-growing',
   'database-unreachable',
+  'search-index-behind',
   'check-failed',
 ] as const;
 export type AttentionKind = (typeof ATTENTION_KINDS)[number];

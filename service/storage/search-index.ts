@@ -34,7 +34,10 @@ export interface SearchIndexState {
 export interface SearchIndex {
   /** Stores the entries (each replacing that transaction's earlier ones) and, when given, the state, in one commit. */
   write(entries: readonly IndexedTransaction[], state?: Partial<SearchIndexState>): Promise<void>;
-  /** The stored keys of these transactions, for showing why each matched; a transaction without keys is absent. */
+  /**
+   * The searchable keys (patient ID, order number, control ID, message type) of these transactions as extracted, for
+   * showing why each matched; a transaction without any is absent. The other keys extraction reads are not kept.
+   */
   keysOf(ids: readonly string[]): Promise<Map<string, ClinicalKey[]>>;
   state(): Promise<SearchIndexState>;
   /** Drops the body words (keys stay) of one channel's transactions of the days before `day`: its bodies aged out. */

@@ -90,6 +90,12 @@ export interface MetricsRange {
   channelIDs?: readonly string[];
 }
 
+/** How long a count may take (`TransactionLog.countUpTo`). */
+export interface CountOptions {
+  /** Milliseconds of counting before the answer is given as it stands (not exact); none: count to the cap. */
+  withinMs?: number;
+}
+
 /** The transaction log. All methods reject with a `StoreError` subclass on failure. */
 export interface TransactionLog {
   /** Opens the log's files or connection. Rejects with `StoreOpenError` naming what to inspect or restore. */
@@ -111,8 +117,10 @@ export interface TransactionLog {
   /**
    * Counts matches, stopping after `cap`: `exact` is false when there are more than `cap` (then `count` is `cap`).
    * What the list answers for a filter that matches millions (a common word), where an exact count would take seconds.
+   * With `withinMs`, counting also stops after about that long (`exact` false): `count` is then what was counted so
+   * far, or the engine's estimate from its statistics (PostgreSQL), at most `cap`.
    */
-  countUpTo(filter: TransactionFilter, cap: number): Promise<{ count: number; exact: boolean }>;
+  countUpTo(filter: TransactionFilter, cap: number, options?: CountOptions): Promise<{ count: number; exact: boolean }>;
   /**
    * Every match (or the page `options` asks for; `limit: 0` is no limit), newest first, read `STREAM_BATCH` rows at a
    * time only as the consumer asks, so an export or an unlimited list never holds the whole log in memory.

@@ -94,7 +94,7 @@ export async function apiWing(core: Core, parts: ApiParts): Promise<Wing<Api>> {
       events,
       transactions: pipelines.log,
       transactionBodyCapBytes: config.router.maxBodyBytes,
-      search: { enabled: parts.search.enabled, index: parts.search.index, health: () => parts.search.indexer?.health() ?? {} },
+      search: { enabled: parts.search.enabled, index: parts.search.index, countWithinMs: config.search.countWithinMs, health: () => parts.search.indexer?.health() ?? {} },
       bodies: storage.bodies,
       prometheus,
       prometheusPublic: config.prometheus.public,

@@ -22,6 +22,7 @@ import type { Notify } from './notify.js';
 import type { Transports } from './transports.js';
 import type { Services } from './services.js';
 import type { Wing } from './lifecycle.js';
+import type { Search } from './search.js';
 
 export interface AttentionWing {
   attention: Attention;
@@ -41,11 +42,12 @@ export interface AttentionParts {
   services: Services;
   notify: Notify;
   refusals: RefusalRecorder;
+  search: Search;
 }
 
 export function attentionWing(core: Core, parts: AttentionParts): Wing<AttentionWing> {
   const { config, logger, options } = core;
-  const { storage, store, keystore, backups, disk, transports, services, notify, refusals } = parts;
+  const { storage, store, keystore, backups, disk, transports, services, notify, refusals, search } = parts;
   const messaging: MessagingCheck = () => notify.missing();
   const recentRefusals: RecentRefusals = recordedRefusals(refusals);
   const attention = new Attention(
@@ -60,6 +62,12 @@ export function attentionWing(core: Core, parts: AttentionParts): Wing<Attention
       backups: () => backups.status(),
       disk: () => disk.watcher.space,
       storeHealth: () => store.health(),
+      search: {
+        enabled: search.enabled,
+        index: search.index,
+        log: storage.transactions,
+        lastError: () => search.indexer?.health().lastError,
+      },
       settings: {
         reportsEnabled: config.reports.enableReports,
         refusalWindowMinutes: config.attention.refusalWindowMinutes,

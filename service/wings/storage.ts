@@ -14,6 +14,7 @@ import type { KeystoreDocumentStore } from '../storage/keystore-document.js';
 import type { TransactionLog } from '../storage/transactions.js';
 import type { Store } from '../storage/store.js';
 import type { Bodies } from '../storage/bodies/bodies.js';
+import { RecentBodies } from '../storage/bodies/recent-bodies.js';
 import type { SearchIndex } from '../storage/search-index.js';
 import { createCluster } from '../cluster/index.js';
 import type { Cluster } from '../cluster/index.js';
@@ -71,11 +72,13 @@ export function storageWing(core: Core): Wing<Storage> {
   });
   // Writes are announced to the other instances (a no-op on the embedded engine).
   const engine = cluster.announce(storage.store);
+  // With search on, the indexer takes each new body from memory instead of reading it back (recent-bodies.ts).
+  const bodies = config.search.enabled ? new RecentBodies(storage.bodies) : storage.bodies;
   return {
     offers: {
       engine,
       transactions: storage.transactions,
-      bodies: storage.bodies,
+      bodies,
       searchIndex: storage.searchIndex,
       audits: storage.audits,
       refusals: storage.refusals,

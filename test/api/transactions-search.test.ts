@@ -12,6 +12,8 @@ import { createTestDatabase } from '../helpers/postgres.js';
 import type { TestDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/wait.js';
 import { countMatches } from '../../service/api/transaction-search.js';
+import { ESTIMATE_CAP } from '../../service/domain/transactions/transaction-search.js';
+import { tx } from '../storage/transaction-log-contract.js';
 
 interface Row {
   _id: string;
@@ -223,6 +225,24 @@ describe.each(['embedded', 'postgres'] as const)('searching transactions on the 
     expect((status.body as { transactions: number }).transactions).toBeGreaterThanOrEqual(6);
     expect((await get('/transactions/search-index', lab)).status).toBe(403);
     expect((await t.inject('/transactions/search-index')).status).toBe(401);
+  });
+
+  it('bounds a text search\'s count in time as well: out of time, the total is estimated, never below the page', async () => {
+    // 800 transactions saying "plentiful": under the cap, so only the time bound can make the count an estimate.
+    const records = Array.from({ length: 800 }, (_, i) => tx(new Date(Date.UTC(2026, 1, 1, 0, 0, i)).toISOString(), { channelID: channels.full ?? '' }));
+    for (const record of records) await t.junction.transactions.insert(record);
+    // The indexer has read their (bodiless) completions before the entries are written, so it cannot replace them.
+    await until('the indexer to pass the new transactions', async () => ((await t.junction.search.index.state()).finishedSeq >= (await t.junction.transactions.lastFinishedSeq()) ? true : undefined));
+    for (let at = 0; at < records.length; at += 400) {
+      await t.junction.search.index.write(records.slice(at, at + 400).map((r) => ({ id: r._id, requestTimestamp: r.request.timestamp, channelID: r.channelID, keys: [], text: 'plentiful words' })));
+    }
+    expect(await countMatches(t.junction.transactions, { text: 'plentiful' })).toEqual({ count: 800, estimated: false });
+    const bounded = await countMatches(t.junction.transactions, { text: 'plentiful' }, ESTIMATE_CAP, { withinMs: 0, atLeast: 20 });
+    expect(bounded.estimated).toBe(true);
+    expect(bounded.count).toBeGreaterThanOrEqual(20);
+    expect(bounded.count).toBeLessThanOrEqual(ESTIMATE_CAP);
+    // Counts by key stay exact whatever the time.
+    expect(await countMatches(t.junction.transactions, { keys: [{ name: 'patientId', value: 'mrn-1004' }] }, ESTIMATE_CAP, { withinMs: 0 })).toEqual({ count: 5, estimated: false });
   });
 });
 

@@ -56,6 +56,15 @@ function searchTransactions(): number | undefined {
   return n;
 }
 
+/** `--rounds=<n>`: the search scenario's ingest rounds instead of the mode's (more rounds, a steadier median). */
+function searchRounds(): number | undefined {
+  const arg = process.argv.find((a) => a.startsWith('--rounds='))?.slice('--rounds='.length);
+  if (arg === undefined) return undefined;
+  const n = Number(arg);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 50) throw new Error('--rounds must be a whole number from 1 to 50');
+  return n;
+}
+
 /** `--engines=sqlite,postgres`: which engines the search scenario seeds and queries (both by default; `none`: ingest only). */
 function searchEngines(): ('sqlite' | 'postgres')[] | undefined {
   const arg = process.argv.find((a) => a.startsWith('--engines='))?.slice('--engines='.length);
@@ -304,8 +313,9 @@ const scenarios: Scenario[] = [
   {
     name: 'search',
     // Issue 37: 10,000,000 transactions over a year on both engines (quick: 300,000 over a month); JUNCTION_BENCH_LOG_DIR
-    // and JUNCTION_BENCH_PG_DIR keep the seeded data. Ingest: 5 rounds of 10 s per path and service (quick: 3 of 4 s).
-    run: () => searchScenario(searchTransactions() ?? (quick ? 300_000 : 10_000_000), quick ? 30 : 365, { ingestSeconds: quick ? 4 : 10, ingestRounds: quick ? 3 : 5, engines: searchEngines() }),
+    // and JUNCTION_BENCH_PG_DIR keep the seeded data. Ingest: 5 rounds of 10 s per path and service (quick: 3 of 4 s; --rounds=<n>); JUNCTION_BENCH_PROFILE_DIR=<dir>
+    // runs both ingest services under `node --cpu-prof` and writes their profiles there (a profiled run's CPU is not a figure).
+    run: () => searchScenario(searchTransactions() ?? (quick ? 300_000 : 10_000_000), quick ? 30 : 365, { ingestSeconds: quick ? 4 : 10, ingestRounds: searchRounds() ?? (quick ? 3 : 5), engines: searchEngines(), profileDir: process.env.JUNCTION_BENCH_PROFILE_DIR }),
     print: printSearch,
   },
   {

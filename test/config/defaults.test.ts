@@ -56,7 +56,7 @@ describe('defaults', () => {
       auditEvents: { interface: 'internal', host: '', port: 5051, auditSourceID: 'Junction', maxQueued: 100_000, retryMaxSeconds: 300 },
       logging: { level: 'info', file: { enabled: true, maxSizeMB: 10, maxFiles: 7 } },
       retention: { maxAgeDays: 0 },
-      search: { enabled: true, maxTextBytes: 65_536 },
+      search: { enabled: true, maxTextBytes: 65_536, countWithinMs: 400 },
       storage: {
         engine: 'embedded',
         compactionIntervalMinutes: 60,

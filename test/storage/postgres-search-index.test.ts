@@ -228,14 +228,17 @@ describe('PostgreSQL search index: plans at scale', () => {
       SELECT id, ts, channel, NULL, 'Successful', 200, 'POST', '/hl7', false, 'seed', jsonb_build_object('_id', id, 'channelID', channel)
         FROM (SELECT lpad(to_hex(ts / 1000), 8, '0') || lpad(to_hex(i), 16, '0') AS id, ts, 'ch-' || (i % 5) AS channel
                 FROM (SELECT i, ${start}::bigint + i::bigint * 60000 AS ts FROM generate_series(1, ${rows}) AS i) AS s) AS r;
+      INSERT INTO search_channels (channel) SELECT 'ch-' || i FROM generate_series(0, 4) AS i;
+      CREATE TEMPORARY VIEW seeded AS
+        SELECT decode(t.id, 'hex') AS tx, t.ts, c.id AS channel FROM transactions t JOIN search_channels c ON c.channel = t.channel;
       INSERT INTO search_docs (tx, ts, channel, keys, words)
-      SELECT id, ts, channel, '[]'::jsonb, array_to_tsvector(ARRAY['adt', 'w' || (ts / 60000 % 9973)] || CASE WHEN ts / 60000 % 3 = 0 THEN ARRAY['common'] ELSE ARRAY[]::text[] END)
-        FROM transactions;
-      INSERT INTO search_keys (tx, kind, value, ts, channel, names, authorities)
-      SELECT id, 'type', 'adt', ts, channel, 8, NULL::text[] FROM transactions
-      UNION ALL SELECT id, 'id', 'c' || (ts / 60000), ts, channel, 4, NULL::text[] FROM transactions
-      UNION ALL SELECT id, 'id', 'p' || CASE WHEN ts / 60000 % 10 = 0 THEN 0 ELSE ts / 60000 % 9001 END, ts, channel, 1, '{1|hosp}'::text[] FROM transactions
-      UNION ALL SELECT id, 'id', 'o' || (ts / 60000 % 7919), ts, channel, 2, '{2|lab}'::text[] FROM transactions;
+      SELECT tx, ts, channel, NULL, 'adt w' || (ts / 60000 % 9973) || CASE WHEN ts / 60000 % 3 = 0 THEN ' common' ELSE '' END
+        FROM seeded;
+      INSERT INTO search_keys (ts, channel, names, kind, tx, value, authorities)
+      SELECT ts, channel, 8, 't', tx, 'adt', NULL::text FROM seeded
+      UNION ALL SELECT ts, channel, 4, 'i', tx, 'c' || (ts / 60000), NULL::text FROM seeded
+      UNION ALL SELECT ts, channel, 1, 'i', tx, 'p' || CASE WHEN ts / 60000 % 10 = 0 THEN 0 ELSE ts / 60000 % 9001 END, E'\\x1f1|hosp\\x1f' FROM seeded
+      UNION ALL SELECT ts, channel, 2, 'i', tx, 'o' || (ts / 60000 % 7919), E'\\x1f2|lab\\x1f' FROM seeded;
       ANALYZE;`);
     expect(await log.count({ keys: [{ name: 'patientId', value: 'p0' }] })).toBeGreaterThanOrEqual(rows / 10);
 
@@ -243,10 +246,13 @@ describe('PostgreSQL search index: plans at scale', () => {
       const patient = await plan(schema, { keys: [{ name, value: 'P0' }], channelID: ['ch-0', 'ch-1'] });
       expect(patient, name).toContain('"Index Name":"search_keys_lookup"');
       expect(patient, name).toContain('"Scan Direction":"Backward"');
-      expect(patient, name).not.toMatch(/"Node Type":"(Sort|Incremental Sort|Seq Scan|Bitmap Heap Scan|Append|Merge Append|Gather|Gather Merge)"/);
+      expect(patient, name).not.toMatch(/"Node Type":"(Sort|Incremental Sort|Bitmap Heap Scan|Append|Merge Append|Gather|Gather Merge)"/);
+      // The one sequential scan allowed is of the few channels' numbers, read once for the statement (an InitPlan).
+      expect(patient, name).not.toMatch(/"Node Type":"Seq Scan","Parent Relationship":"(?!InitPlan)/);
+      expect(patient, name).not.toMatch(/"Node Type":"Seq Scan"[^}]*"Relation Name":"(search_keys|search_docs|transactions)"/);
     }
     const both = await plan(schema, { keys: [{ name: 'messageType', value: 'adt' }, { name: 'orderNumber', value: 'o5' }], text: 'common' });
-    expect(both).toMatch(/"Index Cond":"\(\(kind = 'id'::text\) AND \(value = 'o5'::text\)\)"/);
+    expect(both).toMatch(/"Index Cond":"\(\(kind = 'i'::\\"char\\"\) AND \(value = 'o5'::text\)\)"/);
 
     const common = await plan(schema, { text: 'common' }, 'walk');
     expect(common).toContain('"Index Name":"search_docs_time"');
@@ -255,7 +261,7 @@ describe('PostgreSQL search index: plans at scale', () => {
     expect(rare).toContain('"Index Name":"search_docs_words"');
     // What page picks, from the statistics ANALYZE kept of the words: "common" is in a third of them, "w17" in few.
     const newest = await log.page({ text: 'common' }, { limit: 3 });
-    const expected = await runSql(await url(), `SELECT tx FROM ${schema}.search_docs WHERE words @@ 'common'::tsquery ORDER BY ts DESC LIMIT 3`);
+    const expected = await runSql(await url(), `SELECT encode(tx, 'hex') AS tx FROM ${schema}.search_docs WHERE words LIKE '% common' ORDER BY ts DESC LIMIT 3`);
     expect(ids(newest)).toEqual((expected.rows as { tx: string }[]).map((r) => r.tx));
     expect(await log.countUpTo({ text: 'common' }, 1000)).toEqual({ count: 1000, exact: false });
     const found = await log.page({ text: 'w17' }, { limit: 20 });

@@ -51,7 +51,7 @@ describe('search index in transactions.sqlite', () => {
     const { file, records } = await indexedLog();
     // As an earlier version left it: the log's tables only.
     const raw = new Database(file);
-    raw.exec('DROP TABLE search_docs; DROP TABLE search_keys; DROP TABLE search_text; DROP TABLE search_state;');
+    raw.exec('DROP TABLE search_docs; DROP TABLE search_terms; DROP TABLE search_text; DROP TABLE search_state;');
     raw.close();
     const log = createSqliteTransactionLog({ file, logger: silent, integrityScanAfterMs: null });
     await log.open();
@@ -65,6 +65,37 @@ describe('search index in transactions.sqlite', () => {
     } finally {
       await log.close();
     }
+  });
+
+  it('drops an index of the first layout (keys in a B-tree, before session 17) at open, says so, and starts it afresh', async () => {
+    const { file, records } = await indexedLog();
+    // As the first layout left it: search_keys beside the others, and an indexer far along.
+    const raw = new Database(file);
+    raw.exec(`DROP TABLE search_terms;
+      CREATE TABLE search_keys (kind INTEGER NOT NULL, value TEXT NOT NULL, ts INTEGER NOT NULL, docid INTEGER NOT NULL, authority TEXT NOT NULL, PRIMARY KEY (kind, value, ts, docid, authority)) WITHOUT ROWID;
+      INSERT INTO search_keys VALUES (1, 'p-1', 0, 1, '');
+      UPDATE search_state SET finished_seq = 60, backfill_done = 1, backfill_total = 60, backfill_covered = 60;`);
+    raw.close();
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const log = createSqliteTransactionLog({ file, logger, integrityScanAfterMs: null });
+    await log.open();
+    try {
+      expect(await log.count({})).toBe(records.length);
+      // Fresh: the indexer's next run begins again (the feed from its end, and a walk back over every transaction).
+      expect(await log.searchIndex.state()).toEqual({ finishedSeq: 0, backfillBefore: null, backfillDone: false, backfillTotal: 0, backfillCovered: 0 });
+      expect(await log.searchIndex.stats()).toMatchObject({ transactions: 0, keys: 0 });
+      expect(await log.count({ text: 'obx' })).toBe(0);
+      expect(lines.some((line) => line.includes('search index was of an earlier layout'))).toBe(true);
+      const first = records[0] as TransactionRecord;
+      await log.searchIndex.write([{ id: first._id, requestTimestamp: first.request.timestamp, channelID: first.channelID, keys: [{ name: 'patientId', value: 'P-1', field: 'PID-3', part: 'request' }], text: 'obx' }]);
+      expect((await log.page({ keys: [{ name: 'patientId', value: 'p-1' }] }, { limit: 5 })).map((r) => r._id)).toEqual([first._id]);
+    } finally {
+      await log.close();
+    }
+    const raw2 = new Database(file);
+    expect(raw2.prepare("SELECT name FROM sqlite_master WHERE name = 'search_keys'").all()).toEqual([]);
+    raw2.close();
   });
 
   it("is in the backup's copy of the log, and the integrity scan reads its tables and finds no damage", async () => {

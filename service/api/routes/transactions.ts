@@ -152,7 +152,9 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
       const page = filter === null ? [] : await transactions.page(filter, { limit, skip });
       const shown: (TransactionView | TransactionRerunView)[] = [];
       for (const tx of page) shown.push(await show(tx));
-      if (representation === 'bulkrerun') return { ...(await counted(filter)), transactions: shown };
+      // The page first, then its total: a text search's count is bounded in time (search.countWithinMs), and the
+      // rows already read are a floor for an estimate.
+      if (representation === 'bulkrerun') return { ...(await counted(filter, skip + page.length)), transactions: shown };
       return await withMatches(filter, shown as TransactionView[]);
     }
     // The page's own response schema, one row at a time: the serializer still drops what the schema does not list.
@@ -184,9 +186,9 @@ export function transactionRoutes(deps: TransactionRoutesDeps): FastifyPluginAsy
   }
 
   /** The count of the bulkrerun representation: nothing to count when the user may see none of it. */
-  async function counted(filter: TransactionFilter | null): Promise<{ count: number; estimated?: true }> {
+  async function counted(filter: TransactionFilter | null, atLeast = 0): Promise<{ count: number; estimated?: true }> {
     if (filter === null) return { count: 0 };
-    const total = await countMatches(transactions, filter);
+    const total = await countMatches(transactions, filter, undefined, { withinMs: deps.search.countWithinMs, atLeast });
     return total.estimated ? { count: total.count, estimated: true } : { count: total.count };
   }
 

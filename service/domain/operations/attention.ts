@@ -220,6 +220,47 @@ export function diskItems(space: DiskSpace | undefined): AttentionItem[] {
   ];
 }
 
+// ---- search index ----
+
+/** Where the search indexer stands against the log's completed transactions (issue 37). */
+export interface SearchIndexLag {
+  /** Completed transactions not indexed yet (the log's feed position less the index's). */
+  pending: number;
+  /** When the oldest of them completed; unknown when the feed no longer holds it. */
+  oldestPendingAt?: Date;
+  /** This instance's indexer's last failure, when it runs here and failed. */
+  lastError?: string;
+}
+
+/** Behind by this long (the oldest unindexed completion's age), the index is lagging, not just busy. */
+export const SEARCH_BEHIND_MS = 5 * 60_000;
+/** Or by this many transactions, however recent. */
+export const SEARCH_BEHIND_TRANSACTIONS = 10_000;
+
+/**
+ * The search index behind the log by more than SEARCH_BEHIND_MS or SEARCH_BEHIND_TRANSACTIONS: support staff's
+ * searches miss the newest messages. An error when the indexer says it fails, a warning when it only lags.
+ */
+export function searchIndexItems(lag: SearchIndexLag, now: Date): AttentionItem[] {
+  if (lag.pending <= 0) return [];
+  const behindMs = lag.oldestPendingAt === undefined ? 0 : now.getTime() - lag.oldestPendingAt.getTime();
+  if (behindMs <= SEARCH_BEHIND_MS && lag.pending <= SEARCH_BEHIND_TRANSACTIONS) return [];
+  const count = lag.pending.toLocaleString('en');
+  const since = lag.oldestPendingAt === undefined ? '' : ` completed since ${lag.oldestPendingAt.toISOString()} (${Math.max(1, Math.round(behindMs / 60_000))} minutes ago)`;
+  const why = lag.lastError === undefined
+    ? ' Indexing is not keeping up or not running: check the server log (component "search") and that an instance runs the search-index job.'
+    : ` Indexing fails: ${lag.lastError}. Fix what the error names (often the database); indexing resumes by itself.`;
+  return [
+    {
+      kind: 'search-index-behind',
+      severity: lag.lastError === undefined ? 'warning' : 'error',
+      message: `Search indexing is ${count} transaction${lag.pending === 1 ? '' : 's'} behind: searches by patient ID, order number or text do not find the messages${since}, though the list still shows them.${why}`,
+      fix: { path: '/transactions', setting: 'search.enabled' },
+      count: lag.pending,
+    },
+  ];
+}
+
 // ---- database ----
 
 /** The PostgreSQL server has not answered since `since` (ISO 8601): every transaction is refused meanwhile. */

@@ -94,6 +94,10 @@ export class PostgresDatabase {
     try {
       const applied = await migrate(pool, this.schema, migrations);
       if (applied.length > 0) logger.info({ versions: applied, database: where }, 'PostgreSQL schema migrated');
+      // A new database (migrated from version 1) has nothing to rebuild: the notices are for upgrades.
+      for (const migration of applied[0] === 1 ? [] : migrations) {
+        if (migration.notice !== undefined && applied.includes(migration.version)) logger.warn({ version: migration.version, database: where }, migration.notice);
+      }
     } catch (err) {
       reachability.stop();
       this.reachability = null;

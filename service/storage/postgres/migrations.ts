@@ -12,13 +12,15 @@ import { AUDITS_MIGRATION } from './audit-schema.js';
 import { clusterMigration } from './cluster-migration.js';
 import { BODIES_SQL } from './bodies-schema.js';
 import { REFUSALS_MIGRATION } from './refusal-log.js';
-import { SEARCH_INDEX_MIGRATION } from './search-schema.js';
+import { SEARCH_INDEX_MIGRATION, SMALLER_SEARCH_INDEX_MIGRATION } from './search-schema.js';
 
 export interface Migration {
   version: number;
   name: string;
   /** One or more statements, run in one transaction. */
   sql: string;
+  /** What an administrator should know once it has run (a rebuild it starts), logged when it is applied. */
+  notice?: string;
 }
 
 /** The table of a configuration collection: `channelAudits` is kept in `store_channel_audits`. */
@@ -105,4 +107,5 @@ export const migrations: readonly Migration[] = [
   settingsMigration,
   REFUSALS_MIGRATION,
   SEARCH_INDEX_MIGRATION,
+  SMALLER_SEARCH_INDEX_MIGRATION,
 ];

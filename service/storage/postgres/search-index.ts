@@ -1,5 +1,5 @@
 /**
- * The search index (storage/search-index.ts) on PostgreSQL, in the log's own database (migration 10,
+ * The search index (storage/search-index.ts) on PostgreSQL, in the log's own database (migrations 10 and 11,
  * search-schema.ts). A batch is written in one statement: the transactions' earlier keys go, their entries and keys
  * come in, and the indexer's state moves, all or nothing in one round trip, whatever the batch's size. Entries of
  * transactions no longer in the log are not written, so a transaction removed while it was being indexed leaves
@@ -7,13 +7,15 @@
  */
 import type { Pool } from 'pg';
 import { normaliseKeyValue, SEARCHABLE_KEY_NAMES } from '../../domain/clinical/clinical-key.js';
-import type { ClinicalKey, ClinicalKeyName, SearchableKeyName } from '../../domain/clinical/clinical-key.js';
+import type { ClinicalKey, SearchableKeyName } from '../../domain/clinical/clinical-key.js';
 import type { IndexedTransaction, SearchIndex, SearchIndexState } from '../search-index.js';
 import { StoreError } from '../store.js';
 import { isDay } from '../transaction-ids.js';
 import { wrapError } from './errors.js';
-import { kindOf, nameBit, qualifiedAuthority } from './search-keys.js';
+import { isObjectId } from '../object-ids.js';
+import { authoritiesText, kindOf, nameBit, qualifiedAuthority } from './search-keys.js';
 import type { KeyKind } from './search-keys.js';
+import { packKeys, unpackKeys } from './search-stored-keys.js';
 import { indexWords } from './search-words.js';
 
 const COLLECTION = 'search index';
@@ -22,9 +24,6 @@ const SEARCHABLE = new Set<string>(SEARCHABLE_KEY_NAMES);
 const CLEAR_BATCH = 5000;
 /** Above this many rows `stats` reads the planner's estimate: an exact count of a large index would take seconds. */
 const EXACT_COUNT_UP_TO = 1_000_000;
-
-/** A key as `search_docs.keys` keeps it for showing: [name, value, field, part, authority?]. */
-type StoredKey = [ClinicalKeyName, string, string, 'request' | 'response'] | [ClinicalKeyName, string, string, 'request' | 'response', string];
 
 interface StateRow {
   finished_seq: string;
@@ -46,30 +45,31 @@ const STATE_COLUMNS: readonly [keyof SearchIndexState, string, string][] = [
 /**
  * One batch: the docs upserted for transactions still in the log, their searchable keys inserted after the old ones
  * are gone (the insert reads the delete's count, so it runs once the delete is done, and a key row deleted by this
- * statement no longer clashes with its replacement), the docs of entries that now hold nothing removed.
+ * statement no longer clashes with its replacement), the docs of entries that now hold nothing removed. Ids come as
+ * hex and are kept as their bytes, channels as their numbers (`search_channels`), keys packed (search-stored-keys.ts).
  */
 const WRITE_SQL = `
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::jsonb[], $5::text[]) AS u (tx, ts, channel, keys, words)
+  SELECT decode(u.id, 'hex') AS tx, u.id, u.ts, u.channel, decode(u.keys, 'base64') AS keys, u.words
+    FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::text[], $5::text[]) AS u (id, ts, channel, keys, words)
 ),
-old_keys AS (DELETE FROM search_keys WHERE tx = ANY($1::text[]) RETURNING 1),
+old_keys AS (DELETE FROM search_keys WHERE tx IN (SELECT tx FROM input) RETURNING 1),
 emptied AS (
-  DELETE FROM search_docs WHERE tx IN (SELECT tx FROM input WHERE keys = '[]'::jsonb AND words = '')
+  DELETE FROM search_docs WHERE tx IN (SELECT tx FROM input WHERE keys IS NULL AND words IS NULL)
 ),
 docs AS (
   INSERT INTO search_docs (tx, ts, channel, keys, words)
-  SELECT i.tx, i.ts, i.channel, i.keys, CASE WHEN i.words = '' THEN NULL ELSE array_to_tsvector(string_to_array(i.words, ' ')) END
+  SELECT i.tx, i.ts, i.channel, i.keys, i.words
     FROM input i
-   WHERE NOT (i.keys = '[]'::jsonb AND i.words = '') AND EXISTS (SELECT 1 FROM transactions t WHERE t.id = i.tx)
+   WHERE NOT (i.keys IS NULL AND i.words IS NULL) AND EXISTS (SELECT 1 FROM transactions t WHERE t.id = i.id)
   ON CONFLICT (tx) DO UPDATE SET ts = excluded.ts, channel = excluded.channel, keys = excluded.keys, words = excluded.words
   RETURNING tx, ts, channel
 ),
 new_keys AS (
-  INSERT INTO search_keys (tx, kind, value, ts, channel, names, authorities)
-  SELECT k.tx, k.kind, k.value, d.ts, d.channel, k.names,
-         CASE WHEN jsonb_array_length(k.authorities) = 0 THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(k.authorities)) END
-    FROM unnest($6::text[], $7::text[], $8::text[], $9::smallint[], $10::jsonb[]) AS k (tx, kind, value, names, authorities)
-    JOIN docs d ON d.tx = k.tx
+  INSERT INTO search_keys (ts, channel, names, kind, tx, value, authorities)
+  SELECT d.ts, d.channel, k.names, k.kind, d.tx, k.value, k.authorities
+    FROM unnest($6::text[], $7::"char"[], $8::text[], $9::smallint[], $10::text[]) AS k (id, kind, value, names, authorities)
+    JOIN docs d ON d.tx = decode(k.id, 'hex')
    WHERE (SELECT count(*) FROM old_keys) >= 0
 )`;
 
@@ -79,6 +79,8 @@ new_keys AS (
  */
 export class PostgresSearchIndex implements SearchIndex {
   readonly #pool: () => Pool;
+  /** The numbers of the channels met so far (`search_channels`): a channel's number never changes. */
+  readonly #channels = new Map<string, number>();
 
   /** `pool` gives the log's open pool, or throws a StoreError while the log is not open. */
   constructor(pool: () => Pool) {
@@ -86,16 +88,43 @@ export class PostgresSearchIndex implements SearchIndex {
   }
 
   async write(entries: readonly IndexedTransaction[], state?: Partial<SearchIndexState>): Promise<void> {
-    const statement = buildWrite(entries, state);
+    for (const entry of entries) checkedEntry(entry);
+    await this.#numberChannels(entries.map((e) => e.channelID));
+    const statement = buildWrite(entries, state, this.#channels);
     if (statement !== null) await this.#query('write', statement.text, statement.values);
+  }
+
+  /**
+   * Gives each channel its number, once: a statement of its own before the batch's, so that a number another
+   * instance committed meanwhile is read, not missed (a statement sees only what committed before it began).
+   */
+  async #numberChannels(channels: readonly string[]): Promise<void> {
+    const unknown = [...new Set(channels)].filter((c) => !this.#channels.has(c));
+    if (unknown.length === 0) return;
+    await this.#query('write', 'INSERT INTO search_channels (channel) SELECT unnest($1::text[]) ON CONFLICT (channel) DO NOTHING', [unknown]);
+    const rows = await this.#query<{ id: number; channel: string }>('write', 'SELECT id, channel FROM search_channels WHERE channel = ANY($1::text[])', [unknown]);
+    for (const row of rows) this.#channels.set(row.channel, row.id);
   }
 
   async keysOf(ids: readonly string[]): Promise<Map<string, ClinicalKey[]>> {
     const result = new Map<string, ClinicalKey[]>();
     if (ids.length === 0) return result;
     if (!ids.every((id) => typeof id === 'string')) throw new StoreError(`${COLLECTION}: keysOf needs transaction ids`);
-    const rows = await this.#query<{ tx: string; keys: StoredKey[] }>('keysOf', "SELECT tx, keys FROM search_docs WHERE tx = ANY($1::text[]) AND keys <> '[]'::jsonb", [ids]);
-    for (const row of rows) result.set(row.tx, row.keys.map(fromStored));
+    // An id that is not a transaction's (24 hex) was never indexed.
+    const wanted = ids.filter((id) => isObjectId(id));
+    if (wanted.length === 0) return result;
+    const rows = await this.#query<{ id: string; keys: Buffer }>(
+      'keysOf',
+      "SELECT encode(tx, 'hex') AS id, keys FROM search_docs WHERE tx IN (SELECT decode(unnest($1::text[]), 'hex')) AND keys IS NOT NULL",
+      [wanted],
+    );
+    for (const row of rows) {
+      try {
+        result.set(row.id, unpackKeys(row.keys));
+      } catch (err) {
+        throw new StoreError(`${COLLECTION}: the stored keys of ${row.id} cannot be read (${err instanceof Error ? err.message : String(err)})`);
+      }
+    }
     return result;
   }
 
@@ -122,7 +151,8 @@ export class PostgresSearchIndex implements SearchIndex {
       const rows = await this.#query(
         'removeChannelTextBefore',
         `UPDATE search_docs SET words = NULL WHERE tx IN (
-           SELECT tx FROM search_docs WHERE channel = $1 AND ts < $2 AND words IS NOT NULL LIMIT ${CLEAR_BATCH}) RETURNING 1`,
+           SELECT tx FROM search_docs WHERE channel = (SELECT id FROM search_channels WHERE channel = $1) AND ts < $2 AND words IS NOT NULL
+            LIMIT ${CLEAR_BATCH}) RETURNING 1`,
         [channelID, before],
       );
       cleared += rows.length;
@@ -169,35 +199,38 @@ interface Statement {
  * The one statement of a `write`: the entries' part (WRITE_SQL) when there are entries, and the state's update as
  * one more part of it when a state is given, so both commit together; null when there is nothing to write.
  */
-function buildWrite(entries: readonly IndexedTransaction[], state: Partial<SearchIndexState> | undefined): Statement | null {
+function buildWrite(entries: readonly IndexedTransaction[], state: Partial<SearchIndexState> | undefined, channelNumbers: ReadonlyMap<string, number>): Statement | null {
   const latest = new Map<string, IndexedTransaction>();
-  // A transaction named twice in one batch keeps its last entry, as two writes in a row would.
-  for (const entry of entries) latest.set(checkedEntry(entry).id, entry);
+  // A transaction named twice in one batch keeps its last entry, as two writes in a row would. An id that is not a
+  // transaction's (24 hex) cannot be in the log, so it is not written, as a transaction no longer stored is not.
+  for (const entry of entries) if (isObjectId(entry.id)) latest.set(entry.id, entry);
   const values: unknown[] = [];
   let text = '';
   if (latest.size > 0) {
     const ids: string[] = [];
     const times: number[] = [];
-    const channels: string[] = [];
-    const keys: string[] = [];
-    const words: string[] = [];
+    const channels: number[] = [];
+    const keys: (string | null)[] = [];
+    const words: (string | null)[] = [];
     const keyTx: string[] = [];
     const keyKind: string[] = [];
     const keyValue: string[] = [];
     const keyNames: number[] = [];
-    const keyAuthorities: string[] = [];
+    const keyAuthorities: (string | null)[] = [];
     for (const entry of latest.values()) {
       ids.push(entry.id);
       times.push(entry.requestTimestamp.getTime());
-      channels.push(entry.channelID);
-      keys.push(JSON.stringify(entry.keys.map(toStored)));
-      words.push(indexWords(entry.text).join(' '));
+      channels.push(channelNumbers.get(entry.channelID) ?? 0);
+      // Only the searchable keys are kept: they are all a match shows (keysOf).
+      keys.push(packKeys(entry.keys.filter((key) => SEARCHABLE.has(key.name)))?.toString('base64') ?? null);
+      const text = indexWords(entry.text).join(' ');
+      words.push(text === '' ? null : text);
       for (const row of searchableKeys(entry.keys)) {
         keyTx.push(entry.id);
         keyKind.push(row.kind);
         keyValue.push(row.value);
         keyNames.push(row.names);
-        keyAuthorities.push(JSON.stringify([...row.authorities]));
+        keyAuthorities.push(authoritiesText(row.authorities));
       }
     }
     values.push(ids, times, channels, keys, words, keyTx, keyKind, keyValue, keyNames, keyAuthorities);
@@ -267,13 +300,4 @@ function searchableKeys(keys: readonly ClinicalKey[]): Iterable<KeyRow> {
     if (authority !== '') row.authorities.add(qualifiedAuthority(name, authority));
   }
   return rows.values();
-}
-
-function toStored(key: ClinicalKey): StoredKey {
-  return key.authority === undefined ? [key.name, key.value, key.field, key.part] : [key.name, key.value, key.field, key.part, key.authority];
-}
-
-function fromStored(stored: StoredKey): ClinicalKey {
-  const [name, value, field, part, authority] = stored;
-  return authority === undefined ? { name, value, field, part } : { name, value, field, part, authority };
 }

@@ -14,8 +14,8 @@
 import type { KeyCondition } from '../../domain/clinical/clinical-key.js';
 import type { NormalisedFilter } from '../transaction-filter.js';
 import type { Params } from './filter.js';
-import { kindOf, nameBit, namesOf, qualifiedAuthority } from './search-keys.js';
-import { allWordsQuery } from './search-words.js';
+import { authorityNeedle, kindOf, nameBit, namesOf, qualifiedAuthority } from './search-keys.js';
+import { allWordsQuery, WORDS_VECTOR } from './search-words.js';
 
 /** How words alone are found: walking newest first (common words) or collected from the GIN index (the others). */
 export type WordsPlan = 'walk' | 'collect';
@@ -52,28 +52,28 @@ export function searchSource(filter: NormalisedFilter, params: Params, wordsPlan
   if (keys.length === 0 && words === null) return PLAIN;
   const conditions: string[] = [];
   if (keys.length === 0 && words !== null) {
-    const rows = `SELECT sd.ts AS key_ts, sd.tx AS key_tx FROM search_docs sd WHERE ${[`sd.words @@ ${words}::tsquery`, ...narrowing(filter, params, 'sd')].join(' AND ')}`;
+    const rows = `SELECT sd.ts AS key_ts, sd.tx AS key_tx FROM search_docs sd WHERE ${[`${WORDS_VECTOR('sd')} @@ ${words}::tsquery`, ...narrowing(filter, params, 'sd')].join(' AND ')}`;
     if (wordsPlan === 'walk') return { from: joined(rows), order: SEARCH_ORDER, conditions };
     // OFFSET 0 keeps each side whole: the matches planned alone (without the page's ORDER BY and LIMIT to tempt a
     // walk) and sorted, then each transaction read by its key only for the matches the page reaches, where the
     // planner, misjudging how few the matches are, had hashed the whole log to join them, or joined them all.
     return {
-      from: `(${rows} ORDER BY sd.ts DESC, sd.tx DESC OFFSET 0) AS k CROSS JOIN LATERAL (SELECT * FROM transactions t WHERE t.id = k.key_tx OFFSET 0) AS transactions`,
+      from: `(${rows} ORDER BY sd.ts DESC, sd.tx DESC OFFSET 0) AS k CROSS JOIN LATERAL (SELECT * FROM transactions t WHERE t.id = encode(k.key_tx, 'hex') OFFSET 0) AS transactions`,
       order: SEARCH_ORDER,
       conditions,
     };
   }
   const driver = keys.reduce((best, key) => (selectivity(key) < selectivity(best) ? key : best));
   for (const key of keys) {
-    if (key !== driver) conditions.push(`EXISTS (SELECT 1 FROM search_keys sk WHERE sk.tx = transactions.id AND ${keyMatch(key, params, 'sk')})`);
+    if (key !== driver) conditions.push(`EXISTS (SELECT 1 FROM search_keys sk WHERE sk.tx = decode(transactions.id, 'hex') AND ${keyMatch(key, params, 'sk')})`);
   }
-  if (words !== null) conditions.push(`EXISTS (SELECT 1 FROM search_docs sd WHERE sd.tx = transactions.id AND sd.words @@ ${words}::tsquery)`);
+  if (words !== null) conditions.push(`EXISTS (SELECT 1 FROM search_docs sd WHERE sd.tx = decode(transactions.id, 'hex') AND ${WORDS_VECTOR('sd')} @@ ${words}::tsquery)`);
   const rows = `SELECT e.ts AS key_ts, e.tx AS key_tx FROM search_keys e WHERE ${[keyMatch(driver, params, 'e'), ...narrowing(filter, params, 'e')].join(' AND ')}`;
   return { from: joined(rows), order: SEARCH_ORDER, conditions };
 }
 
 function joined(rows: string): string {
-  return `(${rows}) AS k JOIN transactions ON transactions.id = k.key_tx`;
+  return `(${rows}) AS k JOIN transactions ON transactions.id = encode(k.key_tx, 'hex')`;
 }
 
 /** Lower first: identifiers name a few transactions each, a message type a large share of them. */
@@ -84,14 +84,14 @@ function selectivity(key: KeyCondition): number {
 
 /** `alias`'s row holds the key's value under one of its names (and, when asked, with that authority). */
 function keyMatch(key: KeyCondition, params: Params, alias: string): string {
-  const parts = [`${alias}.kind = ${params.add(kindOf(key.name))}::text`, `${alias}.value = ${params.add(key.value)}::text`];
+  const parts = [`${alias}.kind = ${params.add(kindOf(key.name))}::"char"`, `${alias}.value = ${params.add(key.value)}::text`];
   const names = namesOf(key);
   // A `type` row only ever holds the message type, and `any` takes every name an `id` row can hold.
   if (key.name !== 'any' && key.name !== 'messageType') parts.push(`(${alias}.names & ${params.add(nameBit(key.name))}::smallint) <> 0`);
   if (key.authority !== undefined) {
     const authority = key.authority;
-    const qualified = names.map((name) => qualifiedAuthority(name, authority));
-    parts.push(qualified.length === 1 ? `${params.add(qualified[0])}::text = ANY(${alias}.authorities)` : `${alias}.authorities && ${params.add(qualified)}::text[]`);
+    const found = names.map((name) => `strpos(${alias}.authorities, ${params.add(authorityNeedle(qualifiedAuthority(name, authority)))}::text) > 0`);
+    parts.push(found.length === 1 ? (found[0] as string) : `(${found.join(' OR ')})`);
   }
   return parts.join(' AND ');
 }
@@ -101,9 +101,10 @@ function narrowing(filter: NormalisedFilter, params: Params, alias: string): str
   const parts: string[] = [];
   const channels = filter.channels;
   if (channels !== undefined) {
+    // Index rows name a channel by its number (search_channels), looked up once for the statement.
     if (channels.length === 0) parts.push('FALSE');
-    else if (channels.length === 1) parts.push(`${alias}.channel = ${params.add(channels[0])}::text`);
-    else parts.push(`${alias}.channel = ANY(${params.add(channels)}::text[])`);
+    else if (channels.length === 1) parts.push(`${alias}.channel = (SELECT id FROM search_channels WHERE channel = ${params.add(channels[0])}::text)`);
+    else parts.push(`${alias}.channel = ANY(ARRAY(SELECT id FROM search_channels WHERE channel = ANY(${params.add(channels)}::text[])))`);
   }
   if (filter.fromMs !== undefined) parts.push(`${alias}.ts >= ${params.add(filter.fromMs)}::bigint`);
   if (filter.toMs !== undefined) parts.push(`${alias}.ts <= ${params.add(filter.toMs)}::bigint`);

@@ -6,6 +6,12 @@
  */
 import { MAX_KEY_LENGTH } from '../../domain/clinical/clinical-key.js';
 
+/**
+ * The tsvector a row's words make (`search_docs.words`, a text of distinct words), as the GIN index
+ * `search_docs_words` is built on it (migration 11): a search must spell it exactly so for the index to serve it.
+ */
+export const WORDS_VECTOR = (alias: string): string => `array_to_tsvector(string_to_array(${alias}.words, ' '))`;
+
 /** A tsvector holds at most 1 MB of lexemes; the words beyond this budget are not indexed (the text is capped before). */
 const MAX_WORD_BYTES = 512 * 1024;
 

@@ -20,7 +20,7 @@ import { normaliseTransactionFilter } from '../transaction-filter.js';
 import type { NormalisedFilter } from '../transaction-filter.js';
 import { dayOf, dayOfId, isDay } from '../transaction-ids.js';
 import { STREAM_BATCH } from '../transactions.js';
-import type { FinishedTransaction, MetricsRange, PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
+import type { CountOptions, FinishedTransaction, MetricsRange, PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
 import type { PostgresDatabase } from './database.js';
 import { decode, encode } from './documents.js';
 import { constraintOf, sqlState, wrapError } from './errors.js';
@@ -44,14 +44,16 @@ const DAY_MS = 86_400_000;
 const UNIQUE_VIOLATION = '23505';
 /** The default of `storage.postgres.commitWindowMs`. */
 export const COMMIT_WINDOW_MS = 1;
+/** A statement stopped by its `statement_timeout`. */
+const QUERY_CANCELED = '57014';
 /** How long the words' shares (the plan of a search by words) are reused before PostgreSQL's statistics are read again. */
 const WORD_SHARES_MS = 60_000;
 /**
  * The search entries (search-schema.ts) of the transactions a `gone` CTE deleted, removed by the same statement: the
  * parts of one statement commit together, so no search finds a removed transaction, nor outlives it.
  */
-const SEARCH_ENTRIES_GONE = `gone_keys AS (DELETE FROM search_keys WHERE tx IN (SELECT id FROM gone)),
-  gone_docs AS (DELETE FROM search_docs WHERE tx IN (SELECT id FROM gone))`;
+const SEARCH_ENTRIES_GONE = `gone_keys AS (DELETE FROM search_keys WHERE tx IN (SELECT decode(id, 'hex') FROM gone)),
+  gone_docs AS (DELETE FROM search_docs WHERE tx IN (SELECT decode(id, 'hex') FROM gone))`;
 
 export interface PostgresTransactionLogOptions {
   database: PostgresDatabase;
@@ -92,7 +94,8 @@ export function createPostgresTransactionLog(options: PostgresTransactionLogOpti
 }
 
 interface DocRow {
-  id: string;
+  /** The order's id column: the log's hex id, or a search index row's bytes (search-schema.ts). */
+  id: string | Buffer;
   ts: string;
   doc: unknown;
 }
@@ -128,7 +131,7 @@ interface FinishedRow {
 /** Where a keyset batch resumes: after this row, newest first. */
 interface Keyset {
   ts: number;
-  id: string;
+  id: string | Buffer;
 }
 
 class PostgresLog implements PostgresTransactionLog {
@@ -262,19 +265,57 @@ class PostgresLog implements PostgresTransactionLog {
     return n;
   }
 
-  async countUpTo(filter: TransactionFilter, cap: number): Promise<{ count: number; exact: boolean }> {
+  async countUpTo(filter: TransactionFilter, cap: number, options: CountOptions = {}): Promise<{ count: number; exact: boolean }> {
     if (!Number.isSafeInteger(cap) || cap < 0) throw new StoreError(`${COLLECTION}: countUpTo needs a cap of 0 or more, not ${String(cap)}`);
+    const withinMs = options.withinMs;
+    if (withinMs !== undefined && !(Number.isFinite(withinMs) && withinMs >= 0)) throw new StoreError(`${COLLECTION}: countUpTo needs withinMs of 0 or more, not ${String(withinMs)}`);
+    const started = performance.now();
     const where = await this.#conditions('countUpTo', filter);
     let n = 0;
     if (where.test === null) {
       // One row past the cap tells "more" from "exactly the cap"; the LIMIT lets a common word's count stop early.
       const values = [...where.params.values, cap + 1];
-      const rows = await this.#query<{ n: string }>('countUpTo', `SELECT count(*) AS n FROM (SELECT 1 FROM ${where.from} WHERE ${where.sql} LIMIT $${values.length}) AS up_to`, values);
-      n = Number(rows[0]?.n ?? 0);
+      const text = `SELECT count(*) AS n FROM (SELECT 1 FROM ${where.from} WHERE ${where.sql} LIMIT $${values.length}) AS up_to`;
+      if (withinMs === undefined) {
+        n = Number((await this.#query<{ n: string }>('countUpTo', text, values))[0]?.n ?? 0);
+      } else {
+        const left = withinMs - (performance.now() - started);
+        const counted = left <= 0 ? null : await this.#countWithin(text, values, left);
+        if (counted === null) return { count: Math.min(cap, await this.#estimate(where)), exact: false };
+        n = counted;
+      }
     } else {
-      for await (const _record of this.#scan(where)) if (++n > cap) break;
+      for await (const _record of this.#scan(where)) {
+        if (++n > cap) break;
+        if (withinMs !== undefined && performance.now() - started >= withinMs) return { count: n, exact: false };
+      }
     }
     return n > cap ? { count: cap, exact: false } : { count: n, exact: true };
+  }
+
+  /**
+   * The count statement under a statement timeout of what is left of the time (at least 1 ms: 0 would be none), so
+   * the server stops it rather than finishing work nobody waits for; null when it ran out of time.
+   */
+  #countWithin(text: string, values: unknown[], ms: number): Promise<number | null> {
+    return this.#transaction('countUpTo', async (client) => {
+      await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(ms))}`);
+      try {
+        const { rows } = await client.query<{ n: string }>(text, values);
+        return Number(rows[0]?.n ?? 0);
+      } catch (err) {
+        // The transaction is aborted; its COMMIT then only rolls it back.
+        if (sqlState(err) === QUERY_CANCELED) return null;
+        throw err;
+      }
+    });
+  }
+
+  /** The planner's estimate of the matches, from the statistics (a word's share of the indexed transactions, say). */
+  async #estimate(where: LogConditions): Promise<number> {
+    const rows = await this.#query<{ 'QUERY PLAN': { Plan?: { 'Plan Rows'?: number } }[] }>('countUpTo', `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${where.from} WHERE ${where.sql}`, where.params.values);
+    const planned = rows[0]?.['QUERY PLAN'][0]?.Plan?.['Plan Rows'];
+    return typeof planned === 'number' && Number.isFinite(planned) ? Math.max(0, Math.round(planned)) : 0;
   }
 
   async *stream(filter: TransactionFilter, options: PageOptions = { limit: 0 }): AsyncGenerator<TransactionRecord> {
@@ -478,8 +519,9 @@ class PostgresLog implements PostgresTransactionLog {
   }
 
   /**
-   * The share of indexed transactions each common word is in, from the statistics PostgreSQL keeps of
-   * `search_docs.words` (ANALYZE, run by autovacuum as the table grows), read again at most every WORD_SHARES_MS.
+   * The share of indexed transactions each common word is in, from the statistics PostgreSQL keeps of the words'
+   * tsvector with the GIN index `search_docs_words` on it (ANALYZE, run by autovacuum as the table grows), read again
+   * at most every WORD_SHARES_MS.
    */
   async #wordShares(action: string): Promise<ReadonlyMap<string, number>> {
     const now = this.#now();
@@ -487,7 +529,7 @@ class PostgresLog implements PostgresTransactionLog {
     const rows = await this.#query<{ elems: string[] | null; freqs: number[] | null }>(
       action,
       `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs FROM pg_stats
-        WHERE schemaname = current_schema() AND tablename = 'search_docs' AND attname = 'words'`,
+        WHERE schemaname = current_schema() AND tablename = 'search_docs_words'`,
       [],
     );
     const map = new Map<string, number>();

@@ -2,22 +2,27 @@
  * The search index (issue 37) in the transaction log's own file, transactions.sqlite, so removing transactions
  * removes their entries in the same commit and a backup copies both as of one moment.
  *
- * - `search_docs`: one row per indexed transaction: its `docid`, id, request time, channel and the keys as extracted
- *   (for showing why a row matched). The docid is the request's epoch second times 2^20 plus a counter within that
+ * - `search_docs`: one row per indexed transaction: its `docid`, id, request time, channel and its searchable keys as
+ *   extracted (for showing why a row matched; the others, shown nowhere, were most of the row before session 17). The docid is the request's epoch second times 2^20 plus a counter within that
  *   second, so docid order is request-time order to the second: the full-text index, whose matches come out in docid
  *   order, can then be read newest first a window at a time instead of sorting every match of a common word.
- * - `search_keys`: the four searchable keys, normalised, primary key (kind, value, ts, docid, authority) in a
- *   WITHOUT ROWID table, so the transactions of one patient ID are read newest first straight from the key's range.
+ * - `search_terms`: the four searchable keys, normalised, each written as one term (`keyTerms`) of an FTS5
+ *   contentless table keyed by docid, so the transactions of one patient ID are read newest first (by request second)
+ *   from the term's doclist, as the words are. A B-tree keyed by value took a random leaf page per key written, 7 a
+ *   transaction, each copied to the WAL at every commit and back at every checkpoint: it was most of the indexing's
+ *   cost at ingest and grows with the index. FTS5 buffers a commit's terms and writes them as one sorted segment,
+ *   merged later in bulk (an LSM), at a third of the size (session 17, docs/BENCHMARKS.md).
  * - `search_text`: an FTS5 contentless table (`content=''`, `contentless_delete=1`): an index of the body words keyed
  *   by docid, never a copy of the bodies; `detail=none` as a search is all of its words, never a phrase.
  * - `search_state`: the indexer's cursor and backfill progress, written in the same commit as the entries, and the
  *   running counts of docs and keys (counting 40 million key rows would take seconds).
  *
  * Tables are created with IF NOT EXISTS at open, so a data folder from before the index upgrades in place; the
- * indexer's backfill then indexes the transactions stored before.
+ * indexer's backfill then indexes the transactions stored before. An index of the first layout (`search_keys`) is
+ * dropped at open and rebuilt the same way (`SearchTables.upgraded` says so, for the log's line).
  */
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
-import { normaliseKeyValue } from '../../domain/clinical/clinical-key.js';
+import { normaliseKeyValue, SEARCHABLE_KEY_NAMES } from '../../domain/clinical/clinical-key.js';
 import type { ClinicalKey, ClinicalKeyName, KeyCondition, SearchableKeyName } from '../../domain/clinical/clinical-key.js';
 import { StoreError } from '../store.js';
 import type { IndexedTransaction, SearchIndex, SearchIndexState } from '../search-index.js';
@@ -34,14 +39,7 @@ CREATE TABLE IF NOT EXISTS search_docs (
   has_text INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS search_docs_text ON search_docs (channel, ts) WHERE has_text = 1;
-CREATE TABLE IF NOT EXISTS search_keys (
-  kind INTEGER NOT NULL,
-  value TEXT NOT NULL,
-  ts INTEGER NOT NULL,
-  docid INTEGER NOT NULL,
-  authority TEXT NOT NULL,
-  PRIMARY KEY (kind, value, ts, docid, authority)
-) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS search_terms USING fts5(terms, content='', contentless_delete=1, detail=none, tokenize='ascii');
 CREATE VIRTUAL TABLE IF NOT EXISTS search_text USING fts5(body, content='', contentless_delete=1, detail=none, tokenize='unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS search_state (
   one INTEGER PRIMARY KEY CHECK (one = 1),
@@ -56,7 +54,7 @@ CREATE TABLE IF NOT EXISTS search_state (
 INSERT OR IGNORE INTO search_state (one) VALUES (1);
 `;
 
-/** The searchable keys as stored in `search_keys.kind`: a small integer is one byte a row, a name ten. */
+/** The searchable keys as numbered in their terms. */
 const KIND: Record<SearchableKeyName, number> = { patientId: 1, orderNumber: 2, controlId: 3, messageType: 4 };
 const ANY_KINDS = [KIND.patientId, KIND.orderNumber, KIND.controlId];
 /** docids per second of request time: far more transactions than one instance takes in a second. */
@@ -95,8 +93,8 @@ interface SearchStatements {
   transactionExists: Statement<[string], { one: number }>;
   insertDoc: Statement<[number, string, number, string, string, number]>;
   deleteDoc: Statement<[number]>;
-  insertKey: Statement<[number, string, number, number, string]>;
-  deleteKeys: Statement<[number, string, number, number]>;
+  insertTerms: Statement<[number, string]>;
+  deleteTerms: Statement<[number]>;
   insertText: Statement<[number, string]>;
   deleteText: Statement<[number]>;
   addCounts: Statement<[number, number]>;
@@ -128,8 +126,9 @@ const NAMES_BY_CODE = new Map(Object.entries(NAME_CODES).map(([name, code]) => [
 /** A key as stored: [name code, value, authority or '', field, 0 request | 1 response]. */
 type StoredKey = [number | string, string, string, string, 0 | 1];
 
+/** Only the searchable keys are kept with the doc: they are all `keysOf` answers (the ones a search can have matched). */
 function encodeKeys(keys: readonly ClinicalKey[]): string {
-  return JSON.stringify(keys.map((key): StoredKey => [(NAME_CODES as Record<string, number | undefined>)[key.name] ?? key.name, key.value, key.authority ?? '', key.field, key.part === 'response' ? 1 : 0]));
+  return JSON.stringify(keys.filter((key) => (SEARCHABLE_KEY_NAMES as readonly string[]).includes(key.name)).map((key): StoredKey => [(NAME_CODES as Record<string, number | undefined>)[key.name] ?? key.name, key.value, key.authority ?? '', key.field, key.part === 'response' ? 1 : 0]));
 }
 
 function decodeKeys(text: string): ClinicalKey[] {
@@ -142,7 +141,7 @@ function decodeKeys(text: string): ClinicalKey[] {
   }));
 }
 
-/** The keys of a transaction that go into `search_keys`, normalised, each once. */
+/** The keys of a transaction that go into `search_terms`, normalised, each once. */
 function searchRows(keys: readonly ClinicalKey[]): { kind: number; value: string; authority: string }[] {
   const seen = new Set<string>();
   const rows: { kind: number; value: string; authority: string }[] = [];
@@ -161,13 +160,59 @@ function searchRows(keys: readonly ClinicalKey[]): { kind: number; value: string
 }
 
 /**
+ * A value or authority as the letters of a term: [0-9a-y] as they are, any other byte of its UTF-8 as `z` and two hex
+ * digits. The `ascii` tokenizer then reads a whole key as one term, whatever it holds (spaces, `^`, `-`, accents), and
+ * no two values share a term; `zz` never occurs inside an escaped value, so it separates a value from its authority.
+ */
+export function termLetters(text: string): string {
+  if (/^[0-9a-y]*$/.test(text)) return text;
+  let out = '';
+  for (const ch of text) {
+    if (/[0-9a-y]/.test(ch)) out += ch;
+    else for (const byte of Buffer.from(ch, 'utf8')) out += `z${byte.toString(16).padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** The term of a key by kind and value (`k`), and with its authority (`a`): a condition with an authority reads the latter. */
+function keyTerm(kind: number, value: string, authority?: string): string {
+  return authority === undefined ? `k${kind}${termLetters(value)}` : `a${kind}${termLetters(value)}zz${termLetters(authority)}`;
+}
+
+/** The terms one normalised key is found by. */
+function keyTerms(row: { kind: number; value: string; authority: string }): string[] {
+  return row.authority === '' ? [keyTerm(row.kind, row.value)] : [keyTerm(row.kind, row.value), keyTerm(row.kind, row.value, row.authority)];
+}
+
+/** The FTS5 query of one key condition: its term, or (`any`) its terms under each name. */
+function keyQuery(condition: KeyCondition): string {
+  return kindsOf(condition)
+    .map((kind) => `"${keyTerm(kind, condition.value, condition.authority)}"`)
+    .join(' OR ');
+}
+
+/** The first layout (before session 17) kept the keys in a B-tree table, `search_keys`. */
+const FIRST_LAYOUT = "SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'search_keys'";
+const DROP_FIRST_LAYOUT = `
+DROP TABLE IF EXISTS search_keys;
+DROP TABLE IF EXISTS search_text;
+DROP TABLE IF EXISTS search_docs;
+DROP TABLE IF EXISTS search_state;
+`;
+
+/**
  * The search tables' statements and row-level edits, used by the SQLite transaction log inside its own writes (so
  * `remove` and retention take the entries with the rows) and by `SqliteSearchIndex`.
  */
 export class SearchTables {
   readonly #s: SearchStatements;
+  /** True when an index of the first layout was dropped at this open: the indexer rebuilds it by walking back. */
+  readonly upgraded: boolean;
 
   constructor(private readonly db: SqliteDatabase) {
+    // The index is rebuilt from the stored bodies, not converted: its state goes too, so the indexer starts afresh.
+    this.upgraded = db.prepare(FIRST_LAYOUT).get() !== undefined;
+    if (this.upgraded) db.transaction(() => db.exec(DROP_FIRST_LAYOUT))();
     db.exec(SEARCH_SCHEMA);
     this.#s = {
       docById: db.prepare<[string], DocRow>('SELECT docid, ts, keys, has_text FROM search_docs WHERE id = ?'),
@@ -175,8 +220,8 @@ export class SearchTables {
       transactionExists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM transactions WHERE id = ?'),
       insertDoc: db.prepare('INSERT INTO search_docs (docid, id, ts, channel, keys, has_text) VALUES (?, ?, ?, ?, ?, ?)'),
       deleteDoc: db.prepare('DELETE FROM search_docs WHERE docid = ?'),
-      insertKey: db.prepare('INSERT OR IGNORE INTO search_keys (kind, value, ts, docid, authority) VALUES (?, ?, ?, ?, ?)'),
-      deleteKeys: db.prepare('DELETE FROM search_keys WHERE kind = ? AND value = ? AND ts = ? AND docid = ?'),
+      insertTerms: db.prepare('INSERT INTO search_terms (rowid, terms) VALUES (?, ?)'),
+      deleteTerms: db.prepare('DELETE FROM search_terms WHERE rowid = ?'),
       insertText: db.prepare('INSERT INTO search_text (rowid, body) VALUES (?, ?)'),
       deleteText: db.prepare('DELETE FROM search_text WHERE rowid = ?'),
       addCounts: db.prepare('UPDATE search_state SET docs = docs + ?, keys = keys + ? WHERE one = 1'),
@@ -207,8 +252,8 @@ export class SearchTables {
 
   #removeDoc(doc: DocRow): void {
     const s = this.#s;
-    let keys = 0;
-    for (const row of searchRows(decodeKeys(doc.keys))) keys += s.deleteKeys.run(row.kind, row.value, doc.ts, doc.docid).changes;
+    const keys = searchRows(decodeKeys(doc.keys)).length;
+    if (keys > 0) s.deleteTerms.run(doc.docid);
     if (doc.has_text === 1) s.deleteText.run(doc.docid);
     s.deleteDoc.run(doc.docid);
     s.addCounts.run(-1, -keys);
@@ -229,10 +274,9 @@ export class SearchTables {
       const docid = previous !== undefined && docidBase(previous.ts) === docidBase(ts) ? previous.docid : this.#newDocid(ts);
       const hasText = entry.text === '' ? 0 : 1;
       s.insertDoc.run(docid, entry.id, ts, entry.channelID, encodeKeys(entry.keys), hasText);
-      let keys = 0;
-      for (const row of rows) keys += s.insertKey.run(row.kind, row.value, ts, docid, row.authority).changes;
+      if (rows.length > 0) s.insertTerms.run(docid, rows.flatMap(keyTerms).join(' '));
       if (hasText === 1) s.insertText.run(docid, entry.text);
-      s.addCounts.run(1, keys);
+      s.addCounts.run(1, rows.length);
     }
     if (state !== undefined) this.#writeState(state);
   }
@@ -384,9 +428,9 @@ export class SqliteSearchIndex implements SearchIndex {
 /* Reading the log through the index: the driver of a filter with keys or words.                                      */
 
 /**
- * What a filter with keys or words reads first: one key condition's range of `search_keys` (newest first by request
- * time), or the full-text matches (newest first by docid, so by request second). Either yields docids a window at a
- * time; the other conditions are checked on each.
+ * What a filter with keys or words reads first: one key condition's terms, or the words, in `search_terms` or
+ * `search_text`, both newest first by docid (so by request second). Either yields docids a window at a time; the
+ * other conditions are checked on each.
  */
 export type SearchDriver = { kind: 'key'; condition: KeyCondition; rest: KeyCondition[]; words?: string[] } | { kind: 'text'; words: string[]; rest: KeyCondition[] };
 
@@ -413,25 +457,17 @@ function kindsOf(condition: KeyCondition): number[] {
   return condition.name === 'any' ? ANY_KINDS : [KIND[condition.name]];
 }
 
-/** One condition on the keys of docid `d.docid` requested at `d.ts`, for the checks after the driver. */
+/** One condition on the keys of docid `d.docid`, for the checks after the driver. */
 function keyExists(condition: KeyCondition): SqlCondition {
-  const kinds = kindsOf(condition);
-  const params: SqlValue[] = [...kinds, condition.value];
-  let sql = `EXISTS (SELECT 1 FROM search_keys k WHERE k.kind IN (${kinds.map(() => '?').join(', ')}) AND k.value = ? AND k.ts = d.ts AND k.docid = d.docid`;
-  if (condition.authority !== undefined) {
-    sql += ' AND k.authority = ?';
-    params.push(condition.authority);
-  }
-  return { sql: `${sql})`, params };
+  return { sql: 'EXISTS (SELECT 1 FROM search_terms WHERE search_terms MATCH ? AND rowid = d.docid)', params: [keyQuery(condition)] };
 }
 
 /**
- * Where a window of the driver resumes. A key's range resumes after the last (ts, docid) read: a seek in its B-tree.
- * The text resumes `offset` matches in: FTS5 reads a doclist backwards from its end, so a `rowid < ?` bound costs
- * as much as stepping over every match above it, and stepping (OFFSET) is 2-3 times cheaper than the bound
- * (measured: a word in all of 1,000,000 transactions, 130 ms to reach two thirds down by the bound, 40 ms for
- * 500,000 by offset). Matches written above meanwhile shift the offset: the scan drops those at or above the last
- * docid it read.
+ * Where a window of the driver resumes, `offset` matches in: FTS5 reads a doclist backwards from its end, so a
+ * `rowid < ?` bound costs as much as stepping over every match above it, and stepping (OFFSET) is 2-3 times cheaper
+ * than the bound (measured: a word in all of 1,000,000 transactions, 130 ms to reach two thirds down by the bound,
+ * 40 ms for 500,000 by offset). Matches written above meanwhile shift the offset: the scan drops those at or above
+ * the last docid it read. `ts` is unused (0): both drivers go by docid.
  */
 export interface DriverCursor {
   ts: number;
@@ -440,40 +476,13 @@ export interface DriverCursor {
 }
 
 /**
- * One window of the driver as SQL: rows (docid, ts) newest first, at most `size`, after `cursor`, within the time
- * bounds. Every parameter is bound.
+ * One window of the driver as SQL: rows (docid, ts NULL) newest first by docid, at most `size`, after `cursor`, within
+ * the time bounds to the second (the caller checks them to the millisecond on each entry). Every parameter is bound.
  */
 export function driverWindow(driver: SearchDriver, bounds: { fromMs?: number; toMs?: number }, cursor: DriverCursor | null, size: number): SqlCondition {
-  if (driver.kind === 'key') {
-    const { condition } = driver;
-    const arms = kindsOf(condition).map((kind) => {
-      const parts = ['kind = ?', 'value = ?'];
-      const params: SqlValue[] = [kind, condition.value];
-      if (condition.authority !== undefined) {
-        parts.push('authority = ?');
-        params.push(condition.authority);
-      }
-      if (bounds.fromMs !== undefined) {
-        parts.push('ts >= ?');
-        params.push(bounds.fromMs);
-      }
-      if (bounds.toMs !== undefined) {
-        parts.push('ts <= ?');
-        params.push(bounds.toMs);
-      }
-      if (cursor !== null) {
-        // `ts <= ?` lets SQLite seek; the row value alone it would not (see the log's stream()).
-        parts.push('ts <= ?', '(ts, docid) < (?, ?)');
-        params.push(cursor.ts, cursor.ts, cursor.docid);
-      }
-      return { sql: `SELECT docid, ts FROM search_keys WHERE ${parts.join(' AND ')}`, params };
-    });
-    // UNION merges the arms' ordered ranges (and drops a transaction found under two names) without sorting them.
-    const sql = `${arms.map((arm) => arm.sql).join(' UNION ')} ORDER BY ts DESC, docid DESC LIMIT ${size}`;
-    return { sql: arms.length === 1 ? sql.replace('SELECT docid, ts', 'SELECT DISTINCT docid, ts') : sql, params: arms.flatMap((arm) => arm.params) };
-  }
-  const parts = ['search_text MATCH ?'];
-  const params: SqlValue[] = [matchQuery(driver.words)];
+  const table = driver.kind === 'key' ? 'search_terms' : 'search_text';
+  const parts = [`${table} MATCH ?`];
+  const params: SqlValue[] = [driver.kind === 'key' ? keyQuery(driver.condition) : matchQuery(driver.words)];
   if (bounds.fromMs !== undefined) {
     parts.push('rowid >= ?');
     params.push(docidBase(bounds.fromMs));
@@ -482,7 +491,7 @@ export function driverWindow(driver: SearchDriver, bounds: { fromMs?: number; to
     parts.push('rowid < ?');
     params.push(docidBase(bounds.toMs) + PER_SECOND);
   }
-  return { sql: `SELECT rowid AS docid, NULL AS ts FROM search_text WHERE ${parts.join(' AND ')} ORDER BY rowid DESC LIMIT ${size} OFFSET ${cursor?.offset ?? 0}`, params };
+  return { sql: `SELECT rowid AS docid, NULL AS ts FROM ${table} WHERE ${parts.join(' AND ')} ORDER BY rowid DESC LIMIT ${size} OFFSET ${cursor?.offset ?? 0}`, params };
 }
 
 /** The checks after the driver, on `d` (docid, ts): the other key conditions and, when a key drives, the words. */

@@ -15,7 +15,7 @@ import { normaliseTransactionFilter } from '../transaction-filter.js';
 import { cachedPattern } from '../../domain/util/safe-pattern.js';
 import type { PatternResult } from '../../domain/util/safe-pattern.js';
 import { STREAM_BATCH } from '../transactions.js';
-import type { FinishedTransaction, MetricsRange, PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
+import type { CountOptions, FinishedTransaction, MetricsRange, PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from '../transactions.js';
 import { BucketStarts } from '../../domain/operations/metric-buckets.js';
 import type { MetricBucket } from '../../domain/operations/metric-buckets.js';
 import { STORED_PERIODS } from '../../domain/operations/metric-periods.js';
@@ -417,7 +417,7 @@ class SqliteLog implements SqliteTransactionLog {
     const plan = this.#conditions('count', filter);
     const { columns: where, document } = plan;
     if (plan.driver !== null) {
-      if (driverAlone(plan, plan.driver)) return this.#countEntries(plan, plan.driver, Number.POSITIVE_INFINITY);
+      if (driverAlone(plan, plan.driver)) return (await this.#countEntries(plan, plan.driver, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY)).n;
       let n = 0;
       for await (const _row of this.#indexScan(plan, plan.driver, false)) n++;
       return n;
@@ -433,20 +433,32 @@ class SqliteLog implements SqliteTransactionLog {
     return n;
   }
 
-  async countUpTo(filter: TransactionFilter, cap: number): Promise<{ count: number; exact: boolean }> {
+  async countUpTo(filter: TransactionFilter, cap: number, options: CountOptions = {}): Promise<{ count: number; exact: boolean }> {
     const plan = this.#conditions('countUpTo', filter);
     if (!Number.isSafeInteger(cap) || cap < 0) throw new StoreError(`${COLLECTION}: countUpTo needs a cap of 0 or more, not ${String(cap)}`);
+    const withinMs = options.withinMs;
+    if (withinMs !== undefined && !(Number.isFinite(withinMs) && withinMs >= 0)) throw new StoreError(`${COLLECTION}: countUpTo needs withinMs of 0 or more, not ${String(withinMs)}`);
+    // One statement cannot be stopped part way, so the time is checked between the windows and rows a search reads.
+    const deadline = withinMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + withinMs;
     const { columns: where, document, driver } = plan;
     let n = 0;
+    let stopped = false;
     if (driver === null && document === null) {
       n = await this.#run('countUpTo', (_s, db) => db.prepare<SqlValue[], { n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM transactions WHERE ${where.sql} LIMIT ?)`).get(...where.params, cap + 1)?.n ?? 0);
     } else if (driver !== null && driverAlone(plan, driver)) {
-      n = await this.#countEntries(plan, driver, cap + 1);
+      ({ n, stopped } = await this.#countEntries(plan, driver, cap + 1, deadline));
     } else {
       const rows = driver !== null ? this.#indexScan(plan, driver, false, cap + 1) : this.#scan(where, document as SqlCondition, false);
-      for await (const _row of rows) if (++n > cap) break;
+      for await (const _row of rows) {
+        if (++n > cap) break;
+        if (n % TIME_CHECK_ROWS === 0 && performance.now() >= deadline) {
+          stopped = true;
+          break;
+        }
+      }
     }
-    return n > cap ? { count: cap, exact: false } : { count: n, exact: true };
+    if (n > cap) return { count: cap, exact: false };
+    return stopped ? { count: n, exact: false } : { count: n, exact: true };
   }
 
   async *stream(filter: TransactionFilter, options: PageOptions = { limit: 0 }): AsyncGenerator<TransactionRecord> {
@@ -513,20 +525,23 @@ class SqliteLog implements SqliteTransactionLog {
    * Counts the driver's entries, up to `most`, a window of index entries per statement: what a filter with nothing to
    * check beyond one key or the words counts (a common word's 10,000 matches in a few milliseconds, never a row read).
    */
-  async #countEntries(plan: Plan, driver: SearchDriver, most: number): Promise<number> {
+  /** Index entries counted a window at a time, up to `most`; `stopped` when the deadline came first. */
+  async #countEntries(plan: Plan, driver: SearchDriver, most: number, deadline: number): Promise<{ n: number; stopped: boolean }> {
     let n = 0;
     let cursor: DriverCursor | null = null;
     let offset = 0;
     for (;;) {
-      const size = Math.min(COUNT_WINDOW, most - n);
-      if (size <= 0) return n;
+      // Smaller windows when time is short, so that the clock is looked at more often.
+      const size = Math.min(deadline === Number.POSITIVE_INFINITY ? COUNT_WINDOW : TIMED_COUNT_WINDOW, most - n);
+      if (size <= 0) return { n, stopped: false };
+      if (cursor !== null && performance.now() >= deadline) return { n, stopped: true };
       const win = driverWindow(driver, plan.bounds, cursor, size);
       const rows = await this.#run('count', (_s, db) => db.prepare<SqlValue[], { docid: number; ts: number | null }>(win.sql).all(...win.params));
       const last: DriverCursor | null = cursor;
-      // Text windows go by offset: matches written above since the last window are counted already.
-      n += driver.kind === 'text' && last !== null ? rows.filter((row) => row.docid < last.docid).length : rows.length;
+      // Windows go by offset: matches written above since the last window are counted already.
+      n += last !== null ? rows.filter((row) => row.docid < last.docid).length : rows.length;
       const tail = rows.at(-1);
-      if (tail === undefined || rows.length < size) return Math.min(n, most);
+      if (tail === undefined || rows.length < size) return { n: Math.min(n, most), stopped: false };
       offset += rows.length;
       cursor = { ts: tail.ts ?? 0, docid: tail.docid, offset };
       await new Promise((resolve) => setImmediate(resolve));
@@ -544,15 +559,15 @@ class SqliteLog implements SqliteTransactionLog {
    * the rest of the filter on its transaction row, with a pause for the event loop between windows. A page reads only
    * as far as it needs; the windows bound each pause however many transactions a patient or a word has.
    *
-   * The driver's order is by request time (a key) or request second (the text); rows of one time or second are put in
-   * the log's order (time, then id) before they are yielded, so every engine pages alike.
+   * The driver's order is by request second (docid order, for a key's terms as for the words); rows of one second are
+   * put in the log's order (time, then id) before they are yielded, so every engine pages alike.
    */
   async *#indexScan(plan: Plan, driver: SearchDriver, withDocs: boolean, wanted = 250): AsyncGenerator<IndexedRow> {
     const { onEntry, onRow } = plan;
     const checks = afterDriver(driver);
     const bounds = { ...(plan.bounds.fromMs === undefined ? {} : { fromMs: plan.bounds.fromMs }), ...(plan.bounds.toMs === undefined ? {} : { toMs: plan.bounds.toMs }) };
-    const groupOf = driver.kind === 'key' ? (row: IndexedRow) => row.ts : (row: IndexedRow) => docidSecond(row.docid);
-    const order = driver.kind === 'key' ? 'ORDER BY d.ts DESC, d.docid DESC' : 'ORDER BY d.docid DESC';
+    const groupOf = (row: IndexedRow): number => docidSecond(row.docid);
+    const order = 'ORDER BY d.docid DESC';
     const picked = withDocs ? 'doc' : "''";
     // Entries exist only for stored transactions (written after checking, removed in the same commit), so a count with
     // nothing to check on the row never reads one: a count of a common word reads the index alone.
@@ -582,7 +597,7 @@ class SqliteLog implements SqliteTransactionLog {
           )
           .all(...onEntry.params, ...checks.params, ...rowPart.params, ...win.params),
       );
-      const seen: DriverCursor | null = driver.kind === 'text' ? cursor : null;
+      const seen: DriverCursor | null = cursor;
       for (const row of rows) {
         // Written above since the last window (text windows go by offset): read already.
         if (seen !== null && row.docid >= seen.docid) continue;
@@ -810,6 +825,9 @@ class SqliteLog implements SqliteTransactionLog {
         const statements = prepare(db);
         // Created here when missing: a data folder from before the search index upgrades in place.
         this.#search = new SearchTables(db);
+        if (this.#search.upgraded) {
+          this.logger.warn('the search index was of an earlier layout: it was dropped and is rebuilt in the background from the stored bodies (newest first)');
+        }
         this.#knownDays = new Set(statements.days.all().map((row) => row.day));
         return statements;
       },
@@ -932,15 +950,19 @@ function replaceRow(s: Statements, row: RowValues): void {
 
 /** Index entries one counting statement reads (entries alone are small: 20,000 read in a few milliseconds). */
 const COUNT_WINDOW = 20_000;
+/** Index entries a count bounded in time (`countUpTo`'s `withinMs`) reads between looks at the clock. */
+const TIMED_COUNT_WINDOW = 500;
+/** Rows a count tested one by one reads between looks at the clock (`countUpTo`'s `withinMs`). */
+const TIME_CHECK_ROWS = 100;
 
 /**
- * Whether the driver's entries alone answer a count: nothing else to check (the text's time bounds are to the second,
- * so a text search with a time range checks each entry).
+ * Whether the driver's entries alone answer a count: nothing else to check (the driver's time bounds are to the
+ * second, so a search with a time range checks each entry).
  */
 function driverAlone(plan: Plan, driver: SearchDriver): boolean {
-  // A key's time bounds are exact in its range; the channels are on the entry's transaction.
+  // The channels are on the entry's transaction; the driver's time bounds are to the second.
   if (plan.onRow !== null || plan.bounds.channels !== undefined || afterDriver(driver).sql !== '1') return false;
-  return driver.kind === 'key' || (plan.bounds.fromMs === undefined && plan.bounds.toMs === undefined);
+  return plan.bounds.fromMs === undefined && plan.bounds.toMs === undefined;
 }
 
 /** The channel and time conditions on an index entry (`d` in the index-driven scan). */

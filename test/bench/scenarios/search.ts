@@ -631,7 +631,7 @@ function ingestRow(rows: { with: IngestSide; without: IngestSide }[]): IngestRow
 }
 
 /** Two services (search on, search off) side by side, HL7 over MLLP then FHIR over HTTP, in alternating rounds. */
-export async function ingestCost(corpus: ClinicalCorpus, seconds: number, rounds: number): Promise<SearchFigures['ingest']> {
+export async function ingestCost(corpus: ClinicalCorpus, seconds: number, rounds: number, profileDir?: string): Promise<SearchFigures['ingest']> {
   if (!wrkAvailable()) throw new Error('the search benchmark needs wrk on the PATH (Debian: apt-get install wrk)');
   const dir = await mkdtemp(join(tmpdir(), 'junction-bench-search-ingest-'));
   const running: Running[] = [];
@@ -644,7 +644,8 @@ export async function ingestCost(corpus: ClinicalCorpus, seconds: number, rounds
     running.push(upstream);
     const targets: IngestTarget[] = [];
     for (const name of ['without', 'with'] as const) {
-      const junction = await startJunction(join(dir, name), name === 'with' ? { JUNCTION_SEARCH_ENABLED: 'true' } : { JUNCTION_SEARCH_ENABLED: 'false' });
+      const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`];
+      const junction = await startJunction(join(dir, name), { JUNCTION_SEARCH_ENABLED: name === 'with' ? 'true' : 'false' }, profile);
       running.push(junction);
       const api = await openApi(junction.apiUrl, junction.dataDir);
       apis.push(api);
@@ -706,13 +707,13 @@ async function listening(api: Api, channelId: string): Promise<void> {
 }
 
 /** `engines` picks which engines' queries run (both by default); the ingest cost runs on the embedded engine. */
-export async function searchScenario(total: number, days: number, options: { ingestSeconds: number; ingestRounds: number; engines?: ('sqlite' | 'postgres')[] }): Promise<SearchFigures> {
+export async function searchScenario(total: number, days: number, options: { ingestSeconds: number; ingestRounds: number; engines?: ('sqlite' | 'postgres')[]; profileDir?: string }): Promise<SearchFigures> {
   const corpus = new ClinicalCorpus({ total, start: END - days * DAY, spanMs: days * DAY });
   const engines: EngineFigures[] = [];
   const wanted = options.engines ?? ['sqlite', 'postgres'];
   if (wanted.includes('sqlite')) engines.push(await sqliteQueries(total, days, corpus));
   if (wanted.includes('postgres')) engines.push(await postgresQueries(total, days, corpus));
-  const ingest = await ingestCost(corpus, options.ingestSeconds, options.ingestRounds);
+  const ingest = await ingestCost(corpus, options.ingestSeconds, options.ingestRounds, options.profileDir);
   let bytes = 0;
   const sample = Math.min(total, 20_000);
   for (let i = 0; i < sample; i++) {
