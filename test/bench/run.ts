@@ -306,6 +306,7 @@ const scenarios: Scenario[] = [
         console.log(`Statements per request (pg_stat_statements, top level, 0.05 or more), ${name(r)}:`);
         for (const s of r.statements) console.log(`  ${s.perRequest.toFixed(2)}  ${s.query}`);
       }
+      if (f.statementEvictions > 0) console.log(`WARNING: pg_stat_statements evicted ${f.statementEvictions} entries during the run: statements per request may be short`);
       console.log(`load average after: ${f.loadAverage.join(', ')}`);
       printLogScalePg(f.pages);
     },

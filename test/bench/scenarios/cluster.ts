@@ -92,6 +92,8 @@ export interface ClusterFigures {
   loadAverage: number[];
   /** The even rate of the paced runs, requests/s. */
   pacedRate: number;
+  /** pg_stat_statements entries evicted during the run (pg_stat_statements_info.dealloc): above 0, statement counts may be short. */
+  statementEvictions: number;
 }
 
 const PASSWORD = 'bench';
@@ -111,8 +113,9 @@ function postgresServer(folder: string, port: number): EmbeddedPostgres {
     createPostgresUser: true,
     initdbFlags: ['--no-sync', '--encoding=UTF8'],
     // pg_stat_statements counts the statements per request; it must be loaded at start. Its own cost (a hash update per
-    // statement) is in every PostgreSQL row alike.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'shared_preload_libraries=pg_stat_statements'],
+    // statement) is in every PostgreSQL row alike. Room for every distinct statement of every row's database: an entry
+    // evicted between two readings would lose its calls (the run reports evictions).
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.max=20000'],
     onLog: () => undefined,
     onError: () => undefined,
   });
@@ -399,6 +402,8 @@ export async function clusterScenario(seconds: number, rounds = 1): Promise<Clus
         byVariant.get(variant.key)!.push(await measure('postgres', variant.count, { ...base, label, postgres, ...pacing }));
       }
     }
+    const { rows: info } = await sql(`${serverUrl}/postgres`, 'SELECT dealloc FROM pg_stat_statements_info');
+    const statementEvictions = Number((info[0] as { dealloc: string }).dealloc);
     const all = VARIANTS.map((v) => byVariant.get(v.key)!);
     const rows = all.map((measured) => {
       const row = { ...median(measured, (m) => m.serviceCpuSecondsPer1000 + m.postgresCpuSecondsPer1000) };
@@ -406,7 +411,7 @@ export async function clusterScenario(seconds: number, rounds = 1): Promise<Clus
       if (paced.length > 0) row.paced = median(paced, (p) => p.p99Ms);
       return row;
     });
-    return { secondsPerRow: seconds, rounds, connections: CONNECTIONS, rows, all, loadAverageBefore, loadAverage: loadavg().map((l) => round(l, 2)), pacedRate: PACED_RATE };
+    return { secondsPerRow: seconds, rounds, connections: CONNECTIONS, rows, all, loadAverageBefore, loadAverage: loadavg().map((l) => round(l, 2)), pacedRate: PACED_RATE, statementEvictions };
   } finally {
     for (const r of running) await r.stop();
     await server.stop().catch(() => undefined);
