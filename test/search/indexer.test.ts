@@ -16,6 +16,7 @@ import type { KeyCondition } from '../../service/domain/clinical/clinical-key.js
 import { SearchIndexer } from '../../service/search/indexer.js';
 import { indexedEntry } from '../../service/search/indexed-entry.js';
 import { applyRetention } from '../../service/schedulers/retention.js';
+import { RecentBodies } from '../../service/storage/bodies/recent-bodies.js';
 import { NEW_ROOT_PASSWORD, ROOT_EMAIL, basic, completedTransaction, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { createTestDatabase } from '../helpers/postgres.js';
@@ -189,6 +190,9 @@ describe.each(['embedded', 'postgres'] as const)('the search indexer on the %s e
     expect(keys).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'controlId', value: 'SRCH-ORU-1', field: 'MSH-10', part: 'request' })]));
     expect(keys.some((k) => k.part === 'response' && k.name === 'messageType' && k.value === 'ACK')).toBe(true);
     expect(await found([], 'hemoglobin')).toEqual([oru]);
+    // The indexer took the four bodies the pipeline had just stored from memory, not back from the store.
+    expect(t.junction.bodies).toBeInstanceOf(RecentBodies);
+    expect((t.junction.bodies as RecentBodies).counts.taken).toBeGreaterThanOrEqual(4);
   });
 
   it('finds FHIR sent over HTTP by patient identifier, order number and words', async () => {
