@@ -108,8 +108,9 @@ export class SearchIndexer {
   async #begin(): Promise<SearchIndexState> {
     const finishedSeq = await this.#o.log.lastFinishedSeq();
     const backfillTotal = await this.#o.log.count({});
-    const state: SearchIndexState = { ...FRESH, finishedSeq, backfillTotal };
-    await this.#o.index.write([], state);
+    const { entries, start } = await this.#walkStart();
+    const state: SearchIndexState = { ...FRESH, finishedSeq, backfillTotal, ...start };
+    await this.#o.index.write(entries, state);
     this.#o.logger.info({ transactions: backfillTotal }, 'search index started: indexing new transactions, and older ones in the background');
     return state;
   }
@@ -117,10 +118,22 @@ export class SearchIndexer {
   /** Restarts the walk back from the newest transaction (the feed lost entries the index never read). */
   async #restartBackfill(state: SearchIndexState, finishedSeq: number): Promise<SearchIndexState> {
     const backfillTotal = await this.#o.log.count({});
-    const next: SearchIndexState = { ...state, finishedSeq, backfillBefore: null, backfillDone: false, backfillTotal, backfillCovered: 0 };
-    await this.#o.index.write([], next);
+    const { entries, start } = await this.#walkStart();
+    const next: SearchIndexState = { ...state, finishedSeq, backfillBefore: null, backfillDone: false, backfillTotal, backfillCovered: 0, ...start };
+    await this.#o.index.write(entries, next);
     this.#o.logger.warn({ transactions: backfillTotal }, 'the finished-transaction feed was trimmed past the search index; walking back over older transactions again');
     return next;
+  }
+
+  /**
+   * Where a walk back begins once the feed position is taken: below the newest transaction stored now, indexed here
+   * (in the same write as the state). Every transaction stored after it, and every one finishing from now, comes
+   * through the feed; a walk from the top would index those a second time (two days of them after a trimmed feed).
+   */
+  async #walkStart(): Promise<{ entries: IndexedTransaction[]; start: Partial<SearchIndexState> }> {
+    const [newest] = await this.#o.log.page({}, { limit: 1 });
+    if (newest === undefined) return { entries: [], start: {} };
+    return { entries: await this.#entries([newest]), start: { backfillBefore: newest._id, backfillCovered: 1 } };
   }
 
   async #followFeed(initial: SearchIndexState): Promise<SearchIndexState> {
@@ -130,7 +143,9 @@ export class SearchIndexer {
       const first = finished[0];
       if (first === undefined) return state;
       if (first.seq > state.finishedSeq + 1 && this.#trimmedBefore(first)) {
-        state = await this.#restartBackfill(state, state.finishedSeq);
+        // The walk covers everything stored until now; the feed goes on from its end, so nothing is indexed twice.
+        state = await this.#restartBackfill(state, await this.#o.log.lastFinishedSeq());
+        continue;
       }
       const records = await this.#records(finished);
       const entries = await this.#entries(records);

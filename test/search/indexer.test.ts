@@ -16,6 +16,7 @@ import type { KeyCondition } from '../../service/domain/clinical/clinical-key.js
 import { SearchIndexer } from '../../service/search/indexer.js';
 import { indexedEntry } from '../../service/search/indexed-entry.js';
 import { applyRetention } from '../../service/schedulers/retention.js';
+import { RecentBodies } from '../../service/storage/bodies/recent-bodies.js';
 import { NEW_ROOT_PASSWORD, ROOT_EMAIL, basic, completedTransaction, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { createTestDatabase } from '../helpers/postgres.js';
@@ -136,7 +137,8 @@ describe.each(['embedded', 'postgres'] as const)('the search indexer on the %s e
     await failing.run();
     expect(failing.health().lastError).toContain('EIO');
     expect(lines.some((l) => l.level === 40 && String(l.msg).includes('tried again'))).toBe(true);
-    expect(await off.junction.search.index.state()).toMatchObject({ backfillTotal: 12, backfillCovered: 0, backfillBefore: null });
+    // The failure came as the walk's start was read (the newest transaction is indexed with the first state): nothing written.
+    expect(await off.junction.search.index.state()).toEqual({ finishedSeq: 0, backfillBefore: null, backfillDone: false, backfillTotal: 0, backfillCovered: 0 });
     // A body removed before it was indexed (retention) is skipped, not an error.
     const gone = { readText: () => Promise.reject(Object.assign(new Error('ENOENT: no stored body'), { code: 'ENOENT' })) };
     const record = await off.junction.transactions.get(early[0] ?? '');
@@ -147,6 +149,8 @@ describe.each(['embedded', 'postgres'] as const)('the search indexer on the %s e
     await partial.run();
     expect(partial.health().lastError).toBeUndefined();
     const state = await off.junction.search.index.state();
+    // The newest (early[11]) with the state when the walk began, then one batch below it: the four the page of five
+    // read besides the newest itself, which it drops.
     expect(state).toMatchObject({ backfillDone: false, backfillTotal: 12, backfillCovered: 5, backfillBefore: early[7] });
     await off.stop();
     searchOff = undefined;
@@ -189,6 +193,9 @@ describe.each(['embedded', 'postgres'] as const)('the search indexer on the %s e
     expect(keys).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'controlId', value: 'SRCH-ORU-1', field: 'MSH-10', part: 'request' })]));
     expect(keys.some((k) => k.part === 'response' && k.name === 'messageType' && k.value === 'ACK')).toBe(true);
     expect(await found([], 'hemoglobin')).toEqual([oru]);
+    // The indexer took the four bodies the pipeline had just stored from memory, not back from the store.
+    expect(t.junction.bodies).toBeInstanceOf(RecentBodies);
+    expect((t.junction.bodies as RecentBodies).counts.taken).toBeGreaterThanOrEqual(4);
   });
 
   it('finds FHIR sent over HTTP by patient identifier, order number and words', async () => {
