@@ -115,19 +115,43 @@ export async function expectNoHorizontalScroll(page: Page): Promise<void> {
   expect(overflow, 'the page is wider than the window').toBeLessThanOrEqual(0);
 }
 
-export const test = base.extend<JunctionOptions & { junction: E2EJunction; console: Page }>({
+/**
+ * Signs in as the super user through the API the sign-in form calls (`POST /authenticate/local`), from the page's own
+ * request context, so the session cookie lands in the page's browser context; then opens the console on it. The form
+ * itself is walked by the tests that are about signing in (signin, flow, session, users...).
+ */
+export async function signInByApi(page: Page, junction: E2EJunction): Promise<void> {
+  const answer = await page.request.post(`${junction.apiUrl}/authenticate/local`, {
+    data: { username: ROOT_EMAIL, password: junction.adminPassword },
+    headers: { 'x-requested-with': 'e2e' },
+  });
+  expect(answer.status(), await answer.text()).toBe(200);
+  await page.goto(`${junction.apiUrl}/`);
+}
+
+export const test = base.extend<JunctionOptions & { junctionStarting: Promise<E2EJunction>; junction: E2EJunction; console: Page }>({
   firstRun: [false, { option: true }],
   env: [{}, { option: true }],
-  junction: async ({ firstRun, env }, use) => {
-    const junction = await startE2EJunction({ firstRun, env });
+  // The service's start, begun without waiting for it: `console` asks for this before `page`, so the service boots
+  // while the browser makes the context and page (a few seconds per test otherwise spent one after the other).
+  junctionStarting: async ({ firstRun, env }, use) => {
+    const starting = startE2EJunction({ firstRun, env });
+    // Awaited by `junction`, where a failed start fails the test; here only so it is never an unhandled rejection.
+    starting.catch(() => undefined);
     try {
-      await use(junction);
+      await use(starting);
     } finally {
-      await stopE2EJunction(junction);
+      const junction = await starting.catch(() => undefined);
+      if (junction !== undefined) await stopE2EJunction(junction);
     }
   },
-  console: async ({ page, junction }, use) => {
-    await signIn(page, junction);
+  junction: async ({ junctionStarting }, use) => {
+    await use(await junctionStarting);
+  },
+  // Parameter order matters: Playwright sets a fixture's dependencies up in the order they are named.
+  console: async ({ junctionStarting, page, junction }, use) => {
+    void junctionStarting;
+    await signInByApi(page, junction);
     await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
     await use(page);
   },
