@@ -47,12 +47,24 @@ export class RecentBodies implements Bodies {
     const chunks: Buffer[] = [];
     let size = 0;
     let keep = options.capBytes > 0;
+    // The engine stores at most capBytes; past LARGEST_KEPT a body is read back. So never hold more than the smaller:
+    // a 50 MB body streamed through must not sit in memory until it is stored.
+    const wanted = Math.min(options.capBytes, LARGEST_KEPT);
     const note = (chunk: unknown): void => {
       if (!keep || chunk === undefined || chunk === null) return;
       // A string's bytes depend on its encoding argument: such a body (none today) is read back instead.
-      if (!Buffer.isBuffer(chunk) || size + chunk.length > LARGEST_KEPT + options.capBytes) {
+      if (!Buffer.isBuffer(chunk)) {
         keep = false;
         chunks.length = 0;
+        return;
+      }
+      if (size >= wanted) {
+        // More than LARGEST_KEPT will be stored: it is read back, so let go of what was held.
+        if (options.capBytes > LARGEST_KEPT) {
+          keep = false;
+          chunks.length = 0;
+        }
+        // Otherwise the engine cuts the body at its cap, which the chunks held already cover.
         return;
       }
       chunks.push(chunk);
@@ -74,6 +86,8 @@ export class RecentBodies implements Bodies {
       if (keep && ref.size <= LARGEST_KEPT) this.#keep(ref, chunks, size);
       return ref;
     });
+    // The engines mark their promise handled (a caller that gives up on a broken exchange never awaits it); so does this one.
+    done.catch(() => undefined);
     return { stream, done };
   }
 
