@@ -18,11 +18,18 @@ export const RECENT_BODY_BYTES = 16 * 1024 * 1024;
 /** A body larger than this is read back instead (kept, it would push out many ordinary ones). */
 const LARGEST_KEPT = 1024 * 1024;
 
+/** A kept body: the chunks written (`written` bytes, possibly past the cap) of which the first `stored` were stored. */
+interface Kept {
+  chunks: readonly Buffer[];
+  written: number;
+  stored: number;
+}
+
 export class RecentBodies implements Bodies {
   readonly #inner: Bodies;
   readonly #maxBytes: number;
   /** Insertion order is age: the oldest first. */
-  readonly #kept = new Map<string, Buffer>();
+  readonly #kept = new Map<string, Kept>();
   #bytes = 0;
   /** Bodies taken from memory and read from the engine, for the tests and the benchmark. */
   readonly counts = { taken: 0, readBack: 0 };
@@ -91,17 +98,17 @@ export class RecentBodies implements Bodies {
     return { stream, done };
   }
 
+  /** Keeps the chunks as they are (joined only when the indexer reads them, not on the way to the client's answer). */
   #keep(ref: BodyRef, chunks: readonly Buffer[], size: number): void {
-    const bytes = Buffer.concat(chunks, size).subarray(0, ref.size);
     // The engine kept fewer bytes than were written only by its cap; anything else and memory would not be what is stored.
-    if (bytes.length !== ref.size) return;
+    if (size < ref.size) return;
     this.#drop(ref.path);
-    this.#kept.set(ref.path, bytes);
-    this.#bytes += bytes.length;
+    this.#kept.set(ref.path, { chunks, written: size, stored: ref.size });
+    this.#bytes += size;
     for (const [path, old] of this.#kept) {
       if (this.#bytes <= this.#maxBytes) break;
       this.#kept.delete(path);
-      this.#bytes -= old.length;
+      this.#bytes -= old.written;
     }
   }
 
@@ -109,7 +116,7 @@ export class RecentBodies implements Bodies {
     const old = this.#kept.get(path);
     if (old === undefined) return;
     this.#kept.delete(path);
-    this.#bytes -= old.length;
+    this.#bytes -= old.written;
   }
 
   read(ref: Pick<BodyRef, 'path'>): Readable {
@@ -122,14 +129,14 @@ export class RecentBodies implements Bodies {
 
   /** From memory once, when it is kept (the indexer's one read); from the engine otherwise. */
   readText(ref: Pick<BodyRef, 'path'>, limit = Number.POSITIVE_INFINITY, encoding = 'utf-8'): Promise<string> {
-    const bytes = this.#kept.get(ref.path);
-    if (bytes === undefined) {
+    const kept = this.#kept.get(ref.path);
+    if (kept === undefined) {
       this.counts.readBack++;
       return this.#inner.readText(ref, limit, encoding);
     }
     this.#drop(ref.path);
     this.counts.taken++;
-    const read = bytes.subarray(0, Math.min(bytes.length, limit));
+    const read = Buffer.concat(kept.chunks, kept.written).subarray(0, Math.min(kept.stored, limit));
     return Promise.resolve(encoding === 'utf-8' ? read.toString('utf8') : new TextDecoder(encoding).decode(read));
   }
 
