@@ -216,6 +216,8 @@ export class AlertJob {
         // Committed at or after this run's now: the next run's. Stopping here, not skipping, keeps commit order.
         if (entry.at.getTime() >= window.to.getTime()) return cursor;
         cursor = entry.seq;
+        // Named again for the search index after a later write: its outcome was evaluated when it first finished.
+        if (entry.changed === true) continue;
         if (entry.at.getTime() < passOverBefore) passedOver += 1;
         else each(entry);
       }

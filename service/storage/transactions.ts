@@ -80,6 +80,11 @@ export interface FinishedTransaction {
   autoRetryAttempt?: number;
   /** Flagged for another automatic retry. */
   autoRetry?: boolean;
+  /**
+   * Named again after its first final status: a later write changed what the search index reads of it
+   * (domain/transactions/search-refresh.ts). Readers of bodies read it again; readers of outcomes pass it over.
+   */
+  changed?: true;
 }
 
 /** Which metric buckets to read: those of `period` with `from <= startTime < to`, of the listed channels (all when unset). */
@@ -106,7 +111,9 @@ export interface TransactionLog {
   insert(doc: TransactionRecord): Promise<TransactionRecord>;
   /**
    * Stage 2 and later edits: applies changes in place (`set`, then `unset`, then `push`) in one write; null when the
-   * id is unknown. `push` appends to the stored routes or orchestrations, so concurrent appends never lose one.
+   * id is unknown. `push` appends to the stored routes or orchestrations, so concurrent appends never lose one. The
+   * write that takes it out of Processing appends its finished entry; a later one that changes what the search index
+   * reads (its channel, request time, request or response body) appends a `changed` entry, in the same commit.
    */
   update(id: string, changes: TransactionChanges): Promise<TransactionRecord | null>;
   get(id: string): Promise<TransactionRecord | null>;

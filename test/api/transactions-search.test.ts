@@ -58,7 +58,7 @@ describe.each(['embedded', 'postgres'] as const)('searching transactions on the 
   }
   const problems = (res: TestResponse) => (res.body as { error: { code: string; details?: { path: string }[] } }).error;
 
-  async function channel(name: string, acl: Record<string, string[]>): Promise<void> {
+  async function channel(name: string, acl: Record<string, unknown>): Promise<void> {
     const res = await t.inject('/channels', { method: 'POST', headers: admin, json: { name, urlPattern: `^/${name}$`, authType: 'public', txRerunAcl: ['lab'], ...acl, routes: [{ name: 'r', host: '127.0.0.1', port: 9, primary: true }] } });
     expect(res.status, res.text).toBe(201);
     channels[name] = (res.body as { _id: string })._id;
@@ -243,6 +243,45 @@ describe.each(['embedded', 'postgres'] as const)('searching transactions on the 
     expect(bounded.count).toBeLessThanOrEqual(ESTIMATE_CAP);
     // Counts by key stay exact whatever the time.
     expect(await countMatches(t.junction.transactions, { keys: [{ name: 'patientId', value: 'mrn-1004' }] }, ESTIMATE_CAP, { withinMs: 0 })).toEqual({ count: 5, estimated: false });
+  });
+
+  it('indexes a transaction again when PUT replaces its response; a channel that stores no bodies is still not indexed', async () => {
+    await channel('bare', { txViewFullAcl: ['lab'], requestBody: false, responseBody: false });
+    const post = async (channelName: string, request: string, response: string): Promise<string> => {
+      const res = await t.inject('/transactions', {
+        method: 'POST',
+        headers: admin,
+        json: { channelID: channels[channelName], status: 'Successful', request: { path: `/${channelName}`, method: 'POST', body: request, timestamp: '2026-01-20T09:00:00Z' }, response: { status: 200, body: response, timestamp: '2026-01-20T09:00:01Z' } },
+      });
+      expect(res.status, res.text).toBe(201);
+      return (res.body as { _id: string })._id;
+    };
+    const put = async (id: string, response: string) => {
+      const res = await t.inject(`/transactions/${id}`, { method: 'PUT', headers: admin, json: { response: { status: 200, body: response, timestamp: '2026-01-20T09:05:00Z' } } });
+      expect(res.status, res.text).toBe(200);
+    };
+    const caughtUp = () => until('the indexer to read the feed to its end', async () => ((await t.junction.search.index.state()).finishedSeq >= (await t.junction.transactions.lastFinishedSeq()) ? true : undefined));
+
+    const id = await post('full', adt('CTRL-PUT', 'MRN-7001', 'SMH'), oru('CTRL-OLD', 'MRN-7001', 'ACC-OLD-1', 'provisional'));
+    const bare = await post('bare', adt('CTRL-BARE', 'MRN-7002', 'SMH'), 'bareword');
+    await caughtUp();
+    expect(await listed('orderNumber=ACC-OLD-1')).toEqual([id]);
+    expect(await listed('text=provisional')).toEqual([id]);
+
+    await put(id, oru('CTRL-NEW', 'MRN-7001', 'ACC-NEW-1', 'amended'));
+    await put(bare, oru('CTRL-BARE2', 'MRN-7002', 'ACC-BARE-1', 'amended'));
+    await caughtUp();
+    expect(await listed('orderNumber=ACC-NEW-1')).toEqual([id]);
+    expect(await listed('text=amended')).toEqual([id]);
+    expect(await listed('controlId=CTRL-PUT')).toEqual([id]);
+    // Only the replaced response had these.
+    expect(await listed('orderNumber=ACC-OLD-1')).toEqual([]);
+    expect(await listed('text=provisional')).toEqual([]);
+    // The bodiless channel stored no new body, so nothing the index reads changed: not named again, nothing indexed.
+    const entries = await t.junction.transactions.finishedAfter(0, 100_000);
+    expect(entries.filter((e) => e.changed === true).map((e) => e.id)).toEqual([id]);
+    expect((await t.junction.search.index.keysOf([bare])).size).toBe(0);
+    expect(await listed('orderNumber=ACC-BARE-1')).toEqual([]);
   });
 });
 

@@ -594,6 +594,34 @@ export function describeTransactionLogContract(label: string, openFixture: OpenL
         expect((await log.finishedAfter(0, 10)).map((f) => f.status)).toEqual(['Failed']);
       });
 
+      it('names a finished transaction again, flagged changed, when a later write changes what the search index reads (counted once)', async () => {
+        const log = await open(await dir());
+        const body = (name: string) => ({ path: `${DAY1}/ch-a/${name}`, size: 3, receivedBytes: 3, truncated: false });
+        const answered = (name: string) => ({ status: 200, headers: { 'content-type': 'text/plain' }, timestamp: new Date(`${DAY1}T10:00:05Z`), body: body(name) });
+        const done = await log.insert(tx(`${DAY1}T10:00:00Z`, { response: answered('r1') }));
+        const pending = await log.insert(tx(`${DAY1}T10:00:01Z`, { status: 'Processing', response: undefined }));
+        // Neither changes an indexed part of a finished transaction: no entry.
+        await log.update(done._id, { set: { canRerun: false, autoRetry: true, status: 'Completed' } });
+        await log.update(pending._id, { set: { response: answered('p0') } });
+        // The completion: its one finished entry, not flagged.
+        await log.update(pending._id, { set: { status: 'Successful', response: answered('p1') } });
+        // A mediator's later response, a move to another channel, and a response taken away: named again each time.
+        await log.update(done._id, { set: { response: answered('r2') } });
+        await log.update(done._id, { set: { channelID: 'ch-b' } });
+        await log.update(pending._id, { unset: ['response'] });
+        const entries = await log.finishedAfter(0, 10);
+        expect(entries.map((e) => [e.id, e.channelID, e.changed === true])).toEqual([
+          [done._id, 'ch-a', false],
+          [pending._id, 'ch-a', false],
+          [done._id, 'ch-a', true],
+          [done._id, 'ch-b', true],
+          [pending._id, 'ch-a', true],
+        ]);
+        expect(await log.lastFinishedSeq()).toBe(entries[4]!.seq);
+        const day = await log.metrics({ period: 'day', from: new Date(`${DAY1}T00:00:00Z`), to: new Date(`${DAY2}T00:00:00Z`) });
+        expect(day.reduce((n, b) => n + b.requests, 0)).toBe(2);
+      });
+
       it('drops minute buckets by age, and hour and day buckets with their days', async () => {
         const log = await open(await dir());
         await log.insert(at(`${DAY1}T10:00:00Z`, 1, 'Successful'));

@@ -7,7 +7,7 @@ import { settingsMigration } from './settings-migration.js';
  * test/storage/postgres-migrations.test.ts checks that the migrated schema indexes every field collection-specs.ts
  * names, so a spec change without its migration fails there.
  */
-import { TRANSACTION_LOG_SQL } from './transaction-log-schema.js';
+import { CHANGED_ENTRIES_MIGRATION, TRANSACTION_LOG_SQL } from './transaction-log-schema.js';
 import { AUDITS_MIGRATION } from './audit-schema.js';
 import { clusterMigration } from './cluster-migration.js';
 import { BODIES_SQL } from './bodies-schema.js';
@@ -108,4 +108,5 @@ export const migrations: readonly Migration[] = [
   REFUSALS_MIGRATION,
   SEARCH_INDEX_MIGRATION,
   SMALLER_SEARCH_INDEX_MIGRATION,
+  CHANGED_ENTRIES_MIGRATION,
 ];

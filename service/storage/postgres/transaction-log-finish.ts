@@ -1,6 +1,7 @@
 /**
  * What a transaction's first final status writes beside it, in the same SQL transaction: its finished entry (what the
- * alert job reads) and its counts for the minute, hour and day metric buckets. Both are appended, so concurrent
+ * alert job and the search indexer read) and its counts for the minute, hour and day metric buckets; and what a later
+ * write that changes its indexed parts writes: a `changed` entry, so the indexer reads it again. Both are appended, so concurrent
  * completions never wait for each other; the readers below do the serial part.
  *
  * `seq` must follow commit order: a reader that has read seq 6 must never find a 5 later. A sequence cannot give that
@@ -47,6 +48,27 @@ export function finishedParts(records: readonly TransactionRecord[], buckets: Bu
          ${add(counted.map((r) => Math.max(0, (r.response?.timestamp.getTime() ?? 0) - r.request.timestamp.getTime())))}::float8[]) AS u (c, mi, h, d, s, ms)
      )`;
   return [finished, counts];
+}
+
+/**
+ * The data-modifying part of a WITH that names `records` on the feed again, flagged `changed`: each had already
+ * finished, and the write being committed changed what the search index reads of it (domain/transactions/
+ * search-refresh.ts). No metric counts: each was counted when it first finished. Parameters are pushed onto `values`.
+ */
+export function changedParts(records: readonly TransactionRecord[], at: number, values: unknown[]): string[] {
+  if (records.length === 0) return [];
+  const add = (value: unknown): string => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  return [
+    `changed_entries AS (
+       INSERT INTO finished_transactions (id, channel, status, code, at, ts, retry, auto_retry, changed)
+       SELECT *, TRUE FROM unnest(${add(records.map((r) => r._id))}::text[], ${add(records.map((r) => r.channelID))}::text[], ${add(records.map((r) => r.status))}::text[],
+         ${add(records.map((r) => r.response?.status ?? null))}::integer[], ${add(records.map(() => at))}::bigint[], ${add(records.map((r) => r.request.timestamp.getTime()))}::bigint[],
+         ${add(records.map((r) => r.autoRetryAttempt ?? null))}::integer[], ${add(records.map((r) => r.autoRetry === true))}::boolean[])
+     )`,
+  ];
 }
 
 /**

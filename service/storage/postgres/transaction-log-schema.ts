@@ -77,3 +77,14 @@ CREATE INDEX finished_transactions_at ON finished_transactions (at);
 CREATE TABLE finished_transactions_counter (last bigint NOT NULL);
 INSERT INTO finished_transactions_counter (last) VALUES (0);
 `;
+
+/**
+ * Migration 12: a finished entry may name a transaction again, after a later write changed what the search index
+ * reads of it (`changed`, domain/transactions/search-refresh.ts). A constant default adds the column without
+ * rewriting the table.
+ */
+export const CHANGED_ENTRIES_MIGRATION = {
+  version: 12,
+  name: 'finished entries of changed transactions',
+  sql: 'ALTER TABLE finished_transactions ADD COLUMN changed boolean NOT NULL DEFAULT false',
+} as const;

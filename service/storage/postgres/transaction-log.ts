@@ -126,6 +126,7 @@ interface FinishedRow {
   ts: string;
   retry: number | null;
   auto_retry: boolean;
+  changed: boolean;
 }
 
 /** Where a keyset batch resumes: after this row, newest first. */
@@ -658,6 +659,7 @@ function toFinished(row: FinishedRow): FinishedTransaction {
     requestTimestamp: new Date(Number(row.ts)),
     ...(row.retry === null ? {} : { autoRetryAttempt: row.retry }),
     ...(row.auto_retry ? { autoRetry: true } : {}),
+    ...(row.changed ? { changed: true } : {}),
   };
 }
 

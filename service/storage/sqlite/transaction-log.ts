@@ -21,6 +21,7 @@ import type { MetricBucket } from '../../domain/operations/metric-buckets.js';
 import { STORED_PERIODS } from '../../domain/operations/metric-periods.js';
 import type { StoredPeriod } from '../../domain/operations/metric-periods.js';
 import type { TransactionStatus } from '../../domain/transactions/transaction-status.js';
+import { indexedSnapshot, needsReindexing } from '../../domain/transactions/search-refresh.js';
 import { checkChanges } from '../changes.js';
 import type { CheckedChanges } from '../changes.js';
 import { applyTransactionChanges, checkSetFields, toStoredPush, toStoredTransaction, transactionColumns } from '../transaction-documents.js';
@@ -97,7 +98,8 @@ CREATE TABLE IF NOT EXISTS finished (
   at INTEGER NOT NULL,
   ts INTEGER NOT NULL,
   retry INTEGER,
-  auto_retry INTEGER NOT NULL
+  auto_retry INTEGER NOT NULL,
+  changed INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS finished_at ON finished (at);
 `;
@@ -184,6 +186,7 @@ interface FinishedRow {
   ts: number;
   retry: number | null;
   auto_retry: number;
+  changed: number;
 }
 
 interface Row {
@@ -216,6 +219,7 @@ interface Statements {
   /** Adds a commit's counts to a metric bucket, creating it when they are the bucket's first. */
   addMetrics: Statement;
   addFinished: Statement<[string, string, string, number | null, number, number, number | null, number]>;
+  addChanged: Statement<[string, string, string, number | null, number, number, number | null, number]>;
 }
 
 /** The SQLite log with the search index it keeps in the same file (search-index.ts). */
@@ -360,6 +364,7 @@ class SqliteLog implements SqliteTransactionLog {
         record = decodeDocument<Record<string, unknown>>(row.doc);
       }
       const wasProcessing = record.status === 'Processing';
+      const indexed = indexedSnapshot(record as unknown as TransactionRecord);
       // Read before the changes are applied in place: where the row sits in the indexes, status aside.
       const before = columns(record as unknown as TransactionRecord, false);
       // Appended in the same synchronous step as the read, so two appends to one transaction both land.
@@ -371,6 +376,7 @@ class SqliteLog implements SqliteTransactionLog {
       if (placed) replaceRow(s, row);
       else completeRow(s, row);
       if (wasProcessing && updated.status !== 'Processing') this.#finished(s, updated);
+      else if (needsReindexing(indexed, updated)) this.#changed(s, updated);
       if (updated.status === 'Processing' && this.#inFlight.size < MAX_IN_FLIGHT) this.#inFlight.set(id, decodeDocument<TransactionRecord>(row[DOC]));
       return updated;
     });
@@ -748,6 +754,15 @@ class SqliteLog implements SqliteTransactionLog {
     }
   }
 
+  /**
+   * A finished transaction whose indexed parts this write changed (domain/transactions/search-refresh.ts): named on the
+   * feed again, flagged `changed`, in the same commit, so the search indexer reads it again. No metric counts: it was
+   * counted when it first finished, and readers of outcomes (the alert job) pass such entries over.
+   */
+  #changed(s: Statements, record: TransactionRecord): void {
+    s.addChanged.run(record._id, record.channelID, record.status, record.response?.status ?? null, this.now(), record.request.timestamp.getTime(), record.autoRetryAttempt ?? null, record.autoRetry === true ? 1 : 0);
+  }
+
   /** Writes the metric counts gathered since the last call, inside the caller's transaction. */
   #applyMetrics(): void {
     if (this.#pendingMetrics.size === 0) return;
@@ -821,6 +836,7 @@ class SqliteLog implements SqliteTransactionLog {
         // No quick_check here: it reads every page, seconds per GB, and a year's log is many GB (issue 19). A file that
         // is not a database fails on the first read above; damage inside one page fails the statement that reads it.
         db.exec(SCHEMA);
+        addChangedColumn(db);
         db.function('regexp', { deterministic: true }, regexpFunction());
         const statements = prepare(db);
         // Created here when missing: a data folder from before the search index upgrades in place.
@@ -885,6 +901,7 @@ function prepare(db: SqliteDatabase): Statements {
         processing = processing + excluded.processing, min_ms = MIN(min_ms, excluded.min_ms), max_ms = MAX(max_ms, excluded.max_ms),
         total_ms = total_ms + excluded.total_ms`),
     addFinished: db.prepare('INSERT INTO finished (id, channel, status, code, at, ts, retry, auto_retry) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    addChanged: db.prepare('INSERT INTO finished (id, channel, status, code, at, ts, retry, auto_retry, changed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)'),
   };
 }
 
@@ -917,7 +934,14 @@ function toFinished(row: FinishedRow): FinishedTransaction {
     requestTimestamp: new Date(row.ts),
     ...(row.retry === null ? {} : { autoRetryAttempt: row.retry }),
     ...(row.auto_retry === 1 ? { autoRetry: true } : {}),
+    ...(row.changed === 1 ? { changed: true } : {}),
   };
+}
+
+/** A log file from before `changed` (an updated transaction named on the feed again) gains the column in place. */
+function addChangedColumn(db: SqliteDatabase): void {
+  const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('finished')").all();
+  if (!columns.some((c) => c.name === 'changed')) db.exec('ALTER TABLE finished ADD COLUMN changed INTEGER NOT NULL DEFAULT 0');
 }
 
 /** Where the document is in RowValues. */
