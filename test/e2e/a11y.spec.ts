@@ -214,6 +214,21 @@ const CONSOLE_PAGES: ConsolePage[] = [
     ],
   },
   {
+    // Opened from a text search: its words marked in the HL7 view beside nothing else.
+    name: 'transaction found by words',
+    path: (d) => `/#/transactions/${d.refusedId}?words=unknown+patient`,
+    heading: 'Transaction',
+    states: [
+      {
+        name: 'the words marked',
+        async reach(page) {
+          await page.getByRole('tab', { name: 'Response' }).click();
+          await expect(page.getByRole('region', { name: 'Response body' }).locator('mark[data-search-word]').first()).toHaveText('Unknown');
+        },
+      },
+    ],
+  },
+  {
     name: 'transaction refused by the receiver',
     path: (d) => `/#/transactions/${d.refusedId}`,
     heading: 'Transaction',

@@ -2,7 +2,8 @@
  * Finding a patient's messages (issue 37) as support staff do: HL7 v2 sent by a real MLLP client (Debian's mllp_send,
  * python3-hl7) through a tcp channel and a FHIR Bundle over HTTP, then found in the console's one search box by
  * patient ID, order number, control ID and a word; the matching key shown in the row, highlighted in the message,
- * and the message's patient ID linking to every message with it; the results at 390 px.
+ * the words of a text search marked in the message opened from it, and the message's patient ID linking to every
+ * message with it; the results at 390 px.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -90,6 +91,17 @@ test('support staff find a patient by ID, order number, control ID and a word, a
     await expect(page).toHaveURL(/text=wheezing/);
     await expect(table.getByRole('row')).toHaveCount(2);
     await expect(page.getByText(/^1–1 of 1 transaction$/)).toBeVisible();
+    // Opened from its row, the Bundle shows the word marked in its JSON.
+    await table.getByRole('row').nth(1).getByRole('link').first().click();
+    await expect(page.getByRole('region', { name: 'Request body' }).locator('mark[data-search-word]')).toHaveText(['wheezing']);
+    // Words of several are text at once; in an HL7 message each is marked in the field that holds it (OBR-4).
+    await page.goBack();
+    await box.fill('blood  COUNT');
+    await search.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect(page.getByText(/^1–1 of 1 transaction$/)).toBeVisible();
+    await table.getByRole('row').nth(1).getByRole('link').first().click();
+    await expect(page.getByRole('region', { name: 'Request body' }).locator('mark[data-search-word]')).toHaveText(['blood', 'count']);
+    await page.goBack();
 
     // The ADT found by its control ID, opened from its row: the key highlighted where it was read (MSH-10).
     await box.fill('555-12');

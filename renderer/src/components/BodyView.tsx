@@ -6,11 +6,11 @@ import { Link } from 'react-router';
 import { detectFormat, hl7Segments, prettyJson, prettyXml } from '../data/body-format';
 import type { BodyFormat } from '../data/body-format';
 import { readHl7 } from '../data/hl7';
-import { fhirKeys, hl7Keys, markedParts } from '../data/search-keys';
+import { fhirKeys, hl7Keys, markedParts, markedWords } from '../data/search-keys';
 import type { MessageKey } from '../data/search-keys';
 import { keySearchLink } from '../data/transaction-filters';
 import { Hl7View } from './Hl7View';
-import { useSearchHighlight } from './search-highlight';
+import { useSearchHighlight, useSearchWords } from './search-highlight';
 
 const KEY_LABEL: Record<MessageKey['name'], string> = { patientId: 'Patient ID', orderNumber: 'Order number' };
 
@@ -38,9 +38,27 @@ function KeyLinks({ keys, label }: { keys: MessageKey[]; label: string }) {
   );
 }
 
-/** Text with the searched value marked wherever it appears. */
-function Marked({ text, value }: { text: string; value: string | undefined }) {
-  if (value === undefined) return <>{text}</>;
+/** A text search's words marked where they stand as whole words. */
+function MarkedWords({ text, words }: { text: string; words: readonly string[] }) {
+  if (words.length === 0) return <>{text}</>;
+  return (
+    <>
+      {markedWords(text, words).map((part, i) =>
+        part.marked ? (
+          <mark key={i} data-search-word>
+            {part.text}
+          </mark>
+        ) : (
+          part.text
+        ),
+      )}
+    </>
+  );
+}
+
+/** Text with the searched value marked wherever it appears, and the searched words in the rest. */
+function Marked({ text, value, words }: { text: string; value: string | undefined; words: readonly string[] }) {
+  if (value === undefined) return <MarkedWords text={text} words={words} />;
   return (
     <>
       {markedParts(text, value).map((part, i) =>
@@ -49,7 +67,7 @@ function Marked({ text, value }: { text: string; value: string | undefined }) {
             {part.text}
           </mark>
         ) : (
-          part.text
+          <MarkedWords key={i} text={part.text} words={words} />
         ),
       )}
     </>
@@ -86,6 +104,7 @@ export function BodyView({ label, body, bodyTruncated = false, bodyRemoved = fal
     return hl7Segments(body).length > 0 ? body : null;
   }, [body, format]);
   const highlight = useSearchHighlight();
+  const words = useSearchWords();
   const keys = useMemo((): MessageKey[] => {
     if (body === undefined || body === '') return [];
     if (format === 'hl7') return hl7Keys(readHl7(body));
@@ -168,7 +187,7 @@ export function BodyView({ label, body, bodyTruncated = false, bodyRemoved = fal
           <Hl7View body={body} />
         ) : (
           <Code block data-format={format} style={{ whiteSpace: 'pre', overflow: 'auto', maxHeight: 480 }}>
-            <Marked text={showFormatted ? (formatted ?? body) : body.replace(/\r(?!\n)/g, '\n')} value={highlight?.value} />
+            <Marked text={showFormatted ? (formatted ?? body) : body.replace(/\r(?!\n)/g, '\n')} value={highlight?.value} words={words} />
           </Code>
         )}
         <KeyLinks keys={keys} label={label} />

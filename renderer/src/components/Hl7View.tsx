@@ -11,9 +11,10 @@ import { ACK_MEANING, SEGMENT_LIMIT, readHl7, segmentCounts, visibleSegments } f
 import type { Hl7Segment } from '../data/hl7';
 import { loadFieldNamer } from '../data/hl7-field-names';
 import type { FieldNamer } from '../data/hl7-field-names';
-import { repetitionMatches, repetitionSeparator } from '../data/search-keys';
+import { markedWords, repetitionMatches, repetitionSeparator } from '../data/search-keys';
+import type { TextPart } from '../data/search-keys';
 import type { SearchHighlight } from './search-highlight';
-import { useSearchHighlight } from './search-highlight';
+import { useSearchHighlight, useSearchWords } from './search-highlight';
 
 /** Above this many characters fields are not set apart: tens of thousands of elements would slow the page. */
 export const FIELD_DETAIL_LIMIT = 256 * 1024;
@@ -65,6 +66,23 @@ function MarkedField({ text, component, repetition, value, title }: { text: stri
   );
 }
 
+/** A field holding words of the text search, each marked (the components are not set apart in it). */
+function WordsField({ parts, title }: { parts: TextPart[]; title: string }) {
+  return (
+    <span title={title}>
+      {parts.map((part, i) =>
+        part.marked ? (
+          <mark key={i} data-search-word>
+            {part.text}
+          </mark>
+        ) : (
+          part.text
+        ),
+      )}
+    </span>
+  );
+}
+
 /** Whether a field may hold the searched key: the field it was found in, or (without one) any field holding the value. */
 function highlights(highlight: SearchHighlight | null, position: string, text: string): boolean {
   if (highlight === null) return false;
@@ -80,6 +98,7 @@ function SegmentLine({
   detailed,
   names,
   highlight,
+  words,
 }: {
   segment: Hl7Segment;
   separator: string;
@@ -88,6 +107,7 @@ function SegmentLine({
   detailed: boolean;
   names: FieldNamer | null;
   highlight: SearchHighlight | null;
+  words: readonly string[];
 }) {
   const header = segment.id === 'MSH' || segment.id === 'BHS' || segment.id === 'FHS';
   // A header's MSH-1 is the separator written once, between the id and MSH-2.
@@ -97,28 +117,34 @@ function SegmentLine({
       <Text span inherit fw={700} c="teal">
         {segment.id}
       </Text>
-      {fields.map((field) => (
-        <Fragment key={field.number}>
-          <Separator char={separator} />
-          {!(header && field.number <= 2) && highlights(highlight, `${segment.id}-${field.number}`, field.text) && highlight !== null ? (
-            <MarkedField text={field.text} component={component} repetition={repetition} value={highlight.value} title={fieldTitle(segment.id, field.number, names)} />
-          ) : !detailed ? (
-            field.text
-          ) : (
-            <span title={fieldTitle(segment.id, field.number, names)}>
-              {header && field.number === 2
-                ? // The encoding characters, not separators.
-                  field.text
-                : field.text.split(component).map((part, j) => (
-                    <Fragment key={j}>
-                      {j > 0 && <Separator char={component} />}
-                      {part}
-                    </Fragment>
-                  ))}
-            </span>
-          )}
-        </Fragment>
-      ))}
+      {fields.map((field) => {
+        const content = !(header && field.number <= 2);
+        const wordParts = content && words.length > 0 ? markedWords(field.text, words) : null;
+        return (
+          <Fragment key={field.number}>
+            <Separator char={separator} />
+            {content && highlights(highlight, `${segment.id}-${field.number}`, field.text) && highlight !== null ? (
+              <MarkedField text={field.text} component={component} repetition={repetition} value={highlight.value} title={fieldTitle(segment.id, field.number, names)} />
+            ) : wordParts !== null && wordParts.some((part) => part.marked) ? (
+              <WordsField parts={wordParts} title={fieldTitle(segment.id, field.number, names)} />
+            ) : !detailed ? (
+              field.text
+            ) : (
+              <span title={fieldTitle(segment.id, field.number, names)}>
+                {header && field.number === 2
+                  ? // The encoding characters, not separators.
+                    field.text
+                  : field.text.split(component).map((part, j) => (
+                      <Fragment key={j}>
+                        {j > 0 && <Separator char={component} />}
+                        {part}
+                      </Fragment>
+                    ))}
+              </span>
+            )}
+          </Fragment>
+        );
+      })}
     </span>
   );
 }
@@ -166,6 +192,7 @@ function FieldTable({ segments, names }: { segments: Hl7Segment[]; names: FieldN
 export function Hl7View({ body, fieldNames }: { body: string; fieldNames?: FieldNamer }) {
   const message = useMemo(() => readHl7(body), [body]);
   const highlight = useSearchHighlight();
+  const words = useSearchWords();
   const [loaded, setLoaded] = useState<FieldNamer | null>(null);
   const [showFields, setShowFields] = useState(false);
   useEffect(() => {
@@ -228,6 +255,7 @@ export function Hl7View({ body, fieldNames }: { body: string; fieldNames?: Field
             detailed={detailed}
             names={names}
             highlight={highlight}
+            words={words}
           />
         ))}
       </Code>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readHl7 } from './hl7';
-import { fhirKeys, hl7Keys, markedParts, repetitionMatches } from './search-keys';
+import { fhirKeys, hl7Keys, markedParts, markedWords, repetitionMatches, searchWords } from './search-keys';
 
 const ORM = [
   'MSH|^~\\&|LAB|CLINIC|EMR|HOSP|20260101120000||ORM^O01|CTRL-77|P|2.5.1',
@@ -47,5 +47,17 @@ describe('identifiers a message can be searched by', () => {
     expect(markedParts('nothing here', 'P-1')).toEqual([{ text: 'nothing here', marked: false }]);
     expect(repetitionMatches('1004^^^MRN', '^', ' 1004 ')).toBe(true);
     expect(repetitionMatches('10045^^^MRN', '^', '1004')).toBe(false);
+  });
+
+  it("marks a text search's words where they stand as whole words, any case, as the storage splits them", () => {
+    expect(searchWords(' Hemoglobin, LOW! ')).toEqual(['hemoglobin', 'low']);
+    expect(markedWords('OBX|1|TX|NOTE||Hemoglobin below range, low', ['hemoglobin', 'low'])).toEqual([
+      { text: 'OBX|1|TX|NOTE||', marked: false },
+      { text: 'Hemoglobin', marked: true },
+      { text: ' below range, ', marked: false },
+      { text: 'low', marked: true },
+    ]);
+    expect(markedWords('below', ['low'])).toEqual([{ text: 'below', marked: false }]);
+    expect(markedWords('anything', [])).toEqual([{ text: 'anything', marked: false }]);
   });
 });

@@ -112,6 +112,30 @@ export function markedParts(text: string, needle: string): TextPart[] {
   return parts;
 }
 
+/** The words of a text search as the storage splits it: runs of letters and digits, any case. */
+export function searchWords(text: string): string[] {
+  return text.normalize('NFC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/**
+ * The text with each whole word of `words` marked (any case), as a text search matched it: `low` marks "LOW" but not
+ * "below". The whole text unmarked when none appears.
+ */
+export function markedWords(text: string, words: readonly string[]): TextPart[] {
+  const wanted = new Set(words.map((w) => w.normalize('NFC').toLowerCase()));
+  if (wanted.size === 0) return [{ text, marked: false }];
+  const parts: TextPart[] = [];
+  let at = 0;
+  for (const found of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+    if (!wanted.has(found[0].normalize('NFC').toLowerCase())) continue;
+    if (found.index > at) parts.push({ text: text.slice(at, found.index), marked: false });
+    parts.push({ text: found[0], marked: true });
+    at = found.index + found[0].length;
+  }
+  if (at < text.length || parts.length === 0) parts.push({ text: text.slice(at), marked: false });
+  return parts;
+}
+
 /** Whether one repetition of a field is the searched key: its first component equals the value, any case. */
 export function repetitionMatches(repetition: string, component: string, value: string): boolean {
   return (repetition.split(component)[0] ?? '').trim().toLowerCase() === value.trim().toLowerCase();

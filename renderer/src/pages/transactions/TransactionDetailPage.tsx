@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { Accordion, Alert, Anchor, Badge, Group, Loader, Paper, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { SearchHighlightContext, highlightFromParams } from '../../components/search-highlight';
+import { SearchHighlightContext, SearchWordsContext, highlightFromParams, wordsFromParams } from '../../components/search-highlight';
 import type { LiveTransaction } from '../../../../service/contracts/live-feed';
 import type { CreatedTask, ExchangeView, TransactionView } from '../../../../service/contracts/transactions';
 import { live } from '../../api/live';
@@ -115,6 +115,8 @@ export function TransactionDetailPage() {
   const [params] = useSearchParams();
   // The key the list found this transaction by, highlighted in its bodies.
   const highlight = useMemo(() => highlightFromParams(params), [params]);
+  // The words of the text search it was found by, marked in its bodies too.
+  const words = useMemo(() => wordsFromParams(params), [params]);
   const tx = useTransactions((s) => (s.detail?._id === id ? s.detail : null));
   const loading = useTransactions((s) => s.detailLoading);
   const error = useTransactions((s) => s.detailError);
@@ -185,152 +187,154 @@ export function TransactionDetailPage() {
 
   return (
     <SearchHighlightContext.Provider value={highlight}>
-      <PageHeader title="Transaction">
-        {back}
-        <RerunButton
-          subject={{ tx, channelName: channel?.name ?? tx.channelID, line: transport === null ? `${tx.request.method} ${tx.request.path}${query}` : `${transport}${messageType === undefined ? '' : ` · ${messageType}`}` }}
-          disabled={notRerunnable}
-          rerun={() => rerun([id])}
-          onStarted={setTask}
-        />
-      </PageHeader>
-      <Stack gap="sm">
-        <ErrorAlert error={error} action="refresh the transaction" />
-        {task !== null && <RerunOutcome key={task._id} task={task} onClose={() => setTask(null)} onFinished={() => void loadDetail(id)} />}
-        {!tx.canRerun && (
-          <Text size="sm" c="dimmed">
-            This transaction cannot be re-run: a body needed to send it again was not stored in full.
-          </Text>
-        )}
-        {tx.status === 'Processing' && (
-          <Text size="sm" c="dimmed">
-            This transaction is still being processed; it can be re-run once it has completed.
-          </Text>
-        )}
-        {tx.error !== undefined && (
-          <Alert color="red" title="Error">
-            {tx.error.message}
-          </Alert>
-        )}
-        {refusal !== null && (
-          <Alert color={refusal.code === 'AE' || refusal.code === 'CE' ? 'yellow' : 'red'} title="Refused by the receiving system">
-            {refusalSentence(refusal, primaryRoute)}
-          </Alert>
-        )}
-        {tx.error === undefined && refusal === null && tx.reason !== undefined && (
-          <Alert color={tx.status === 'Failed' ? 'red' : 'yellow'} title="Why it did not succeed">
-            {tx.reason}
-          </Alert>
-        )}
+      <SearchWordsContext.Provider value={words}>
+        <PageHeader title="Transaction">
+          {back}
+          <RerunButton
+            subject={{ tx, channelName: channel?.name ?? tx.channelID, line: transport === null ? `${tx.request.method} ${tx.request.path}${query}` : `${transport}${messageType === undefined ? '' : ` · ${messageType}`}` }}
+            disabled={notRerunnable}
+            rerun={() => rerun([id])}
+            onStarted={setTask}
+          />
+        </PageHeader>
+        <Stack gap="sm">
+          <ErrorAlert error={error} action="refresh the transaction" />
+          {task !== null && <RerunOutcome key={task._id} task={task} onClose={() => setTask(null)} onFinished={() => void loadDetail(id)} />}
+          {!tx.canRerun && (
+            <Text size="sm" c="dimmed">
+              This transaction cannot be re-run: a body needed to send it again was not stored in full.
+            </Text>
+          )}
+          {tx.status === 'Processing' && (
+            <Text size="sm" c="dimmed">
+              This transaction is still being processed; it can be re-run once it has completed.
+            </Text>
+          )}
+          {tx.error !== undefined && (
+            <Alert color="red" title="Error">
+              {tx.error.message}
+            </Alert>
+          )}
+          {refusal !== null && (
+            <Alert color={refusal.code === 'AE' || refusal.code === 'CE' ? 'yellow' : 'red'} title="Refused by the receiving system">
+              {refusalSentence(refusal, primaryRoute)}
+            </Alert>
+          )}
+          {tx.error === undefined && refusal === null && tx.reason !== undefined && (
+            <Alert color={tx.status === 'Failed' ? 'red' : 'yellow'} title="Why it did not succeed">
+              {tx.reason}
+            </Alert>
+          )}
 
-        <Paper withBorder p="md">
-          <Group gap="sm" mb="sm" wrap="nowrap">
-            <StatusBadge status={tx.status} />
-            {refusal !== null && (
-              <Badge color="red" variant="outline" radius="sm" style={{ textTransform: 'none', flexShrink: 0 }}>
-                Refused: {refusal.code}
-              </Badge>
-            )}
-            {transport === null ? (
-              <Text fw={600} ff="monospace" style={{ overflowWrap: 'anywhere' }}>
-                {tx.request.method} {tx.request.path}
-                {query}
-              </Text>
-            ) : (
-              <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
-                {transport}
-                {messageType === undefined ? '' : ` · ${messageType}`}
-              </Text>
-            )}
-          </Group>
-          <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md" verticalSpacing="sm">
-            <Field label="Received">{formatTime(tx.request.timestamp)}</Field>
-            <Field label="Duration">{duration(tx)}</Field>
-            <Field label="Response status">
-              {refusal === null ? (tx.response?.status ?? '–') : `${refusal.code} (${refusal.meaning}), recorded as ${tx.response?.status ?? '–'}`}
-            </Field>
-            <Field label="Channel">{channelName ?? tx.channelID}</Field>
-            <Field label="Client">
-              {tx.clientID === undefined ? (
-                'None (public channel)'
+          <Paper withBorder p="md">
+            <Group gap="sm" mb="sm" wrap="nowrap">
+              <StatusBadge status={tx.status} />
+              {refusal !== null && (
+                <Badge color="red" variant="outline" radius="sm" style={{ textTransform: 'none', flexShrink: 0 }}>
+                  Refused: {refusal.code}
+                </Badge>
+              )}
+              {transport === null ? (
+                <Text fw={600} ff="monospace" style={{ overflowWrap: 'anywhere' }}>
+                  {tx.request.method} {tx.request.path}
+                  {query}
+                </Text>
+              ) : (
+                <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
+                  {transport}
+                  {messageType === undefined ? '' : ` · ${messageType}`}
+                </Text>
+              )}
+            </Group>
+            <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md" verticalSpacing="sm">
+              <Field label="Received">{formatTime(tx.request.timestamp)}</Field>
+              <Field label="Duration">{duration(tx)}</Field>
+              <Field label="Response status">
+                {refusal === null ? (tx.response?.status ?? '–') : `${refusal.code} (${refusal.meaning}), recorded as ${tx.response?.status ?? '–'}`}
+              </Field>
+              <Field label="Channel">{channelName ?? tx.channelID}</Field>
+              <Field label="Client">
+                {tx.clientID === undefined ? (
+                  'None (public channel)'
+                ) : (
+                  <>
+                    {clientName ?? tx.clientID}
+                    {clientName !== undefined && (
+                      <Text span size="xs" c="dimmed" ff="monospace">
+                        {' '}
+                        ({tx.clientID})
+                      </Text>
+                    )}
+                  </>
+                )}
+              </Field>
+              <Field label="Client address">{tx.clientIP}</Field>
+              <Field label="Transaction ID">
+                <Text size="sm" ff="monospace">
+                  {tx._id}
+                </Text>
+              </Field>
+              <Field label="Re-runs">
+                <RerunLinks tx={tx} />
+              </Field>
+            </SimpleGrid>
+          </Paper>
+
+          <Tabs defaultValue="request" keepMounted={false}>
+            <Tabs.List>
+              <Tabs.Tab value="request">Request</Tabs.Tab>
+              <Tabs.Tab value="response">Response</Tabs.Tab>
+              <Tabs.Tab value="routes">Routes ({routes.length})</Tabs.Tab>
+              <Tabs.Tab value="orchestrations">Orchestrations ({orchestrations.length})</Tabs.Tab>
+              <Tabs.Tab value="properties">Properties ({properties.length})</Tabs.Tab>
+            </Tabs.List>
+            <Tabs.Panel value="request" pt="sm">
+              {transport === null ? (
+                <Text size="sm">
+                  {tx.request.method} {tx.request.path}
+                  {query}
+                  {listenerAddress === '' ? '' : ` on ${listenerAddress}`} at {formatTime(tx.request.timestamp)}
+                </Text>
+              ) : (
+                <Text size="sm">
+                  Received by {transport}
+                  {listenerAddress === '' ? '' : ` on ${listenerAddress}`} from {tx.clientIP} at {formatTime(tx.request.timestamp)}
+                </Text>
+              )}
+              <PartView part={tx.request} label="Request" />
+            </Tabs.Panel>
+            <Tabs.Panel value="response" pt="sm">
+              {tx.response === undefined ? (
+                <Text size="sm" c="dimmed">
+                  No response yet.
+                </Text>
               ) : (
                 <>
-                  {clientName ?? tx.clientID}
-                  {clientName !== undefined && (
-                    <Text span size="xs" c="dimmed" ff="monospace">
-                      {' '}
-                      ({tx.clientID})
-                    </Text>
-                  )}
+                  <Text size="sm">
+                    Status {tx.response.status} at {formatTime(tx.response.timestamp)}
+                  </Text>
+                  <PartView part={tx.response} label="Response" />
                 </>
               )}
-            </Field>
-            <Field label="Client address">{tx.clientIP}</Field>
-            <Field label="Transaction ID">
-              <Text size="sm" ff="monospace">
-                {tx._id}
-              </Text>
-            </Field>
-            <Field label="Re-runs">
-              <RerunLinks tx={tx} />
-            </Field>
-          </SimpleGrid>
-        </Paper>
-
-        <Tabs defaultValue="request" keepMounted={false}>
-          <Tabs.List>
-            <Tabs.Tab value="request">Request</Tabs.Tab>
-            <Tabs.Tab value="response">Response</Tabs.Tab>
-            <Tabs.Tab value="routes">Routes ({routes.length})</Tabs.Tab>
-            <Tabs.Tab value="orchestrations">Orchestrations ({orchestrations.length})</Tabs.Tab>
-            <Tabs.Tab value="properties">Properties ({properties.length})</Tabs.Tab>
-          </Tabs.List>
-          <Tabs.Panel value="request" pt="sm">
-            {transport === null ? (
-              <Text size="sm">
-                {tx.request.method} {tx.request.path}
-                {query}
-                {listenerAddress === '' ? '' : ` on ${listenerAddress}`} at {formatTime(tx.request.timestamp)}
-              </Text>
-            ) : (
-              <Text size="sm">
-                Received by {transport}
-                {listenerAddress === '' ? '' : ` on ${listenerAddress}`} from {tx.clientIP} at {formatTime(tx.request.timestamp)}
-              </Text>
-            )}
-            <PartView part={tx.request} label="Request" />
-          </Tabs.Panel>
-          <Tabs.Panel value="response" pt="sm">
-            {tx.response === undefined ? (
-              <Text size="sm" c="dimmed">
-                No response yet.
-              </Text>
-            ) : (
-              <>
-                <Text size="sm">
-                  Status {tx.response.status} at {formatTime(tx.response.timestamp)}
+            </Tabs.Panel>
+            <Tabs.Panel value="routes" pt="sm">
+              <Exchanges items={routes} kind="Route" routeTypes={channel?.routes} />
+            </Tabs.Panel>
+            <Tabs.Panel value="orchestrations" pt="sm">
+              <Exchanges items={orchestrations} kind="Orchestration" />
+            </Tabs.Panel>
+            <Tabs.Panel value="properties" pt="sm">
+              {properties.length === 0 ? (
+                <Text size="sm" c="dimmed">
+                  No properties.
                 </Text>
-                <PartView part={tx.response} label="Response" />
-              </>
-            )}
-          </Tabs.Panel>
-          <Tabs.Panel value="routes" pt="sm">
-            <Exchanges items={routes} kind="Route" routeTypes={channel?.routes} />
-          </Tabs.Panel>
-          <Tabs.Panel value="orchestrations" pt="sm">
-            <Exchanges items={orchestrations} kind="Orchestration" />
-          </Tabs.Panel>
-          <Tabs.Panel value="properties" pt="sm">
-            {properties.length === 0 ? (
-              <Text size="sm" c="dimmed">
-                No properties.
-              </Text>
-            ) : (
-              <NameValueTable entries={properties} label="Properties" />
-            )}
-          </Tabs.Panel>
-        </Tabs>
-      </Stack>
+              ) : (
+                <NameValueTable entries={properties} label="Properties" />
+              )}
+            </Tabs.Panel>
+          </Tabs>
+        </Stack>
+      </SearchWordsContext.Provider>
     </SearchHighlightContext.Provider>
   );
 }

@@ -25,6 +25,8 @@ export interface TransactionTableProps {
   clients: ClientName[];
   selected: RowSelectionState;
   onSelectedChange: (selected: RowSelectionState) => void;
+  /** The text search the rows were found by (`text=`), for their links to mark its words; '' when none. */
+  searchText?: string;
 }
 
 const cellText = { style: { overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' } } as const;
@@ -65,7 +67,7 @@ const TransactionRow = memo(
   (before, after) => before.row.original === after.row.original && before.selected === after.selected && before.names === after.names,
 );
 
-function TransactionTableView({ rows, channels, clients, selected, onSelectedChange }: TransactionTableProps) {
+function TransactionTableView({ rows, channels, clients, selected, onSelectedChange, searchText = '' }: TransactionTableProps) {
   const channelById = useMemo(() => new Map(channels.map((c) => [c._id, c])), [channels]);
   const clientName = useMemo(() => new Map(clients.map((c) => [c._id, c.name === '' ? c.clientID : c.name])), [clients]);
   const narrow = useMediaQuery(NARROW_LIST) ?? false;
@@ -108,7 +110,7 @@ function TransactionTableView({ rows, channels, clients, selected, onSelectedCha
             return (
               <div style={{ minWidth: 0 }}>
                 <Group gap={6} wrap="nowrap" justify="space-between">
-                  <Anchor component={Link} to={detailPath(tx)} size="sm" title={formatTime(tx.request.timestamp)} {...cellText}>
+                  <Anchor component={Link} to={detailPath(tx, searchText)} size="sm" title={formatTime(tx.request.timestamp)} {...cellText}>
                     {formatShortTime(tx.request.timestamp)}
                   </Anchor>
                   <StatusBadge status={tx.status} />
@@ -162,7 +164,7 @@ function TransactionTableView({ rows, channels, clients, selected, onSelectedCha
           const { path, title } = rowRequest(row.original.request, channelById.get(row.original.channelID));
           return (
             <>
-              <Anchor component={Link} to={detailPath(row.original)} size="sm" title={title} display="block" {...cellText}>
+              <Anchor component={Link} to={detailPath(row.original, searchText)} size="sm" title={title} display="block" {...cellText}>
                 {path}
               </Anchor>
               <MatchLine tx={row.original} />
@@ -218,7 +220,7 @@ function TransactionTableView({ rows, channels, clients, selected, onSelectedCha
         },
       },
     ];
-  }, [channelById, channelOf, clientOf, narrow, selectName]);
+  }, [channelById, channelOf, clientOf, narrow, searchText, selectName]);
 
   const table = useReactTable({
     data: rows,

@@ -265,7 +265,7 @@ export function TransactionsPage() {
             )}
           </Paper>
         ) : (
-          <TransactionTable rows={rows} channels={channels} clients={clients} selected={selected} onSelectedChange={setSelected} />
+          <TransactionTable rows={rows} channels={channels} clients={clients} selected={selected} onSelectedChange={setSelected} searchText={query.filters.text} />
         )}
 
         <Group justify="space-between">

@@ -11,4 +11,10 @@ describe('a row found by a key', () => {
     expect(detailPath({ _id: 'abc', match: [{ name: 'patientId', field: 'PID-3', value: '10 04' }] })).toBe('/transactions/abc?field=PID-3&value=10+04');
     expect(detailPath({ _id: 'abc' })).toBe('/transactions/abc');
   });
+
+  it("links a row found by a text search with the search's words to mark, beside any key", () => {
+    expect(detailPath({ _id: 'abc' }, ' hemoglobin low ')).toBe('/transactions/abc?words=hemoglobin+low');
+    expect(detailPath({ _id: 'abc', match: [{ name: 'controlId', field: 'MSH-10', value: 'C1' }] }, 'amended')).toBe('/transactions/abc?field=MSH-10&value=C1&words=amended');
+    expect(detailPath({ _id: 'abc' }, '  ')).toBe('/transactions/abc');
+  });
 });

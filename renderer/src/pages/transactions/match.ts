@@ -9,10 +9,19 @@ export function matchWords(match: TransactionKeyMatch): string {
   return `${name} ${match.value}${match.authority === undefined ? '' : ` (${match.authority})`} · ${match.field}`;
 }
 
-/** The row's detail page; found by a key, with that key to highlight (`?field=PID-3&value=1004`). */
-export function detailPath(tx: Pick<TransactionView, '_id' | 'match'>): string {
+/**
+ * The row's detail page; found by a key, with that key to highlight (`?field=PID-3&value=1004`); found by a text
+ * search, with its words to mark (`?words=hemoglobin low`).
+ */
+export function detailPath(tx: Pick<TransactionView, '_id' | 'match'>, text = ''): string {
   const path = `/transactions/${encodeURIComponent(tx._id)}`;
+  const params = new URLSearchParams();
   const first = tx.match?.[0];
-  if (first === undefined) return path;
-  return `${path}?${new URLSearchParams({ field: first.field, value: first.value }).toString()}`;
+  if (first !== undefined) {
+    params.set('field', first.field);
+    params.set('value', first.value);
+  }
+  if (text.trim() !== '') params.set('words', text.trim());
+  const query = params.toString();
+  return query === '' ? path : `${path}?${query}`;
 }
