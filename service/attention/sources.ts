@@ -73,6 +73,8 @@ export interface AttentionDeps {
     failedMessagesHours: number;
     autoRetryQueueWarning: number;
     certificateWarningDays: number;
+    searchBehindMinutes: number;
+    searchBehindTransactions: number;
   };
 }
 
@@ -174,7 +176,8 @@ async function searchIndex(deps: AttentionDeps, now: Date): Promise<AttentionIte
   if (pending === 0) return [];
   const [oldest] = await search.log.finishedAfter(state.finishedSeq, 1);
   const lastError = search.lastError();
-  return searchIndexItems({ pending, ...(oldest === undefined ? {} : { oldestPendingAt: oldest.at }), ...(lastError === undefined ? {} : { lastError }) }, now);
+  const lag = { pending, ...(oldest === undefined ? {} : { oldestPendingAt: oldest.at }), ...(lastError === undefined ? {} : { lastError }) };
+  return searchIndexItems(lag, now, { minutes: deps.settings.searchBehindMinutes, transactions: deps.settings.searchBehindTransactions });
 }
 
 /** Each source, by name: the table that makes the list. */

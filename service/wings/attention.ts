@@ -73,6 +73,8 @@ export function attentionWing(core: Core, parts: AttentionParts): Wing<Attention
         refusalWindowMinutes: config.attention.refusalWindowMinutes,
         failedMessagesHours: config.attention.failedMessagesHours,
         autoRetryQueueWarning: config.attention.autoRetryQueueWarning,
+        searchBehindMinutes: config.attention.searchBehindMinutes,
+        searchBehindTransactions: config.attention.searchBehindTransactions,
         certificateWarningDays: config.keystore.expiryWarningDays,
       },
     },

@@ -32,6 +32,7 @@ export function searchWing(core: Core, parts: { storage: Storage; scheduling: Sc
     bodies: storage.bodies,
     index,
     maxTextBytes: config.search.maxTextBytes,
+    everyMs: config.search.intervalMs,
     logger: logger.child({ component: 'search' }),
   });
   scheduling.registry.add(indexer.job());

@@ -1,7 +1,7 @@
 /**
  * The needs-attention item of a search index left behind (issue 37), on each engine's real log and index: the
  * indexer's job is not running here, so completed transactions pile up unindexed; the item shows once they are
- * more than five minutes old (or too many), names the indexer's failure when it has one, and clears when the index
+ * more than five minutes old (or too many; both thresholds are settings), names the indexer's failure when it has one, and clears when the index
  * catches up. Nothing shows while search is off.
  */
 import { rm } from 'node:fs/promises';
@@ -10,7 +10,6 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SOURCES } from '../../service/attention/sources.js';
 import type { AttentionDeps } from '../../service/attention/sources.js';
-import { SEARCH_BEHIND_MS } from '../../service/domain/operations/attention.js';
 import { createPostgresTransactionLog, PostgresDatabase } from '../../service/storage/postgres/index.js';
 import { createSqliteTransactionLog } from '../../service/storage/sqlite/transaction-log.js';
 import type { SearchIndex } from '../../service/storage/search-index.js';
@@ -50,12 +49,18 @@ describe.each(Object.keys(engines) as (keyof typeof engines)[])('the search inde
     try {
       const health: { lastError?: string } = {};
       const search = { enabled: true, index, log, lastError: () => health.lastError };
-      const items = (now: Date, deps = search) => SOURCES['search index']({ search: deps } as unknown as AttentionDeps, now);
+      // The defaults of attention.searchBehindMinutes and attention.searchBehindTransactions.
+      const settings = { searchBehindMinutes: 5, searchBehindTransactions: 10_000 };
+      const items = (now: Date, deps = search, behind = settings) => SOURCES['search index']({ search: deps, settings: behind } as unknown as AttentionDeps, now);
       // Completed (stored finished) while no indexer ran: the feed moves on, the index's position does not.
       for (let i = 0; i < 3; i++) await log.insert(tx(new Date(Date.now() - 1000 + i).toISOString()));
       const soon = new Date(Date.now() + 60_000);
-      const later = new Date(Date.now() + SEARCH_BEHIND_MS + 60_000);
+      const later = new Date(Date.now() + 5 * 60_000 + 60_000);
       expect(await items(soon)).toEqual([]);
+      // Thresholds set lower: a minute behind, or more than two transactions, is behind.
+      expect(await items(soon, search, { searchBehindMinutes: 1, searchBehindTransactions: 10_000 })).toHaveLength(1);
+      expect(await items(new Date(), search, { searchBehindMinutes: 5, searchBehindTransactions: 2 })).toMatchObject([{ kind: 'search-index-behind', count: 3 }]);
+      expect(await items(new Date(), search, { searchBehindMinutes: 5, searchBehindTransactions: 3 })).toEqual([]);
       const [behind] = await items(later);
       expect(behind).toMatchObject({ kind: 'search-index-behind', severity: 'warning', count: 3, fix: { setting: 'search.enabled' } });
       expect(behind?.message).toMatch(/^Search indexing is 3 transactions behind: searches .* do not find the messages completed since .* \(\d+ minutes ago\)/);

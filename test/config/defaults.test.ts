@@ -52,11 +52,11 @@ describe('defaults', () => {
         idleTimeoutSeconds: 600,
         retentionDays: 0,
       },
-      attention: { refusalWindowMinutes: 60, failedMessagesHours: 24, autoRetryQueueWarning: 20 },
+      attention: { refusalWindowMinutes: 60, failedMessagesHours: 24, autoRetryQueueWarning: 20, searchBehindMinutes: 5, searchBehindTransactions: 10_000 },
       auditEvents: { interface: 'internal', host: '', port: 5051, auditSourceID: 'Junction', maxQueued: 100_000, retryMaxSeconds: 300 },
       logging: { level: 'info', file: { enabled: true, maxSizeMB: 10, maxFiles: 7 } },
       retention: { maxAgeDays: 0 },
-      search: { enabled: true, maxTextBytes: 65_536, countWithinMs: 400 },
+      search: { enabled: true, maxTextBytes: 65_536, countWithinMs: 400, intervalMs: 1000 },
       storage: {
         engine: 'embedded',
         compactionIntervalMinutes: 60,

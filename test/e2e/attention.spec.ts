@@ -86,3 +86,25 @@ test('saving a channel nobody may use says so in the list', async ({ console: pa
   await page.getByRole('button', { name: 'Save channel' }).click();
   await expect(page.getByText(/Channel “Pharmacy orders” was created\. Nobody may use it: it is private and allows no client, role or address\./)).toBeVisible();
 });
+
+test.describe('with the search indexer held back', () => {
+  // The indexer runs once at start, then not for an hour; more than one waiting transaction counts as behind.
+  test.use({ env: { JUNCTION_SEARCH_INTERVAL_MS: '3600000', JUNCTION_ATTENTION_SEARCH_BEHIND_TRANSACTIONS: '1' } });
+
+  test('the strip says search indexing is behind and leads to the transactions', async ({ console: page, junction }) => {
+    // The first run has taken its place on the feed: what completes from now waits for the next run.
+    await expect.poll(async () => ((await junction.api('GET', '/transactions/search-index')).json as { backfill: { done: boolean } }).backfill.done).toBe(true);
+    const made = await junction.api('POST', '/channels', { name: 'Ward', urlPattern: '^/ward$', authType: 'public', routes: [{ name: 'EMR', host: '127.0.0.1', port: 9, primary: true }] });
+    expect(made.status, made.text).toBe(201);
+    for (const control of ['W-1', 'W-2']) {
+      const body = `MSH|^~\\&|ADT|SMH|EMR|SMH|20260115083000||ADT^A01|${control}|P|2.5.1\rPID|1||MRN-1^^^SMH^MR`;
+      const res = await junction.api('POST', '/transactions', { channelID: (made.json as { _id: string })._id, status: 'Successful', request: { path: '/ward', method: 'POST', body, timestamp: new Date().toISOString() } });
+      expect(res.status, res.text).toBe(201);
+    }
+    await page.goto(`${junction.apiUrl}/#/`);
+    const strip = page.getByRole('region', { name: /^Needs attention/ });
+    await expect(strip).toContainText('Search indexing is 2 transactions behind');
+    await strip.getByRole('link', { name: /^Fix it ?: Search indexing is 2 transactions behind/ }).click();
+    await expect(page.getByRole('heading', { name: 'Transactions', level: 1 })).toBeVisible();
+  });
+});

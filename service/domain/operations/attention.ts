@@ -232,19 +232,22 @@ export interface SearchIndexLag {
   lastError?: string;
 }
 
-/** Behind by this long (the oldest unindexed completion's age), the index is lagging, not just busy. */
-export const SEARCH_BEHIND_MS = 5 * 60_000;
-/** Or by this many transactions, however recent. */
-export const SEARCH_BEHIND_TRANSACTIONS = 10_000;
+/** When the index counts as behind (`attention.searchBehindMinutes`, `attention.searchBehindTransactions`). */
+export interface SearchBehindThresholds {
+  /** The oldest unindexed completion older than this: the index is lagging, not just busy. */
+  minutes: number;
+  /** Or more transactions than this waiting, however recent. */
+  transactions: number;
+}
 
 /**
- * The search index behind the log by more than SEARCH_BEHIND_MS or SEARCH_BEHIND_TRANSACTIONS: support staff's
- * searches miss the newest messages. An error when the indexer says it fails, a warning when it only lags.
+ * The search index behind the log by more than the thresholds' minutes or transactions: support staff's searches
+ * miss the newest messages. An error when the indexer says it fails, a warning when it only lags.
  */
-export function searchIndexItems(lag: SearchIndexLag, now: Date): AttentionItem[] {
+export function searchIndexItems(lag: SearchIndexLag, now: Date, behind: SearchBehindThresholds): AttentionItem[] {
   if (lag.pending <= 0) return [];
   const behindMs = lag.oldestPendingAt === undefined ? 0 : now.getTime() - lag.oldestPendingAt.getTime();
-  if (behindMs <= SEARCH_BEHIND_MS && lag.pending <= SEARCH_BEHIND_TRANSACTIONS) return [];
+  if (behindMs <= behind.minutes * 60_000 && lag.pending <= behind.transactions) return [];
   const count = lag.pending.toLocaleString('en');
   const since = lag.oldestPendingAt === undefined ? '' : ` completed since ${lag.oldestPendingAt.toISOString()} (${Math.max(1, Math.round(behindMs / 60_000))} minutes ago)`;
   const why = lag.lastError === undefined
