@@ -97,6 +97,27 @@ describe('rules', () => {
     expect(await f.alerts()).toHaveLength(1);
   });
 
+  it('passes over a transaction named again for the search index (a later write changed its body): its outcome was counted once', async () => {
+    const lab = await f.channel('lab', [{ status: '5xx', failureRate: 20, users: [ada] }]);
+    const job = f.job();
+    await job.run();
+    f.tick(1000);
+    const failed = await f.finish(lab._id, 500);
+    for (let i = 0; i < 4; i += 1) await f.finish(lab._id, 200);
+    f.tick(MINUTE - 1000);
+    await job.run();
+    expect(await f.alerts()).toHaveLength(0);
+    // A mediator sends the failed one's response body twice: two `changed` entries, which would make 3 of 7 (42.9 %).
+    f.tick(1000);
+    for (const name of ['a', 'b']) {
+      await f.log.update(failed, { set: { response: { status: 500, headers: {}, timestamp: f.now, body: { path: `2026-11-24/${lab._id}/${name}`, size: 1, receivedBytes: 1, truncated: false } } } });
+    }
+    expect((await f.log.finishedAfter(0, 100)).filter((e) => e.changed === true)).toHaveLength(2);
+    f.tick(MINUTE - 1000);
+    await job.run();
+    expect(await f.alerts()).toHaveLength(0);
+  });
+
   it('keeps the failure-rate history across a restart', async () => {
     const lab = await f.channel('lab', [{ status: '500', failureRate: 50, users: [ada] }]);
     await f.job().run();
