@@ -1,6 +1,7 @@
 /** What only the SQLite transaction log does: background checkpoints, and refusing a damaged file by name. */
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreOpenError } from '../../service/storage/store.js';
@@ -71,6 +72,25 @@ describe('SQLite transaction log', () => {
     const evenFailing = newest.filter((d) => d.channelID === 'even' && d.routes[0]?.response?.status === 502).map((d) => d._id);
     expect((await log.page({ ...filter, channelID: ['even'] }, { limit: 100 })).map((d) => d._id)).toEqual(evenFailing);
     expect(await log.count({ ...filter, channelID: ['even'] })).toBe(evenFailing.length);
+  });
+
+  it('upgrades a file whose finished entries predate `changed` in place, and names changed transactions again', async () => {
+    const dir = await tempDir('junction-sqlite-');
+    dirs.push(dir);
+    const file = join(dir, 'transactions.sqlite');
+    const first = await open(file);
+    const done = await first.insert(tx('2024-05-01T10:00:00Z'));
+    await first.close();
+    logs.splice(0);
+    const raw = new Database(file);
+    raw.exec('ALTER TABLE finished DROP COLUMN changed');
+    raw.close();
+    const log = await open(file);
+    await log.update(done._id, { set: { request: { ...done.request, body: { path: `2024-05-01/ch-a/b1`, size: 1, receivedBytes: 1, truncated: false } } } });
+    expect((await log.finishedAfter(0, 10)).map((e) => [e.id, e.changed === true])).toEqual([
+      [done._id, false],
+      [done._id, true],
+    ]);
   });
 
   it('refuses to open a file that is not a SQLite database, naming it, and leaves it untouched', async () => {
