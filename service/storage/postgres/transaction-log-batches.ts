@@ -22,6 +22,7 @@ import type { CheckedChanges } from '../changes.js';
 import type { StoreError } from '../store.js';
 import { applyTransactionChanges, transactionColumns } from '../transaction-documents.js';
 import type { TransactionRecord } from '../transactions.js';
+import { Deadline, isTimeout, writeBoundsOf } from './deadline.js';
 import { decode, encode } from './documents.js';
 import { sqlState } from './errors.js';
 import { finishedParts } from './transaction-log-finish.js';
@@ -145,57 +146,84 @@ export class LogWriteBatches {
     return this.#queue.splice(0, n);
   }
 
-  async #write(batch: readonly Write[]): Promise<void> {
+  /** Settles every caller of `batch`; resolves with the error that failed it as a whole, if any. */
+  async #write(batch: readonly Write[]): Promise<unknown> {
     let outcome: Outcome;
     try {
       outcome = await this.#commit(batch);
     } catch (err) {
       if (batch.length > 1 && oneRowFailed(err)) {
         // Alone, in order (two writes of one transaction keep their order): each fails only if it is the bad one.
-        for (const write of batch) await this.#write([write]);
-        return;
+        // Should the server stop answering meanwhile, the rest fail at once rather than each after its own bound.
+        for (const [i, write] of batch.entries()) {
+          const failed = await this.#write([write]);
+          if (isTimeout(failed)) {
+            for (const rest of batch.slice(i + 1)) rest.reject(this.#options.toStoreError(rest.kind, failed));
+            break;
+          }
+        }
+        return undefined;
       }
       const cause = err instanceof RowError ? err.error : err;
       for (const write of batch) write.reject(this.#options.toStoreError(write.kind, cause));
-      return;
+      return cause;
     }
     batch.forEach((write, i) => {
       if (write.kind === 'insert') write.resolve();
       else write.resolve(outcome.updated[i] ?? null);
     });
+    return undefined;
   }
 
-  /** Writes the batch in one SQL transaction (one statement and no BEGIN when it only inserts) and commits it. */
+  /**
+   * Writes the batch in one SQL transaction (one statement and no BEGIN when it only inserts) and commits it, all
+   * within the pool's write bound (deadline.ts): a server that stops answering fails the batch as a lost one would.
+   */
   async #commit(batch: readonly Write[]): Promise<Outcome> {
     const pool = this.#options.pool();
-    const updates = batch.filter((write): write is Update => write.kind === 'update');
-    if (updates.length === 0) {
-      const { text, values } = this.#statement(batch, new Map(), []);
-      await pool.query(text, values);
-      return { updated: [] };
+    const bounds = writeBoundsOf(pool);
+    const deadline = new Deadline(bounds.writeTimeoutMs);
+    let client: PoolClient;
+    try {
+      client = await deadline.connect(pool);
+    } catch (err) {
+      if (isTimeout(err)) bounds.timedOut(err as Error);
+      throw err;
     }
-    const client = await pool.connect();
+    const updates = batch.filter((write): write is Update => write.kind === 'update');
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
-      const outcome = await this.#inTransaction(client, batch, updates);
-      await client.query('COMMIT');
+      if (updates.length === 0) {
+        const { text, values } = this.#statement(batch, new Map(), []);
+        await deadline.query(client, text, values);
+        return { updated: [] };
+      }
+      await deadline.query(client, 'BEGIN');
+      const outcome = await this.#inTransaction(client, deadline, batch, updates);
+      await deadline.query(client, 'COMMIT');
       return outcome;
     } catch (err) {
-      // A connection whose rollback fails is in an unknown state: it is discarded rather than reused.
-      await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
-        broken = rollbackErr as Error;
-      });
+      if (isTimeout(err)) {
+        // Its statement may still be on its way: the connection is destroyed, never reused (and the server, when it
+        // reads again, ends the session and rolls back an open BEGIN). Nothing more is sent on it, not even ROLLBACK.
+        broken = err as Error;
+        bounds.timedOut(broken);
+      } else if (updates.length > 0) {
+        // A connection whose rollback fails is in an unknown state: it is discarded rather than reused.
+        await deadline.query(client, 'ROLLBACK').catch((rollbackErr: unknown) => {
+          broken = rollbackErr as Error;
+        });
+      }
       throw err;
     } finally {
       client.release(broken);
     }
   }
 
-  async #inTransaction(client: PoolClient, batch: readonly Write[], updates: readonly Update[]): Promise<Outcome> {
+  async #inTransaction(client: PoolClient, deadline: Deadline, batch: readonly Write[], updates: readonly Update[]): Promise<Outcome> {
     // Locked in id order, so two instances' batches never wait on each other's rows crosswise.
     const ids = [...new Set(updates.map((write) => write.id))].sort();
-    const { rows } = await client.query<{ id: string; doc: unknown }>('SELECT id, doc FROM transactions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
+    const { rows } = await deadline.query<{ id: string; doc: unknown }>(client, 'SELECT id, doc FROM transactions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
     const current = new Map(rows.map((row) => [row.id, decode(row.doc) as Record<string, unknown>]));
     const rewritten = new Map<string, TransactionRecord>();
     const finished: TransactionRecord[] = [];
@@ -220,7 +248,7 @@ export class LogWriteBatches {
       if (wasProcessing && after.status !== 'Processing') finished.push({ ...after });
     });
     const { text, values } = this.#statement(batch, rewritten, finished);
-    if (values.length > 0) await client.query(text, values);
+    if (values.length > 0) await deadline.query(client, text, values);
     return { updated };
   }
 
