@@ -72,6 +72,9 @@ export class LogWriteBatches {
   #queue: Write[] = [];
   #inFlight: Promise<void> | null = null;
   #timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  /** Inserts whose batch ran out of time once sent: stored or not, as the server decides when it runs again. */
+  #inDoubt: InDoubt[] = [];
+  #resolving = false;
 
   constructor(options: LogBatchesOptions) {
     this.#options = options;
@@ -172,7 +175,50 @@ export class LogWriteBatches {
       if (write.kind === 'insert') write.resolve();
       else write.resolve(outcome.updated[i] ?? null);
     });
+    // The server answers again: inserts left in doubt by a timeout can be settled now.
+    if (this.#inDoubt.length > 0) void this.#resolveDoubts();
     return undefined;
+  }
+
+  /**
+   * A batch timed out after its connection was taken: its statements may already sit in the server's socket, and a
+   * frozen server runs them when it runs again (an insert commits then, though its sender was refused). Its inserts
+   * are kept, with the backend that may still write them.
+   */
+  #doubt(batch: readonly Write[], client: PoolClient): void {
+    const ids = batch.filter((write): write is Insert => write.kind === 'insert').map((write) => write.record._id);
+    const pid = (client as PoolClient & { processID: number | null }).processID;
+    if (ids.length > 0 && pid !== null) this.#inDoubt.push({ ids, pid });
+  }
+
+  /**
+   * Finishes as Failed (their senders were refused) the inserts in doubt that the server did store, once the backends
+   * that could still store them have ended (a destroyed connection's backend runs what reached it, then ends).
+   * A failure leaves them for the next committed batch; a stop leaves them to start-up recovery.
+   */
+  async #resolveDoubts(): Promise<void> {
+    if (this.#resolving) return;
+    this.#resolving = true;
+    const doubts = this.#inDoubt.splice(0);
+    try {
+      const pool = this.#options.pool();
+      const pids = doubts.map((doubt) => doubt.pid);
+      for (let tries = 0; ; tries += 1) {
+        const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY($1::int[]) AND application_name = 'junction'", [pids]);
+        if ((rows[0]?.n ?? 0) === 0) break;
+        if (tries === DOUBT_TRIES) throw new Error('backends of timed-out connections still running');
+        await new Promise((resolve) => setTimeout(resolve, DOUBT_PAUSE_MS));
+      }
+      const ids = doubts.flatMap((doubt) => doubt.ids);
+      const { rows } = await pool.query<{ id: string }>("SELECT id FROM transactions WHERE id = ANY($1::text[]) AND status = 'Processing'", [ids]);
+      for (const { id } of rows) {
+        await this.update(id, { set: { status: 'Failed', error: { message: IN_DOUBT } }, unset: [] }, { routes: [], orchestrations: [] });
+      }
+    } catch {
+      this.#inDoubt.unshift(...doubts);
+    } finally {
+      this.#resolving = false;
+    }
   }
 
   /**
@@ -208,6 +254,7 @@ export class LogWriteBatches {
         // reads again, ends the session and rolls back an open BEGIN). Nothing more is sent on it, not even ROLLBACK.
         broken = err as Error;
         bounds.timedOut(broken);
+        this.#doubt(batch, client);
       } else if (updates.length > 0) {
         // A connection whose rollback fails is in an unknown state: it is discarded rather than reused.
         await deadline.query(client, 'ROLLBACK').catch((rollbackErr: unknown) => {
@@ -290,6 +337,19 @@ export class LogWriteBatches {
     return { text: parts.length === 0 ? '' : `WITH ${parts.join(',\n')} SELECT 1`, values };
   }
 }
+
+/** Inserts of one timed-out batch, and the server process of its destroyed connection. */
+interface InDoubt {
+  ids: string[];
+  pid: number;
+}
+
+/** How often, and how long apart, the backends of timed-out connections are looked for before giving up for now. */
+const DOUBT_TRIES = 40;
+const DOUBT_PAUSE_MS = 50;
+
+/** Why a transaction whose insert timed out but was stored after all is Failed: its sender was refused. */
+export const IN_DOUBT = 'The database did not answer in time while this transaction was stored; its sender was refused';
 
 interface Outcome {
   /** Each update's record as it left it, by its index in the batch (null: no such transaction). */
