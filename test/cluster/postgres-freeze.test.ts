@@ -21,6 +21,11 @@ import { until } from '../helpers/wait.js';
 import { adt, msaOf, rawPeer } from '../transports/fixtures.js';
 import { bodyText, hl7Upstream, listeningChannel } from '../messages/hl7-peers.js';
 import type { Hl7Upstream } from '../messages/hl7-peers.js';
+import { pino } from 'pino';
+import { createPostgresTransactionLog, PostgresDatabase } from '../../service/storage/postgres/index.js';
+import { StoreError } from '../../service/storage/store.js';
+import { createTestDatabase, newSchemaName, settingsFor } from '../helpers/postgres.js';
+import { tx } from '../storage/transaction-log-contract.js';
 
 /** The write bound under test: small, so the test is quick; the default is 10 s. */
 const WRITE_TIMEOUT_MS = 1000;
@@ -226,4 +231,66 @@ describe('a frozen PostgreSQL server under load', () => {
       expect(msaOf(await bodyText(a, tx?.response?.body))).toEqual({ code: 'AA', controlId: o.sent });
     }
   }, 120_000);
+});
+
+/**
+ * The same bound on the suite's shared server, made to stall by a lock rather than a freeze: a statement that waits
+ * for another connection's transaction is a statement the server does not answer.
+ */
+describe('a group commit past its write bound', () => {
+  it('rejects its callers, destroys its connections, settles an insert stored after all, and lets the next batch through', async () => {
+    const { url, drop } = await createTestDatabase();
+    const schema = newSchemaName();
+    const database = new PostgresDatabase({ settings: { ...settingsFor(url), writeTimeoutMs: 300 }, logger: pino({ level: 'silent' }), schema });
+    const log = createPostgresTransactionLog({ database, logger: pino({ level: 'silent' }), instanceId: 'bounded', commitWindowMs: 1 });
+    const other = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+    other.on('error', () => undefined);
+    try {
+      await log.open();
+      await other.connect();
+      const otherPid = (await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+      const blocked = async () => (await other.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [otherPid])).rows.map((r) => r.pid);
+
+      const first = tx('2026-05-01T10:00:00Z', { status: 'Processing' });
+      await log.insert(first);
+      // Its completion waits for the row another transaction holds: the batch fails by its bound, as a lost one does.
+      await other.query('BEGIN');
+      await other.query('SELECT 1 FROM transactions WHERE id = $1 FOR UPDATE', [first._id]);
+      await expect(log.update(first._id, { set: { status: 'Successful' } })).rejects.toThrow(StoreError);
+
+      // An insert of an id the other transaction inserted too waits for it: it fails, its statement already sent.
+      const second = tx('2026-05-01T10:00:01Z', { status: 'Processing' });
+      await other.query(
+        `INSERT INTO transactions (id, ts, channel, client, status, code, method, path, rerun, instance, doc)
+         SELECT $2, ts, channel, client, status, code, method, path, rerun, instance, doc FROM transactions WHERE id = $1`,
+        [first._id, second._id],
+      );
+      await expect(log.insert(second)).rejects.toThrow(StoreError);
+      const stalled = await blocked();
+      expect(stalled).toHaveLength(2);
+
+      // The other transaction ends: the stalled backends' connections were destroyed, so they end too (a connection
+      // given back to the pool would stay), the completion is rolled back with them, and the insert commits.
+      await other.query('ROLLBACK');
+      await until('the timed-out connections\' backends to end', async () => {
+        const { rows } = await other.query('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1::int[])', [stalled]);
+        return rows.length === 0 ? true : undefined;
+      });
+      // The writer goes on with the next batch, and then settles the insert its sender was refused for.
+      const third = tx('2026-05-01T10:00:02Z');
+      await log.insert(third);
+      expect((await log.get(third._id))?.status).toBe('Successful');
+      const settled = await until('the insert in doubt finished Failed', async () => {
+        const record = await log.get(second._id);
+        return record?.status === 'Failed' ? record : undefined;
+      });
+      expect(settled.error?.message).toMatch(/did not answer in time/);
+      // Nothing half-written: the timed-out completion left its transaction as it was.
+      expect((await log.get(first._id))?.status).toBe('Processing');
+    } finally {
+      await other.end().catch(() => undefined);
+      await log.close();
+      await drop();
+    }
+  }, 60_000);
 });
