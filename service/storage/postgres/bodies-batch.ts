@@ -2,7 +2,8 @@
  * Whole small bodies written as one multi-row INSERT. The proxy stores two bodies per request, each a round trip on
  * its own; while one INSERT is on its way, the bodies that arrive wait and go together in the next, so under load a
  * round trip carries many bodies and with one body at a time nothing waits (group commit, as sqlite/group-commit.ts
- * does for the embedded engine).
+ * does for the embedded engine). Each INSERT has the log's write bound (deadline.ts); a batch that runs out of it
+ * fails whole, without trying its rows one by one against a server that does not answer.
  */
 import type { Pool, PoolClient } from 'pg';
 import { Deadline, isTimeout, writeBoundsOf } from './deadline.js';

@@ -12,6 +12,12 @@
  * - A batch that fails as a whole (the connection lost, the server gone) rejects every caller in it with the error
  *   its write would have had alone. One bad row (an id stored twice, a value PostgreSQL refuses) fails the whole
  *   statement: the batch is rolled back and its writes are tried again one by one, so only that row's caller fails.
+ * - A batch has `storage.postgres.writeTimeoutMs` from its wait for a connection to its COMMIT (deadline.ts): a
+ *   server that stops answering without closing its connections (frozen) fails it as a lost connection would, so no
+ *   caller waits much longer than twice that. Its connection is destroyed, never reused. What the server had already
+ *   received it may still run when it resumes: such inserts are in doubt, and once a later batch commits and the
+ *   destroyed connections' backends have ended, those stored after all are finished Failed (their senders were
+ *   refused). A completion is one BEGIN...COMMIT, rolled back unless its COMMIT had gone out.
  * - Completions only append finished entries and counts (transaction-log-finish.ts), so a batch never waits for
  *   another instance's commit, and `seq` still follows commit order: entries are numbered by readers after they
  *   commit, batch or not.
