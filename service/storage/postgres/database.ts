@@ -9,12 +9,15 @@ import { StoreError, StoreOpenError } from '../store.js';
 import { poolConfig } from './connection.js';
 import { setWriteBounds, WRITE_TIMEOUT_MS } from './deadline.js';
 import type { PostgresSettings } from './connection.js';
-import { SchemaTooNewError } from './errors.js';
+import { SchemaTooNewError, sqlState } from './errors.js';
 import { isTimeout } from './deadline.js';
 import { migrate } from './migrate.js';
 import { migrations } from './migrations.js';
 import { Reachability } from './reachability.js';
 import type { Unreachable } from './reachability.js';
+
+/** A SQLSTATE: the server's own answer (an error of the network or a timeout has none, or an errno name). */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 /** How often an unreachable database is tried again, for /health and the needs-attention list. */
 const PROBE_EVERY_MS = 1000;
@@ -82,7 +85,19 @@ export class PostgresDatabase {
     // A probe answers within the writes' bound or the database counts as away (never less than a second: connecting
     // to a distant server over TLS takes some), so a frozen server shows on /health about when writes start failing.
     const probeMs = Math.min(config.connectionTimeoutMillis ?? 10_000, Math.max(1000, writeTimeoutMs));
-    const reachability = new Reachability({ probe: () => probe(config, probeMs), probeEveryMs: this.options.probeEveryMs ?? PROBE_EVERY_MS, logger });
+    // Whether the last probe went unanswered (no reply at all: refused, cut, or silent) rather than refused by the server.
+    let silent = false;
+    const probeOnce = () =>
+      probe(config, probeMs).then(
+        () => {
+          silent = false;
+        },
+        (err: unknown) => {
+          silent = !SQLSTATE.test(sqlState(err) ?? '');
+          throw err;
+        },
+      );
+    const reachability = new Reachability({ probe: probeOnce, probeEveryMs: this.options.probeEveryMs ?? PROBE_EVERY_MS, logger });
     this.reachability = reachability;
     setWriteBounds(pool, { writeTimeoutMs, timedOut: (err) => reachability.suspect(err) });
     // A statement past its bound anywhere else (pool.query releases its connection with the error, as callers that
@@ -101,7 +116,15 @@ export class PostgresDatabase {
     pool.on('connect', (client: PoolClient) => {
       client.on('error', (err: Error) => reachability.suspect(err));
     });
-    watchConnects(pool, (err) => reachability.suspect(err));
+    // While the probes get no answer at all, a connection is refused at once rather than after its whole wait: a
+    // frozen server would otherwise hold every request (and every source of the needs-attention list) that long. A
+    // server that answers, even with a refusal (too many clients), is still tried: open connections may work.
+    const away = (): Error | null => {
+      const outage = reachability.unreachable;
+      if (outage === null || !silent) return null;
+      return new Error(`the PostgreSQL database has not answered since ${outage.since} (${outage.error}); it is tried again every ${this.options.probeEveryMs ?? PROBE_EVERY_MS} ms`);
+    };
+    watchConnects(pool, (err) => reachability.suspect(err), away);
     const where = `${config.host ?? '?'}:${config.port ?? '?'}/${config.database ?? '?'}`;
     try {
       const applied = await migrateUnbounded(config, this.schema);
@@ -159,9 +182,15 @@ type ConnectCallback = (err: Error | undefined, client: PoolClient | undefined, 
  * connection out or `pool.query` did: pg-pool emits no event for these, and they are how an outage shows when the
  * pool held no open connection to be dropped.
  */
-function watchConnects(pool: Pool, failed: (err: Error) => void): void {
+function watchConnects(pool: Pool, failed: (err: Error) => void, away: () => Error | null): void {
   const connect = (pool.connect as (cb: ConnectCallback) => void).bind(pool);
   const watched = (cb?: ConnectCallback): Promise<PoolClient> | undefined => {
+    const refused = away();
+    if (refused !== null) {
+      if (cb === undefined) return Promise.reject(refused);
+      process.nextTick(() => cb(refused, undefined, () => undefined));
+      return undefined;
+    }
     if (cb !== undefined) {
       connect((err, client, done) => {
         if (err !== undefined && err !== null) failed(err);
