@@ -184,6 +184,11 @@ describe('a frozen PostgreSQL server under load', () => {
       expect(attention.status, attention.text).toBe(200);
       const [first] = (attention.body as { items: { kind: string; severity: string; message: string }[] }).items;
       expect(first).toMatchObject({ kind: 'database-unreachable', severity: 'error' });
+      // Once it is known away, senders are refused without waiting for the bound.
+      const awayAt = Date.now();
+      await until('senders refused after the database was reported away', () => (refusedAfter(awayAt).length >= 4 ? true : undefined));
+      const tookMs = refusedAfter(awayAt).map((o) => o.tookMs).sort((x, y) => x - y);
+      expect(tookMs[Math.floor(tookMs.length / 2)]).toBeLessThan(WRITE_TIMEOUT_MS);
     } finally {
       signal(frozen, 'SIGCONT');
       resumedAt = Date.now();
