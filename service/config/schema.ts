@@ -348,6 +348,18 @@ export const configSchema = Type.Object(
               1,
               'Group commit of the transaction log: how long, in milliseconds, the first insert or completion of a batch waits for the others in flight to share its commit (a batch is also sent when the one before it has committed, or at 500 writes). 0 sends on the next turn of the event loop; more trades a little latency at low load for fewer commits.',
             ),
+            writeTimeoutMs: int(
+              100,
+              600_000,
+              10_000,
+              'How long, in milliseconds, one group commit of the transaction log (and one batch of small bodies) may take, from the wait for a connection to its COMMIT, before it fails: its senders are then refused (HTTP 503 `STORE_UNAVAILABLE`, an `AR` NAK) as in an outage, and the database is checked and reported away on `/health` if it does not answer. A write queued behind a batch in flight waits for it first, so a sender is answered within about twice this long when the server stops answering without closing its connections (a frozen server). Keep it well under the channels\' timeouts (`router.timeoutMs`).',
+            ),
+            queryTimeoutMs: int(
+              1000,
+              3_600_000,
+              60_000,
+              'How long, in milliseconds, any other statement may run (console and API reads, retention, heartbeats, the search indexer\'s batches), on both sides: the server cancels it (`statement_timeout`) and Junction stops waiting and drops the connection (node-postgres\' `query_timeout`). Schema migrations at start-up are not bounded.',
+            ),
             tls: section(
               {
                 enabled: bool(false, 'Connect to PostgreSQL over TLS, verifying the server certificate and its host name.'),

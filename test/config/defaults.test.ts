@@ -61,7 +61,7 @@ describe('defaults', () => {
         engine: 'embedded',
         compactionIntervalMinutes: 60,
         disk: { checkIntervalSeconds: 10, warningMB: 1024, floorMB: 128 },
-        postgres: { host: 'localhost', port: 5432, database: 'junction', user: 'junction', poolSize: 10, commitWindowMs: 1, tls: { enabled: false, caFile: '' }, cluster: { heartbeatMs: 5000, deadAfterMs: 15000, leaseMs: 20000 } },
+        postgres: { host: 'localhost', port: 5432, database: 'junction', user: 'junction', poolSize: 10, commitWindowMs: 1, writeTimeoutMs: 10000, queryTimeoutMs: 60000, tls: { enabled: false, caFile: '' }, cluster: { heartbeatMs: 5000, deadAfterMs: 15000, leaseMs: 20000 } },
       },
       mediators: { offlineAfterSeconds: 60 },
       tasks: { concurrency: 1 },

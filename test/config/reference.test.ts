@@ -16,7 +16,7 @@ describe('configReference', () => {
 
   it('has one row per leaf key of the configuration', () => {
     expect(rows.map((r) => r.key).sort()).toEqual(leafKeys(config).sort());
-    expect(rows).toHaveLength(149);
+    expect(rows).toHaveLength(151);
   });
 
   it('renders defaults as JSON, matching the resolved defaults', () => {

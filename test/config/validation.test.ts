@@ -45,9 +45,14 @@ describe('file validation', () => {
     expect(config.storage.engine).toBe('postgres');
     expect(config.storage.postgres).toEqual({
       url: 'postgres://junction@db.clinic:5433/junction', host: 'db.clinic', port: 5432, database: 'junction', user: 'junction',
-      password: 'hunter22', poolSize: 20, commitWindowMs: 1, tls: { enabled: true, caFile: '/etc/ssl/db-ca.pem' },
+      password: 'hunter22', poolSize: 20, commitWindowMs: 1, writeTimeoutMs: 10_000, queryTimeoutMs: 60_000, tls: { enabled: true, caFile: '/etc/ssl/db-ca.pem' },
       cluster: { heartbeatMs: 5_000, deadAfterMs: 15_000, leaseMs: 20_000 },
     });
+    // The statement bounds (a frozen server): none may be 0 (no bound) or below what a round trip can take.
+    const bounds = configError(() => withFile({ storage: { engine: 'postgres', postgres: { writeTimeoutMs: 0, queryTimeoutMs: 500 } } })).problems;
+    expect(bounds).toHaveLength(2);
+    expect(bounds[0]).toMatch(/^storage\.postgres\.writeTimeoutMs/);
+    expect(bounds[1]).toMatch(/^storage\.postgres\.queryTimeoutMs/);
     const fromEnv = withFile({}, { JUNCTION_STORAGE_ENGINE: 'postgres', JUNCTION_STORAGE_POSTGRES_HOST: 'db.clinic' }).config.storage;
     expect([fromEnv.engine, fromEnv.postgres.host]).toEqual(['postgres', 'db.clinic']);
     expect(configError(() => withFile({}, { JUNCTION_STORAGE_ENGINE: 'mongodb' })).problems).toEqual(['JUNCTION_STORAGE_ENGINE="mongodb" (storage.engine): must be one of "embedded", "postgres"']);

@@ -2,9 +2,11 @@
  * Whole small bodies written as one multi-row INSERT. The proxy stores two bodies per request, each a round trip on
  * its own; while one INSERT is on its way, the bodies that arrive wait and go together in the next, so under load a
  * round trip carries many bodies and with one body at a time nothing waits (group commit, as sqlite/group-commit.ts
- * does for the embedded engine).
+ * does for the embedded engine). Each INSERT has the log's write bound (deadline.ts); a batch that runs out of it
+ * fails whole, without trying its rows one by one against a server that does not answer.
  */
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { Deadline, isTimeout, writeBoundsOf } from './deadline.js';
 
 /** One `bodies` row of a body held whole: path, day, channel, data. */
 export interface WholeBody {
@@ -61,8 +63,9 @@ export class WholeBodyBatches {
       await insert(pool, batch);
       for (const body of batch) body.resolve();
     } catch (err) {
-      if (batch.length === 1) {
-        batch[0]?.reject(err as Error);
+      // A server that did not answer in time would not answer each row alone either: they all fail now.
+      if (batch.length === 1 || isTimeout(err)) {
+        for (const body of batch) body.reject(err as Error);
         return;
       }
       // One bad row (a path stored twice) fails the whole statement: each row is tried alone, so only it fails.
@@ -71,6 +74,7 @@ export class WholeBodyBatches {
   }
 }
 
+/** The rows in one INSERT, within the pool's write bound (deadline.ts); a connection that ran out of time is destroyed. */
 async function insert(pool: Pool, rows: readonly WholeBody[]): Promise<void> {
   const values: unknown[] = [];
   const tuples = rows.map((row, i) => {
@@ -78,5 +82,20 @@ async function insert(pool: Pool, rows: readonly WholeBody[]): Promise<void> {
     const at = i * 5;
     return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, 0, $${at + 5})`;
   });
-  await pool.query(`INSERT INTO bodies (path, day, channel, size, chunks, data) VALUES ${tuples.join(', ')}`, values);
+  const bounds = writeBoundsOf(pool);
+  const deadline = new Deadline(bounds.writeTimeoutMs);
+  let client: PoolClient | undefined;
+  let broken: Error | undefined;
+  try {
+    client = await deadline.connect(pool);
+    await deadline.query(client, `INSERT INTO bodies (path, day, channel, size, chunks, data) VALUES ${tuples.join(', ')}`, values);
+  } catch (err) {
+    if (isTimeout(err)) {
+      broken = err as Error;
+      bounds.timedOut(broken);
+    }
+    throw err;
+  } finally {
+    client?.release(broken);
+  }
 }

@@ -17,8 +17,15 @@ export interface PostgresSettings {
   poolSize: number;
   /** The group commit's window, in milliseconds (transaction-log-batches.ts); the log's default when absent. */
   commitWindowMs?: number | undefined;
+  /** The bound on every statement but the log's writes and migrations, in milliseconds; QUERY_TIMEOUT_MS when absent. */
+  queryTimeoutMs?: number | undefined;
+  /** The bound on one batch of the log's writes (deadline.ts), in milliseconds; WRITE_TIMEOUT_MS when absent. */
+  writeTimeoutMs?: number | undefined;
   tls: { enabled: boolean; caFile: string };
 }
+
+/** The default of `storage.postgres.queryTimeoutMs`. */
+export const QUERY_TIMEOUT_MS = 60_000;
 
 /** Where the engine keeps its tables: a PostgreSQL schema name (tests give each store its own). */
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -38,6 +45,12 @@ export function poolConfig(settings: PostgresSettings, schema = 'public', readFi
     connectionTimeoutMillis: 10_000,
     // A server that vanished without closing its connections (a host down, a cut network) is found out by the OS.
     keepAlive: true,
+    // A server that keeps its connections open but stops answering (frozen) is not: the kernel still acks. Each
+    // statement is bounded here, so nothing waits for it forever; pg-pool destroys a connection released with the
+    // timeout's error (pool.query does so) instead of reusing it. The server stops at the same bound, so work nobody
+    // waits for any more is not finished; long work raises both for itself (migrations run without them: database.ts).
+    query_timeout: settings.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
+    statement_timeout: settings.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
   };
 }
 

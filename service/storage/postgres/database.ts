@@ -8,11 +8,15 @@ import type { Logger } from 'pino';
 import { StoreError, StoreOpenError } from '../store.js';
 import { poolConfig } from './connection.js';
 import type { PostgresSettings } from './connection.js';
-import { SchemaTooNewError } from './errors.js';
+import { isTimeout, setWriteBounds, WRITE_TIMEOUT_MS } from './deadline.js';
+import { SchemaTooNewError, sqlState } from './errors.js';
 import { migrate } from './migrate.js';
 import { migrations } from './migrations.js';
 import { Reachability } from './reachability.js';
 import type { Unreachable } from './reachability.js';
+
+/** A SQLSTATE: the server's own answer (an error of the network or a timeout has none, or an errno name). */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 /** How often an unreachable database is tried again, for /health and the needs-attention list. */
 const PROBE_EVERY_MS = 1000;
@@ -76,8 +80,30 @@ export class PostgresDatabase {
     const { settings, logger } = this.options;
     const config = poolConfig(settings, this.schema);
     const pool = new pg.Pool(config);
-    const reachability = new Reachability({ probe: () => probe(config), probeEveryMs: this.options.probeEveryMs ?? PROBE_EVERY_MS, logger });
+    const writeTimeoutMs = settings.writeTimeoutMs ?? WRITE_TIMEOUT_MS;
+    // A probe answers within the writes' bound or the database counts as away (never less than a second: connecting
+    // to a distant server over TLS takes some), so a frozen server shows on /health about when writes start failing.
+    const probeMs = Math.min(config.connectionTimeoutMillis ?? 10_000, Math.max(1000, writeTimeoutMs));
+    // Whether the last probe went unanswered (no reply at all: refused, cut, or silent) rather than refused by the server.
+    let silent = false;
+    const probeOnce = () =>
+      probe(config, probeMs).then(
+        () => {
+          silent = false;
+        },
+        (err: unknown) => {
+          silent = !SQLSTATE.test(sqlState(err) ?? '');
+          throw err;
+        },
+      );
+    const reachability = new Reachability({ probe: probeOnce, probeEveryMs: this.options.probeEveryMs ?? PROBE_EVERY_MS, logger });
     this.reachability = reachability;
+    setWriteBounds(pool, { writeTimeoutMs, timedOut: (err) => reachability.suspect(err) });
+    // A statement past its bound anywhere else (pool.query releases its connection with the error, as callers that
+    // check one out do) is a suspicion too: the server may be frozen rather than slow.
+    pool.on('release', (err: Error | undefined) => {
+      if (err !== undefined && isTimeout(err)) reachability.suspect(err);
+    });
     // An idle connection dropped by the server emits here; unhandled, it would end the process.
     pool.on('error', (err) => {
       logger.warn({ err }, 'an idle PostgreSQL connection failed; the pool opens another when needed');
@@ -89,10 +115,18 @@ export class PostgresDatabase {
     pool.on('connect', (client: PoolClient) => {
       client.on('error', (err: Error) => reachability.suspect(err));
     });
-    watchConnects(pool, (err) => reachability.suspect(err));
+    // While the probes get no answer at all, a connection is refused at once rather than after its whole wait: a
+    // frozen server would otherwise hold every request (and every source of the needs-attention list) that long. A
+    // server that answers, even with a refusal (too many clients), is still tried: open connections may work.
+    const away = (): Error | null => {
+      const outage = reachability.unreachable;
+      if (outage === null || !silent) return null;
+      return new Error(`the PostgreSQL database has not answered since ${outage.since} (${outage.error}); it is tried again every ${this.options.probeEveryMs ?? PROBE_EVERY_MS} ms`);
+    };
+    watchConnects(pool, (err) => reachability.suspect(err), away);
     const where = `${config.host ?? '?'}:${config.port ?? '?'}/${config.database ?? '?'}`;
     try {
-      const applied = await migrate(pool, this.schema, migrations);
+      const applied = await migrateUnbounded(config, this.schema);
       if (applied.length > 0) logger.info({ versions: applied, database: where }, 'PostgreSQL schema migrated');
       // A new database (migrated from version 1) has nothing to rebuild: the notices are for upgrades.
       for (const migration of applied[0] === 1 ? [] : migrations) {
@@ -112,9 +146,24 @@ export class PostgresDatabase {
   }
 }
 
+/**
+ * The migrations, on a connection of their own without the statement bounds: a migration may rebuild a large table,
+ * and waits for another instance's migration (the advisory lock) as long as that takes.
+ */
+async function migrateUnbounded(config: pg.PoolConfig, schema: string): Promise<number[]> {
+  const { query_timeout: _query, statement_timeout: _statement, ...unbounded } = config;
+  const pool = new pg.Pool({ ...unbounded, max: 1 });
+  pool.on('error', () => undefined);
+  try {
+    return await migrate(pool, schema, migrations);
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+}
+
 /** One round trip on a connection of its own, so that a pool busy with traffic is never taken for a server down. */
-async function probe(config: pg.PoolConfig): Promise<void> {
-  const client = new pg.Client({ ...config, query_timeout: config.connectionTimeoutMillis });
+async function probe(config: pg.PoolConfig, ms: number): Promise<void> {
+  const client = new pg.Client({ ...config, connectionTimeoutMillis: ms, query_timeout: ms });
   // A probe's own connection may drop too; the rejection below reports it.
   client.on('error', () => undefined);
   try {
@@ -132,9 +181,15 @@ type ConnectCallback = (err: Error | undefined, client: PoolClient | undefined, 
  * connection out or `pool.query` did: pg-pool emits no event for these, and they are how an outage shows when the
  * pool held no open connection to be dropped.
  */
-function watchConnects(pool: Pool, failed: (err: Error) => void): void {
+function watchConnects(pool: Pool, failed: (err: Error) => void, away: () => Error | null): void {
   const connect = (pool.connect as (cb: ConnectCallback) => void).bind(pool);
   const watched = (cb?: ConnectCallback): Promise<PoolClient> | undefined => {
+    const refused = away();
+    if (refused !== null) {
+      if (cb === undefined) return Promise.reject(refused);
+      process.nextTick(() => cb(refused, undefined, () => undefined));
+      return undefined;
+    }
     if (cb !== undefined) {
       connect((err, client, done) => {
         if (err !== undefined && err !== null) failed(err);

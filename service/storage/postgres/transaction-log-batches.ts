@@ -12,6 +12,12 @@
  * - A batch that fails as a whole (the connection lost, the server gone) rejects every caller in it with the error
  *   its write would have had alone. One bad row (an id stored twice, a value PostgreSQL refuses) fails the whole
  *   statement: the batch is rolled back and its writes are tried again one by one, so only that row's caller fails.
+ * - A batch has `storage.postgres.writeTimeoutMs` from its wait for a connection to its COMMIT (deadline.ts): a
+ *   server that stops answering without closing its connections (frozen) fails it as a lost connection would, so no
+ *   caller waits much longer than twice that. Its connection is destroyed, never reused. What the server had already
+ *   received it may still run when it resumes: such inserts are in doubt, and once a later batch commits and the
+ *   destroyed connections' backends have ended, those stored after all are finished Failed (their senders were
+ *   refused). A completion is one BEGIN...COMMIT, rolled back unless its COMMIT had gone out.
  * - Completions only append finished entries and counts (transaction-log-finish.ts), so a batch never waits for
  *   another instance's commit, and `seq` still follows commit order: entries are numbered by readers after they
  *   commit, batch or not.
@@ -22,9 +28,11 @@ import type { CheckedChanges } from '../changes.js';
 import type { StoreError } from '../store.js';
 import { applyTransactionChanges, transactionColumns } from '../transaction-documents.js';
 import type { TransactionRecord } from '../transactions.js';
+import { Deadline, isTimeout, writeBoundsOf } from './deadline.js';
 import { decode, encode } from './documents.js';
 import { sqlState } from './errors.js';
-import { finishedParts } from './transaction-log-finish.js';
+import { changedParts, finishedParts } from './transaction-log-finish.js';
+import { indexedSnapshot, needsReindexing } from '../../domain/transactions/search-refresh.js';
 
 /** Writes per batch: each is about a dozen array elements, so one statement stays far below what a message holds. */
 export const MAX_ROWS = 500;
@@ -71,6 +79,9 @@ export class LogWriteBatches {
   #queue: Write[] = [];
   #inFlight: Promise<void> | null = null;
   #timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  /** Inserts whose batch ran out of time once sent: stored or not, as the server decides when it runs again. */
+  #inDoubt: InDoubt[] = [];
+  #resolving = false;
 
   constructor(options: LogBatchesOptions) {
     this.#options = options;
@@ -145,60 +156,132 @@ export class LogWriteBatches {
     return this.#queue.splice(0, n);
   }
 
-  async #write(batch: readonly Write[]): Promise<void> {
+  /** Settles every caller of `batch`; resolves with the error that failed it as a whole, if any. */
+  async #write(batch: readonly Write[]): Promise<unknown> {
     let outcome: Outcome;
     try {
       outcome = await this.#commit(batch);
     } catch (err) {
       if (batch.length > 1 && oneRowFailed(err)) {
         // Alone, in order (two writes of one transaction keep their order): each fails only if it is the bad one.
-        for (const write of batch) await this.#write([write]);
-        return;
+        // Should the server stop answering meanwhile, the rest fail at once rather than each after its own bound.
+        for (const [i, write] of batch.entries()) {
+          const failed = await this.#write([write]);
+          if (isTimeout(failed)) {
+            for (const rest of batch.slice(i + 1)) rest.reject(this.#options.toStoreError(rest.kind, failed));
+            break;
+          }
+        }
+        return undefined;
       }
       const cause = err instanceof RowError ? err.error : err;
       for (const write of batch) write.reject(this.#options.toStoreError(write.kind, cause));
-      return;
+      return cause;
     }
     batch.forEach((write, i) => {
       if (write.kind === 'insert') write.resolve();
       else write.resolve(outcome.updated[i] ?? null);
     });
+    // The server answers again: inserts left in doubt by a timeout can be settled now.
+    if (this.#inDoubt.length > 0) void this.#resolveDoubts();
+    return undefined;
   }
 
-  /** Writes the batch in one SQL transaction (one statement and no BEGIN when it only inserts) and commits it. */
+  /**
+   * A batch timed out after its connection was taken: its statements may already sit in the server's socket, and a
+   * frozen server runs them when it runs again (an insert commits then, though its sender was refused). Its inserts
+   * are kept, with the backend that may still write them.
+   */
+  #doubt(batch: readonly Write[], client: PoolClient): void {
+    const ids = batch.filter((write): write is Insert => write.kind === 'insert').map((write) => write.record._id);
+    const pid = (client as PoolClient & { processID: number | null }).processID;
+    if (ids.length > 0 && pid !== null) this.#inDoubt.push({ ids, pid });
+  }
+
+  /**
+   * Finishes as Failed (their senders were refused) the inserts in doubt that the server did store, once the backends
+   * that could still store them have ended (a destroyed connection's backend runs what reached it, then ends).
+   * A failure leaves them for the next committed batch; a stop leaves them to start-up recovery.
+   */
+  async #resolveDoubts(): Promise<void> {
+    if (this.#resolving) return;
+    this.#resolving = true;
+    const doubts = this.#inDoubt.splice(0);
+    try {
+      const pool = this.#options.pool();
+      const pids = doubts.map((doubt) => doubt.pid);
+      for (let tries = 0; ; tries += 1) {
+        const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY($1::int[]) AND application_name = 'junction'", [pids]);
+        if ((rows[0]?.n ?? 0) === 0) break;
+        if (tries === DOUBT_TRIES) throw new Error('backends of timed-out connections still running');
+        await new Promise((resolve) => setTimeout(resolve, DOUBT_PAUSE_MS));
+      }
+      const ids = doubts.flatMap((doubt) => doubt.ids);
+      const { rows } = await pool.query<{ id: string }>("SELECT id FROM transactions WHERE id = ANY($1::text[]) AND status = 'Processing'", [ids]);
+      for (const { id } of rows) {
+        await this.update(id, { set: { status: 'Failed', error: { message: IN_DOUBT } }, unset: [] }, { routes: [], orchestrations: [] });
+      }
+    } catch {
+      this.#inDoubt.unshift(...doubts);
+    } finally {
+      this.#resolving = false;
+    }
+  }
+
+  /**
+   * Writes the batch in one SQL transaction (one statement and no BEGIN when it only inserts) and commits it, all
+   * within the pool's write bound (deadline.ts): a server that stops answering fails the batch as a lost one would.
+   */
   async #commit(batch: readonly Write[]): Promise<Outcome> {
     const pool = this.#options.pool();
-    const updates = batch.filter((write): write is Update => write.kind === 'update');
-    if (updates.length === 0) {
-      const { text, values } = this.#statement(batch, new Map(), []);
-      await pool.query(text, values);
-      return { updated: [] };
+    const bounds = writeBoundsOf(pool);
+    const deadline = new Deadline(bounds.writeTimeoutMs);
+    let client: PoolClient;
+    try {
+      client = await deadline.connect(pool);
+    } catch (err) {
+      if (isTimeout(err)) bounds.timedOut(err as Error);
+      throw err;
     }
-    const client = await pool.connect();
+    const updates = batch.filter((write): write is Update => write.kind === 'update');
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
-      const outcome = await this.#inTransaction(client, batch, updates);
-      await client.query('COMMIT');
+      if (updates.length === 0) {
+        const { text, values } = this.#statement(batch, new Map(), [], []);
+        await deadline.query(client, text, values);
+        return { updated: [] };
+      }
+      await deadline.query(client, 'BEGIN');
+      const outcome = await this.#inTransaction(client, deadline, batch, updates);
+      await deadline.query(client, 'COMMIT');
       return outcome;
     } catch (err) {
-      // A connection whose rollback fails is in an unknown state: it is discarded rather than reused.
-      await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
-        broken = rollbackErr as Error;
-      });
+      if (isTimeout(err)) {
+        // Its statement may still be on its way: the connection is destroyed, never reused (and the server, when it
+        // reads again, ends the session and rolls back an open BEGIN). Nothing more is sent on it, not even ROLLBACK.
+        broken = err as Error;
+        bounds.timedOut(broken);
+        this.#doubt(batch, client);
+      } else if (updates.length > 0) {
+        // A connection whose rollback fails is in an unknown state: it is discarded rather than reused.
+        await deadline.query(client, 'ROLLBACK').catch((rollbackErr: unknown) => {
+          broken = rollbackErr as Error;
+        });
+      }
       throw err;
     } finally {
       client.release(broken);
     }
   }
 
-  async #inTransaction(client: PoolClient, batch: readonly Write[], updates: readonly Update[]): Promise<Outcome> {
+  async #inTransaction(client: PoolClient, deadline: Deadline, batch: readonly Write[], updates: readonly Update[]): Promise<Outcome> {
     // Locked in id order, so two instances' batches never wait on each other's rows crosswise.
     const ids = [...new Set(updates.map((write) => write.id))].sort();
-    const { rows } = await client.query<{ id: string; doc: unknown }>('SELECT id, doc FROM transactions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
+    const { rows } = await deadline.query<{ id: string; doc: unknown }>(client, 'SELECT id, doc FROM transactions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
     const current = new Map(rows.map((row) => [row.id, decode(row.doc) as Record<string, unknown>]));
     const rewritten = new Map<string, TransactionRecord>();
     const finished: TransactionRecord[] = [];
+    const changed: TransactionRecord[] = [];
     const updated: (TransactionRecord | null)[] = [];
     batch.forEach((write, i) => {
       if (write.kind !== 'update') return;
@@ -208,6 +291,7 @@ export class LogWriteBatches {
         return;
       }
       const wasProcessing = record.status === 'Processing';
+      const indexed = indexedSnapshot(record as unknown as TransactionRecord);
       let after: TransactionRecord;
       try {
         after = applyTransactionChanges(record, write.update, write.push);
@@ -218,9 +302,10 @@ export class LogWriteBatches {
       // A copy as this write left it: a later write of the same transaction in the batch changes the record itself.
       updated[i] = { ...after };
       if (wasProcessing && after.status !== 'Processing') finished.push({ ...after });
+      else if (needsReindexing(indexed, after)) changed.push({ ...after });
     });
-    const { text, values } = this.#statement(batch, rewritten, finished);
-    if (values.length > 0) await client.query(text, values);
+    const { text, values } = this.#statement(batch, rewritten, finished, changed);
+    if (values.length > 0) await deadline.query(client, text, values);
     return { updated };
   }
 
@@ -228,7 +313,7 @@ export class LogWriteBatches {
    * The batch as one statement: the inserted rows, the rewritten rows, and the finished entries and metric counts of
    * the transactions that reached a final status (inserted so, or completed by an update of the batch).
    */
-  #statement(batch: readonly Write[], rewritten: ReadonlyMap<string, TransactionRecord>, completed: readonly TransactionRecord[]): { text: string; values: unknown[] } {
+  #statement(batch: readonly Write[], rewritten: ReadonlyMap<string, TransactionRecord>, completed: readonly TransactionRecord[], changed: readonly TransactionRecord[]): { text: string; values: unknown[] } {
     const values: unknown[] = [];
     const add = (value: unknown): string => {
       values.push(value);
@@ -259,9 +344,23 @@ export class LogWriteBatches {
     }
     const finished = [...inserted.filter((record) => record.status !== 'Processing'), ...completed];
     if (finished.length > 0) parts.push(...finishedParts(finished, this.#options.buckets, this.#options.now(), values));
+    parts.push(...changedParts(changed, this.#options.now(), values));
     return { text: parts.length === 0 ? '' : `WITH ${parts.join(',\n')} SELECT 1`, values };
   }
 }
+
+/** Inserts of one timed-out batch, and the server process of its destroyed connection. */
+interface InDoubt {
+  ids: string[];
+  pid: number;
+}
+
+/** How often, and how long apart, the backends of timed-out connections are looked for before giving up for now. */
+const DOUBT_TRIES = 40;
+const DOUBT_PAUSE_MS = 50;
+
+/** Why a transaction whose insert timed out but was stored after all is Failed: its sender was refused. */
+export const IN_DOUBT = 'The database did not answer in time while this transaction was stored; its sender was refused';
 
 interface Outcome {
   /** Each update's record as it left it, by its index in the batch (null: no such transaction). */
