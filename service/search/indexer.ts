@@ -161,8 +161,11 @@ export class SearchIndexer {
         state = await this.#restartBackfill(state, await this.#o.log.lastFinishedSeq());
         continue;
       }
-      const records = await this.#records(finished);
-      const entries = await this.#entries(records);
+      // Named again because a write changed what is indexed: read as stored now (a record kept in memory may predate
+      // the change, another instance's above all), and emptied when nothing of it is left to index.
+      const changed = new Set(finished.filter((f) => f.changed === true).map((f) => f.id));
+      const records = await this.#records(finished, changed);
+      const entries = await this.#entries(records, changed);
       const finishedSeq = (finished[finished.length - 1] as FinishedTransaction).seq;
       await this.#o.index.write(entries, { finishedSeq });
       state = { ...state, finishedSeq };
@@ -177,13 +180,14 @@ export class SearchIndexer {
   }
 
   /** The transactions the feed names (each once; one gone since is skipped): handed over from memory, else read. */
-  async #records(finished: readonly FinishedTransaction[]): Promise<IndexableRecord[]> {
+  async #records(finished: readonly FinishedTransaction[], changed: ReadonlySet<string> = new Set()): Promise<IndexableRecord[]> {
     const ids = [...new Set(finished.map((f) => f.id))];
     const recent = this.#o.recent;
     const records: (IndexableRecord | null)[] = [];
     const missing: number[] = [];
     for (const id of ids) {
-      const kept = recent?.take(id);
+      const taken = recent?.take(id);
+      const kept = changed.has(id) ? undefined : taken;
       if (kept === undefined) missing.push(records.length);
       records.push(kept ?? null);
     }
@@ -192,9 +196,16 @@ export class SearchIndexer {
     return records.filter((r): r is IndexableRecord => r !== null);
   }
 
-  async #entries(records: readonly IndexableRecord[]): Promise<IndexedTransaction[]> {
+  async #entries(records: readonly IndexableRecord[], emptied: ReadonlySet<string> = new Set()): Promise<IndexedTransaction[]> {
     const reading = { bodies: this.#o.bodies, maxTextBytes: this.#o.maxTextBytes };
-    const entries = await this.#mapLimited(records, (record) => indexedEntry(reading, record));
+    const entries = await this.#mapLimited(records, async (record): Promise<IndexedTransaction | null> => {
+      const entry = await indexedEntry(reading, record);
+      // An entry with nothing in it replaces what the transaction had, so it is no longer found by a body it lost.
+      if (entry === null && emptied.has(record._id)) {
+        return { id: record._id, requestTimestamp: record.request.timestamp, channelID: record.channelID, keys: [], text: '' };
+      }
+      return entry;
+    });
     return entries.filter((e): e is IndexedTransaction => e !== null);
   }
 

@@ -92,4 +92,36 @@ describe('recent finished records', () => {
       await cleanup();
     }
   });
+
+  it('reads a transaction named again as changed from the log, not as kept, and empties its entry when nothing is left', async () => {
+    const { log, cleanup } = await openLog();
+    try {
+      const recent = new RecentFinished();
+      const noting = recent.wrap(log);
+      const texts: Record<string, string> = { old: HL7.replace('MRN-HANDED', 'MRN-OLD'), new: HL7.replace('MRN-HANDED', 'MRN-NEW') };
+      const readText = (ref: { path: string }): Promise<string> => {
+        const text = texts[ref.path];
+        return text === undefined ? Promise.reject(Object.assign(new Error('gone'), { code: 'ENOENT' })) : Promise.resolve(text);
+      };
+      const indexer = new SearchIndexer({ log: noting, recent, bodies: { readText }, index: log.searchIndex, maxTextBytes: 65_536, logger: silent });
+      await indexer.run();
+      const first = processing('2026-12-03T10:00:00.000Z');
+      const record = await noting.insert({ ...first, request: { ...first.request, body: { ...body, path: 'old' } } });
+      await noting.update(record._id, { set: { status: 'Successful' } });
+      // Another instance (a write the wrapper does not see) replaces the body before this indexer runs: the kept record is stale.
+      await log.update(record._id, { set: { request: { ...first.request, body: { ...body, path: 'new' } } } });
+      expect((await log.finishedAfter(0, 10)).filter((e) => e.id === record._id).map((e) => e.changed === true)).toEqual([false, true]);
+      await indexer.run();
+      const byPatient = async (mrn: string): Promise<string[]> => (await log.page({ keys: [{ name: 'patientId', value: mrn }] }, { limit: 10 })).map((r) => r._id);
+      expect(await byPatient('mrn-new')).toEqual([record._id]);
+      expect(await byPatient('mrn-old')).toEqual([]);
+      // Its body replaced by one that is gone: nothing is left to index, so it is no longer found by the old one.
+      await log.update(record._id, { set: { request: { ...first.request, body: { ...body, path: 'gone' } } } });
+      await indexer.run();
+      expect(indexer.health().lastError).toBeUndefined();
+      expect(await byPatient('mrn-new')).toEqual([]);
+    } finally {
+      await cleanup();
+    }
+  });
 });
