@@ -717,8 +717,14 @@ export async function searchScenario(total: number, days: number, options: { ing
   const corpus = new ClinicalCorpus({ total, start: END - days * DAY, spanMs: days * DAY });
   const engines: EngineFigures[] = [];
   const wanted = options.engines ?? ['sqlite', 'postgres'];
-  if (wanted.includes('sqlite')) engines.push(await sqliteQueries(total, days, corpus));
-  if (wanted.includes('postgres')) engines.push(await postgresQueries(total, days, corpus));
+  // Each engine's figures are also written as they come (a JSON line on stderr): a full run's seeding takes hours,
+  // and its figures must not be lost to a later step's failure.
+  const measured = (figures: EngineFigures): void => {
+    engines.push(figures);
+    process.stderr.write(`search figures: ${JSON.stringify(figures)}\n`);
+  };
+  if (wanted.includes('sqlite')) measured(await sqliteQueries(total, days, corpus));
+  if (wanted.includes('postgres')) measured(await postgresQueries(total, days, corpus));
   const ingest = await ingestCost(corpus, options.ingestSeconds, options.ingestRounds, options.profileDir);
   let bytes = 0;
   const sample = Math.min(total, 20_000);
