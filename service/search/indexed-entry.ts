@@ -9,7 +9,7 @@ import type { ClinicalKey } from '../domain/clinical/clinical-key.js';
 import { transactionKeys } from '../domain/clinical/extract.js';
 import type { Bodies, BodyRef } from '../storage/bodies/bodies.js';
 import type { IndexedTransaction } from '../storage/search-index.js';
-import type { TransactionRecord } from '../storage/transactions.js';
+import type { IndexableRecord } from '../storage/recent-finished.js';
 
 /** Bytes of a body read for its keys whatever `search.maxTextBytes` says: a large ORU or batch keeps its PID and OBRs past 64 KB. */
 export const KEY_READ_BYTES = 1024 * 1024;
@@ -40,7 +40,7 @@ async function readBody(reading: EntryReading, ref: BodyRef, contentType: string
 }
 
 /** The transaction's entry, or null when it has nothing to index (no stored body, or bodies with no keys and no text). */
-export async function indexedEntry(reading: EntryReading, record: TransactionRecord): Promise<IndexedTransaction | null> {
+export async function indexedEntry(reading: EntryReading, record: IndexableRecord): Promise<IndexedTransaction | null> {
   const texts: { text: string; part: ClinicalKey['part'] }[] = [];
   const parts: [ClinicalKey['part'], { body?: BodyRef; headers: Record<string, string> } | undefined][] = [
     ['request', record.request],

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { AutoRetryRecord } from './records.js';
 import type { Collection } from './store.js';
 import { UniqueConstraintError } from './store.js';
-import type { MetricsRange, PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from './transactions.js';
+import type { CountOptions, MetricsRange, PageOptions, TransactionChanges, TransactionFilter, TransactionLog, TransactionRecord } from './transactions.js';
 import type { StoredPeriod } from '../domain/operations/metric-periods.js';
 
 export interface QueueingTransactionLog extends TransactionLog {
@@ -57,7 +57,8 @@ export function queueAutoRetries(log: TransactionLog, queue: Collection<AutoRetr
     remove: (id: string) => log.remove(id),
     page: (filter: TransactionFilter, options: PageOptions) => log.page(filter, options),
     count: (filter: TransactionFilter) => log.count(filter),
-    countUpTo: (filter: TransactionFilter, cap: number) => log.countUpTo(filter, cap),
+    estimatedCount: () => log.estimatedCount(),
+    countUpTo: (filter: TransactionFilter, cap: number, options?: CountOptions) => log.countUpTo(filter, cap, options),
     stream: (filter: TransactionFilter, options?: PageOptions) => log.stream(filter, options),
     failInterrupted: () => log.failInterrupted(),
     metrics: (range: MetricsRange) => log.metrics(range),

@@ -115,6 +115,11 @@ export interface TransactionLog {
   page(filter: TransactionFilter, options: PageOptions): Promise<TransactionRecord[]>;
   count(filter: TransactionFilter): Promise<number>;
   /**
+   * How many transactions the log holds, from what the engine already knows (never a scan of every row): exact while
+   * the log is small, else an estimate (`exact` false), e.g. for the search index's progress over 10,000,000 rows.
+   */
+  estimatedCount(): Promise<{ count: number; exact: boolean }>;
+  /**
    * Counts matches, stopping after `cap`: `exact` is false when there are more than `cap` (then `count` is `cap`).
    * What the list answers for a filter that matches millions (a common word), where an exact count would take seconds.
    * With `withinMs`, counting also stops after about that long (`exact` false): `count` is then what was counted so

@@ -29,6 +29,7 @@ export function searchWing(core: Core, parts: { storage: Storage; scheduling: Sc
   }
   const indexer = new SearchIndexer({
     log: storage.transactions,
+    ...(storage.recentFinished === undefined ? {} : { recent: storage.recentFinished }),
     bodies: storage.bodies,
     index,
     maxTextBytes: config.search.maxTextBytes,

@@ -15,6 +15,7 @@ import type { TransactionLog } from '../storage/transactions.js';
 import type { Store } from '../storage/store.js';
 import type { Bodies } from '../storage/bodies/bodies.js';
 import { RecentBodies } from '../storage/bodies/recent-bodies.js';
+import { RecentFinished } from '../storage/recent-finished.js';
 import type { SearchIndex } from '../storage/search-index.js';
 import { createCluster } from '../cluster/index.js';
 import type { Cluster } from '../cluster/index.js';
@@ -26,6 +27,8 @@ export interface Storage {
   /** The engine's store, its writes announced to the other instances; the channels wing checks and seals its channels. */
   engine: Store;
   transactions: TransactionLog;
+  /** With search on, the records the log's writes just finished, for the indexer to take instead of reading them back. */
+  recentFinished: RecentFinished | undefined;
   bodies: Bodies;
   /** The search index beside the transaction log (issue 37), written by the search wing's indexer. */
   searchIndex: SearchIndex;
@@ -74,10 +77,14 @@ export function storageWing(core: Core): Wing<Storage> {
   const engine = cluster.announce(storage.store);
   // With search on, the indexer takes each new body from memory instead of reading it back (recent-bodies.ts).
   const bodies = config.search.enabled ? new RecentBodies(storage.bodies) : storage.bodies;
+  // And each finished record (recent-finished.ts): everything that writes transactions writes them through this log.
+  const recentFinished = config.search.enabled ? new RecentFinished() : undefined;
+  const transactions = recentFinished === undefined ? storage.transactions : recentFinished.wrap(storage.transactions);
   return {
     offers: {
       engine,
-      transactions: storage.transactions,
+      transactions,
+      recentFinished,
       bodies,
       searchIndex: storage.searchIndex,
       audits: storage.audits,

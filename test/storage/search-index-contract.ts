@@ -284,6 +284,36 @@ export function describeSearchIndexContract(label: string, openFixture: OpenSear
       expect(await f.log.count({ text: 'second' })).toBe(1);
     });
 
+    it('takes a batch with the same transaction twice (the later entry wins) and many transactions of one second, counting each once', async () => {
+      const a = tx(`${DAY1}T10:00:00.000Z`);
+      const sameSecond = Array.from({ length: 30 }, (_, i) => tx(`${DAY1}T10:00:00.${String(i + 1).padStart(3, '0')}Z`));
+      const f = await open();
+      for (const record of [a, ...sameSecond]) await f.log.insert(record);
+      await f.index.write([
+        entry(a, [key('patientId', 'FIRST')], 'first version'),
+        ...sameSecond.map((record, i) => entry(record, [key('orderNumber', `ORD-${i}`)], `result ${i}`)),
+        entry(a, [key('patientId', 'LATER')], 'later version'),
+      ]);
+      expect(await f.index.stats()).toMatchObject({ transactions: 31, keys: 31 });
+      expect(await page(f.log, byKey('patientId', 'first'))).toEqual([]);
+      expect(await page(f.log, { text: 'first' })).toEqual([]);
+      expect(await page(f.log, byKey('patientId', 'later'))).toEqual([a._id]);
+      expect(await page(f.log, { text: 'later' })).toEqual([a._id]);
+      // Each of one second found alone by its own key and word (every docid of the second distinct).
+      for (const [i, record] of sameSecond.entries()) expect(await page(f.log, byKey('orderNumber', `ord-${i}`))).toEqual([record._id]);
+      expect(await f.log.count({ text: 'result' })).toBe(30);
+      await f.log.remove(a._id);
+      expect(await f.index.stats()).toMatchObject({ transactions: 30, keys: 30 });
+    });
+
+    it('estimatedCount counts a small log exactly (the walk back\'s total at the first run)', async () => {
+      const f = await open();
+      expect(await f.log.estimatedCount()).toEqual({ count: 0, exact: true });
+      for (const at of ['10:00:00', '10:00:01', '11:00:00']) await f.log.insert(tx(`${DAY1}T${at}.000Z`));
+      await f.log.insert(tx(`${DAY2}T10:00:00.000Z`));
+      expect(await f.log.estimatedCount()).toEqual({ count: 4, exact: true });
+    });
+
     it('removes the entries with the transaction: remove(id) and dropDaysBefore', async () => {
       const day1 = tx(`${DAY1}T10:00:00.000Z`);
       const day2 = tx(`${DAY2}T10:00:00.000Z`);

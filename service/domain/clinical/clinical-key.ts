@@ -57,5 +57,8 @@ export const MAX_KEY_LENGTH = 200;
 
 /** How values and authorities are compared: trimmed, Unicode-normalised, case-insensitive. */
 export function normaliseKeyValue(value: string): string {
-  return value.trim().normalize('NFC').toLowerCase().slice(0, MAX_KEY_LENGTH);
+  // Plain ASCII (most identifiers) is its own NFC form: the normalisation, which costs, is skipped.
+  // eslint-disable-next-line no-control-regex
+  const text = /^[\x00-\x7f]*$/.test(value) ? value.trim() : value.trim().normalize('NFC');
+  return text.toLowerCase().slice(0, MAX_KEY_LENGTH);
 }

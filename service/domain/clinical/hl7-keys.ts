@@ -18,8 +18,20 @@ type Part = ClinicalKey['part'];
 /** The most segments read of one body: beyond it a body is a bulk file, not a message, and the rest is not read. */
 export const MAX_HL7_SEGMENTS = 20_000;
 
-/** The segments keys are read from, and the headers that set the separators. */
-const READ_SEGMENTS = ['MSH', 'PID', 'OBR', 'ORC', 'PV1', 'MRG', 'FHS', 'BHS'] as const;
+/**
+ * The segments keys are read from (and the headers that set the separators), with the fields read of each: a segment
+ * is split only that far (an OBR has 40 fields, of which 2 to 4 are read).
+ */
+const READ_SEGMENTS: ReadonlyMap<string, number> = new Map([
+  ['MSH', 10],
+  ['PID', 18],
+  ['OBR', 4],
+  ['ORC', 3],
+  ['PV1', 19],
+  ['MRG', 1],
+  ['FHS', 0],
+  ['BHS', 0],
+]);
 
 interface Separators {
   field: string;
@@ -76,8 +88,8 @@ export function hl7Keys(text: string, part: Part, maxKeys: number): ClinicalKey[
     if (end > start) {
       segments++;
       // Only the segments read are cut out of the body: OBX and NTE, most of a result, are passed over.
-      const name = READ_SEGMENTS.find((n) => text.startsWith(n, start));
-      if (name !== undefined) {
+      const name = text.slice(start, start + 3);
+      if (READ_SEGMENTS.has(name)) {
         const segment = text.slice(start, end);
         if (name === 'MSH' || name === 'FHS' || name === 'BHS') separators = separatorsOf(segment) ?? separators;
         if (separators !== null && segment.charAt(3) === separators.field) readSegment(name, segment, { s: separators, part, keys, maxKeys });
@@ -88,10 +100,13 @@ export function hl7Keys(text: string, part: Part, maxKeys: number): ClinicalKey[
   return keys;
 }
 
-/** The fields of a segment by HL7 number: MSH-1 is the separator itself, so MSH's numbering is one off the split's. */
+/**
+ * The fields of a segment by HL7 number, up to the last one read: MSH-1 is the separator itself, so MSH's numbering is
+ * one off the split's.
+ */
 function fieldsOf(name: string, segment: string, s: Separators): (n: number) => string {
-  const fields = segment.split(s.field);
   const offset = name === 'MSH' ? 1 : 0;
+  const fields = segment.split(s.field, (READ_SEGMENTS.get(name) ?? 0) + 1 - offset);
   return (n) => fields[n - offset] ?? '';
 }
 

@@ -88,6 +88,9 @@ export interface PostgresTransactionLog extends TransactionLog {
 }
 
 /** Creates the PostgreSQL transaction log over `database`; nothing connects until `open()`. */
+/** Below this many rows (as the planner estimates) `estimatedCount` counts them. */
+const EXACT_COUNT_UP_TO = 200_000;
+
 export function createPostgresTransactionLog(options: PostgresTransactionLogOptions): PostgresTransactionLog {
   if (typeof options.instanceId !== 'string' || options.instanceId === '') throw new StoreError(`${COLLECTION}: instanceId must be a non-empty string`);
   return new PostgresLog(options);
@@ -263,6 +266,17 @@ class PostgresLog implements PostgresTransactionLog {
     let n = 0;
     for await (const _record of this.#scan(where)) n++;
     return n;
+  }
+
+  /**
+   * The planner's row count of the table (kept by autovacuum's ANALYZE), counted exactly when it is small or the table
+   * was never analysed (a new table: -1, or 0 before its first ANALYZE).
+   */
+  async estimatedCount(): Promise<{ count: number; exact: boolean }> {
+    const rows = await this.#query<{ n: number }>('estimatedCount', "SELECT reltuples::float8 AS n FROM pg_class WHERE oid = 'transactions'::regclass", []);
+    const estimate = Number(rows[0]?.n ?? -1);
+    if (Number.isFinite(estimate) && estimate > EXACT_COUNT_UP_TO) return { count: Math.round(estimate), exact: false };
+    return { count: await this.count({}), exact: true };
   }
 
   async countUpTo(filter: TransactionFilter, cap: number, options: CountOptions = {}): Promise<{ count: number; exact: boolean }> {

@@ -94,6 +94,8 @@ export interface IngestRow {
   /** CPU per transaction with indexing over without, per round, and their median. */
   ratios: number[];
   ratio: number;
+  /** The one-minute load average at the end of each round. */
+  loads: number[];
 }
 
 export interface SearchFigures {
@@ -627,16 +629,16 @@ async function measuredLoad(target: IngestTarget, channel: string, load: () => P
   return { transactions, perSecond: Math.round(answered / loadSeconds), cpuMsPerTransaction: round(cpu / transactions, 3), catchUpSeconds };
 }
 
-function ingestRow(rows: { with: IngestSide; without: IngestSide }[]): IngestRow {
+function ingestRow(rows: { with: IngestSide; without: IngestSide; load: number }[]): IngestRow {
   const ratios = rows.map((r) => round(r.with.cpuMsPerTransaction / r.without.cpuMsPerTransaction, 3));
   const order = ratios.map((r, i) => [r, i] as const).sort((a, b) => a[0] - b[0]);
   const middle = order[Math.floor(order.length / 2)]?.[1] ?? 0;
   const chosen = rows[middle];
   if (chosen === undefined) throw new Error('no ingest rounds measured');
-  return { without: chosen.without, with: chosen.with, ratios, ratio: ratios[middle] ?? Number.NaN };
+  return { without: chosen.without, with: chosen.with, ratios, ratio: ratios[middle] ?? Number.NaN, loads: rows.map((r) => r.load) };
 }
 
-/** Two services (search on, search off) side by side, HL7 over MLLP then FHIR over HTTP, in alternating rounds. */
+/** Two services (search on, search off) side by side, loaded at the same time, HL7 over MLLP then FHIR over HTTP, in rounds. */
 export async function ingestCost(corpus: ClinicalCorpus, seconds: number, rounds: number, profileDir?: string): Promise<SearchFigures['ingest']> {
   if (!wrkAvailable()) throw new Error('the search benchmark needs wrk on the PATH (Debian: apt-get install wrk)');
   const dir = await mkdtemp(join(tmpdir(), 'junction-bench-search-ingest-'));
@@ -680,17 +682,18 @@ export async function ingestCost(corpus: ClinicalCorpus, seconds: number, rounds
       await measuredLoad(t, t.mllpChannel, hl7Load(t, 1, 0));
       await measuredLoad(t, t.fhirChannel, fhirLoad(t, 1));
     }
-    const hl7: { with: IngestSide; without: IngestSide }[] = [];
-    const fhir: { with: IngestSide; without: IngestSide }[] = [];
+    const hl7: { with: IngestSide; without: IngestSide; load: number }[] = [];
+    const fhir: { with: IngestSide; without: IngestSide; load: number }[] = [];
+    // Both services take their load at the same time, so whatever else the machine runs meanwhile weighs on both alike
+    // (one after the other, a shared machine's load moved the ratio of one round by ±30%, session 18).
+    const both = async (load: (t: IngestTarget) => Promise<IngestSide>): Promise<{ with: IngestSide; without: IngestSide; load: number }> => {
+      const [a, b] = await Promise.all(targets.map(load));
+      const sides = Object.fromEntries(targets.map((t, i) => [t.name, i === 0 ? a : b])) as Record<'with' | 'without', IngestSide>;
+      return { with: sides.with, without: sides.without, load: round(loadavg()[0] ?? 0, 1) };
+    };
     for (let round = 0; round < rounds; round++) {
-      // Alternating which goes first, so neither always follows the other's leftovers.
-      const order = round % 2 === 0 ? targets : [...targets].reverse();
-      const h: Partial<Record<'with' | 'without', IngestSide>> = {};
-      for (const t of order) h[t.name] = await measuredLoad(t, t.mllpChannel, hl7Load(t, seconds, 0));
-      hl7.push({ with: h.with!, without: h.without! });
-      const f: Partial<Record<'with' | 'without', IngestSide>> = {};
-      for (const t of order) f[t.name] = await measuredLoad(t, t.fhirChannel, fhirLoad(t, seconds));
-      fhir.push({ with: f.with!, without: f.without! });
+      hl7.push(await both((t) => measuredLoad(t, t.mllpChannel, hl7Load(t, seconds, 0))));
+      fhir.push(await both((t) => measuredLoad(t, t.fhirChannel, fhirLoad(t, seconds))));
     }
     return { rounds, secondsPerRound: seconds, hl7: ingestRow(hl7), fhir: ingestRow(fhir), loadAverage: loadavg().map((n) => round(n, 1)) };
   } finally {
