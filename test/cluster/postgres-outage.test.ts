@@ -9,15 +9,15 @@ import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { frameMllp } from '../../service/domain/codecs/mllp-framing.js';
-import { NEW_ROOT_PASSWORD, ROOT_EMAIL, sessionCookie, startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
+import { startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { startPostgresServer } from '../helpers/postgres-server.js';
 import type { PostgresServer } from '../helpers/postgres-server.js';
-import { httpUpstream, readBody } from '../helpers/upstream.js';
 import type { Upstream } from '../helpers/upstream.js';
 import { until } from '../helpers/wait.js';
 import { adt, msaOf, rawPeer } from '../transports/fixtures.js';
-import { bodyText, hl7Upstream, listeningChannel } from '../messages/hl7-peers.js';
+import { bodyText, hl7Upstream } from '../messages/hl7-peers.js';
+import { echoUpstream, loadedChannels } from './outage-load.js';
 import type { Hl7Upstream } from '../messages/hl7-peers.js';
 
 /** One request or message and what its sender got. */
@@ -55,15 +55,7 @@ describe('a PostgreSQL outage under load', () => {
     a = await startJunction(file);
     b = await startJunction(file);
     admin = { authorization: await unlockRoot(a) };
-    upstream = await httpUpstream((req, res) => {
-      void readBody(req).then((body) => {
-        // With its length, as most small answers come: read whole, committed, then sent (respond.ts). A streamed
-        // answer's status line leaves before the commit, so a commit that fails then can only cut it.
-        const answer = Buffer.from(`got ${body}`);
-        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': answer.length });
-        res.end(answer);
-      });
-    });
+    upstream = await echoUpstream();
     hl7 = await hl7Upstream();
   }, 60_000);
 
@@ -77,18 +69,8 @@ describe('a PostgreSQL outage under load', () => {
   });
 
   it('refuses what it cannot record, loses nothing it acknowledged, says so on /health, and serves again by itself', async () => {
-    const created = await a.request('/channels', {
-      method: 'POST',
-      headers: admin,
-      json: { name: 'outage http', urlPattern: '^/outage/.*$', authType: 'public', methods: ['POST'], routes: [{ name: 'up', host: '127.0.0.1', port: upstream.port, primary: true }] },
-    });
-    expect(created.status, created.text).toBe(201);
-    const mllp = await listeningChannel(a, admin, hl7.port, 'outage mllp');
     // An administrator signed in to the console before the outage.
-    const login = await a.request('/authenticate/local', { method: 'POST', json: { username: ROOT_EMAIL, password: NEW_ROOT_PASSWORD } });
-    expect(login.status, login.text).toBe(200);
-    const signedIn = { cookie: sessionCookie(login) };
-    expect((await a.request('/attention', { headers: signedIn })).status).toBe(200);
+    const { mllp, signedIn } = await loadedChannels(a, admin, 'outage', { upstream: upstream.port, hl7: hl7.port });
 
     const outcomes: Outcome[] = [];
     let running = true;
