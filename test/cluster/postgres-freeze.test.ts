@@ -10,16 +10,14 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { frameMllp } from '../../service/domain/codecs/mllp-framing.js';
 import { startJunction, tempDir, unlockRoot } from '../helpers/junction.js';
 import type { TestJunction } from '../helpers/junction.js';
 import { startPostgresServer } from '../helpers/postgres-server.js';
 import type { PostgresServer } from '../helpers/postgres-server.js';
 import type { Upstream } from '../helpers/upstream.js';
 import { until } from '../helpers/wait.js';
-import { adt, msaOf, rawPeer } from '../transports/fixtures.js';
-import { bodyText, hl7Upstream } from '../messages/hl7-peers.js';
-import { echoUpstream, loadedChannels } from './outage-load.js';
+import { hl7Upstream } from '../messages/hl7-peers.js';
+import { databaseAway, echoUpstream, expectNothingLost, loadedChannels, startSenders } from './outage-load.js';
 import type { Hl7Upstream } from '../messages/hl7-peers.js';
 import { pino } from 'pino';
 import { createPostgresTransactionLog, PostgresDatabase } from '../../service/storage/postgres/index.js';
@@ -37,16 +35,6 @@ const ANSWER_BOUND_MS = 2 * WRITE_TIMEOUT_MS + 6000;
 /** A sender still waiting after this long is hung. */
 const HUNG_MS = 30_000;
 
-interface Outcome {
-  kind: 'http' | 'mllp';
-  sent: string;
-  at: number;
-  tookMs: number;
-  answer?: number | string;
-  transactionId?: string | null;
-  errorCode?: string;
-  broken?: string;
-}
 
 /** The server's processes: the postmaster (from postmaster.pid in its data folder) and its children. */
 async function serverProcesses(url: string): Promise<number[]> {
@@ -113,112 +101,48 @@ describe('a frozen PostgreSQL server under load', () => {
   it('answers every sender within the bound, says the database is away, and serves again when it runs', async () => {
     const { mllp, signedIn } = await loadedChannels(a, admin, 'freeze', { upstream: upstream.port, hl7: hl7.port });
 
-    const outcomes: Outcome[] = [];
-    let running = true;
-    let sequence = 0;
-    const httpClient = async (client: number) => {
-      while (running) {
-        const sent = `client ${client} request ${++sequence}`;
-        const at = Date.now();
-        try {
-          const res = await fetch(`${a.httpUrl}/freeze/${client}`, { method: 'POST', body: sent, signal: AbortSignal.timeout(HUNG_MS) });
-          const text = await res.text();
-          const errorCode = res.status === 200 ? undefined : (JSON.parse(text) as { error?: { code?: string } }).error?.code;
-          outcomes.push({ kind: 'http', sent, at, tookMs: Date.now() - at, answer: res.status, transactionId: res.headers.get('x-openhim-transactionid'), ...(errorCode === undefined ? {} : { errorCode }) });
-        } catch (err) {
-          outcomes.push({ kind: 'http', sent, at, tookMs: Date.now() - at, broken: String((err as Error).cause ?? err) });
-        }
-      }
-    };
-    const mllpClient = async () => {
-      while (running) {
-        const sent = `FRZ-${++sequence}`;
-        const at = Date.now();
-        const exchange = await rawPeer(mllp.tcpPort, (socket) => void socket.write(frameMllp(Buffer.from(adt(sent)))), 1, HUNG_MS);
-        const [reply] = exchange.replies;
-        if (exchange.closedBy === 'client' && reply !== undefined) outcomes.push({ kind: 'mllp', sent, at, tookMs: Date.now() - at, answer: msaOf(reply).code });
-        else outcomes.push({ kind: 'mllp', sent, at, tookMs: Date.now() - at, broken: `${exchange.closedBy} ${exchange.error ?? ''}` });
-      }
-    };
-    const clients = [httpClient(0), httpClient(1), httpClient(2), mllpClient()];
-    const done = (kind: Outcome['kind'], after: number) => outcomes.some((o) => o.kind === kind && o.at >= after && (o.answer === 200 || o.answer === 'AA'));
-    const refusedAfter = (after: number) => outcomes.filter((o) => o.at >= after && o.answer !== undefined && o.answer !== 200 && o.answer !== 'AA');
+    const load = startSenders(a, 'freeze', mllp.tcpPort, { http: 3, mllp: 1, hungMs: HUNG_MS });
+    const { served, refusedAfter } = load;
 
     let frozenAt = 0;
     let resumedAt = 0;
     try {
-      await until('traffic through both channels before the freeze', () => (done('http', 0) && done('mllp', 0) ? true : undefined));
+      try {
+        await until('traffic through both channels before the freeze', () => (served('http', 0) && served('mllp', 0) ? true : undefined));
 
-      frozen = await serverProcesses(server.url);
-      signal(frozen, 'SIGSTOP');
-      frozenAt = Date.now();
+        frozen = await serverProcesses(server.url);
+        signal(frozen, 'SIGSTOP');
+        frozenAt = Date.now();
 
-      // Senders are refused while the server is frozen (without the bound none is answered until it runs again).
-      await until('senders of both kinds refused while frozen', () => {
-        const refused = refusedAfter(frozenAt);
-        return refused.some((o) => o.kind === 'http') && refused.some((o) => o.kind === 'mllp') && refused.length >= 6 ? true : undefined;
-      });
-      const health = await until('/health to report the database away', async () => {
-        const res = await a.request('/health');
-        const body = res.body as { status: string; store: { unreachable?: { since: string; error: string } } };
-        return res.status === 503 && body.store.unreachable !== undefined ? body : undefined;
-      });
-      expect(health.status).toBe('unavailable');
-      const attention = await a.request('/attention', { headers: signedIn });
-      expect(attention.status, attention.text).toBe(200);
-      const [first] = (attention.body as { items: { kind: string; severity: string; message: string }[] }).items;
-      expect(first).toMatchObject({ kind: 'database-unreachable', severity: 'error' });
-      // Once it is known away, senders are refused without waiting for the bound.
-      const awayAt = Date.now();
-      await until('senders refused after the database was reported away', () => (refusedAfter(awayAt).length >= 4 ? true : undefined));
-      const tookMs = refusedAfter(awayAt).map((o) => o.tookMs).sort((x, y) => x - y);
-      expect(tookMs[Math.floor(tookMs.length / 2)]).toBeLessThan(WRITE_TIMEOUT_MS);
-    } finally {
-      signal(frozen, 'SIGCONT');
-      resumedAt = Date.now();
-    }
-    try {
-      await until('HTTP and MLLP served again after the server runs', () => (done('http', resumedAt) && done('mllp', resumedAt) ? true : undefined), 15_000);
+        // Senders are refused while the server is frozen (without the bound none is answered until it runs again).
+        await until('senders of both kinds refused while frozen', () => {
+          const refused = refusedAfter(frozenAt);
+          return refused.some((o) => o.kind === 'http') && refused.some((o) => o.kind === 'mllp') && refused.length >= 6 ? true : undefined;
+        });
+        // /health and, first, the console's needs-attention list say the database is away.
+        await databaseAway(a, signedIn);
+        // Once it is known away, senders are refused without waiting for the bound.
+        const awayAt = Date.now();
+        await until('senders refused after the database was reported away', () => (refusedAfter(awayAt).length >= 4 ? true : undefined));
+        const tookMs = refusedAfter(awayAt).map((o) => o.tookMs).sort((x, y) => x - y);
+        expect(tookMs[Math.floor(tookMs.length / 2)]).toBeLessThan(WRITE_TIMEOUT_MS);
+      } finally {
+        signal(frozen, 'SIGCONT');
+        resumedAt = Date.now();
+      }
+      await until('HTTP and MLLP served again after the server runs', () => (served('http', resumedAt) && served('mllp', resumedAt) ? true : undefined), 15_000);
       await until('/health to report the database back', async () => ((await a.request('/health')).status === 200 ? true : undefined), 15_000);
     } finally {
-      running = false;
-      await Promise.all(clients);
+      await load.stop();
     }
 
     if (process.env.FREEZE_DEBUG !== undefined) {
-      console.log(JSON.stringify({ frozenAt, resumedAt, outcomes }, null, 1));
+      console.log(JSON.stringify({ frozenAt, resumedAt, outcomes: load.outcomes }, null, 1));
       console.log(JSON.stringify(a.logs.filter((l) => (l.level as number) >= 40).slice(0, 40), null, 1));
     }
-    // Nothing hung or was reset, and every answer while frozen came within the bound.
-    expect(outcomes.filter((o) => o.broken !== undefined)).toEqual([]);
-    const slow = outcomes.filter((o) => o.tookMs > ANSWER_BOUND_MS);
-    expect(slow).toEqual([]);
-    // Every refusal is a clear one: 503 STORE_UNAVAILABLE over HTTP, an AR or CR NAK over MLLP.
-    for (const o of outcomes.filter((x) => x.kind === 'http' && x.answer !== 200)) expect(o, o.sent).toMatchObject({ answer: 503, errorCode: 'STORE_UNAVAILABLE' });
-    for (const o of outcomes.filter((x) => x.kind === 'mllp' && x.answer !== 'AA')) expect(['AR', 'CR'], o.sent).toContain(o.answer);
-
-    // Nothing is left Processing once the server runs again.
-    const all = await until('no transaction left Processing', async () => {
-      const page = await a.junction.transactions.page({}, { limit: 10_000 });
-      return page.some((tx) => tx.status === 'Processing') ? undefined : page;
-    }, 15_000);
-    // Every acknowledged request is stored, with its bodies.
-    for (const o of outcomes.filter((x) => x.kind === 'http' && x.answer === 200)) {
-      const tx = all.find((t) => t._id === o.transactionId);
-      expect(tx?.status, o.sent).toBe('Successful');
-      expect(await bodyText(a, tx?.request.body)).toBe(o.sent);
-      expect(await bodyText(a, tx?.response?.body)).toBe(`got ${o.sent}`);
-    }
-    const byControlId = new Map<string, (typeof all)[number]>();
-    for (const tx of all.filter((t) => t.channelID === mllp._id)) {
-      const id = (await bodyText(a, tx.request.body)).split('\r')[0]?.split('|')[9];
-      if (id !== undefined) byControlId.set(id, tx);
-    }
-    for (const o of outcomes.filter((x) => x.kind === 'mllp' && x.answer === 'AA')) {
-      const tx = byControlId.get(o.sent);
-      expect(tx?.status, o.sent).toBe('Successful');
-      expect(msaOf(await bodyText(a, tx?.response?.body))).toEqual({ code: 'AA', controlId: o.sent });
-    }
+    // Every answer while frozen came within the bound (without it, every sender waits until the server runs again).
+    expect(load.outcomes.filter((o) => o.tookMs > ANSWER_BOUND_MS)).toEqual([]);
+    await expectNothingLost(a, load.outcomes, mllp._id);
   }, 120_000);
 });
 
