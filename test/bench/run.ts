@@ -102,7 +102,8 @@ function printSearch(f: Awaited<ReturnType<typeof searchScenario>>): void {
     );
   }
   const side = (s: typeof f.ingest.hl7.with) => `${s.cpuMsPerTransaction} ms (${s.perSecond.toLocaleString('en')}/s${s.catchUpSeconds > 0 ? `, index caught up ${s.catchUpSeconds} s after` : ''})`;
-  console.log(`Ingest on the embedded engine, search.enabled false / true side by side and loaded at the same time, ${f.ingest.rounds} round(s) of ${f.ingest.secondsPerRound} s (the median round; load average ${f.ingest.loadAverage.join(' ')})`);
+  const sides = f.ingest.aa ? 'an A/A run: search.enabled false on both services (--ingest-aa), so each ratio is the method\'s own' : 'search.enabled false / true';
+  console.log(`Ingest on the embedded engine, ${sides}, side by side and loaded at the same time, ${f.ingest.rounds} round(s) of ${f.ingest.secondsPerRound} s, which service starts first alternating (the median round; load average ${f.ingest.loadAverage.join(' ')})`);
   console.table({
     'HL7 ORU^R01 over MLLP (mllp-load.c)': { 'CPU per transaction, no indexing': side(f.ingest.hl7.without), 'with indexing': side(f.ingest.hl7.with), ratio: f.ingest.hl7.ratio, 'each round': f.ingest.hl7.ratios.join(', '), 'load (1 min)': f.ingest.hl7.loads.join(', '), target: '<= 1.15' },
     'FHIR Bundle over HTTP (wrk)': { 'CPU per transaction, no indexing': side(f.ingest.fhir.without), 'with indexing': side(f.ingest.fhir.with), ratio: f.ingest.fhir.ratio, 'each round': f.ingest.fhir.ratios.join(', '), 'load (1 min)': f.ingest.fhir.loads.join(', '), target: '<= 1.15' },
@@ -316,7 +317,7 @@ const scenarios: Scenario[] = [
     // Issue 37: 10,000,000 transactions over a year on both engines (quick: 300,000 over a month); JUNCTION_BENCH_LOG_DIR
     // and JUNCTION_BENCH_PG_DIR keep the seeded data. Ingest: 5 rounds of 10 s per path and service (quick: 3 of 4 s; --rounds=<n>); JUNCTION_BENCH_PROFILE_DIR=<dir>
     // runs both ingest services under `node --cpu-prof` and writes their profiles there (a profiled run's CPU is not a figure).
-    run: () => searchScenario(searchTransactions() ?? (quick ? 300_000 : 10_000_000), quick ? 30 : 365, { ingestSeconds: quick ? 4 : 10, ingestRounds: searchRounds() ?? (quick ? 3 : 5), engines: searchEngines(), profileDir: process.env.JUNCTION_BENCH_PROFILE_DIR }),
+    run: () => searchScenario(searchTransactions() ?? (quick ? 300_000 : 10_000_000), quick ? 30 : 365, { ingestSeconds: quick ? 4 : 10, ingestRounds: searchRounds() ?? (quick ? 3 : 5), engines: searchEngines(), profileDir: process.env.JUNCTION_BENCH_PROFILE_DIR, ingestAa: process.argv.includes('--ingest-aa') }),
     print: printSearch,
   },
   {

@@ -49,6 +49,11 @@ const QUERY_CANCELED = '57014';
 /** How long the words' shares (the plan of a search by words) are reused before PostgreSQL's statistics are read again. */
 const WORD_SHARES_MS = 60_000;
 /**
+ * How far past the cap the statistics must put a words-only search before its count is skipped (`#surelyOver`): the
+ * shares come from a sample of 30,000 rows, within a few tenths of a percent of the truth for the words they list.
+ */
+const SURELY_OVER_MARGIN = 3;
+/**
  * The search entries (search-schema.ts) of the transactions a `gone` CTE deleted, removed by the same statement: the
  * parts of one statement commit together, so no search finds a removed transaction, nor outlives it.
  */
@@ -285,6 +290,7 @@ class PostgresLog implements PostgresTransactionLog {
     const withinMs = options.withinMs;
     if (withinMs !== undefined && !(Number.isFinite(withinMs) && withinMs >= 0)) throw new StoreError(`${COLLECTION}: countUpTo needs withinMs of 0 or more, not ${String(withinMs)}`);
     const started = performance.now();
+    if (await this.#surelyOver(filter, cap)) return { count: cap, exact: false };
     const where = await this.#conditions('countUpTo', filter);
     let n = 0;
     if (where.test === null) {
@@ -324,6 +330,33 @@ class PostgresLog implements PostgresTransactionLog {
         throw err;
       }
     });
+  }
+
+  /**
+   * True when a search by words alone (no other condition: no channel list, no time bounds) is certain by the
+   * statistics to match more than `cap`: every word among the most common of the index (most_common_elem_freqs, read
+   * by ANALYZE from a sample), and the indexed transactions times the product of their shares at least
+   * SURELY_OVER_MARGIN times the cap. Counting such a word up to the cap only ever answers "more than the cap" (an
+   * estimate), after walking thousands of rows: at 2,000,000 transactions the count ran out its time budget and
+   * was answered from the planner's estimate anyway (docs/BENCHMARKS.md). A channel list or a time range is not
+   * guessed at: a word common overall may be rare in one channel, so those are counted as before.
+   */
+  async #surelyOver(filter: TransactionFilter, cap: number): Promise<boolean> {
+    let normalised: NormalisedFilter;
+    try {
+      normalised = normaliseTransactionFilter(filter);
+    } catch {
+      return false; // #conditions reports it
+    }
+    const words = normalised.words;
+    if (words === undefined || words.length === 0 || Object.keys(normalised).length !== 1) return false;
+    const shares = await this.#wordShares('countUpTo');
+    let share = 1;
+    for (const word of words) share *= shares.get(word) ?? 0;
+    if (share === 0) return false;
+    const rows = await this.#query<{ n: number }>('countUpTo', "SELECT reltuples::float8 AS n FROM pg_class WHERE oid = 'search_docs'::regclass", []);
+    const docs = Number(rows[0]?.n ?? -1);
+    return Number.isFinite(docs) && docs > 0 && docs * share >= SURELY_OVER_MARGIN * (cap + 1);
   }
 
   /** The planner's estimate of the matches, from the statistics (a word's share of the indexed transactions, say). */

@@ -103,7 +103,8 @@ export interface SearchFigures {
   days: number;
   corpus: { patients: number; mostFrequentPatientMessages: number; meanBytes: number };
   engines: EngineFigures[];
-  ingest: { rounds: number; secondsPerRound: number; hl7: IngestRow; fhir: IngestRow; loadAverage: number[] };
+  /** `aa`: both services ran without indexing (`--ingest-aa`), so the ratios are the method's own. */
+  ingest: { rounds: number; secondsPerRound: number; aa: boolean; hl7: IngestRow; fhir: IngestRow; loadAverage: number[] };
 }
 
 /** The indexer's state after seeding: nothing to walk back over, the feed (empty: rows were written directly) read. */
@@ -639,7 +640,11 @@ function ingestRow(rows: { with: IngestSide; without: IngestSide; load: number }
 }
 
 /** Two services (search on, search off) side by side, loaded at the same time, HL7 over MLLP then FHIR over HTTP, in rounds. */
-export async function ingestCost(corpus: ClinicalCorpus, seconds: number, rounds: number, profileDir?: string): Promise<SearchFigures['ingest']> {
+/**
+ * `aa`: both services without indexing (an A/A run), which shows the method's own spread and bias: the same service
+ * twice should give 1.0, and whatever it gives instead is how far a ratio of this machine can be trusted.
+ */
+export async function ingestCost(corpus: ClinicalCorpus, seconds: number, rounds: number, profileDir?: string, aa = false): Promise<SearchFigures['ingest']> {
   if (!wrkAvailable()) throw new Error('the search benchmark needs wrk on the PATH (Debian: apt-get install wrk)');
   const dir = await mkdtemp(join(tmpdir(), 'junction-bench-search-ingest-'));
   const running: Running[] = [];
@@ -653,7 +658,7 @@ export async function ingestCost(corpus: ClinicalCorpus, seconds: number, rounds
     const targets: IngestTarget[] = [];
     for (const name of ['without', 'with'] as const) {
       const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`];
-      const junction = await startJunction(join(dir, name), { JUNCTION_SEARCH_ENABLED: name === 'with' ? 'true' : 'false' }, profile);
+      const junction = await startJunction(join(dir, name), { JUNCTION_SEARCH_ENABLED: name === 'with' && !aa ? 'true' : 'false' }, profile);
       running.push(junction);
       const api = await openApi(junction.apiUrl, junction.dataDir);
       apis.push(api);
@@ -686,16 +691,19 @@ export async function ingestCost(corpus: ClinicalCorpus, seconds: number, rounds
     const fhir: { with: IngestSide; without: IngestSide; load: number }[] = [];
     // Both services take their load at the same time, so whatever else the machine runs meanwhile weighs on both alike
     // (one after the other, a shared machine's load moved the ratio of one round by ±30%, session 18).
-    const both = async (load: (t: IngestTarget) => Promise<IngestSide>): Promise<{ with: IngestSide; without: IngestSide; load: number }> => {
-      const [a, b] = await Promise.all(targets.map(load));
-      const sides = Object.fromEntries(targets.map((t, i) => [t.name, i === 0 ? a : b])) as Record<'with' | 'without', IngestSide>;
+    // Which service's load starts first alternates by round: in A/A runs (session 19) the one started second came out
+    // 3-5% dearer on HL7, on this machine, and that must not fall on one side only.
+    const both = async (turn: number, load: (t: IngestTarget) => Promise<IngestSide>): Promise<{ with: IngestSide; without: IngestSide; load: number }> => {
+      const order = turn % 2 === 0 ? targets : [...targets].reverse();
+      const measuredSides = await Promise.all(order.map(load));
+      const sides = Object.fromEntries(order.map((t, i) => [t.name, measuredSides[i]])) as Record<'with' | 'without', IngestSide>;
       return { with: sides.with, without: sides.without, load: round(loadavg()[0] ?? 0, 1) };
     };
-    for (let round = 0; round < rounds; round++) {
-      hl7.push(await both((t) => measuredLoad(t, t.mllpChannel, hl7Load(t, seconds, 0))));
-      fhir.push(await both((t) => measuredLoad(t, t.fhirChannel, fhirLoad(t, seconds))));
+    for (let turn = 0; turn < rounds; turn++) {
+      hl7.push(await both(turn, (t) => measuredLoad(t, t.mllpChannel, hl7Load(t, seconds, 0))));
+      fhir.push(await both(turn, (t) => measuredLoad(t, t.fhirChannel, fhirLoad(t, seconds))));
     }
-    return { rounds, secondsPerRound: seconds, hl7: ingestRow(hl7), fhir: ingestRow(fhir), loadAverage: loadavg().map((n) => round(n, 1)) };
+    return { rounds, secondsPerRound: seconds, aa, hl7: ingestRow(hl7), fhir: ingestRow(fhir), loadAverage: loadavg().map((n) => round(n, 1)) };
   } finally {
     for (const api of apis) await api.close();
     for (const r of running.reverse()) await r.stop();
@@ -716,7 +724,7 @@ async function listening(api: Api, channelId: string): Promise<void> {
 }
 
 /** `engines` picks which engines' queries run (both by default); the ingest cost runs on the embedded engine. */
-export async function searchScenario(total: number, days: number, options: { ingestSeconds: number; ingestRounds: number; engines?: ('sqlite' | 'postgres')[]; profileDir?: string }): Promise<SearchFigures> {
+export async function searchScenario(total: number, days: number, options: { ingestSeconds: number; ingestRounds: number; engines?: ('sqlite' | 'postgres')[]; profileDir?: string; ingestAa?: boolean }): Promise<SearchFigures> {
   const corpus = new ClinicalCorpus({ total, start: END - days * DAY, spanMs: days * DAY });
   const engines: EngineFigures[] = [];
   const wanted = options.engines ?? ['sqlite', 'postgres'];
@@ -728,7 +736,7 @@ export async function searchScenario(total: number, days: number, options: { ing
   };
   if (wanted.includes('sqlite')) measured(await sqliteQueries(total, days, corpus));
   if (wanted.includes('postgres')) measured(await postgresQueries(total, days, corpus));
-  const ingest = await ingestCost(corpus, options.ingestSeconds, options.ingestRounds, options.profileDir);
+  const ingest = await ingestCost(corpus, options.ingestSeconds, options.ingestRounds, options.profileDir, options.ingestAa === true);
   let bytes = 0;
   const sample = Math.min(total, 20_000);
   for (let i = 0; i < sample; i++) {
