@@ -639,9 +639,9 @@ function ingestRow(rows: { with: IngestSide; without: IngestSide; load: number }
   return { without: chosen.without, with: chosen.with, ratios, ratio: ratios[middle] ?? Number.NaN, loads: rows.map((r) => r.load) };
 }
 
-/** Two services (search on, search off) side by side, loaded at the same time, HL7 over MLLP then FHIR over HTTP, in rounds. */
 /**
- * `aa`: both services without indexing (an A/A run), which shows the method's own spread and bias: the same service
+ * Two services (search on, search off) side by side, loaded at the same time, HL7 over MLLP then FHIR over HTTP, in
+ * rounds. `aa`: both without indexing (an A/A run), which shows the method's own spread and bias: the same service
  * twice should give 1.0, and whatever it gives instead is how far a ratio of this machine can be trusted.
  */
 export async function ingestCost(corpus: ClinicalCorpus, seconds: number, rounds: number, profileDir?: string, aa = false): Promise<SearchFigures['ingest']> {
