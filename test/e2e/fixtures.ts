@@ -109,10 +109,16 @@ export async function shot(page: Page, testInfo: TestInfo, name: string): Promis
   return path;
 }
 
-/** Fails when the page scrolls sideways at its current size (the console must fit 1280×800). */
+/**
+ * Fails when the page scrolls sideways at its current size (the console must fit 1280×800). Polled, not read once:
+ * right after `setViewportSize` the page may still be laid out for the old width until React re-renders on the
+ * media query's change event (the transaction list's `useMediaQuery`), which once made CI read a 39 px overflow from
+ * the filters that was gone 50 ms later. A page that stays too wide still fails, after the expect timeout.
+ */
 export async function expectNoHorizontalScroll(page: Page): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, 'the page is wider than the window').toBeLessThanOrEqual(0);
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), { message: 'the page is wider than the window', intervals: [50, 100, 250] })
+    .toBeLessThanOrEqual(0);
 }
 
 /**
